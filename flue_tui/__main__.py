@@ -1,0 +1,3 @@
+from flue_tui.cli import main
+
+raise SystemExit(main())

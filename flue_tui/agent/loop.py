@@ -1,0 +1,161 @@
+"""One operation: model turn → concurrent tools → next turn, until the model stops calling tools."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import TYPE_CHECKING
+
+from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart, UsageEvent
+from flue_tui.agent.messages import AssistantMessage, Message, message_to_dict, to_wire
+from flue_tui.agent.toolrun import run_tool_batch
+from flue_tui.ids import new_id
+from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.tools.base import AbortError, AbortSignal, tool_spec
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import RunStats, Session
+
+MAX_RETRIES = 3
+
+
+class MaxTurnsReached(Exception):
+    pass
+
+
+class OperationFailed(Exception):
+    """The operation ended on a model error; `hint` is a user-facing sentence naming the fix."""
+
+    def __init__(self, message: str, hint: str | None = None, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+        self.kind = kind
+
+
+def _record(session: Session, message: Message) -> None:
+    session.messages.append(message)
+    session.emit(session.event(MessageEnd, message=message_to_dict(message)))
+
+
+async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> AssistantMessage:
+    """Stream one assistant message; an abort cancels the request (closing the connection)."""
+    partial = AssistantMessage(model=session.model.model)
+    done: list[TurnResponse] = []
+
+    async def consume() -> None:
+        wire = to_wire(session.system_prompt, session.messages)
+        specs = [tool_spec(t) for t in session.tools.values()]
+        async for item in session.model.stream_turn(wire, specs):
+            if isinstance(item, TextChunk):
+                partial.text += item.text
+                session.emit(session.event(TextDelta, text=item.text))
+            elif isinstance(item, ThinkingChunk):
+                partial.thinking += item.text
+                session.emit(session.event(ThinkingDelta, delta=item.text))
+            else:
+                done.append(item)
+
+    task = asyncio.ensure_future(consume())
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if not task.done():
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        partial.stop_reason = "aborted"
+        raise _Interrupted(partial)
+    exc = task.exception()
+    if exc is not None:
+        partial.stop_reason = "error"
+        partial.error = str(exc)
+        raise _Failed(partial, exc)
+    response = done[-1]
+    return AssistantMessage(
+        text=response.text, thinking=response.thinking, tool_calls=response.tool_calls,
+        stop_reason="length" if response.finish_reason == "length" else
+        ("tool_calls" if response.tool_calls else "stop"),
+        model=response.model or session.model.model, usage=response.usage)
+
+
+class _Interrupted(Exception):
+    def __init__(self, partial: AssistantMessage) -> None:
+        self.partial = partial
+
+
+class _Failed(Exception):
+    def __init__(self, partial: AssistantMessage, error: BaseException) -> None:
+        self.partial = partial
+        self.error = error
+
+
+async def _backoff(signal: AbortSignal, delay_ms: float) -> None:
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({stop}, timeout=delay_ms / 1000)
+    finally:
+        stop.cancel()
+    signal.throw_if_aborted()
+
+
+async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> None:
+    """Raises AbortError, MaxTurnsReached or OperationFailed; the history stays valid in every case."""
+    retries = 0
+    while True:
+        signal.throw_if_aborted()
+        turn_id = new_id("turn")
+        session.emit(session.event(TurnStart, turn_id=turn_id))
+        began = time.monotonic()
+        try:
+            message = await _stream_turn(session, signal, turn_id)
+        except (_Interrupted, _Failed) as stopped:
+            elapsed = time.monotonic() - began
+            stats.api_ms += elapsed * 1000
+            error = stopped.error if isinstance(stopped, _Failed) else None
+            session.emit(session.event(Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000),
+                                       is_error=True, error=str(error) if error else "aborted"))
+            # Kept for the record; errored and aborted turns never reach the model again.
+            _record(session, stopped.partial)
+            if error is None:
+                raise AbortError() from None
+            model_error = error if isinstance(error, ModelError) else ModelError(str(error))
+            if model_error.retryable and retries < MAX_RETRIES and not signal.aborted:
+                retries += 1
+                delay = round(session.retry_base_ms * 2 ** (retries - 1) * (0.75 + random.random() * 0.25))
+                session.emit(session.event(
+                    Log, level="warn", message="[flue:model-retry] Retrying transient model error",
+                    attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "delayMs": delay,
+                                "error": model_error.message}))
+                await _backoff(signal, delay)
+                continue
+            if model_error.retryable:
+                session.emit(session.event(
+                    Log, level="error", message="[flue:model-retry] Transient model error retries exhausted",
+                    attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "error": model_error.message}))
+            raise OperationFailed(f"prompt failed: {model_error.message}", hint=model_error.hint,
+                                  kind=model_error.kind) from None
+        retries = 0
+        elapsed = time.monotonic() - began
+        stats.api_ms += elapsed * 1000
+        stats.turns += 1
+        turn_usage = message.usage
+        if turn_usage is not None:
+            stats.usage.add(turn_usage)
+            session.usage.add(turn_usage)
+        session.emit(session.event(
+            Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000), is_error=False,
+            finish_reason=message.stop_reason, usage=turn_usage.to_dict() if turn_usage else None))
+        if turn_usage is not None:
+            session.emit(session.event(UsageEvent, turn=turn_usage.to_dict(), total=session.usage.to_dict()))
+        _record(session, message)
+        if not message.tool_calls:
+            return
+        results = await run_tool_batch(session, message.tool_calls, signal,
+                                       truncated=message.stop_reason == "length")
+        for result in results:
+            _record(session, result)
+        signal.throw_if_aborted()
+        if session.max_turns is not None and stats.turns >= session.max_turns:
+            raise MaxTurnsReached()

@@ -1,0 +1,135 @@
+"""Conversation messages, their storage dicts, and the provider (OpenAI chat) wire format."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
+
+
+@dataclass(slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.cost += other.cost
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "totalTokens": self.input + self.output,
+            "cost": round(self.cost, 10),
+        }
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    # The argument text exactly as streamed, so the history replays what the model sent.
+    raw_arguments: str = ""
+
+
+@dataclass(slots=True)
+class UserMessage:
+    content: str
+    role: Literal["user"] = "user"
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    stop_reason: StopReason = "stop"
+    error: str | None = None
+    model: str = ""
+    usage: Usage | None = None
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(slots=True)
+class ToolResultMessage:
+    tool_call_id: str
+    tool_name: str
+    text: str
+    is_error: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+    role: Literal["toolResult"] = "toolResult"
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    return asdict(message)
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    role = data.get("role")
+    if role == "user":
+        return UserMessage(content=data["content"])
+    if role == "assistant":
+        usage = data.get("usage")
+        return AssistantMessage(
+            text=data.get("text", ""),
+            thinking=data.get("thinking", ""),
+            tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls", [])],
+            stop_reason=data.get("stop_reason", "stop"),
+            error=data.get("error"),
+            model=data.get("model", ""),
+            usage=Usage(**usage) if usage else None,
+        )
+    if role == "toolResult":
+        return ToolResultMessage(
+            tool_call_id=data["tool_call_id"],
+            tool_name=data["tool_name"],
+            text=data["text"],
+            is_error=data.get("is_error", False),
+            details=data.get("details") or {},
+        )
+    raise ValueError(f"unknown message role: {role!r}")
+
+
+def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
+    wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    dropped: set[str] = set()
+    for m in messages:
+        if isinstance(m, UserMessage):
+            wire.append({"role": "user", "content": m.content})
+        elif isinstance(m, AssistantMessage):
+            if m.stop_reason in ("error", "aborted"):
+                dropped.update(tc.id for tc in m.tool_calls)
+                continue
+            out: dict[str, Any] = {"role": "assistant", "content": m.text if m.text or not m.tool_calls else None}
+            if m.tool_calls:
+                out["tool_calls"] = [
+                    {
+                        "id": tc.id,
+                        "type": "function",
+                        "function": {
+                            "name": tc.name,
+                            "arguments": tc.raw_arguments or json.dumps(tc.arguments),
+                        },
+                    }
+                    for tc in m.tool_calls
+                ]
+            wire.append(out)
+        elif m.tool_call_id not in dropped:
+            wire.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text})
+    return wire

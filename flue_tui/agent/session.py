@@ -1,0 +1,136 @@
+"""Session: history, prompt(), abort(), and the subscribers that every front end uses."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from flue_tui.agent.events import Event, Idle, MessageEnd, Operation, OperationStart
+from flue_tui.agent.loop import MaxTurnsReached, OperationFailed, run_loop
+from flue_tui.agent.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
+from flue_tui.ids import new_id
+from flue_tui.model.base import ModelClient
+from flue_tui.tools.base import AbortError, AbortSignal, Tool
+
+Subtype = Literal["success", "error_max_turns", "error_during_execution"]
+
+
+class SessionBusy(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class RunStats:
+    turns: int = 0
+    api_ms: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True, slots=True)
+class OperationResult:
+    """What one prompt() produced, in the shape print mode reports."""
+
+    text: str
+    is_error: bool
+    subtype: Subtype
+    num_turns: int
+    duration_ms: int
+    duration_api_ms: int
+    usage: Usage
+    error: str | None = None
+    hint: str | None = None
+    aborted: bool = False
+
+
+Subscriber = Callable[[Event], None]
+
+
+class Session:
+    def __init__(self, *, model: ModelClient, tools: list[Tool], system_prompt: str = "", cwd: str = ".",
+                 session_id: str | None = None, task_id: str | None = None, parent_session: str | None = None,
+                 depth: int = 0, max_turns: int | None = None, retry_base_ms: float = 2000.0,
+                 messages: list[Message] | None = None) -> None:
+        self.id = session_id or new_id("ses")
+        self.model = model
+        self.tools: dict[str, Tool] = {t.name: t for t in tools}
+        self.system_prompt = system_prompt
+        self.cwd = cwd
+        self.task_id = task_id
+        self.parent_session = parent_session
+        self.depth = depth
+        self.max_turns = max_turns
+        self.retry_base_ms = retry_base_ms
+        self.messages: list[Message] = list(messages or [])
+        self.usage = Usage()
+        self._subscribers: list[Subscriber] = []
+        self._signal: AbortSignal | None = None
+
+    # -- events -----------------------------------------------------------------------------
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def event(self, cls: type[Event], **fields: Any) -> Any:
+        return cls(session=self.id, task_id=self.task_id, parent_session=self.parent_session, **fields)
+
+    def emit(self, event: Event) -> None:
+        for fn in list(self._subscribers):
+            try:
+                fn(event)
+            except Exception as exc:  # a broken listener must not break the run
+                print(f"flue: event listener failed: {exc!r}", file=sys.stderr)
+
+    # -- operations ---------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._signal is not None
+
+    def abort(self) -> None:
+        """Stop the model stream and running tools; the history stays valid."""
+        if self._signal is not None:
+            self._signal.abort()
+
+    async def prompt(self, text: str) -> OperationResult:
+        if self._signal is not None:
+            raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
+        signal = self._signal = AbortSignal()
+        op_id = new_id("op")
+        began = time.monotonic()
+        stats = RunStats()
+        self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
+        user = UserMessage(content=text)
+        self.messages.append(user)
+        self.emit(self.event(MessageEnd, message=message_to_dict(user)))
+        subtype: Subtype = "success"
+        error: str | None = None
+        hint: str | None = None
+        aborted = False
+        try:
+            await run_loop(self, signal, stats)
+        except MaxTurnsReached:
+            subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
+        except AbortError as exc:
+            subtype, error, aborted = "error_during_execution", str(exc), True
+        except OperationFailed as exc:
+            subtype, error, hint = "error_during_execution", str(exc), exc.hint
+        finally:
+            self._signal = None
+        duration = int((time.monotonic() - began) * 1000)
+        final = self.last_assistant_text() if subtype == "success" else ""
+        self.emit(self.event(Operation, operation_id=op_id, operation_kind="prompt", duration_ms=duration,
+                             is_error=error is not None, error=error, result=final if error is None else None,
+                             usage=stats.usage.to_dict()))
+        self.emit(self.event(Idle))
+        return OperationResult(text=final if error is None else error, is_error=error is not None,
+                               subtype=subtype, num_turns=stats.turns, duration_ms=duration,
+                               duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
+                               hint=hint, aborted=aborted)
+
+    def last_assistant_text(self) -> str:
+        for m in reversed(self.messages):
+            if isinstance(m, AssistantMessage) and m.stop_reason not in ("error", "aborted"):
+                return m.text
+        return ""

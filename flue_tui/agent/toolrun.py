@@ -1,0 +1,109 @@
+"""One batch of tool calls: validate in order, run concurrently, results in call order (Flue §4.3)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from flue_tui.agent.events import ToolEnd, ToolOutput, ToolStart
+from flue_tui.agent.messages import ToolCall, ToolResultMessage
+from flue_tui.agent.validation import validate_arguments
+from flue_tui.tools.base import ABORT_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+
+ABANDONED_SUFFIX = " The tool execution could not be confirmed cancelled and may still be running."
+LENGTH_TEXT = ('Tool call "{name}" was not executed: the response hit the output token limit, so its '
+               "arguments may be truncated. Re-issue the tool call with complete arguments.")
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(text=text, is_error=True)
+
+
+def _exception_text(exc: BaseException) -> str:
+    # Flue shows error.message alone; Python exceptions without a message still need words.
+    return str(exc) or type(exc).__name__
+
+
+async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal) -> ToolResult:
+    """Run a tool, abandoning it if the signal fires and it does not settle by itself at once."""
+    if signal.aborted:
+        return _error(ABORT_MESSAGE)
+    task = asyncio.ensure_future(tool.execute(args, ctx))
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if not task.done():
+        # One loop pass lets an abort-aware tool reject with its own, more specific error first.
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+    if not task.done():
+        task.cancel()  # our tools clean up on cancel (the sandbox kills the process group)
+        return _error(ABORT_MESSAGE + ABANDONED_SUFFIX)
+    if task.cancelled():
+        return _error(ABORT_MESSAGE)
+    exc = task.exception()
+    if exc is not None:
+        return _error(_exception_text(exc))
+    result = task.result()
+    if signal.aborted:
+        return _error(ABORT_MESSAGE)  # no stale success after an abort
+    return result
+
+
+async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortSignal,
+                         *, truncated: bool = False) -> list[ToolResultMessage]:
+    results: list[ToolResult | None] = [None] * len(calls)
+    started: list[float] = [0.0] * len(calls)
+    pending: list[tuple[int, asyncio.Task[ToolResult]]] = []
+
+    def finish(i: int, result: ToolResult) -> None:
+        results[i] = result
+        call = calls[i]
+        session.emit(session.event(
+            ToolEnd, tool_name=call.name, tool_call_id=call.id, is_error=result.is_error,
+            result={"content": [{"type": "text", "text": result.text}], "details": result.details},
+            duration_ms=int((time.monotonic() - started[i]) * 1000)))
+
+    for i, call in enumerate(calls):
+        tool = session.tools.get(call.name)
+        started[i] = time.monotonic()
+        session.emit(session.event(ToolStart, tool_name=call.name, tool_call_id=call.id,
+                                   args=call.arguments, kind=tool.kind if tool else "other"))
+        if truncated:
+            finish(i, _error(LENGTH_TEXT.format(name=call.name)))
+            continue
+        if tool is None:
+            finish(i, _error(f"Tool {call.name} not found"))
+            continue
+        args, problem = validate_arguments(call.name, tool.parameters, call.arguments)
+        if problem is not None or args is None:
+            finish(i, _error(problem or "invalid arguments"))
+            continue
+        if signal.aborted:
+            finish(i, _error(ABORT_MESSAGE))
+            continue
+
+        def on_output(stream: str, chunk: str, _id: str = call.id) -> None:
+            session.emit(session.event(ToolOutput, tool_call_id=_id, stream=stream, chunk=chunk))
+
+        ctx = ToolContext(call_id=call.id, signal=signal, on_output=on_output, session=session)
+        # Started in call order, so whatever a tool does before its first await (taking a file
+        # lock) happens in dispatch order.
+        task = asyncio.ensure_future(_run_one(tool, args, ctx, signal))
+        task.add_done_callback(lambda t, i=i: finish(i, t.result()) if not t.cancelled() else None)
+        pending.append((i, task))
+
+    if pending:
+        await asyncio.gather(*(t for _, t in pending), return_exceptions=True)
+    out = []
+    for call, result in zip(calls, results, strict=True):
+        result = result or _error(ABORT_MESSAGE)
+        out.append(ToolResultMessage(tool_call_id=call.id, tool_name=call.name, text=result.text,
+                                     is_error=result.is_error, details=result.details))
+    return out

@@ -1,0 +1,68 @@
+"""Settings and their precedence; every path derives from FLUE_HOME."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# With no model configured, the first provider whose key is set picks the default.
+DEFAULT_MODELS = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-4.1"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
+)
+
+
+class ConfigError(Exception):
+    """Bad settings: the message is shown to the user as is."""
+
+
+def flue_home() -> Path:
+    """$FLUE_HOME, else the platform's user data dir ($XDG_DATA_HOME/flue or ~/.local/share/flue)."""
+    explicit = os.environ.get("FLUE_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "flue"
+
+
+def default_model() -> str | None:
+    configured = os.environ.get("FLUE_MODEL")
+    if configured:
+        return configured
+    for var, model in DEFAULT_MODELS:
+        if os.environ.get(var):
+            return model
+    if os.environ.get("OPENAI_BASE_URL"):
+        return "openai/default"
+    return None
+
+
+@dataclass(slots=True)
+class Settings:
+    model: str | None = None
+    cwd: str = field(default_factory=os.getcwd)
+    max_turns: int | None = None
+    api_base: str | None = None
+    # Flue's retry back-off base (2 s); tunable so tests of the retry path stay fast.
+    retry_base_ms: float = 2000.0
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        settings = cls()
+        settings.model = default_model()
+        if os.environ.get("FLUE_RETRY_BASE_MS"):
+            try:
+                settings.retry_base_ms = float(os.environ["FLUE_RETRY_BASE_MS"])
+            except ValueError:
+                raise ConfigError("FLUE_RETRY_BASE_MS must be a number of milliseconds.") from None
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(settings, key, value)
+        if not os.path.isdir(settings.cwd):
+            raise ConfigError(f"Working directory does not exist: {settings.cwd}")
+        settings.cwd = os.path.abspath(settings.cwd)
+        return settings

@@ -1,0 +1,72 @@
+"""The ModelClient protocol: stream one assistant turn; no provider library leaks past here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from flue_tui.agent.messages import ToolCall, Usage
+
+ErrorKind = Literal["auth", "model_unknown", "connection", "rate_limit", "server", "overflow", "bad_request", "other"]
+
+# Flue's transient-error test (flue-behaviour.md §10.4), applied to the provider's message.
+TRANSIENT_RE = re.compile(
+    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
+    r"|network.?error|connection.?(?:reset|refused|lost)|socket hang up|fetch failed|timed? out|timeout"
+    r"|terminated|provider finish_reason:\s*error(?![-\w])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingChunk:
+    text: str
+
+
+@dataclass(slots=True)
+class TurnResponse:
+    """The assembled turn, yielded last by `stream_turn`."""
+
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str = "stop"
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+
+StreamItem = TextChunk | ThinkingChunk | TurnResponse
+
+
+class ModelError(Exception):
+    """A failed model request. `message` is the provider's text; `hint` tells a user the fix."""
+
+    def __init__(self, message: str, *, kind: ErrorKind = "other", status: int | None = None,
+                 retryable: bool | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.status = status
+        self.retryable = bool(TRANSIENT_RE.search(message)) if retryable is None else retryable
+        self.hint = hint
+
+
+class ModelClient(Protocol):
+    model: str
+
+    def stream_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> AsyncIterator[StreamItem]:
+        """Yield text/thinking chunks as they arrive, then one TurnResponse; raise ModelError."""
+        ...
+
+    def context_window(self) -> int | None:
+        """Max input tokens when the model is known; None for an unmapped (e.g. local) model."""
+        ...

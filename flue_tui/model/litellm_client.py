@@ -1,0 +1,282 @@
+"""The only module that imports litellm: lazily, after setting its environment, warmable in a thread."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
+
+# Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
+# our environment (and so into every command the agent runs); the other two keep import offline.
+_LITELLM_ENV = {
+    "LITELLM_MODE": "PRODUCTION",
+    "LITELLM_OFFLINE_MODE": "true",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+}
+
+_lock = threading.Lock()
+_litellm: Any = None
+
+# Provider → the variable that holds its key (for error hints).
+_KEY_VARS = {
+    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
+}
+
+
+def get_litellm() -> Any:
+    """Import litellm once (thread-safe); call from a worker thread to warm it in the background."""
+    global _litellm
+    if _litellm is None:
+        with _lock:
+            if _litellm is None:
+                for key, value in _LITELLM_ENV.items():
+                    os.environ[key] = value
+                import litellm
+
+                litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
+                litellm.drop_params = True
+                litellm.set_verbose = False
+                _litellm = litellm
+    return _litellm
+
+
+async def aget_litellm() -> Any:
+    """Await the import without blocking the event loop. A daemon thread, not the default executor:
+    asyncio.run() joins executor threads at exit, which would hold a SIGTERM'd run for seconds."""
+    import asyncio
+
+    if _litellm is not None:
+        return _litellm
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def work() -> None:
+        try:
+            result: Any = get_litellm()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(exc))
+            return
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
+
+    threading.Thread(target=work, name="litellm-import", daemon=True).start()
+    return await future
+
+
+def warm_in_background() -> None:
+    """Start importing litellm now so the first request does not wait for it."""
+    threading.Thread(target=get_litellm, name="litellm-warm", daemon=True).start()
+
+
+def provider_of(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else ""
+
+
+def key_var(model: str) -> str:
+    provider = provider_of(model) or "openai"
+    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+
+
+@dataclass
+class _PendingCall:
+    id: str | None = None
+    name: str = ""
+    args: list[str] = field(default_factory=list)
+
+
+class _ToolCallAccumulator:
+    """Assemble streamed tool calls by index *and* id: a server that omits `index` gets index 0 for
+    every call from litellm, so a new id at a used index starts a new call instead of merging."""
+
+    def __init__(self) -> None:
+        self.calls: list[_PendingCall] = []
+        self._by_index: dict[int, _PendingCall] = {}
+
+    def add(self, deltas: Any) -> None:
+        for tc in deltas or []:
+            idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
+            cur = self._by_index.get(idx)
+            if cur is None or (tc.id and cur.id and tc.id != cur.id):
+                cur = _PendingCall(id=tc.id)
+                self.calls.append(cur)
+                self._by_index[idx] = cur
+            if tc.id and not cur.id:
+                cur.id = tc.id
+            fn = getattr(tc, "function", None)
+            if fn is not None:
+                if fn.name and not cur.name:
+                    cur.name = fn.name
+                if fn.arguments:
+                    cur.args.append(fn.arguments)
+
+    def finish(self) -> list[ToolCall]:
+        out = []
+        for n, call in enumerate(self.calls):
+            raw = "".join(call.args)
+            try:
+                parsed = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError:
+                parsed = {}  # validation then tells the model what is missing
+            if not isinstance(parsed, dict):
+                parsed = {}
+            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw))
+        return out
+
+
+_PREFIX_RE = re.compile(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?")
+
+
+def _clean(message: str) -> str:
+    return _PREFIX_RE.sub("", message.strip(), count=1).strip() or message.strip()
+
+
+class LiteLLMClient:
+    """Streams one assistant turn through litellm.acompletion."""
+
+    def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
+                 timeout: float = 600.0) -> None:
+        self.model = model
+        self.api_base = api_base
+        self.api_key = api_key
+        self.timeout = timeout
+
+    def _endpoint(self) -> str:
+        if self.api_base:
+            return self.api_base
+        if provider_of(self.model) == "openai":
+            return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "the OpenAI API"
+        return f"the {provider_of(self.model) or 'provider'} API"
+
+    def _request_kwargs(self, litellm: Any) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        key = self.api_key
+        local_openai = provider_of(self.model) == "openai" and (
+            self.api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE"))
+        if key is None and local_openai and not os.environ.get("OPENAI_API_KEY"):
+            key = "sk-no-key-required"  # local OpenAI-compatible servers accept any key
+        if key is None:
+            try:
+                check = litellm.validate_environment(model=self.model)
+            except Exception:
+                check = {}
+            if check.get("missing_keys"):
+                var = key_var(self.model)
+                raise ModelError(f"Missing API key for {self.model}", kind="auth", retryable=False,
+                                 hint=f"No API key for {self.model}: set {var} (e.g. `export {var}=...`) "
+                                      "or choose another model with --model.")
+        if key is not None:
+            kwargs["api_key"] = key
+        return kwargs
+
+    def _map_error(self, exc: BaseException) -> ModelError:
+        litellm = get_litellm()
+        message = _clean(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, litellm.ContextWindowExceededError):
+            return ModelError(message, kind="overflow", status=status, retryable=False)
+        if isinstance(exc, litellm.AuthenticationError):
+            var = key_var(self.model)
+            return ModelError(message, kind="auth", status=status, retryable=False,
+                              hint=f"The provider rejected the API key for {self.model}: check {var}.")
+        if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
+            return ModelError(message, kind="model_unknown", status=status, retryable=False,
+                              hint=f"Unknown model '{self.model}': model ids are provider/model, "
+                                   "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
+        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)):
+            return ModelError(message, kind="connection", status=status, retryable=True,
+                              hint=f"Could not reach {self._endpoint()}: check the network, or "
+                                   "OPENAI_BASE_URL for a local server.")
+        if isinstance(exc, litellm.RateLimitError):
+            return ModelError(message, kind="rate_limit", status=status, retryable=True)
+        if isinstance(status, int) and status >= 500:
+            return ModelError(message, kind="server", status=status, retryable=True)
+        if isinstance(exc, litellm.BadRequestError):
+            # Providers word overflow differently; litellm maps only some of them.
+            kind = "overflow" if "context" in message.lower() and "length" in message.lower() else "bad_request"
+            return ModelError(message, kind=kind, status=status, retryable=False)
+        return ModelError(message, status=status)
+
+    async def stream_turn(self, messages: list[dict[str, Any]],
+                          tools: list[dict[str, Any]]) -> AsyncIterator[StreamItem]:
+        litellm = await aget_litellm()  # a first import must not freeze the event loop
+        kwargs = self._request_kwargs(litellm)
+        if tools:
+            kwargs["tools"] = tools
+        text: list[str] = []
+        thinking: list[str] = []
+        acc = _ToolCallAccumulator()
+        finish = "stop"
+        usage = Usage()
+        response_model = self.model
+        stream = None
+        try:
+            stream = await litellm.acompletion(
+                model=self.model, messages=messages, stream=True,
+                stream_options={"include_usage": True}, num_retries=0, max_retries=0,
+                timeout=self.timeout, **kwargs)
+            async for chunk in stream:
+                if getattr(chunk, "usage", None):
+                    usage = self._usage(litellm, chunk.usage)
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                delta = choice.delta
+                reasoning = getattr(delta, "reasoning_content", None)
+                if reasoning:
+                    thinking.append(reasoning)
+                    yield ThinkingChunk(reasoning)
+                if delta.content:
+                    text.append(delta.content)
+                    yield TextChunk(delta.content)
+                if delta.tool_calls:
+                    acc.add(delta.tool_calls)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        except ModelError:
+            raise
+        except Exception as exc:  # litellm wraps provider and transport failures in its own types
+            raise self._map_error(exc) from exc
+        finally:
+            if stream is not None and hasattr(stream, "aclose"):
+                try:
+                    await stream.aclose()
+                except Exception:
+                    pass
+        calls = acc.finish()
+        if calls and finish == "stop":
+            finish = "tool_calls"
+        yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
+                           finish_reason=finish, usage=usage, model=response_model)
+
+    def _usage(self, litellm: Any, raw: Any) -> Usage:
+        prompt = getattr(raw, "prompt_tokens", 0) or 0
+        completion = getattr(raw, "completion_tokens", 0) or 0
+        details = getattr(raw, "prompt_tokens_details", None)
+        cache_read = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+        cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
+        try:
+            p_cost, c_cost = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
+                                                    completion_tokens=completion)
+            cost = float(p_cost) + float(c_cost)
+        except Exception:
+            cost = 0.0  # an unmapped (e.g. local) model has no price: free, not an error
+        return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
+                     cache_read=cache_read, cache_write=cache_write, cost=cost)
+
+    def context_window(self) -> int | None:
+        try:
+            info = get_litellm().get_model_info(self.model)
+        except Exception:
+            return None  # unmapped local models are fine
+        value = info.get("max_input_tokens") or info.get("max_tokens")
+        return int(value) if value else None

@@ -1,0 +1,63 @@
+"""A plain line-mode front end: the fallback when no full-screen UI is available."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from flue_tui.agent.events import Event, Log, TextDelta, ToolEnd, ToolStart
+from flue_tui.config import ConfigError, Settings
+from flue_tui.headless import _summary
+
+
+def _render(event: Event) -> None:
+    if event.task_id:
+        return
+    if isinstance(event, TextDelta):
+        sys.stdout.write(event.text)
+        sys.stdout.flush()
+    elif isinstance(event, ToolStart):
+        print(f"\n· {event.tool_name} {_summary(event.args)}", file=sys.stderr)
+    elif isinstance(event, ToolEnd) and event.is_error:
+        first = event.result["content"][0]["text"].splitlines()[:1]
+        print(f"  ✗ {first[0] if first else 'error'}", file=sys.stderr)
+    elif isinstance(event, Log):
+        print(f"  {event.message}", file=sys.stderr)
+
+
+async def _loop(settings: Settings, first: str | None) -> int:
+    from flue_tui.runtime import build_session
+
+    session = build_session(settings)
+    session.subscribe(_render)
+    print(f"flue · {settings.model} · {settings.cwd}  (Ctrl+D to quit)", file=sys.stderr)
+    pending = first
+    while True:
+        if pending is None:
+            try:
+                pending = await asyncio.to_thread(input, "\n> ")
+            except EOFError:
+                return 0
+        if pending.strip() in ("/quit", "/exit"):
+            return 0
+        if pending.strip():
+            task = asyncio.ensure_future(session.prompt(pending))
+            try:
+                result = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                session.abort()
+                result = await task
+            print()
+            if result.is_error:
+                print(f"flue: {result.hint or result.error}", file=sys.stderr)
+        pending = None
+
+
+def run_plain(settings: Settings, first: str | None) -> int:
+    try:
+        return asyncio.run(_loop(settings, first))
+    except ConfigError as exc:
+        print(f"flue: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,118 @@
+"""The tool type: a model-facing definition plus an async execute that returns text and UI details."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ToolKind = Literal["read", "edit", "search", "execute", "delegate", "other"]
+
+# Flue's limits (flue-behaviour.md §2). "Bytes" are UTF-16 code units, as in JavaScript.
+MAX_READ_LINES = 2000
+MAX_READ_BYTES = 50 * 1024
+MAX_GREP_MATCHES = 100
+MAX_GREP_LINE_LENGTH = 500
+MAX_GLOB_RESULTS = 1000
+
+ABORT_MESSAGE = "This operation was aborted"
+
+
+class ToolError(Exception):
+    """A tool failure; its message is exactly the text the model sees (no prefix)."""
+
+
+class AbortError(Exception):
+    """Raised when the operation's abort signal fired."""
+
+    def __init__(self, message: str = ABORT_MESSAGE) -> None:
+        super().__init__(message)
+
+
+class AbortSignal:
+    """A one-shot cancellation flag shared by the loop, tools and processes (like JS AbortSignal)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self._callbacks: list[Callable[[], None]] = []
+
+    @property
+    def aborted(self) -> bool:
+        return self._event.is_set()
+
+    def abort(self) -> None:
+        if self._event.is_set():
+            return
+        self._event.set()
+        for cb in list(self._callbacks):
+            cb()
+
+    def add_callback(self, cb: Callable[[], None]) -> Callable[[], None]:
+        """Run cb on abort (at once if already aborted); returns a remover."""
+        if self.aborted:
+            cb()
+            return lambda: None
+        self._callbacks.append(cb)
+        return lambda: self._callbacks.remove(cb) if cb in self._callbacks else None
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+    def throw_if_aborted(self) -> None:
+        if self.aborted:
+            raise AbortError()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """`text` is what the model sees, verbatim; `details` is for the UI only and never sent."""
+
+    text: str
+    details: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+    terminate: bool = False
+
+
+OutputCallback = Callable[[str, str], None]  # (stream: "stdout" | "stderr", chunk)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a running tool may use: its call id, the abort signal, and a live-output sink."""
+
+    call_id: str
+    signal: AbortSignal
+    on_output: OutputCallback = lambda stream, chunk: None
+    # The running session, for tools that need it (task); typed loosely to avoid a cycle.
+    session: Any = None
+
+
+class Tool(Protocol):
+    name: str
+    label: str
+    description: str
+    parameters: dict[str, Any]
+    kind: ToolKind
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def schema(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
+    """A TypeBox-shaped object schema: key order type, required, properties (as Flue serialises)."""
+    return {"type": "object", "required": list(required), "properties": properties}
+
+
+def prop(type_: str, description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": type_, **extra, "description": description}
+
+
+def tool_spec(tool: Tool) -> dict[str, Any]:
+    """The OpenAI-style function spec sent to the model."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }
+
+
+ToolFactory = Callable[..., Awaitable[ToolResult]]

@@ -1,0 +1,60 @@
+"""Shared fixtures: every test gets its own FLUE_HOME and a clean provider environment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["tests.fakellm.fixture"]
+
+_PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY",
+                  "OPENAI_BASE_URL", "OPENAI_API_BASE", "FLUE_MODEL")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("flue_home")
+    monkeypatch.setenv("FLUE_HOME", str(home))
+    for var in _PROVIDER_VARS:
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@dataclass
+class CLIResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def flue_env(fakellm, tmp_path: Path) -> dict[str, str]:
+    """Environment for running the real `flue` CLI against the scripted server."""
+    env = dict(os.environ)
+    env.update({
+        "OPENAI_BASE_URL": fakellm.base_url,
+        "OPENAI_API_KEY": "sk-test",
+        "FLUE_RETRY_BASE_MS": "5",
+        "PYTHONUNBUFFERED": "1",
+    })
+    return env
+
+
+@pytest.fixture
+def run_flue(flue_env: dict[str, str], tmp_path: Path):
+    """Run `python -m flue_tui ARGS` in a subprocess (the real CLI, real litellm) and capture it."""
+
+    def run(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 60,
+            env: dict[str, str] | None = None) -> CLIResult:
+        proc = subprocess.run(
+            [sys.executable, "-m", "flue_tui", *args], input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True, text=True, cwd=cwd or tmp_path, env=env or flue_env, timeout=timeout)
+        return CLIResult(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
