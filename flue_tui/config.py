@@ -49,6 +49,8 @@ class Settings:
     # Flue's retry back-off base (2 s); tunable so tests of the retry path stay fast.
     retry_base_ms: float = 2000.0
     extra_env: dict[str, str] = field(default_factory=dict)
+    system_prompt_file: str | None = None
+    append_system_prompt: str | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

@@ -12,6 +12,7 @@ from flue_tui.agent.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd,
 from flue_tui.agent.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config import ConfigError, Settings
+from flue_tui.session_start import SessionOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
@@ -106,14 +107,25 @@ async def _run(session: Session, prompt: str, fmt: str, renderer: _Renderer) -> 
     return result, (caught[0] if caught else None)
 
 
-def run_print(settings: Settings, prompt: str, *, fmt: str = "text", verbose: bool = False,
-              partial: bool = False) -> int:
-    from flue_tui.runtime import build_session
+def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
+              partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None) -> int:
+    from flue_tui.context.skills import skill_prompt
+    from flue_tui.session_start import open_session
 
     try:
-        session = build_session(settings)
+        session, context = open_session(settings, sessions)  # resumes and records per the session flags
     except ConfigError as exc:
         return _failure(str(exc), fmt, settings.model)
+    for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
+        print(warning, file=sys.stderr)
+    if skill is not None:
+        found = context.skills.get(skill)
+        if found is None:
+            names = ", ".join(s.name for s in context.skills.skills) or "(none)"
+            return _failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
+        prompt = skill_prompt(found, prompt)
+    if not prompt or not prompt.strip():
+        return _failure("No prompt given.", fmt, settings.model)
     if fmt == "stream-json":
         _write_line(sys.stdout, {"type": "system", "subtype": "init", "session_id": session.id,
                                  "cwd": settings.cwd, "model": settings.model, "tools": list(session.tools)})

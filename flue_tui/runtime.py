@@ -2,21 +2,111 @@
 
 from __future__ import annotations
 
-from flue_tui.agent.prompt import compose_system_prompt
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import ConfigError, Settings, flue_home
+from flue_tui.context.agents_md import discover_workspace
+from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir
+from flue_tui.context.subagents import Roster, Subagent, discover_roster
+from flue_tui.ids import new_id
+
+
+def _instructions(settings: Settings) -> str:
+    text = PREAMBLE
+    if settings.system_prompt_file:
+        try:
+            with open(settings.system_prompt_file, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ConfigError(f"Cannot read --system-prompt-file {settings.system_prompt_file}: "
+                              f"{exc.strerror or exc}") from None
+    if settings.append_system_prompt:
+        text = f"{text.rstrip()}\n\n{settings.append_system_prompt.strip()}"
+    return text
+
+
+@dataclass(slots=True)
+class Context:
+    """What discovery found for one cwd: re-read when a session starts or resumes, never per turn."""
+
+    system_prompt: str
+    skills: SkillSet
+    roster: Roster
+    warnings: list[str] = field(default_factory=list)
+
+
+class Runtime:
+    """Builds sessions (root and task children) from settings."""
+
+    def __init__(self, settings: Settings) -> None:
+        if not settings.model:
+            raise ConfigError(
+                "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
+                "or pass --model provider/model.")
+        self.settings = settings
+        self.instructions = _instructions(settings)
+        self._sandbox: Any = None
+
+    def discover(self, cwd: str, instructions: str) -> Context:
+        skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())
+        roster = discover_roster(cwd)
+        prompt = compose_system_prompt(instructions, discover_workspace(cwd), skills.skills, roster.agents)
+        return Context(prompt, skills, roster, [*skills.warnings, *roster.warnings])
+
+    def _tools(self, sandbox: Any, context: Context) -> list[Any]:
+        from flue_tui.tools import builtin_tools
+        from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
+        from flue_tui.tools.task import TaskTool
+
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        if context.skills.skills:
+            tools.append(ActivateSkillTool(context.skills))
+        if context.skills.has_resources:
+            tools.append(ReadSkillResourceTool(context.skills))
+        return tools
+
+    def _model(self, model: str) -> Any:
+        from flue_tui.model.litellm_client import LiteLLMClient
+
+        return LiteLLMClient(model, api_base=self.settings.api_base)
+
+    def model_client(self, model: str) -> Any:
+        """A model client for `model`: the TUI's /model switches a live session to it."""
+        return self._model(model)
+
+    def _sandbox_for(self, cwd: str | None) -> Any:
+        from flue_tui.sandbox.local import LocalSandbox
+
+        if cwd is None:
+            if self._sandbox is None:
+                self._sandbox = LocalSandbox(self.settings.cwd, env=dict(self.settings.extra_env) or None)
+            return self._sandbox
+        return LocalSandbox(cwd, env=dict(self.settings.extra_env) or None)
+
+    def new_session(self, **kw: Any) -> tuple[Session, Context]:
+        """A root session in settings.cwd (fresh, or with `messages` / `session_id` to resume)."""
+        context = self.discover(self.settings.cwd, self.instructions)
+        sandbox = self._sandbox_for(None)
+        session = Session(model=self._model(self.settings.model or ""), tools=self._tools(sandbox, context),
+                          system_prompt=context.system_prompt, cwd=self.settings.cwd,
+                          max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms, **kw)
+        return session, context
+
+    def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
+        child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
+        sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
+        # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
+        context = self.discover(child_cwd, agent.instructions)
+        task_id = new_id("task")
+        return Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
+                       system_prompt=context.system_prompt, cwd=child_cwd, task_id=task_id,
+                       parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms)
 
 
 def build_session(settings: Settings) -> Session:
-    from flue_tui.model.litellm_client import LiteLLMClient
-    from flue_tui.sandbox.local import LocalSandbox
-    from flue_tui.tools import builtin_tools
-
-    if not settings.model:
-        raise ConfigError(
-            "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
-            "or pass --model provider/model.")
-    sandbox = LocalSandbox(settings.cwd, env=dict(settings.extra_env) or None)
-    model = LiteLLMClient(settings.model, api_base=settings.api_base)
-    return Session(model=model, tools=builtin_tools(sandbox), system_prompt=compose_system_prompt(settings.cwd),
-                   cwd=settings.cwd, max_turns=settings.max_turns, retry_base_ms=settings.retry_base_ms)
+    session, _ = Runtime(settings).new_session()
+    return session

@@ -44,6 +44,8 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
         await asyncio.sleep(0)
     if not task.done():
         task.cancel()  # our tools clean up on cancel (the sandbox kills the process group)
+        # An abandoned tool may still end with its own error; retrieve it so asyncio stays quiet.
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         return _error(ABORT_MESSAGE + ABANDONED_SUFFIX)
     if task.cancelled():
         return _error(ABORT_MESSAGE)

@@ -138,6 +138,23 @@ def _clean(message: str) -> str:
     return _PREFIX_RE.sub("", message.strip(), count=1).strip() or message.strip()
 
 
+_CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
+                     "ConnectionRefusedError", "ClientConnectionError"}
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    """litellm reports an unreachable OpenAI-compatible endpoint as a 500 "Connection error.";
+    the transport's own exception further down the chain tells the truth."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 10:
+        if type(current).__name__ in _CONNECTION_TYPES or "Connection error" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return False
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
@@ -192,7 +209,7 @@ class LiteLLMClient:
             return ModelError(message, kind="model_unknown", status=status, retryable=False,
                               hint=f"Unknown model '{self.model}': model ids are provider/model, "
                                    "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
-        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)):
+        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)) or _is_connection_failure(exc):
             return ModelError(message, kind="connection", status=status, retryable=True,
                               hint=f"Could not reach {self._endpoint()}: check the network, or "
                                    "OPENAI_BASE_URL for a local server.")

@@ -1,0 +1,107 @@
+"""SKILL.md frontmatter with Flue's rules and error texts (flue-behaviour.md §6.2)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+_FENCE_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_NAME_RE = re.compile(r"^[a-z0-9-]+$")
+
+
+class SkillFormatError(Exception):
+    """A malformed SKILL.md; the message is Flue's text."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDoc:
+    name: str
+    description: str
+    body: str
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    allowed_tools: tuple[str, ...] = ()
+
+
+def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
+    """Return (mapping of strings, body) or raise with Flue's fence/YAML texts."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    match = _FENCE_RE.match(text)
+    if not match:
+        raise SkillFormatError(
+            f'[flue] Skill {path} is missing YAML frontmatter. Start SKILL.md with "---", include "name" '
+            'and "description", then close the block with "---".')
+    try:
+        # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
+        data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+    except yaml.YAMLError as exc:
+        raise SkillFormatError(f"[flue] Skill {path} has invalid YAML frontmatter. {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SkillFormatError(f"[flue] Skill {path} frontmatter must be a YAML mapping.")
+    return data, text[match.end():].strip()
+
+
+def _required(data: dict, key: str, path: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise SkillFormatError(f"[flue] Skill {path} must define frontmatter {key} as a non-empty string.")
+    return value.strip()
+
+
+def _optional(data: dict, key: str, path: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise SkillFormatError(f"[flue] Skill {path} frontmatter {key} must be a string when provided.")
+    return value
+
+
+def check_name(name: str, path: str) -> None:
+    if len(name) > 64:
+        raise SkillFormatError(f"[flue] Skill {path} name must be at most 64 characters.")
+    if not _NAME_RE.match(name):
+        raise SkillFormatError(
+            f'[flue] Skill {path} frontmatter name "{name}" must contain only lowercase ASCII letters, '
+            'numbers, and hyphens. Use a spec-compliant value such as "review-pr".')
+    if name.startswith("-") or name.endswith("-") or "--" in name:
+        raise SkillFormatError(
+            f'[flue] Skill {path} frontmatter name "{name}" must not start or end with a hyphen or contain '
+            'consecutive hyphens. Use a spec-compliant value such as "review-pr".')
+
+
+def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDoc:
+    data, body = split_frontmatter(text, path)
+    name = _required(data, "name", path)
+    check_name(name, path)
+    if directory is not None and name != directory:
+        raise SkillFormatError(
+            f'[flue] Skill {path} declares frontmatter name "{name}", but Agent Skills requires it to match '
+            f'directory "{directory}"; names must match. Rename the directory or change "name" so they match.')
+    description = _required(data, "description", path)
+    if len(description) > 1024:
+        raise SkillFormatError(
+            f"[flue] Skill {path} frontmatter description exceeds the 1024-character Agent Skills limit. "
+            'Shorten "description" to a concise one-line summary.')
+    license_ = _optional(data, "license", path)
+    compatibility = _optional(data, "compatibility", path)
+    if compatibility is not None and len(compatibility) > 500:
+        raise SkillFormatError(f"[flue] Skill {path} compatibility must be at most 500 characters.")
+    metadata = data.get("metadata")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in metadata.items()):
+        raise SkillFormatError(f"[flue] Skill {path} frontmatter metadata must be a string-to-string mapping.")
+    allowed = data.get("allowed-tools")
+    if allowed is not None and not isinstance(allowed, str):
+        raise SkillFormatError(f"[flue] Skill {path} frontmatter allowed-tools must be a string when provided.")
+    return SkillDoc(name=name, description=description, body=body, license=license_,
+                    compatibility=compatibility, metadata={k: v or "" for k, v in metadata.items()},
+                    allowed_tools=tuple(allowed.split()) if allowed else ())

@@ -1,0 +1,153 @@
+"""Skill discovery: the workspace's .agents/skills, the user's $FLUE_HOME/skills, and packaged skills."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
+
+SkillSource = Literal["workspace", "user", "packaged"]
+PACKAGED_ROOT = "/.flue/packaged-skills"
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    source: SkillSource
+    directory: str  # absolute
+    skill_md: str  # absolute path of SKILL.md
+    resources: tuple[str, ...] = ()  # packaged only: files other than SKILL.md, relative, sorted
+    skill_id: str = ""  # packaged only: skill:<name>:<hash>
+
+
+@dataclass(slots=True)
+class SkillSet:
+    skills: list[Skill] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> Skill | None:
+        return next((s for s in self.skills if s.name == name), None)
+
+    @property
+    def has_resources(self) -> bool:
+        return any(s.resources for s in self.skills)
+
+
+def packaged_skills_dir() -> Path | None:
+    """Inside the wheel the skills are flue_tui/_skills; in a source checkout, the top-level skills/."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "_skills", here.parent / "skills"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _skill_dirs(root: Path) -> list[tuple[str, Path]]:
+    try:
+        names = sorted(os.listdir(root), key=lambda n: n.encode())  # Node's readdir order
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = root / name
+        try:
+            if not path.is_dir():  # follows symlinks, as Flue's stat does
+                continue
+        except OSError:
+            continue
+        if (path / "SKILL.md").is_file():
+            out.append((name, path))
+    return out
+
+
+def _resources(directory: Path) -> tuple[str, ...]:
+    files = []
+    for dirpath, _dirs, names in os.walk(directory):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), directory).replace(os.sep, "/")
+            if rel != "SKILL.md":
+                files.append(rel)
+    return tuple(sorted(files))
+
+
+def _skill_id(name: str, directory: Path) -> str:
+    pairs = []
+    for rel in ("SKILL.md", *_resources(directory)):
+        pairs.append([rel, (directory / rel).read_bytes().decode("utf-8", "replace")])
+    digest = hashlib.sha256(json.dumps(sorted(pairs), ensure_ascii=False).encode()).hexdigest()
+    return f"skill:{name}:{digest[:16]}"
+
+
+def _scan(root: Path, source: SkillSource, into: SkillSet) -> list[Skill]:
+    found = []
+    for entry, path in _skill_dirs(root):
+        skill_md = path / "SKILL.md"
+        try:
+            doc = parse_skill_markdown(skill_md.read_text("utf-8", errors="replace"), str(skill_md), entry)
+        except (SkillFormatError, OSError) as exc:
+            into.warnings.append(f'[flue] Skipping invalid {source} skill "{entry}": {exc}')
+            continue
+        packaged = source == "packaged"
+        found.append(Skill(name=doc.name, description=doc.description, source=source,
+                           directory=str(path), skill_md=str(skill_md),
+                           resources=_resources(path) if packaged else (),
+                           skill_id=_skill_id(doc.name, path) if packaged else ""))
+    return found
+
+
+def discover_skills(cwd: str, user_dir: Path | None = None, packaged_dir: Path | None = None) -> SkillSet:
+    """Workspace skills first (they win a name clash, with a warning), then the user's, then packaged."""
+    result = SkillSet()
+    layers = [_scan(Path(cwd) / ".agents" / "skills", "workspace", result)]
+    if user_dir is not None:
+        layers.append(_scan(user_dir, "user", result))
+    if packaged_dir is not None:
+        layers.append(_scan(packaged_dir, "packaged", result))
+    seen: dict[str, Skill] = {}
+    for layer in layers:
+        for skill in layer:
+            winner = seen.get(skill.name)
+            if winner is not None:
+                result.warnings.append(
+                    f'[flue] The {skill.source} skill "{skill.name}" is hidden by the {winner.source} skill '
+                    f"of the same name ({winner.skill_md}).")
+                continue
+            seen[skill.name] = skill
+            result.skills.append(skill)
+    return result
+
+
+def resource_path(skill: Skill, rel: str) -> str:
+    """The advertised path of a packaged skill's supporting file."""
+    from urllib.parse import quote
+
+    return f"{PACKAGED_ROOT}/{quote(skill.skill_id, safe='')}/{rel}"
+
+
+def activation_text(skill: Skill) -> str:
+    """What activate_skill returns; the body is re-read now, so edits mid-session are picked up."""
+    text = Path(skill.skill_md).read_text("utf-8", errors="replace")
+    doc = parse_skill_markdown(text, skill.skill_md, Path(skill.directory).name)
+    head = f'Run the skill named "{skill.name}".\n\n<skill_instructions>\n{doc.body}\n</skill_instructions>'
+    if skill.source == "packaged":
+        if not skill.resources:
+            return head
+        lines = "\n".join(f"- {rel} → read_skill_resource {resource_path(skill, rel)}" for rel in skill.resources)
+        return (f"{head}\n\nSupporting skill resources are available but are not loaded into context unless "
+                f"needed:\n<skill_resources>\n{lines}\n</skill_resources>")
+    return (f"{head}\n\nSupporting skill resources are available relative to this workspace skill directory but "
+            f"are not loaded into context unless needed:\n<skill_resources>\n- Base directory: {skill.directory}\n"
+            "- Resolve relative resource paths from this directory and read only the files you need.\n"
+            "</skill_resources>")
+
+
+def skill_prompt(skill: Skill, extra: str | None = None) -> str:
+    """The user message that runs a skill directly (`flue -p --skill NAME`, `/NAME` in the TUI)."""
+    base = activation_text(skill) if skill.source == "packaged" else f'Run the skill named "{skill.name}".'
+    return f"{base}\n\n{extra.strip()}" if extra and extra.strip() else base

@@ -1,0 +1,99 @@
+"""`task`: delegate to a child session with a fresh context (flue-behaviour.md §5)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Protocol
+
+from flue_tui.agent.events import TaskEnd, TaskStart
+from flue_tui.context.subagents import Roster, Subagent
+from flue_tui.tools.base import ABORT_MESSAGE, AbortError, ToolContext, ToolError, ToolResult, prop, schema
+
+MAX_DELEGATION_DEPTH = 4
+
+
+class ChildFactory(Protocol):
+    def __call__(self, parent: Any, agent: Subagent, cwd: str | None) -> Any:
+        """Build the child Session (depth = parent's + 1, tagged with a new task id)."""
+        ...
+
+
+class TaskTool:
+    name = "task"
+    label = "Run Task"
+    kind = "delegate"
+    description = (
+        "Delegate a focused task to a detached child agent with its own context. Use this for independent "
+        "research, file exploration, or parallel work. Pass attachment IDs shown in the conversation to include "
+        "those images. The task returns only its final answer to this conversation. Agents available for "
+        'delegation are listed under "Available Agents" in the system prompt.')
+    parameters = schema({
+        "description": prop("string", "Short human-readable label for the delegated work"),
+        "prompt": prop("string", "Focused instructions for the child agent"),
+        "agent": prop("string", "Subagent to run the task with, from the list of currently available agents. "
+                                "Agents that have been removed from the list are no longer usable (until "
+                                "re-introduced, if ever).", minLength=1),
+        "cwd": prop("string", "Working directory for the child agent. AGENTS.md and skills are discovered from here."),
+        "attachments": prop("array", "Images from this conversation to include in the child agent prompt",
+                            items=schema({"id": prop("string", "Attachment ID shown in the current conversation")},
+                                         ["id"])),
+    }, ["prompt", "agent"])
+
+    def __init__(self, roster: Roster, make_child: ChildFactory) -> None:
+        self.roster = roster
+        self.make_child = make_child
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        ctx.signal.throw_if_aborted()
+        parent = ctx.session
+        if parent.depth >= MAX_DELEGATION_DEPTH:
+            raise ToolError(f"Maximum delegation depth ({MAX_DELEGATION_DEPTH}) exceeded.")
+        name = args["agent"]
+        agent = self.roster.get(name)
+        if agent is None:
+            available = ", ".join(self.roster.names) or "(none)"
+            return ToolResult(text=f'Subagent "{name}" is not declared. Available subagents: {available}.',
+                              details={"agent": name, "available": self.roster.names})
+        for attachment in args.get("attachments") or []:
+            # We carry no images, so no attachment id can be available.
+            raise ToolError(f'Attachment "{attachment.get("id")}" is not available in this session.')
+        child = self.make_child(parent, agent, args.get("cwd"))
+        child.subscribe(parent.emit)  # the child's live events reach every listener of the parent
+        began = time.monotonic()
+        parent.emit(child.event(TaskStart, prompt=args["prompt"], agent=agent.name, cwd=child.cwd,
+                                tool_call_id=ctx.call_id))
+
+        def finished(run: asyncio.Future[Any]) -> None:
+            result = None if run.cancelled() else run.result()
+            parent.emit(child.event(TaskEnd, agent=agent.name, is_error=result is None or result.is_error,
+                                    result=_answer(result), duration_ms=int((time.monotonic() - began) * 1000),
+                                    tool_call_id=ctx.call_id))
+
+        # The child runs as its own task: if the parent abandons this call, the child still winds
+        # down through its own abort path and reports its end.
+        run = asyncio.ensure_future(child.prompt(args["prompt"]))
+        run.add_done_callback(finished)
+        remove = ctx.signal.add_callback(child.abort)
+        try:
+            result = await asyncio.shield(run)
+        except asyncio.CancelledError:
+            child.abort()
+            raise
+        finally:
+            remove()
+        if result.aborted:
+            raise AbortError()
+        if result.is_error:
+            raise ToolError(_answer(result))
+        return ToolResult(text=_answer(result), details={"taskId": child.task_id, "session": child.id,
+                                                         "agent": agent.name, "cwd": child.cwd})
+
+
+def _answer(result: Any) -> str:
+    """The child's last assistant text, or its error; Flue's placeholder when it said nothing."""
+    if result is None:
+        return ABORT_MESSAGE
+    if result.is_error:
+        return result.error or "task failed"
+    return result.text or "(task completed with no text)"

@@ -1,0 +1,184 @@
+"""`flue -p` end to end: the real CLI in a subprocess, real litellm, the scripted server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.fakellm import Call, Turn
+
+RESULT_FIELDS = {"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
+                 "duration_api_ms", "total_cost_usd", "usage", "model"}
+USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
+
+
+def test_multi_turn_tool_run_prints_the_final_answer(fakellm, run_flue, tmp_path):
+    (tmp_path / "README.md").write_text("# Demo\nA tiny project.\n")
+    fakellm.script([
+        Turn(text="Let me look.", calls=[Call("read", {"path": "README.md"})]),
+        Turn(calls=[Call("bash", {"command": "echo $((6*7))"})]),
+        Turn(text="It is a tiny project. The answer is 42."),
+    ])
+    out = run_flue("-p", "summarise README.md", "--model", "openai/fake")
+    assert out.code == 0, out.stderr
+    assert out.stdout == "It is a tiny project. The answer is 42.\n"
+    assert out.stderr == ""
+    second = fakellm.requests[1]["messages"]
+    assert second[-1] == {"role": "tool", "tool_call_id": second[-2]["tool_calls"][0]["id"],
+                          "content": "# Demo\nA tiny project.\n"}
+    assert fakellm.requests[2]["messages"][-1]["content"] == "42"
+
+
+def test_json_result_object_has_exact_fields(fakellm, run_flue):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "true"})], usage=(100, 10, 30)),
+                    Turn(text="done", usage=(120, 5))])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "json")
+    assert out.code == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1
+    obj = json.loads(lines[0])
+    assert set(obj) == RESULT_FIELDS and set(obj["usage"]) == USAGE_FIELDS
+    assert obj["type"] == "result" and obj["subtype"] == "success" and obj["is_error"] is False
+    assert obj["result"] == "done" and obj["num_turns"] == 2 and obj["model"] == "openai/fake"
+    assert obj["usage"] == {"input_tokens": 190, "output_tokens": 15, "cache_read_input_tokens": 30,
+                            "cache_creation_input_tokens": 0}
+    assert obj["total_cost_usd"] == 0 and obj["session_id"]
+    assert obj["duration_ms"] >= obj["duration_api_ms"] >= 0
+
+
+def test_stream_json_init_events_and_result_last(fakellm, run_flue):
+    fakellm.script([Turn(text="Looking", calls=[Call("bash", {"command": "echo hi"})]), Turn(text="bye")])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json")
+    assert out.code == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    init, result = lines[0], lines[-1]
+    assert init["type"] == "system" and init["subtype"] == "init"
+    assert init["tools"] == ["read", "write", "edit", "bash", "grep", "glob", "task", "activate_skill"]
+    assert init["model"] == "openai/fake" and init["session_id"] == result["session_id"]
+    assert set(result) == RESULT_FIELDS and result["result"] == "bye"
+    types = [line["type"] for line in lines[1:-1]]
+    assert types[0] == "operation_start" and types[-2:] == ["operation", "idle"]
+    assert "text_delta" not in types and "tool_output" not in types
+    tool = next(line for line in lines if line["type"] == "tool")
+    assert tool["toolName"] == "bash" and tool["isError"] is False
+    assert tool["result"]["content"] == [{"type": "text", "text": "hi"}]
+    assert all(line["session"] == init["session_id"] for line in lines[1:-1])
+
+
+def test_stream_json_partial_messages(fakellm, run_flue):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo live"})]), Turn(text="streamed answer")])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json",
+                   "--include-partial-messages")
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    deltas = [line["text"] for line in lines if line["type"] == "text_delta"]
+    assert len(deltas) > 1 and "".join(deltas) == "streamed answer"
+    assert any(line["type"] == "tool_output" and "live" in line["chunk"] for line in lines)
+
+
+def test_prompt_from_stdin(fakellm, run_flue):
+    fakellm.script([Turn(text="from stdin")])
+    out = run_flue("-p", "--model", "openai/fake", stdin="why does this fail?\n")
+    assert out.code == 0 and out.stdout == "from stdin\n"
+    assert fakellm.requests[0]["messages"][-1] == {"role": "user", "content": "why does this fail?\n"}
+
+
+def test_prompt_argument_never_reads_stdin_left_open(fakellm, flue_env, tmp_path):
+    fakellm.script([Turn(text="finished")])
+    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "hi", "--model", "openai/fake"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=flue_env, cwd=tmp_path, text=True)
+    try:
+        proc.wait(timeout=60)  # stdin stays open the whole time
+        assert proc.returncode == 0
+        assert proc.stdout.read() == "finished\n"
+    finally:
+        proc.kill()
+        proc.stdin.close()
+
+
+def test_rate_limit_retried_then_succeeds(fakellm, run_flue):
+    fakellm.script([Turn.rate_limit(), Turn(text="ok after retry")])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "json", "--verbose")
+    obj = json.loads(out.stdout)
+    assert out.code == 0 and obj["is_error"] is False and obj["result"] == "ok after retry"
+    assert len(fakellm.requests) == 2
+
+
+def test_server_error_exhausts_retries_exit_1(fakellm, run_flue):
+    fakellm.script([Turn(status=500, error_message="upstream exploded", repeat=4)])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "json")
+    obj = json.loads(out.stdout)
+    assert out.code == 1 and obj["is_error"] is True and obj["subtype"] == "error_during_execution"
+    assert obj["result"].startswith("prompt failed: ") and "upstream exploded" in obj["result"]
+    assert len(fakellm.requests) == 4
+    assert "Traceback" not in out.stderr
+
+
+def test_max_turns_ends_with_error_result(fakellm, run_flue):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "true"})], repeat=3)])
+    out = run_flue("-p", "loop", "--model", "openai/fake", "--max-turns", "2", "--output-format", "json")
+    obj = json.loads(out.stdout)
+    assert out.code == 1 and obj["subtype"] == "error_max_turns" and obj["is_error"] is True
+    assert obj["num_turns"] == 2 and len(fakellm.requests) == 2
+
+
+def test_bad_flags_exit_2(run_flue):
+    assert run_flue("-p", "x", "--max-turns", "zero").code == 2
+    assert run_flue("-p", "x", "--output-format", "yaml").code == 2
+    out = run_flue("-p")
+    assert out.code == 2 and "needs a prompt" in out.stderr
+
+
+def test_sigterm_mid_run_prints_result_and_exits_143(fakellm, flue_env, tmp_path):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 30"})]), Turn(text="never")])
+    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake",
+                             "--output-format", "stream-json"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=flue_env, cwd=tmp_path, text=True)
+    try:
+        for line in proc.stdout:
+            if json.loads(line)["type"] == "tool_start":
+                break
+        began = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rest, err = proc.communicate(timeout=20)
+        assert time.monotonic() - began < 5
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    result = json.loads(rest.splitlines()[-1])
+    assert result["type"] == "result" and result["is_error"] is True and result["result"] == "Aborted by SIGTERM."
+
+
+def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fakellm, run_flue, flue_env):
+    env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    out = run_flue("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", env=env)
+    assert out.code == 1
+    assert out.stderr == ("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
+                          "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model.\n")
+    out = run_flue("-p", "hi", "--model", "nonsense-model", env=env)
+    assert out.code == 1 and "Unknown model 'nonsense-model'" in out.stderr and "Traceback" not in out.stderr
+    dead = dict(flue_env, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    out = run_flue("-p", "hi", "--model", "openai/fake", env=dead)
+    assert out.code == 1 and out.stderr.startswith("flue: Could not reach http://127.0.0.1:9/v1")
+    assert out.stderr.count("\n") == 1
+
+
+def test_no_model_configured(run_flue, flue_env):
+    env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    out = run_flue("-p", "hi", env=env)
+    assert out.code == 1 and out.stderr.startswith("flue: No model configured:")
+
+
+def test_help_and_version_do_not_import_litellm(tmp_path):
+    code = ("import sys, runpy; sys.argv = ['flue', '--version']\n"
+            "try:\n    runpy.run_module('flue_tui', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "assert 'litellm' not in sys.modules and 'textual' not in sys.modules, 'heavy import'\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().startswith("flue ")
