@@ -101,10 +101,11 @@ class Runtime:
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
         context = self.discover(child_cwd, agent.instructions)
-        task_id = new_id("task")
-        return Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
-                       system_prompt=context.system_prompt, cwd=child_cwd, task_id=task_id,
-                       parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms)
+        child = Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
+                        system_prompt=context.system_prompt, cwd=child_cwd, task_id=new_id("task"),
+                        parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms)
+        child.before_tool = parent.before_tool  # children answer to the same permission policy
+        return child
 
 
 def build_session(settings: Settings) -> Session:

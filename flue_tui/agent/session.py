@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,6 +46,8 @@ class OperationResult:
 
 
 Subscriber = Callable[[Event], None]
+# Consulted before each tool call runs: returns None to allow it, or the refusal text the model sees.
+BeforeTool = Callable[[str, dict[str, Any], Tool], Awaitable[str | None]]
 
 
 class Session:
@@ -66,6 +68,7 @@ class Session:
         self.messages: list[Message] = list(messages or [])
         self.usage = Usage()
         self._subscribers: list[Subscriber] = []
+        self.before_tool: BeforeTool | None = None
         self._signal: AbortSignal | None = None
 
     # -- events -----------------------------------------------------------------------------

@@ -87,6 +87,12 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
         if problem is not None or args is None:
             finish(i, _error(problem or "invalid arguments"))
             continue
+        if session.before_tool is not None:
+            # The permission policy: None allows the call, a text refuses it (the model reads why).
+            refusal = await session.before_tool(call.name, args, tool)
+            if refusal is not None:
+                finish(i, _error(refusal))
+                continue
         if signal.aborted:
             finish(i, _error(ABORT_MESSAGE))
             continue
