@@ -51,6 +51,20 @@ class Settings:
     extra_env: dict[str, str] = field(default_factory=dict)
     system_prompt_file: str | None = None
     append_system_prompt: str | None = None
+    # Permissions (flue_tui/permissions): None means the config files' mode, else the front end's
+    # default, which is ask when `interactive` (the app) and yolo otherwise (`flue -p`).
+    permission_mode: str | None = None
+    interactive: bool = False
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
+    allow_network: bool = False
+    auto_compact: bool = True
+    compaction_model: str | None = None
+    # Overrides the model's context window (litellm's map knows nothing of local models).
+    context_window: int | None = None
+    max_budget_usd: float | None = None
+    json_schema: dict | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -61,6 +75,11 @@ class Settings:
                 settings.retry_base_ms = float(os.environ["FLUE_RETRY_BASE_MS"])
             except ValueError:
                 raise ConfigError("FLUE_RETRY_BASE_MS must be a number of milliseconds.") from None
+        if os.environ.get("FLUE_CONTEXT_WINDOW"):
+            try:
+                settings.context_window = int(os.environ["FLUE_CONTEXT_WINDOW"])
+            except ValueError:
+                raise ConfigError("FLUE_CONTEXT_WINDOW must be a whole number of tokens.") from None
         for key, value in overrides.items():
             if value is not None:
                 setattr(settings, key, value)

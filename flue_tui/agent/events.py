@@ -168,3 +168,21 @@ class Log(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Idle(Event):
     type: ClassVar[str] = "idle"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionStart(Event):
+    type: ClassVar[str] = "compaction_start"
+    reason: Literal["threshold", "overflow", "manual"]
+    estimated_tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compaction(Event):
+    type: ClassVar[str] = "compaction"
+    messages_before: int
+    messages_after: int
+    duration_ms: int
+    is_error: bool
+    error: str | None = None
+    usage: dict[str, Any] | None = None

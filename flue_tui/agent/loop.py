@@ -7,8 +7,9 @@ import random
 import time
 from typing import TYPE_CHECKING
 
+from flue_tui.agent.compaction import CompactionFailed, compact
 from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart, UsageEvent
-from flue_tui.agent.messages import AssistantMessage, Message, message_to_dict, to_wire
+from flue_tui.agent.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.ids import new_id
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
@@ -21,6 +22,10 @@ MAX_RETRIES = 3
 
 
 class MaxTurnsReached(Exception):
+    pass
+
+
+class BudgetExceeded(Exception):
     pass
 
 
@@ -44,7 +49,12 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
     done: list[TurnResponse] = []
 
     async def consume() -> None:
-        wire = to_wire(session.system_prompt, session.messages)
+        messages = session.messages
+        if session.reminder is not None:
+            # A follow-up nudge for structured results: sent where it was raised, never stored.
+            at, text = session.reminder
+            messages = [*messages[:at], UserMessage(content=text), *messages[at:]]
+        wire = to_wire(session.system_prompt, messages)
         specs = [tool_spec(t) for t in session.tools.values()]
         async for item in session.model.stream_turn(wire, specs):
             if isinstance(item, TextChunk):
@@ -103,6 +113,7 @@ async def _backoff(signal: AbortSignal, delay_ms: float) -> None:
 async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> None:
     """Raises AbortError, MaxTurnsReached or OperationFailed; the history stays valid in every case."""
     retries = 0
+    overflow_recovered = False
     while True:
         signal.throw_if_aborted()
         turn_id = new_id("turn")
@@ -121,6 +132,18 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
             if error is None:
                 raise AbortError() from None
             model_error = error if isinstance(error, ModelError) else ModelError(str(error))
+            if model_error.kind == "overflow" and not overflow_recovered:
+                # Flue compacts and retries once; a second overflow is the operation's error.
+                overflow_recovered = True
+                session.emit(session.event(Log, level="info",
+                                           message="[flue:compaction] Overflow detected, compacting and retrying..."))
+                try:
+                    await compact(session, "overflow")
+                except CompactionFailed as exc:
+                    raise OperationFailed(f"prompt failed: {exc}") from None
+                session.emit(session.event(Log, level="info",
+                                           message="[flue:compaction] Retrying after overflow recovery..."))
+                continue
             if model_error.retryable and retries < MAX_RETRIES and not signal.aborted:
                 retries += 1
                 delay = round(session.retry_base_ms * 2 ** (retries - 1) * (0.75 + random.random() * 0.25))
@@ -157,5 +180,9 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
         for result in results:
             _record(session, result)
         signal.throw_if_aborted()
+        if all(r.terminate for r in results):
+            return
         if session.max_turns is not None and stats.turns >= session.max_turns:
             raise MaxTurnsReached()
+        if session.max_budget_usd is not None and stats.usage.cost > session.max_budget_usd:
+            raise BudgetExceeded()

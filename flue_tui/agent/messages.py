@@ -69,10 +69,26 @@ class ToolResultMessage:
     text: str
     is_error: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    terminate: bool = False  # finish/give_up: the loop ends when every result of a batch terminates
     role: Literal["toolResult"] = "toolResult"
 
 
-Message = UserMessage | AssistantMessage | ToolResultMessage
+@dataclass(slots=True)
+class CompactionMessage:
+    """Marks a compaction in the full history. The model then sees the summary, the `kept` messages
+    just before this marker, and everything after it; the store and the UI still hold everything."""
+
+    summary: str
+    kept: int
+    tokens_before: int = 0
+    read_files: list[str] = field(default_factory=list)
+    modified_files: list[str] = field(default_factory=list)
+    # Beyond Flue: the latest user request, repeated verbatim when the cut summarised it away.
+    request: str | None = None
+    role: Literal["compaction"] = "compaction"
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
@@ -101,15 +117,45 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             text=data["text"],
             is_error=data.get("is_error", False),
             details=data.get("details") or {},
+            terminate=data.get("terminate", False),
         )
+    if role == "compaction":
+        return CompactionMessage(summary=data["summary"], kept=data["kept"],
+                                 tokens_before=data.get("tokens_before", 0),
+                                 read_files=list(data.get("read_files") or []),
+                                 modified_files=list(data.get("modified_files") or []),
+                                 request=data.get("request"))
     raise ValueError(f"unknown message role: {role!r}")
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def summary_message(marker: CompactionMessage) -> UserMessage:
+    """How Flue hands a summary to the model: a user message with a tagged, escaped body."""
+    return UserMessage(content=f'<compaction type="context_summary">\n{_xml_escape(marker.summary)}\n</compaction>')
+
+
+def model_context(messages: list[Message]) -> list[Message]:
+    """What the model is sent: after the latest compaction, its summary plus kept and later messages."""
+    last = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], CompactionMessage)), None)
+    if last is None:
+        return list(messages)
+    marker = messages[last]
+    assert isinstance(marker, CompactionMessage)
+    kept = [m for m in messages[max(0, last - marker.kept):last] if not isinstance(m, CompactionMessage)]
+    head: list[Message] = [summary_message(marker)]
+    if marker.request is not None:
+        head.append(UserMessage(content=marker.request))
+    return head + kept + list(messages[last + 1:])
 
 
 def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
     """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
     wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
     dropped: set[str] = set()
-    for m in messages:
+    for m in model_context(messages):
         if isinstance(m, UserMessage):
             wire.append({"role": "user", "content": m.content})
         elif isinstance(m, AssistantMessage):
@@ -130,6 +176,6 @@ def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]
                     for tc in m.tool_calls
                 ]
             wire.append(out)
-        elif m.tool_call_id not in dropped:
+        elif isinstance(m, ToolResultMessage) and m.tool_call_id not in dropped:
             wire.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text})
     return wire

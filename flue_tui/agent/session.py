@@ -8,14 +8,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from flue_tui.agent.events import Event, Idle, MessageEnd, Operation, OperationStart
-from flue_tui.agent.loop import MaxTurnsReached, OperationFailed, run_loop
+from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
+from flue_tui.agent.events import Event, Idle, Log, MessageEnd, Operation, OperationStart
+from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
 from flue_tui.ids import new_id
 from flue_tui.model.base import ModelClient
 from flue_tui.tools.base import AbortError, AbortSignal, Tool
+from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 
-Subtype = Literal["success", "error_max_turns", "error_during_execution"]
+Subtype = Literal["success", "error_max_turns", "error_max_budget_usd", "error_during_execution"]
 
 
 class SessionBusy(Exception):
@@ -43,18 +45,21 @@ class OperationResult:
     error: str | None = None
     hint: str | None = None
     aborted: bool = False
+    structured_output: Any = None
 
 
 Subscriber = Callable[[Event], None]
-# Consulted before each tool call runs: returns None to allow it, or the refusal text the model sees.
-BeforeTool = Callable[[str, dict[str, Any], Tool], Awaitable[str | None]]
+# Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
+# None to allow it, or the refusal text the model sees. The id lets a policy report which call it
+# refused (print mode's permission_denials).
+BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[str | None]]
 
 
 class Session:
     def __init__(self, *, model: ModelClient, tools: list[Tool], system_prompt: str = "", cwd: str = ".",
                  session_id: str | None = None, task_id: str | None = None, parent_session: str | None = None,
                  depth: int = 0, max_turns: int | None = None, retry_base_ms: float = 2000.0,
-                 messages: list[Message] | None = None) -> None:
+                 messages: list[Message] | None = None, compaction: CompactionConfig | None = None) -> None:
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -69,6 +74,11 @@ class Session:
         self.usage = Usage()
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = None
+        self.max_budget_usd: float | None = None
+        self.reminder: tuple[int, str] | None = None
+        self.compaction = compaction or CompactionConfig()
+        # Rebuilds the system prompt (re-reading AGENTS.md and skills) after a compaction.
+        self.recompose: Callable[[], str] | None = None
         self._signal: AbortSignal | None = None
 
     # -- events -----------------------------------------------------------------------------
@@ -96,7 +106,21 @@ class Session:
         if self._signal is not None:
             self._signal.abort()
 
-    async def prompt(self, text: str) -> OperationResult:
+    async def _run_for_result(self, signal: AbortSignal, stats: RunStats, outcome: Outcome) -> None:
+        """Run, then nudge the model until it calls finish or give_up (Flue allows 32 follow-ups)."""
+        await run_loop(self, signal, stats)
+        try:
+            for _ in range(MAX_FOLLOW_UPS):
+                if outcome.kind is not None:
+                    return
+                self.reminder = (len(self.messages), REMINDER)
+                await run_loop(self, signal, stats)
+        finally:
+            self.reminder = None
+        if outcome.kind is None:
+            raise OperationFailed(f"Agent did not call `finish` or `give_up` after {MAX_FOLLOW_UPS + 1} attempts.")
+
+    async def prompt(self, text: str, result_schema: dict[str, Any] | None = None) -> OperationResult:
         if self._signal is not None:
             raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
         signal = self._signal = AbortSignal()
@@ -104,6 +128,12 @@ class Session:
         began = time.monotonic()
         stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
+        outcome: Outcome | None = None
+        if result_schema is not None:
+            outcome = Outcome()
+            for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
+                self.tools[tool.name] = tool
+            text = f"{text}\n{FOOTER}"
         user = UserMessage(content=text)
         self.messages.append(user)
         self.emit(self.event(MessageEnd, message=message_to_dict(user)))
@@ -112,17 +142,31 @@ class Session:
         hint: str | None = None
         aborted = False
         try:
-            await run_loop(self, signal, stats)
+            if outcome is None:
+                await run_loop(self, signal, stats)
+            else:
+                await self._run_for_result(signal, stats, outcome)
+            await self._maybe_compact()
+            if outcome is not None and outcome.kind == "give_up":
+                error = f"The agent gave up: {outcome.reason}"
         except MaxTurnsReached:
             subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
+        except BudgetExceeded:
+            subtype = "error_max_budget_usd"
+            error = f"Stopped: the run cost ${stats.usage.cost:.4f}, over the --max-budget-usd limit of ${self.max_budget_usd}."
         except AbortError as exc:
             subtype, error, aborted = "error_during_execution", str(exc), True
         except OperationFailed as exc:
             subtype, error, hint = "error_during_execution", str(exc), exc.hint
         finally:
             self._signal = None
+            if outcome is not None:
+                self.tools.pop("finish", None)
+                self.tools.pop("give_up", None)
+        if error is not None and subtype == "success":
+            subtype = "error_during_execution"
         duration = int((time.monotonic() - began) * 1000)
-        final = self.last_assistant_text() if subtype == "success" else ""
+        final = self.last_assistant_text() if error is None else ""
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="prompt", duration_ms=duration,
                              is_error=error is not None, error=error, result=final if error is None else None,
                              usage=stats.usage.to_dict()))
@@ -130,7 +174,48 @@ class Session:
         return OperationResult(text=final if error is None else error, is_error=error is not None,
                                subtype=subtype, num_turns=stats.turns, duration_ms=duration,
                                duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
-                               hint=hint, aborted=aborted)
+                               hint=hint, aborted=aborted,
+                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None)
+
+    def context_window(self) -> int | None:
+        return self.model.context_window()
+
+    async def _maybe_compact(self) -> None:
+        """Flue's threshold check, once a run has finished; a failure is logged, never fatal."""
+        crossed = over_threshold(self)
+        if crossed is None:
+            return
+        tokens, window, reserve = crossed
+        self.emit(self.event(Log, level="info", message=f"[flue:compaction] Threshold reached — {tokens} tokens "
+                                                      f"used, window {window}, reserve {reserve}, triggering compaction"))
+        try:
+            await compact(self, "threshold")
+        except CompactionFailed as exc:
+            self.emit(self.event(Log, level="warn", message=f"[flue:compaction] Failed: {exc}"))
+
+    async def compact(self, focus: str | None = None) -> OperationResult:
+        """Manual compaction (`/compact [focus]`): its own operation; failures are reported."""
+        if self._signal is not None:
+            raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
+        self._signal = AbortSignal()
+        op_id = new_id("op")
+        began = time.monotonic()
+        self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="compact"))
+        error: str | None = None
+        try:
+            marker = await compact(self, "manual", focus)
+            text = "Compacted." if marker is not None else "Nothing to compact."
+        except CompactionFailed as exc:
+            error, text = str(exc), str(exc)
+        finally:
+            self._signal = None
+        duration = int((time.monotonic() - began) * 1000)
+        self.emit(self.event(Operation, operation_id=op_id, operation_kind="compact", duration_ms=duration,
+                             is_error=error is not None, error=error, result=None if error else text))
+        self.emit(self.event(Idle))
+        return OperationResult(text=text, is_error=error is not None, subtype="success" if error is None else
+                               "error_during_execution", num_turns=0, duration_ms=duration, duration_api_ms=duration,
+                               usage=Usage(), error=error)
 
     def last_assistant_text(self) -> str:
         for m in reversed(self.messages):

@@ -89,7 +89,7 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
             continue
         if session.before_tool is not None:
             # The permission policy: None allows the call, a text refuses it (the model reads why).
-            refusal = await session.before_tool(call.name, args, tool)
+            refusal = await session.before_tool(call.name, args, tool, call.id)
             if refusal is not None:
                 finish(i, _error(refusal))
                 continue
@@ -113,5 +113,6 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
     for call, result in zip(calls, results, strict=True):
         result = result or _error(ABORT_MESSAGE)
         out.append(ToolResultMessage(tool_call_id=call.id, tool_name=call.name, text=result.text,
-                                     is_error=result.is_error, details=result.details))
+                                     is_error=result.is_error, details=result.details,
+                                     terminate=result.terminate))
     return out

@@ -11,14 +11,14 @@ _TYPE_NAMES = {"string": str, "boolean": bool, "object": dict, "array": list}
 
 def _convert(value: Any, type_: str | None) -> Any:
     """TypeBox `Value.Convert`: best-effort coercion of scalars toward the declared type."""
-    if type_ == "number" and isinstance(value, str):
+    if type_ in ("number", "integer") and isinstance(value, str):
         try:
             number = float(value.strip())
         except ValueError:
             return value
         if value.strip() and math.isfinite(number):
             return int(number) if number.is_integer() else number
-    if type_ == "number" and isinstance(value, bool):
+    if type_ in ("number", "integer") and isinstance(value, bool):
         return int(value)
     if type_ == "boolean":
         if value in ("true", 1):
@@ -37,6 +37,10 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[tuple[str
     if type_ == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             errors.append((path, "must be number"))
+            return
+    elif type_ == "integer":
+        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
+            errors.append((path, "must be integer"))
             return
     elif type_ in _TYPE_NAMES:
         if not isinstance(value, _TYPE_NAMES[type_]) or (type_ != "boolean" and isinstance(value, bool)):

@@ -62,11 +62,15 @@ class ModelClient(Protocol):
     model: str
 
     def stream_turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
     ) -> AsyncIterator[StreamItem]:
         """Yield text/thinking chunks as they arrive, then one TurnResponse; raise ModelError."""
         ...
 
     def context_window(self) -> int | None:
         """Max input tokens when the model is known; None for an unmapped (e.g. local) model."""
+        ...
+
+    def max_output_tokens(self) -> int | None:
+        """Max output tokens when the model is known."""
         ...

@@ -159,8 +159,10 @@ class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0) -> None:
+                 timeout: float = 600.0, context_window: int | None = None) -> None:
         self.model = model
+        # A user-set window wins over litellm's map (which knows nothing of local models).
+        self.context_override = context_window
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
@@ -223,10 +225,12 @@ class LiteLLMClient:
             return ModelError(message, kind=kind, status=status, retryable=False)
         return ModelError(message, status=status)
 
-    async def stream_turn(self, messages: list[dict[str, Any]],
-                          tools: list[dict[str, Any]]) -> AsyncIterator[StreamItem]:
+    async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                          max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
         kwargs = self._request_kwargs(litellm)
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
         if tools:
             kwargs["tools"] = tools
         text: list[str] = []
@@ -290,10 +294,18 @@ class LiteLLMClient:
         return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
                      cache_read=cache_read, cache_write=cache_write, cost=cost)
 
-    def context_window(self) -> int | None:
+    def _info(self, *keys: str) -> int | None:
+        if self.context_override and "max_input_tokens" in keys:
+            return self.context_override
         try:
             info = get_litellm().get_model_info(self.model)
         except Exception:
             return None  # unmapped local models are fine
-        value = info.get("max_input_tokens") or info.get("max_tokens")
+        value = next((info.get(k) for k in keys if info.get(k)), None)
         return int(value) if value else None
+
+    def context_window(self) -> int | None:
+        return self._info("max_input_tokens", "max_tokens")
+
+    def max_output_tokens(self) -> int | None:
+        return self._info("max_output_tokens")
