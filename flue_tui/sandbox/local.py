@@ -1,0 +1,292 @@
+"""Flue's local() sandbox: the host filesystem plus `bash -c` in its own process group."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import errno
+import os
+import re
+import signal as _signal
+import subprocess
+import threading
+from typing import BinaryIO
+
+from flue_tui.sandbox.base import ExecResult
+from flue_tui.sandbox.node_errors import read_error, write_error
+from flue_tui.sandbox.tail import StreamTail
+from flue_tui.tools.base import AbortError, AbortSignal, OutputCallback
+from flue_tui.tools.truncate import len16
+
+MAX_OUTPUT = 64 * 1024 * 1024  # JS string units over stdout + stderr
+KILL_GRACE_S = 2.0
+# Per-stream tail kept in memory; must exceed the bash tool's 51200-unit window with room to spare.
+TAIL_KEEP = 64 * 1024
+
+ENV_ALLOWLIST = (
+    "PATH", "HOME", "USER", "LOGNAME", "HOSTNAME", "SHELL", "LANG",
+    "LC_ALL", "LC_CTYPE", "TZ", "TERM", "TMPDIR", "TMP", "TEMP",
+)
+
+_ENV_TYPE_ERROR = (
+    "[flue] local() `env` must be a Record<string, string | undefined>. "
+    "To inherit the full host env, pass `env: { ...process.env }`."
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_shell: str | None = None
+
+
+def _resolve_shell() -> str:
+    """Absolute bash if `bash -c 'command -v bash'` finds one, else /bin/sh; probed once per process."""
+    global _shell
+    if _shell is None:
+        try:
+            probe = subprocess.run(
+                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10
+            )
+            found = probe.stdout.strip() if probe.returncode == 0 else ""
+        except (OSError, subprocess.SubprocessError):
+            found = ""
+        _shell = found if found.startswith("/") else "/bin/sh"
+    return _shell
+
+
+def posix_resolve(base: str, path: str) -> str:
+    """Node's path.resolve(base, path) on POSIX: join, then collapse `.`, `..` and repeated slashes."""
+    joined = path if path.startswith("/") else f"{base}/{path}"
+    parts: list[str] = []
+    for seg in joined.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if parts:
+                parts.pop()
+        else:
+            parts.append(seg)
+    return "/" + "/".join(parts)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Group:
+    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there."""
+
+    def __init__(self, pgid: int) -> None:
+        self.pgid = pgid
+        self._timer: threading.Timer | None = None
+
+    def terminate(self) -> None:
+        if self._timer is not None:
+            return
+        _killpg(self.pgid, _signal.SIGTERM)
+        # A thread timer, not loop.call_later: the escalation must happen even if the event
+        # loop is closed in the meantime (e.g. the app quits right after cancelling a tool).
+        self._timer = threading.Timer(KILL_GRACE_S, _killpg, (self.pgid, _signal.SIGKILL))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def settle(self) -> None:
+        """Drop the pending SIGKILL once the group is empty, so a recycled pgid is never hit."""
+        if self._timer is None:
+            return
+        try:
+            os.killpg(self.pgid, 0)
+        except ProcessLookupError:
+            self._timer.cancel()
+        except PermissionError:
+            pass
+
+
+class _Run(asyncio.SubprocessProtocol):
+    """Decodes both pipes incrementally, feeds the tails, streams chunks and enforces the cap."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_output: OutputCallback | None) -> None:
+        self.on_output = on_output
+        self.decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in (1, 2)}
+        self.tails = {1: StreamTail(TAIL_KEEP), 2: StreamTail(TAIL_KEEP)}
+        self.total = 0
+        self.overflowed = False
+        self.group: _Group | None = None
+        self.done: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        text = self.decoders[fd].decode(data)
+        if text:
+            self._emit(fd, text)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self.decoders:
+            text = self.decoders[fd].decode(b"", True)
+            if text:
+                self._emit(fd, text)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # Called once the process has exited and both pipes are closed (Node's 'close').
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def _emit(self, fd: int, text: str) -> None:
+        self.tails[fd].feed(text)
+        self.total += len16(text)
+        if self.on_output is not None:
+            try:
+                self.on_output("stdout" if fd == 1 else "stderr", text)
+            except Exception:  # a broken UI sink must not break the command
+                pass
+        if not self.overflowed and self.total > MAX_OUTPUT:
+            self.overflowed = True
+            if self.group is not None:
+                self.group.terminate()
+
+
+class LocalSandbox:
+    """Host-backed sandbox with Flue's local() semantics (cwd, env allowlist, process groups)."""
+
+    def __init__(self, cwd: str | None = None, env: dict[str, str | None] | None = None) -> None:
+        if env is not None and not isinstance(env, dict):
+            raise TypeError(_ENV_TYPE_ERROR)
+        self.cwd = posix_resolve(os.getcwd(), cwd) if cwd is not None else os.getcwd()
+        base = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+        for key, value in (env or {}).items():
+            if value is None:
+                base.pop(key, None)
+            else:
+                base[key] = value
+        self.env: dict[str, str] = base
+
+    def resolve_path(self, path: str) -> str:
+        return path if path.startswith("/") else posix_resolve(self.cwd, path)
+
+    # ---- files -------------------------------------------------------------------------
+
+    def open_binary(self, path: str) -> BinaryIO:
+        """Open for streaming reads (blocking; call from a worker thread). Node-style errors."""
+        resolved = self.resolve_path(path)
+        try:
+            return open(resolved, "rb")  # noqa: SIM115 - the caller owns the handle
+        except OSError as err:
+            raise read_error(err, resolved) from None
+
+    async def read_bytes(self, path: str) -> bytes:
+        return await asyncio.to_thread(self._read_bytes, path)
+
+    async def read_text(self, path: str) -> str:
+        data = await asyncio.to_thread(self._read_bytes, path)
+        return data.decode("utf-8", "replace")
+
+    def _read_bytes(self, path: str) -> bytes:
+        resolved = self.resolve_path(path)
+        try:
+            with open(resolved, "rb") as f:
+                return f.read()
+        except OSError as err:
+            raise read_error(err, resolved) from None
+
+    async def write_text(self, path: str, content: str) -> None:
+        await asyncio.to_thread(self._write_text, path, content)
+
+    def _write_text(self, path: str, content: str) -> None:
+        resolved = self.resolve_path(path)
+        # JS strings may hold lone surrogates; Node writes them as U+FFFD.
+        data = _LONE_SURROGATE.sub("\ufffd", content).encode("utf-8")
+        try:
+            _write_once(resolved, data)
+            return
+        except OSError:
+            pass
+        # Like Flue: create parents only after a failed write, then retry once.
+        try:
+            os.makedirs(os.path.dirname(resolved), exist_ok=True)
+        except OSError:
+            pass
+        try:
+            _write_once(resolved, data)
+        except OSError as err:
+            raise write_error(err, resolved) from None
+
+    # ---- processes ---------------------------------------------------------------------
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        timeout_ms: float | None = None,
+        signal: AbortSignal | None = None,
+        on_output: OutputCallback | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run `<shell> -c command`; stream chunks; keep bounded tails; kill the group on stop."""
+        if signal is not None and signal.aborted:
+            raise AbortError()
+        loop = asyncio.get_running_loop()
+        shell = _resolve_shell()
+        run = _Run(loop, on_output)
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: run,
+                shell,
+                "-c",
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.resolve_path(cwd) if cwd else self.cwd,
+                env=self.env,
+                start_new_session=True,
+            )
+        except OSError as err:
+            # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`.
+            code = errno.errorcode.get(err.errno or 0)
+            return ExecResult("", f"spawn {shell} {code}" if code else str(err), 1)
+        group = run.group = _Group(transport.get_pid())  # the child leads its own group
+        stopped = False  # this adapter killed the group for a timeout or an abort
+
+        def stop() -> None:
+            nonlocal stopped
+            if not stopped and not run.done.done():
+                stopped = True
+                group.terminate()
+
+        remove = signal.add_callback(stop) if signal is not None else None
+        timer = (
+            loop.call_later(max(timeout_ms, 0) / 1000, stop) if timeout_ms is not None else None
+        )
+        try:
+            await asyncio.shield(run.done)
+        finally:
+            if remove is not None:
+                remove()
+            if timer is not None:
+                timer.cancel()
+            if run.done.done():
+                group.settle()
+            else:  # cancelled by our caller: leave nothing running
+                stopped = True
+                group.terminate()
+            transport.close()
+
+        stdout, stderr = run.tails[1].value(), run.tails[2].value()
+        if run.overflowed:
+            result = ExecResult(
+                stdout,
+                f"{stderr}\n[flue] local exec output exceeded {MAX_OUTPUT} bytes; process tree killed",
+                1,
+            )
+        else:
+            code = transport.get_returncode()
+            if code is None or code < 0:  # died from a signal
+                code = 124 if stopped else 1
+            result = ExecResult(stdout, stderr, code)
+        if signal is not None and signal.aborted:
+            raise AbortError()
+        return result
+
+
+def _write_once(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)

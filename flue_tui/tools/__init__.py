@@ -1,0 +1,26 @@
+"""Flue's six sandbox tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flue_tui.tools.base import Tool
+
+
+def builtin_tools(sandbox: Any) -> list[Tool]:
+    """read, write, edit, bash, grep, glob over `sandbox`, in the order Flue hands them to the model."""
+    from flue_tui.tools.bash import BashTool
+    from flue_tui.tools.edit import EditTool
+    from flue_tui.tools.glob import GlobTool
+    from flue_tui.tools.grep import GrepTool
+    from flue_tui.tools.read import ReadTool
+    from flue_tui.tools.write import WriteTool
+
+    return [
+        ReadTool(sandbox),
+        WriteTool(sandbox),
+        EditTool(sandbox),
+        BashTool(sandbox),
+        GrepTool(sandbox),
+        GlobTool(sandbox),
+    ]

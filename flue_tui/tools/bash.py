@@ -1,0 +1,99 @@
+"""The `bash` tool: run a command in the sandbox and format it like Flue's formatBashResult."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from flue_tui.tools.base import (
+    MAX_READ_BYTES,
+    MAX_READ_LINES,
+    AbortError,
+    AbortSignal,
+    ToolContext,
+    ToolKind,
+    ToolResult,
+    prop,
+    schema,
+)
+from flue_tui.tools.locks import check_abort
+from flue_tui.tools.truncate import js_number, js_trim, truncate_tail
+
+
+def format_bash_text(stdout: str, stderr: str, exit_code: int) -> str:
+    """The model-visible text of a finished command (tail-truncated, no truncation notice)."""
+    combined = js_trim(stdout + ("\n" + stderr if stderr else ""))
+    output, _ = truncate_tail(combined, MAX_READ_LINES, MAX_READ_BYTES)
+    if exit_code == 0:
+        return output or "(no output)"
+    return f"{output or '(no output)'}\n\nCommand exited with code {exit_code}"
+
+
+class BashTool:
+    name = "bash"
+    label = "Run Command"
+    kind: ToolKind = "execute"
+    description = (
+        "Execute a bash command. Returns stdout and stderr. "
+        "Output is truncated to the last 2000 lines or 50KB."
+    )
+    parameters = schema(
+        {
+            "command": prop("string", "Bash command to execute"),
+            "timeout": prop("number", "Timeout in seconds"),
+        },
+        ["command"],
+    )
+
+    def __init__(self, sandbox: Any) -> None:
+        self.sandbox = sandbox
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        check_abort(ctx.signal)
+        command: str = args["command"]
+        timeout = args.get("timeout")
+        has_timeout = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        timeout_ms = timeout * 1000 if has_timeout else None
+
+        # Like Flue: a tool-owned timeout signal merged with the host signal, so a timeout can be
+        # told apart from a host abort whichever way exec ends.
+        merged = AbortSignal()
+        timed_out = AbortSignal()
+        remove = ctx.signal.add_callback(merged.abort)
+        timer = None
+        if timeout_ms is not None:
+
+            def fire() -> None:
+                timed_out.abort()
+                merged.abort()
+
+            timer = asyncio.get_running_loop().call_later(max(timeout_ms, 0) / 1000, fire)
+        started = time.monotonic()
+        try:
+            result = await self.sandbox.exec(
+                command, timeout_ms=timeout_ms, signal=merged, on_output=ctx.on_output
+            )
+        except AbortError:
+            if timed_out.aborted and not ctx.signal.aborted:
+                return self._timed_out(command, timeout, started)
+            raise
+        finally:
+            remove()
+            if timer is not None:
+                timer.cancel()
+        if timed_out.aborted and not ctx.signal.aborted:
+            return self._timed_out(command, timeout, started)
+        return ToolResult(
+            format_bash_text(result.stdout, result.stderr, result.exit_code),
+            {"command": command, "exitCode": result.exit_code, "durationMs": _ms(started)},
+        )
+
+    @staticmethod
+    def _timed_out(command: str, timeout: float, started: float) -> ToolResult:
+        text = format_bash_text("", f"[flue] Command timed out after {js_number(timeout)} seconds.", 124)
+        return ToolResult(text, {"command": command, "exitCode": 124, "durationMs": _ms(started)})
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -1,0 +1,32 @@
+"""Unified diffs for the UI (details["diff"] of write and edit); never shown to the model."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+# difflib is superlinear on large inputs; beyond this the UI gets no diff rather than a stall.
+MAX_DIFF_CHARS = 1 << 20
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A `---/+++/@@` diff of before → after, or "" when identical or too large to diff cheaply."""
+    if before == after or len(before) + len(after) > MAX_DIFF_CHARS:
+        return ""
+    lines = difflib.unified_diff(
+        before.splitlines(), after.splitlines(), fromfile=f"a/{path}", tofile=f"b/{path}", lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def read_before(sandbox: Any, path: str) -> str:
+    """The current text of a file about to be overwritten ("" if absent or too big); blocking."""
+    opener = getattr(sandbox, "open_binary", None)
+    if opener is None:
+        return ""
+    try:
+        with opener(path) as f:
+            data = f.read(MAX_DIFF_CHARS + 1)
+    except Exception:
+        return ""
+    return "" if len(data) > MAX_DIFF_CHARS else data.decode("utf-8", "replace")

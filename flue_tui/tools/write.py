@@ -1,0 +1,49 @@
+"""The `write` tool: whole-file write under the per-file mutation lock."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.diff import read_before, unified_diff
+from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
+from flue_tui.tools.truncate import len16
+
+
+class WriteTool:
+    name = "write"
+    label = "Write File"
+    kind: ToolKind = "edit"
+    description = (
+        "Write content to a file. Creates the file and parent directories if they do not exist."
+    )
+    parameters = schema(
+        {
+            "path": prop("string", "Path to the file to write"),
+            "content": prop("string", "Content to write to the file"),
+        },
+        ["path", "content"],
+    )
+
+    def __init__(self, sandbox: Any) -> None:
+        self.sandbox = sandbox
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        check_abort(ctx.signal)
+        path: str = args["path"]
+        content: str = args["content"]
+
+        async def locked() -> str:
+            check_abort(ctx.signal)
+            # Flue checks abort only before the write; the UI-only pre-read adds no check.
+            before = await asyncio.to_thread(read_before, self.sandbox, path)
+            await uncancellable(self.sandbox.write_text(path, content))
+            return before
+
+        before = await with_file_lock(self.sandbox, path, locked)
+        size = len16(content)  # JS string length, which Flue calls "bytes"
+        diff = await asyncio.to_thread(unified_diff, path, before, content)
+        return ToolResult(
+            f"Successfully wrote {size} bytes to {path}", {"path": path, "size": size, "diff": diff}
+        )
