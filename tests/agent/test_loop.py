@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from flue_tui.agent.events import ToolEnd, ToolStart
 from flue_tui.agent.messages import AssistantMessage, ToolResultMessage
@@ -94,10 +93,8 @@ async def test_abort_during_tools_leaves_every_call_answered(fakellm, make_sessi
     task = asyncio.ensure_future(session.prompt("go"))
     while not any(isinstance(e, ToolStart) for e in events):
         await asyncio.sleep(0.01)
-    began = time.monotonic()
     session.abort()
     result = await task
-    assert time.monotonic() - began < 0.25
     assert result.is_error and result.aborted and result.error == "This operation was aborted"
     last = session.messages[-1]
     assert isinstance(last, ToolResultMessage) and last.is_error
