@@ -1,0 +1,192 @@
+"""Checking the session flags, and starting a Session that resumes from the store and records
+into it. Print mode, the plain front end and the TUI all start sessions through here."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from flue_tui.config import ConfigError
+from flue_tui.session_flags import PICK
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+    from flue_tui.config import Settings
+    from flue_tui.store.recorder import Recorder
+    from flue_tui.store.sessions import SessionStore
+    from flue_tui.store.values import SessionInfo
+
+# (store, cwd) -> the chosen session's id, or None when the user cancelled.
+Picker = Callable[["SessionStore", str], "str | None"]
+
+
+class SessionStartError(ConfigError):
+    """Shown as is; print mode exits 1."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    name: str | None = None
+    resume: str | None = None
+    pick: bool = False
+    continue_last: bool = False
+    fork: bool = False
+    persist: bool = True
+    db: str | None = None
+
+    @property
+    def uses_store(self) -> bool:
+        return self.persist or self.pick or self.continue_last or bool(self.name or self.resume)
+
+
+def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionOptions:
+    """Check the combination; raises ValueError with a usage message (the CLI exits 2)."""
+    resume = args.resume
+    if resume is not None and resume != PICK and not resume.strip():
+        raise ValueError("--resume needs a session name or id")
+    if resume == PICK and print_mode:
+        raise ValueError("--resume needs a session name or id in print mode (list them with: flue sessions list)")
+    if args.continue_last and resume is not None:
+        raise ValueError("use either --continue or --resume, not both")
+    if args.session is not None and (args.continue_last or resume is not None) and not args.fork_session:
+        raise ValueError("--session names the session to use; with --resume/--continue it is only allowed "
+                         "together with --fork-session (the fork gets that name)")
+    if args.fork_session and not (args.session or args.continue_last or resume is not None):
+        raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
+    if args.session is not None:
+        from flue_tui.store.db import StoreError
+        from flue_tui.store.sessions import check_name
+
+        try:
+            check_name(args.session)
+        except StoreError as exc:
+            raise ValueError(str(exc)) from None
+    return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
+                          continue_last=args.continue_last, fork=args.fork_session,
+                          persist=not args.no_session_persistence, db=args.db)
+
+
+@dataclass(slots=True)
+class Started:
+    """A ready Session plus what the front end may want from the store (the TUI's hooks)."""
+
+    session: Session
+    context: Any  # runtime.Context
+    store: SessionStore | None = None
+    recorder: Recorder | None = None
+    resumed: SessionInfo | None = None  # the stored session this one continues (or was forked from)
+    notices: list[str] = field(default_factory=list)
+
+
+def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None) -> SessionInfo | None:
+    ref = options.resume
+    if options.continue_last:
+        found = store.newest(cwd)
+        if found is None:
+            raise SessionStartError(f"No session to continue in {cwd}. See all sessions with: flue sessions list --all")
+        return found
+    if options.pick:
+        if picker is None:
+            raise SessionStartError("--resume without a name needs the app's picker; pass a name or id "
+                                    "(list them with: flue sessions list)")
+        ref = picker(store, cwd)
+        if ref is None:
+            return None
+    if ref is not None:
+        found = store.find(ref, cwd)
+        if found is None:
+            raise SessionStartError(str(store.unknown(ref, cwd)))
+        if found.cwd != cwd and not found.id.startswith(ref):
+            raise SessionStartError(f'No session named "{ref}" in {cwd}; there is one in {found.cwd}. '
+                                    f"Run flue there, or resume it by id: flue --resume {found.id}")
+        if found.parent_id is not None:
+            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
+        return found
+    if options.name is not None:
+        return store.by_name(options.name, cwd)
+    return None
+
+
+def start_session(settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None) -> Started:
+    """Resolve the options against the store, build the Session (system prompt recomposed, history
+    rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
+    from flue_tui.agent.messages import Usage
+    from flue_tui.runtime import Runtime
+
+    runtime = Runtime(settings)  # checks the model before anything touches the database
+    if options is None or not options.uses_store:
+        session, context = runtime.new_session()
+        return Started(session, context)
+    from flue_tui.store.db import StoreError
+    from flue_tui.store.recorder import Recorder
+    from flue_tui.store.sessions import SessionStore
+
+    path = options.db
+    if not options.persist and not _exists(options.db):
+        path = ":memory:"  # nothing saved yet and nothing to save: do not create the file
+    try:
+        store = SessionStore.open(path)
+    except StoreError as exc:
+        raise SessionStartError(f"{exc} (Or run without saving: --no-session-persistence.)") from None
+    try:
+        target = _target(store, options, settings.cwd, picker)
+        new_name = options.name if target is None else None
+        source = target
+        if target is not None and options.fork and options.persist:
+            fork_name = options.name if (options.resume or options.continue_last or options.pick) else None
+            target = store.fork(target.id, name=fork_name, cwd=settings.cwd)
+        messages = store.load_context(target.id) if target is not None else None
+    except StoreError as exc:
+        store.close()
+        raise SessionStartError(str(exc)) from None
+    kwargs: dict[str, Any] = {"session_id": target.id, "messages": messages} if target is not None else {}
+    session, context = runtime.new_session(**kwargs)
+    if target is not None:
+        session.usage = Usage(input=target.input_tokens, output=target.output_tokens,
+                              cache_read=target.cache_read_tokens, cache_write=target.cache_write_tokens,
+                              cost=target.cost_usd)
+    recorder = None
+    if options.persist:
+        recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
+                            exists=target is not None)
+        session.subscribe(recorder)
+    return Started(session, context, store, recorder, source, list(store.notices))
+
+
+def _exists(db: str | None) -> bool:
+    from flue_tui.store.db import default_path
+
+    return os.path.exists(os.path.expanduser(db) if db else default_path())
+
+
+def pick_by_number(store: SessionStore, cwd: str) -> str | None:
+    """A line-mode picker for bare `--resume` outside the TUI: numbered list, read a number."""
+    from flue_tui.store.values import local_time
+
+    sessions = store.list_sessions(cwd, limit=20)
+    if not sessions:
+        raise SessionStartError(f"No saved sessions in {cwd} to resume.")
+    for n, info in enumerate(sessions, 1):
+        print(f"{n:>3}. {local_time(info.updated_at)}  {info.label}  ({info.message_count} messages)", file=sys.stderr)
+    try:
+        answer = input("Resume which session? (number, Enter to cancel) ").strip()
+    except EOFError:
+        return None
+    if not answer:
+        return None
+    if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
+        raise SessionStartError(f"Not a number from the list: {answer!r}.")
+    return sessions[int(answer) - 1].id
+
+
+def open_session(settings: Settings, options: SessionOptions | None, *,
+                 picker: Picker | None = None) -> tuple[Session, Any]:
+    """start_session, with the store's notices on stderr (print mode and the plain front end)."""
+    started = start_session(settings, options, picker=picker)
+    for notice in started.notices:
+        print(f"flue: {notice}", file=sys.stderr)
+    return started.session, started.context

@@ -1,0 +1,203 @@
+"""The recorder: a subscriber that saves a session's event stream. The loop never opens the database.
+
+* Each completed message (`message_end`) is committed at once.
+* Streamed assistant text is checkpointed into a `partial` row at most CHECKPOINT_S after it
+  arrived (a timer covers a stream that stalls), so `kill -9` loses under a second of text; the
+  finished message replaces that row.
+* Task children (events whose `session` is not the root) get their own rows, linked to the
+  parent session and the parent's tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_tui.agent.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
+from flue_tui.store.db import StoreError, write
+from flue_tui.store.sessions import SessionStore, title_from
+
+CHECKPOINT_S = 0.5
+
+
+def _stderr(message: str) -> None:
+    print(f"flue: {message}", file=sys.stderr)
+
+
+@dataclass(slots=True)
+class _Partial:
+    row_id: int | None = None
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    written_at: float = 0.0
+    timer: asyncio.TimerHandle | None = None
+    event: Event | None = None  # the latest delta, for creating a task child's row on first write
+
+
+class Recorder:
+    def __init__(self, store: SessionStore, *, session_id: str, cwd: str, model: str | None = None,
+                 name: str | None = None, exists: bool = False, checkpoint_s: float = CHECKPOINT_S,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.store = store
+        # Where problems are told: stderr by default; the TUI points this at its notices.
+        self.warn: Callable[[str], None] = warn or _stderr
+        self.root = session_id
+        self.cwd = cwd
+        self.model = model
+        self.name = name
+        self.checkpoint_s = checkpoint_s
+        # Rows are created with the first message, so opening flue and quitting leaves no empty session.
+        self._known: set[str] = {session_id} if exists else set()
+        self._tasks: dict[str, TaskStart] = {}
+        self._partials: dict[str, _Partial] = {}
+        self._warned: set[str] = set()
+        self.closed = False
+
+    def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        try:
+            if isinstance(event, TextDelta):
+                self._delta(event, text=event.text)
+            elif isinstance(event, ThinkingDelta):
+                self._delta(event, thinking=event.delta)
+            elif isinstance(event, MessageEnd):
+                self._message(event)
+            elif isinstance(event, TurnStart):
+                self._drop_partial(event.session)
+            elif isinstance(event, TaskStart):
+                self._tasks[event.session] = event
+        except (sqlite3.Error, StoreError) as exc:
+            self._warn(exc)
+
+    def _warn(self, exc: BaseException) -> None:
+        # One line per distinct failure: the run goes on; later messages are still attempted.
+        key = str(exc)
+        if key not in self._warned:
+            self._warned.add(key)
+            self.warn(f"Could not save the session to {self.store.path}: {exc}")
+
+    # -- sessions ---------------------------------------------------------------------------------
+    def _ensure(self, session_id: str, event: Event, first: dict[str, Any]) -> None:
+        if session_id in self._known:
+            return
+        if self.store.get(session_id) is None:
+            title = title_from(first.get("content", "")) if first.get("role") == "user" else None
+            if session_id == self.root:
+                self._create_root(title)
+            else:
+                task = self._tasks.get(session_id)
+                parent = event.parent_session or self.root
+                self._ensure_parent(parent, event)
+                self.store.create(session_id, cwd=(task.cwd if task and task.cwd else self.cwd), model=self.model,
+                                  title=title_from(task.prompt) if task else title, parent_id=parent,
+                                  parent_tool_call_id=task.tool_call_id if task else None,
+                                  task_id=event.task_id, agent=task.agent if task else None)
+        self._known.add(session_id)
+
+    def _ensure_parent(self, parent: str, event: Event) -> None:
+        if parent not in self._known and self.store.get(parent) is None:
+            if parent == self.root:
+                self._create_root(None)
+            else:  # a task's task whose own start we never saw: keep it, unlinked
+                self.store.create(parent, cwd=self.cwd)
+        self._known.add(parent)
+
+    def _create_root(self, title: str | None) -> None:
+        try:
+            self.store.create(self.root, cwd=self.cwd, model=self.model, name=self.name, title=title)
+        except StoreError:
+            # Another flue took the name between our lookup and the first message: keep the
+            # conversation, unnamed, and say so.
+            self.store.create(self.root, cwd=self.cwd, model=self.model, title=title)
+            self.warn(f'The name "{self.name}" was taken meanwhile; this session is saved as {self.root}.')
+
+    # -- messages ---------------------------------------------------------------------------------
+    def _message(self, event: MessageEnd) -> None:
+        message = event.message
+        sid = event.session
+        with write(self.store.conn):
+            self._ensure(sid, event, message)
+            partial = self._partials.pop(sid, None) if message.get("role") == "assistant" else None
+            if partial is not None:
+                self._cancel(partial)
+            if partial is not None and partial.row_id is not None:
+                self.store.replace(partial.row_id, sid, message)
+            else:
+                self.store.append(sid, message)
+            if message.get("role") == "user" and sid == self.root:
+                self.store.set_title(sid, title_from(str(message.get("content", ""))))
+
+    def _delta(self, event: Event, *, text: str = "", thinking: str = "") -> None:
+        sid = event.session
+        partial = self._partials.setdefault(sid, _Partial())
+        partial.event = event
+        if text:
+            partial.text.append(text)
+        if thinking:
+            partial.thinking.append(thinking)
+        due = partial.written_at + self.checkpoint_s - time.monotonic()
+        if partial.row_id is None or due <= 0:
+            self._checkpoint(sid)
+        elif partial.timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self._checkpoint(sid)
+                return
+            partial.timer = loop.call_later(due, self._timer_fired, sid)
+
+    def _timer_fired(self, sid: str) -> None:
+        partial = self._partials.get(sid)
+        if partial is not None and not self.closed:
+            partial.timer = None
+            try:
+                self._checkpoint(sid)
+            except (sqlite3.Error, StoreError) as exc:
+                self._warn(exc)
+
+    def _checkpoint(self, sid: str) -> None:
+        partial = self._partials[sid]
+        text = "".join(partial.text)
+        partial.text = [text]  # keep the joined string so the next join is cheap
+        thinking = "".join(partial.thinking)
+        partial.thinking = [thinking] if thinking else []
+        draft = {"role": "assistant", "text": text, "thinking": thinking, "model": self.model or ""}
+        with write(self.store.conn):
+            if partial.row_id is None:
+                self._ensure(sid, partial.event or Event(session=sid), draft)
+                partial.row_id = self.store.append(sid, draft, partial=True)
+            else:
+                self.store.replace(partial.row_id, sid, draft, partial=True)
+        partial.written_at = time.monotonic()
+
+    def _drop_partial(self, sid: str) -> None:
+        # A new turn: any earlier draft was finished by its message_end (or stays as the record).
+        partial = self._partials.pop(sid, None)
+        if partial is not None:
+            self._cancel(partial)
+
+    @staticmethod
+    def _cancel(partial: _Partial) -> None:
+        if partial.timer is not None:
+            partial.timer.cancel()
+            partial.timer = None
+
+    def flush(self) -> None:
+        """Write any text not yet checkpointed (for a front end about to exit)."""
+        for sid, partial in list(self._partials.items()):
+            self._cancel(partial)
+            if partial.text or partial.thinking:
+                try:
+                    self._checkpoint(sid)
+                except (sqlite3.Error, StoreError) as exc:
+                    self._warn(exc)
+
+    def close(self) -> None:
+        self.flush()
+        self.closed = True

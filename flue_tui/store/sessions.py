@@ -1,0 +1,206 @@
+"""SessionStore: the one object front ends use: find, list, name, fork and delete sessions.
+
+Message reads and writes come from MessageLog (transcript.py). One store wraps one connection;
+open a second store for another thread.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+from flue_tui.ids import new_id
+from flue_tui.store.db import Opened, StoreError, open_database, write
+from flue_tui.store.transcript import MessageLog
+from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, now_iso, session_from_row
+
+MAX_NAME = 100
+
+
+class UnknownSession(StoreError):
+    def __init__(self, message: str, suggestions: list[str]) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
+
+
+def check_name(name: str) -> str:
+    """Names are typed on command lines: printable, one line, not mistakable for an id or a flag."""
+    name = name.strip()
+    if not name:
+        raise StoreError("A session name cannot be empty.")
+    if len(name) > MAX_NAME:
+        raise StoreError(f"A session name can have at most {MAX_NAME} characters.")
+    if any(not ch.isprintable() for ch in name):
+        raise StoreError("A session name must be one line of printable characters.")
+    if name.startswith("-"):
+        raise StoreError(f'A session name cannot start with "-": {name!r}.')
+    if name.startswith("ses_"):
+        raise StoreError(f'Names starting with "ses_" are reserved for session ids: {name!r}.')
+    return name
+
+
+def title_from(prompt: str, width: int = 60) -> str:
+    line = " ".join(prompt.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+class SessionStore(MessageLog):
+    def __init__(self, opened: Opened) -> None:
+        self.conn: sqlite3.Connection = opened.conn
+        self.path = opened.path
+        self.notices = opened.notices  # shown once by the caller: moved-aside or unusable files
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None) -> SessionStore:
+        return cls(open_database(path))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- lookups ----------------------------------------------------------------------------------
+    def _one(self, where: str, params: tuple[Any, ...]) -> SessionInfo | None:
+        row = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where}", params).fetchone()
+        return session_from_row(row) if row else None
+
+    def get(self, session_id: str) -> SessionInfo | None:
+        return self._one("id = ?", (session_id,))
+
+    def by_name(self, name: str, cwd: str) -> SessionInfo | None:
+        return self._one("cwd = ? AND name = ?", (cwd, name))
+
+    def newest(self, cwd: str) -> SessionInfo | None:
+        """What `--continue` resumes: the most recently updated conversation of this directory."""
+        return self._one("cwd = ? AND parent_id IS NULL ORDER BY updated_at DESC LIMIT 1", (cwd,))
+
+    def find(self, ref: str, cwd: str) -> SessionInfo | None:
+        """A name in this cwd, an id, a unique id prefix, or a name unique across directories."""
+        found = self.by_name(ref, cwd) or self.get(ref)
+        if found:
+            return found
+        if ref.startswith("ses_") and len(ref) >= 8:
+            rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+                                     (ref, ref + "\U0010ffff")).fetchall()
+            if len(rows) == 1:
+                return session_from_row(rows[0])
+        rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE name = ? LIMIT 2", (ref,)).fetchall()
+        return session_from_row(rows[0]) if len(rows) == 1 else None
+
+    def require(self, ref: str, cwd: str) -> SessionInfo:
+        found = self.find(ref, cwd)
+        if found is None:
+            raise self.unknown(ref, cwd)
+        return found
+
+    def unknown(self, ref: str, cwd: str) -> UnknownSession:
+        import difflib  # only on this error path
+
+        here = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sessions WHERE cwd = ? AND name IS NOT NULL", (cwd,))]
+        close = difflib.get_close_matches(ref, here, n=5, cutoff=0.5)
+        if not close:
+            anywhere = [r[0] for r in self.conn.execute("SELECT DISTINCT name FROM sessions WHERE name IS NOT NULL")]
+            close = difflib.get_close_matches(ref, anywhere, n=5, cutoff=0.6)
+        message = f'No session named "{ref}" in {cwd}.'
+        if close:
+            message += " Did you mean: " + ", ".join(close) + "?"
+        message += " See them with: flue sessions list" + ("" if close else " --all")
+        return UnknownSession(message, close)
+
+    def list_sessions(self, cwd: str | None = None, *, limit: int | None = 50, offset: int = 0) -> list[SessionInfo]:
+        """Conversations (not task children), newest first; `cwd=None` lists every directory."""
+        where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
+        params: tuple[Any, ...] = ((cwd,) if cwd is not None else ()) + (limit if limit else -1, offset)
+        rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} "
+                                 "ORDER BY updated_at DESC LIMIT ? OFFSET ?", params).fetchall()
+        return [session_from_row(r) for r in rows]
+
+    def count_sessions(self, cwd: str | None = None) -> int:
+        where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
+        return int(self.conn.execute(f"SELECT count(*) FROM sessions WHERE {where}",
+                                     (cwd,) if cwd is not None else ()).fetchone()[0])
+
+    def children(self, session_id: str) -> list[SessionInfo]:
+        rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at",
+                                 (session_id,)).fetchall()
+        return [session_from_row(r) for r in rows]
+
+    # -- changes ----------------------------------------------------------------------------------
+    def create(self, session_id: str, *, cwd: str, model: str | None = None, name: str | None = None,
+               title: str | None = None, parent_id: str | None = None, parent_tool_call_id: str | None = None,
+               task_id: str | None = None, agent: str | None = None, forked_from: str | None = None,
+               message_count: int = 0) -> SessionInfo:
+        now = now_iso()
+        try:
+            with write(self.conn):
+                self.conn.execute(
+                    "INSERT INTO sessions (id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, "
+                    "agent, forked_from, created_at, updated_at, message_count) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, agent,
+                     forked_from, now, now, message_count))
+        except sqlite3.IntegrityError:
+            if name is not None and self.by_name(name, cwd):
+                raise StoreError(f'A session named "{name}" already exists in {cwd}.') from None
+            raise
+        info = self.get(session_id)
+        assert info is not None
+        return info
+
+    def set_title(self, session_id: str, title: str) -> None:
+        with write(self.conn):
+            self.conn.execute("UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL", (title, session_id))
+
+    def rename(self, session_id: str, new_name: str) -> SessionInfo:
+        new_name = check_name(new_name)
+        info = self.get(session_id)
+        if info is None:
+            raise StoreError(f"Session {session_id} no longer exists.")
+        taken = self.by_name(new_name, info.cwd)
+        if taken and taken.id != session_id:
+            raise StoreError(f'A session named "{new_name}" already exists in {info.cwd} ({taken.id}).')
+        with write(self.conn):
+            self.conn.execute("UPDATE sessions SET name = ? WHERE id = ?", (new_name, session_id))
+        renamed = self.get(session_id)
+        assert renamed is not None
+        return renamed
+
+    def delete(self, session_id: str) -> int:
+        """Delete a session with its task children and messages; returns how many messages went."""
+        with write(self.conn):
+            ids = [session_id, *self._descendants(session_id)]
+            marks = ",".join("?" * len(ids))
+            count = self.conn.execute(f"SELECT count(*) FROM messages WHERE session_id IN ({marks})", ids).fetchone()[0]
+            self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+        return int(count)
+
+    def _descendants(self, session_id: str) -> list[str]:
+        rows = self.conn.execute(
+            "WITH RECURSIVE d(id) AS (SELECT id FROM sessions WHERE parent_id = ? "
+            "UNION ALL SELECT s.id FROM sessions s JOIN d ON s.parent_id = d.id) SELECT id FROM d", (session_id,))
+        return [r[0] for r in rows]
+
+    def fork(self, session_id: str, *, name: str | None = None, cwd: str | None = None) -> SessionInfo:
+        """A new session holding a copy of the conversation; the original is not touched."""
+        source = self.get(session_id)
+        if source is None:
+            raise StoreError(f"Session {session_id} no longer exists.")
+        fork_id = new_id("ses")
+        with write(self.conn):
+            self.create(fork_id, cwd=cwd or source.cwd, model=source.model, name=check_name(name) if name else None,
+                        title=f"{source.label} (fork)", forked_from=source.id, message_count=source.message_count)
+            self.conn.execute(
+                "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
+                "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
+                "SELECT ?, seq, role, text, content, tool_call_id, tool_call_ids, is_error, stop_reason, partial, "
+                "input_tokens, output_tokens, cost_usd, created_at FROM messages WHERE session_id = ? ORDER BY seq",
+                (fork_id, source.id))
+        forked = self.get(fork_id)
+        assert forked is not None
+        return forked

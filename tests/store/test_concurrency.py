@@ -1,0 +1,37 @@
+"""Two processes writing one database at once: both succeed, nothing is lost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from flue_tui.store.sessions import SessionStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_two_writers_for_several_seconds_lose_nothing(db_path):
+    procs = [subprocess.Popen([sys.executable, "-m", "tests.store.appender", str(db_path), who, "4"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for who in ("a", "b")]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for p, (_, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, err
+        assert "locked" not in err and "Could not save" not in err
+    (own_a, shared_a), (own_b, shared_b) = [tuple(map(int, out.split())) for out, _ in outputs]
+    assert own_a > 50 and own_b > 50  # both really ran concurrently for a while
+    with SessionStore.open(db_path) as store:
+        for who, own in (("a", own_a), ("b", own_b)):
+            rows = list(store.iter_messages(f"ses_{who}"))
+            assert len(rows) == own and store.get(f"ses_{who}").message_count == own
+            assert [r.seq for r in rows] == list(range(1, own + 1))
+            assert not any(r.partial for r in rows)
+        shared = list(store.iter_messages("ses_shared"))
+        assert len(shared) == shared_a + shared_b  # interleaved, every one kept
+        assert [r.seq for r in shared] == list(range(1, len(shared) + 1))
+        texts = {r.text for r in shared}
+        for who, count in (("a", shared_a), ("b", shared_b)):
+            for n in range(1, count // 2 + 1):
+                assert f"{who} question {n}" in texts and f"streamed answer {who}-{n}" in texts
+        assert len(store.search("streamed", limit=100000)) == own_a // 2 + own_b // 2 + len(shared) // 2
