@@ -20,6 +20,44 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def _load_schema(value: str) -> dict:
+    """`--json-schema` takes inline JSON or a path to a JSON file."""
+    import json
+
+    from flue_tui.config import ConfigError
+
+    text = value
+    if not value.lstrip().startswith("{"):
+        try:
+            with open(value, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ConfigError(f"Cannot read --json-schema file {value}: {exc.strerror or exc}") from None
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--json-schema is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    if not isinstance(schema, dict):
+        raise ConfigError("--json-schema must be a JSON object (a JSON Schema).")
+    try:
+        import jsonschema
+
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ConfigError(f"--json-schema is not a valid JSON Schema: {exc.message}") from None
+    return schema
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flue",
@@ -43,10 +81,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--system-prompt-file", metavar="FILE",
                         help="replace flue's built-in instructions with this file's text")
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the instructions")
+    parser.add_argument("--json-schema", metavar="SCHEMA",
+                        help="print mode: require a result matching this JSON Schema (a file or inline JSON); "
+                             "the validated object is the result's structured_output")
+    parser.add_argument("--max-budget-usd", type=_positive_float, metavar="X",
+                        help="stop cleanly once the run's cost passes X dollars")
+    parser.add_argument("--no-auto-compact", action="store_true",
+                        help="never compact automatically (overflow recovery and /compact still work)")
+    parser.add_argument("--compaction-model", metavar="MODEL", help="model that writes compaction summaries")
+    parser.add_argument("--context-window", type=_positive_int, metavar="TOKENS",
+                        help="the model's context window, for models litellm does not know")
+    parser.add_argument("--plain", action="store_true",
+                        help="line-mode front end instead of the full-screen app (automatic on dumb terminals)")
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
-    from flue_tui.session_start import add_session_arguments
+    from flue_tui.session_flags import add_session_arguments
 
     add_session_arguments(parser)
+    from flue_tui.permissions.flags import add_permission_arguments
+
+    add_permission_arguments(parser)
     return parser
 
 
@@ -73,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from flue_tui.session_start import options_from_args
 
+    from flue_tui.permissions.flags import permission_settings
+
     try:
         sessions = options_from_args(args, print_mode=args.print_mode)
+        permissions = permission_settings(args)
     except ValueError as exc:
         parser.error(str(exc))
     from flue_tui.config import ConfigError, Settings
@@ -82,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
                                      system_prompt_file=args.system_prompt_file,
-                                     append_system_prompt=args.append_system_prompt)
+                                     append_system_prompt=args.append_system_prompt,
+                                     json_schema=_load_schema(args.json_schema) if args.json_schema else None,
+                                     max_budget_usd=args.max_budget_usd,
+                                     auto_compact=False if args.no_auto_compact else None,
+                                     compaction_model=args.compaction_model, context_window=args.context_window,
+                                     **permissions)
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
         return 2
@@ -92,9 +153,15 @@ def main(argv: list[str] | None = None) -> int:
         prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
                          partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
-    from flue_tui.plain import run_plain
+    from flue_tui.tui.support import tui_supported
 
-    return run_plain(settings, args.prompt, sessions=sessions)
+    if args.plain or not tui_supported():
+        from flue_tui.plain import run_plain
+
+        return run_plain(settings, args.prompt, sessions=sessions)
+    from flue_tui.tui.app import run_tui
+
+    return run_tui(settings, args.prompt, sessions=sessions)
 
 
 def entry() -> None:

@@ -18,10 +18,11 @@ EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 
-def result_object(result: OperationResult, *, session_id: str, model: str | None) -> dict[str, Any]:
+def result_object(result: OperationResult, *, session_id: str, model: str | None,
+                  permission_denials: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The field names CI wrappers already parse (Claude Code's `result` message)."""
     usage = result.usage
-    return {
+    out: dict[str, Any] = {
         "type": "result",
         "subtype": result.subtype,
         "is_error": result.is_error,
@@ -38,7 +39,26 @@ def result_object(result: OperationResult, *, session_id: str, model: str | None
             "cache_creation_input_tokens": usage.cache_write,
         },
         "model": model,
+        # Every call the permission policy or the workspace sandbox refused, sub-agents included.
+        "permission_denials": list(permission_denials or []),
     }
+    if result.structured_output is not None:
+        out["structured_output"] = result.structured_output
+    return out
+
+
+def _denials(session: Session) -> list[dict[str, Any]]:
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    return [d.to_dict() for d in policy.denials] if policy is not None else []
+
+
+def _policy_mode(session: Session) -> str | None:
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    return policy.mode if policy is not None else None
 
 
 def _write_line(out: TextIO, obj: dict[str, Any]) -> None:
@@ -87,7 +107,8 @@ def _failure(message: str, fmt: str, model: str | None, code: int = EXIT_ERROR) 
     return code
 
 
-async def _run(session: Session, prompt: str, fmt: str, renderer: _Renderer) -> tuple[OperationResult, int | None]:
+async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
+               renderer: _Renderer) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
 
@@ -100,7 +121,7 @@ async def _run(session: Session, prompt: str, fmt: str, renderer: _Renderer) -> 
         loop.add_signal_handler(signum, on_signal, code)
     session.subscribe(renderer)
     try:
-        result = await session.prompt(prompt)
+        result = await session.prompt(prompt, result_schema=schema)
     finally:
         for signum in (_signal.SIGINT, _signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -128,9 +149,11 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         return _failure("No prompt given.", fmt, settings.model)
     if fmt == "stream-json":
         _write_line(sys.stdout, {"type": "system", "subtype": "init", "session_id": session.id,
-                                 "cwd": settings.cwd, "model": settings.model, "tools": list(session.tools)})
+                                 "cwd": settings.cwd, "model": settings.model, "tools": list(session.tools),
+                                 "permissionMode": _policy_mode(session)})
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
-    result, signalled = asyncio.run(_run(session, prompt, fmt, renderer))
+    session.max_budget_usd = settings.max_budget_usd
+    result, signalled = asyncio.run(_run(session, prompt, settings.json_schema, renderer))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
@@ -138,7 +161,8 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
                                  duration_api_ms=result.duration_api_ms, usage=result.usage,
                                  error=f"Aborted by {name}.", aborted=True)
     if fmt in ("json", "stream-json"):
-        _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model))
+        _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
+                                              permission_denials=_denials(session)))
     elif not result.is_error:
         if result.text:
             sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")

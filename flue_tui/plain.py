@@ -8,6 +8,7 @@ import sys
 from flue_tui.agent.events import Event, Log, TextDelta, ToolEnd, ToolStart
 from flue_tui.config import ConfigError, Settings
 from flue_tui.headless import _summary
+from flue_tui.session_start import SessionOptions
 
 
 def _render(event: Event) -> None:
@@ -25,11 +26,17 @@ def _render(event: Event) -> None:
         print(f"  {event.message}", file=sys.stderr)
 
 
-async def _loop(settings: Settings, first: str | None) -> int:
-    from flue_tui.runtime import build_session
+async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
+    from flue_tui.session_start import open_session, pick_by_number
 
-    session = build_session(settings)
+    session, _ = open_session(settings, sessions, picker=pick_by_number)
     session.subscribe(_render)
+    from flue_tui.permissions.asking import ask_on_terminal
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    if policy is not None:  # ask mode: the question and the answer go through the terminal
+        policy.asker = ask_on_terminal
     print(f"flue · {settings.model} · {settings.cwd}  (Ctrl+D to quit)", file=sys.stderr)
     pending = first
     while True:
@@ -53,9 +60,9 @@ async def _loop(settings: Settings, first: str | None) -> int:
         pending = None
 
 
-def run_plain(settings: Settings, first: str | None) -> int:
+def run_plain(settings: Settings, first: str | None, *, sessions: SessionOptions | None = None) -> int:
     try:
-        return asyncio.run(_loop(settings, first))
+        return asyncio.run(_loop(settings, first, sessions))
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
         return 1

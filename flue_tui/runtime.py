@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
 from flue_tui.config import ConfigError, Settings, flue_home
@@ -50,6 +51,11 @@ class Runtime:
         self.settings = settings
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
+        from flue_tui.permissions.config import load_config
+
+        # Read now so a bad [permissions] table stops the start with a message naming file and key.
+        self.permissions = load_config(settings.cwd)
+        self.sandbox_notices: list[str] = []
 
     def discover(self, cwd: str, instructions: str) -> Context:
         skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())
@@ -72,20 +78,26 @@ class Runtime:
     def _model(self, model: str) -> Any:
         from flue_tui.model.litellm_client import LiteLLMClient
 
-        return LiteLLMClient(model, api_base=self.settings.api_base)
+        window = self.settings.context_window if model == self.settings.model else None
+        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window)
+
+    def _compaction(self) -> CompactionConfig:
+        summariser = self.settings.compaction_model
+        return CompactionConfig(auto=self.settings.auto_compact,
+                                model=self._model(summariser) if summariser else None)
 
     def model_client(self, model: str) -> Any:
         """A model client for `model`: the TUI's /model switches a live session to it."""
         return self._model(model)
 
     def _sandbox_for(self, cwd: str | None) -> Any:
-        from flue_tui.sandbox.local import LocalSandbox
+        from flue_tui.sandbox.workspace import make_sandbox  # local(), or contained with --sandbox workspace
 
         if cwd is None:
             if self._sandbox is None:
-                self._sandbox = LocalSandbox(self.settings.cwd, env=dict(self.settings.extra_env) or None)
+                self._sandbox = make_sandbox(self.settings, self.settings.cwd, self.sandbox_notices)
             return self._sandbox
-        return LocalSandbox(cwd, env=dict(self.settings.extra_env) or None)
+        return make_sandbox(self.settings, cwd, self.sandbox_notices)
 
     def new_session(self, **kw: Any) -> tuple[Session, Context]:
         """A root session in settings.cwd (fresh, or with `messages` / `session_id` to resume)."""
@@ -93,7 +105,12 @@ class Runtime:
         sandbox = self._sandbox_for(None)
         session = Session(model=self._model(self.settings.model or ""), tools=self._tools(sandbox, context),
                           system_prompt=context.system_prompt, cwd=self.settings.cwd,
-                          max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms, **kw)
+                          max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms,
+                          compaction=self._compaction(), **kw)
+        session.recompose = lambda: self.discover(self.settings.cwd, self.instructions).system_prompt
+        from flue_tui.permissions.config import install
+
+        install(session, self.settings, self.permissions, self.sandbox_notices, context.warnings)
         return session, context
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
@@ -103,7 +120,9 @@ class Runtime:
         context = self.discover(child_cwd, agent.instructions)
         child = Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
                         system_prompt=context.system_prompt, cwd=child_cwd, task_id=new_id("task"),
-                        parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms)
+                        parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms,
+                        compaction=self._compaction())
+        child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
         child.before_tool = parent.before_tool  # children answer to the same permission policy
         return child
 

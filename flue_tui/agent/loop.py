@@ -56,7 +56,14 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
             messages = [*messages[:at], UserMessage(content=text), *messages[at:]]
         wire = to_wire(session.system_prompt, messages)
         specs = [tool_spec(t) for t in session.tools.values()]
+        paused = time.monotonic()
         async for item in session.model.stream_turn(wire, specs):
+            # When chunks arrive faster than they are parsed, every read finds data buffered and
+            # never yields: the event loop (UI frames, Esc, signals) would starve until the turn
+            # ends. Give it a turn every 20 ms.
+            if time.monotonic() - paused > 0.02:
+                await asyncio.sleep(0)
+                paused = time.monotonic()
             if isinstance(item, TextChunk):
                 partial.text += item.text
                 session.emit(session.event(TextDelta, text=item.text))

@@ -1,0 +1,127 @@
+"""The `[permissions]` table of $FLUE_HOME/config.toml and <cwd>/.flue/config.toml, and the policy
+built from it plus the command-line flags.
+
+Only this table is read here (the general config file is issue 9's). Precedence: a flag beats the
+project file, which beats the user file, which beats the front end's default (yolo for `flue -p`,
+ask for the app). Rule lists add up across files and flags; deny always wins over allow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flue_tui.config import ConfigError, flue_home
+from flue_tui.permissions.policy import MODES, PermissionPolicy
+from flue_tui.permissions.rules import RuleError, parse_rules
+
+KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
+SANDBOXES = ("local", "workspace")
+
+
+@dataclass(slots=True)
+class PermissionConfig:
+    mode: str | None = None
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    blocklist: list[str] = field(default_factory=list)  # regexes added to the bash blocklist
+    default_blocklist: bool = True
+    sources: list[str] = field(default_factory=list)
+
+
+def _strings(path: Path, key: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: [permissions] {key} must be a list of strings, e.g. {key} = [\"bash(git *)\"]")
+    return list(value)
+
+
+def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> None:
+    """Merge the [permissions] table of `path` (if the file exists) into conf."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    table = data.get("permissions")
+    if table is None:
+        return
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: permissions must be a table ([permissions]), not a {type(table).__name__}")
+    for key in table:
+        if key not in KEYS:
+            raise ConfigError(f"{path}: unknown key [permissions] {key} (known: {', '.join(KEYS)})")
+    conf.sources.append(str(path))
+    if "mode" in table:
+        mode = table["mode"]
+        if not isinstance(mode, str) or mode not in MODES:
+            raise ConfigError(f"{path}: [permissions] mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if project and mode == "yolo":
+            # A cloned repository must not be able to switch approvals off for whoever opens it.
+            raise ConfigError(f"{path}: [permissions] mode = \"yolo\" is only accepted from your own "
+                              f"{flue_home() / 'config.toml'} or --permission-mode yolo")
+        conf.mode = mode
+    for key in ("allow", "deny", "blocklist"):
+        if key in table:
+            values = _strings(path, key, table[key])
+            if key == "blocklist":
+                for pattern in values:
+                    try:
+                        re.compile(pattern)
+                    except re.error as exc:
+                        raise ConfigError(f"{path}: [permissions] blocklist: bad regex {pattern!r}: {exc}") from None
+            else:
+                try:
+                    parse_rules(values)
+                except RuleError as exc:
+                    raise ConfigError(f"{path}: [permissions] {key}: {exc}") from None
+            getattr(conf, key).extend(values)
+    if "default_blocklist" in table:
+        if not isinstance(table["default_blocklist"], bool):
+            raise ConfigError(f"{path}: [permissions] default_blocklist must be true or false")
+        conf.default_blocklist = table["default_blocklist"]
+
+
+def load_config(cwd: str) -> PermissionConfig:
+    conf = PermissionConfig()
+    read_file(flue_home() / "config.toml", conf, project=False)
+    read_file(Path(cwd) / ".flue" / "config.toml", conf, project=True)
+    return conf
+
+
+def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any = None) -> PermissionPolicy:
+    """A fresh policy for one session from settings (flags) and the config files."""
+    conf = conf if conf is not None else load_config(settings.cwd)
+    flag = getattr(settings, "permission_mode", None)
+    default = "ask" if getattr(settings, "interactive", False) else "yolo"
+    mode = flag or conf.mode or default
+    if mode not in MODES:
+        raise ConfigError(f"Unknown permission mode {mode!r}: choose one of {', '.join(MODES)}.")
+    try:
+        allow = parse_rules([*conf.allow, *getattr(settings, "allowed_tools", [])])
+        deny = parse_rules([*conf.deny, *getattr(settings, "disallowed_tools", [])])
+    except RuleError as exc:
+        raise ConfigError(str(exc)) from None
+    return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
+
+
+def install(session: Any, settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]
+            ) -> PermissionPolicy:
+    """Give a root session its own policy (so "allow for this session" ends with it) and pass on
+    the sandbox's one-time notices as start-up warnings (stderr in print mode, a notice in the app)."""
+    from flue_tui.sandbox.workspace import workspace_guard
+
+    if getattr(settings, "sandbox", "local") not in SANDBOXES:
+        raise ConfigError(f"Unknown sandbox {settings.sandbox!r}: choose one of {', '.join(SANDBOXES)}.")
+    guard = workspace_guard(settings, conf.blocklist, conf.default_blocklist)
+    policy = build_policy(settings, conf, guard)
+    session.before_tool = policy
+    warnings.extend(n for n in notices if n not in warnings)
+    return policy

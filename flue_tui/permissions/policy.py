@@ -1,0 +1,179 @@
+"""The permission policy: one object consulted before every tool call (Session.before_tool).
+
+It knows nothing of any UI. A front end that can ask a person sets `asker`; without one (print
+mode) every call that would ask is refused at once and logged, so a run never waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from flue_tui.permissions.asking import preview
+from flue_tui.permissions.rules import Rule, matches, parse_rule, session_rules_for
+
+MODES = ("ask", "accept-edits", "plan", "yolo")
+# Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
+CYCLE = ("ask", "accept-edits", "plan")
+Verdict = Literal["allow", "ask", "deny"]
+
+# What each mode does per tool kind when no rule decides. Only kinds that change things (edit,
+# execute) are gated; read, search, delegate (children answer to the same policy) and other (skills,
+# finish/give_up) always run.
+_DEFAULTS: dict[str, dict[str, Verdict]] = {
+    "ask": {"edit": "ask", "execute": "ask"},
+    "accept-edits": {"edit": "allow", "execute": "ask"},
+    "plan": {"edit": "deny", "execute": "deny"},
+    "yolo": {},
+}
+
+PLAN_TEXT = ("Permission denied: plan mode is read-only, so {tool} cannot run. Describe the change or the "
+             "command you would make instead.")
+RULE_TEXT = 'Permission denied: {tool} is blocked by the rule "{rule}".'
+NO_ASK_TEXT = ("Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
+               "run (print mode never asks). Allow it with --allowed-tools or --permission-mode.")
+USER_TEXT = "Permission denied: the user refused this {tool} call."
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    verdict: Verdict
+    reason: str | None = None  # the refusal text, for "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """One question for the person: what would run, and what "allow for this session" would add."""
+
+    tool_name: str
+    tool_use_id: str
+    args: dict[str, Any]
+    kind: str
+    mode: str
+    title: str
+    body: str
+    body_kind: str  # "command" | "diff" | "json"
+    session_rules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    choice: Literal["once", "session", "deny"]
+    note: str = ""  # with "deny": shown to the model so it can work around the refusal
+
+
+Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
+
+
+class Guard(Protocol):
+    """Hard checks that apply in every mode (the workspace sandbox); a text refuses the call."""
+
+    def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    tool_name: str
+    tool_use_id: str
+    tool_input: dict[str, Any]
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Claude Code's `permission_denials` entry shape."""
+        return {"tool_name": self.tool_name, "tool_use_id": self.tool_use_id, "tool_input": self.tool_input}
+
+
+@dataclass(slots=True)
+class PermissionPolicy:
+    mode: str = "yolo"
+    allow: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    root: str = "."
+    guard: Guard | None = None
+    asker: Asker | None = None
+    session_allow: list[Rule] = field(default_factory=list)
+    denials: list[Denial] = field(default_factory=list)
+    listeners: list[Callable[[str], None]] = field(default_factory=list)
+    _asking: asyncio.Lock | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown permission mode {self.mode!r} (choose from {', '.join(MODES)})")
+
+    # -- modes ------------------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown permission mode {mode!r} (choose from {', '.join(MODES)})")
+        self.mode = mode
+        for fn in list(self.listeners):
+            fn(mode)
+
+    def cycle_mode(self) -> str:
+        """Shift+Tab: ask → accept-edits → plan → ask (from yolo, back to ask)."""
+        nxt = CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)] if self.mode in CYCLE else "ask"
+        self.set_mode(nxt)
+        return nxt
+
+    def allow_for_session(self, rules: Iterable[str]) -> None:
+        self.session_allow.extend(parse_rule(r) for r in rules)
+
+    # -- deciding ---------------------------------------------------------------------------------
+    def decide(self, tool_name: str, args: dict[str, Any], tool: Any) -> Decision:
+        """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
+        base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
+        kind = getattr(tool, "kind", "other")
+        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True)
+        if hit is not None:
+            return Decision("deny", RULE_TEXT.format(tool=tool_name, rule=hit.text))
+        default = _DEFAULTS[self.mode].get(kind, "allow")
+        if default == "deny":  # plan mode is read-only whatever the allow rules say
+            return Decision("deny", PLAN_TEXT.format(tool=tool_name))
+        if default == "allow":
+            return Decision("allow")
+        for rules in (self.allow, self.session_allow):
+            if matches(rules, tool_name, args, base=base, root=self.root, deny=False) is not None:
+                return Decision("allow")
+        return Decision("ask")
+
+    async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
+        """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
+        refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
+        if refusal is None:
+            refusal = await self._consult(tool_name, args, tool, call_id)
+        if refusal is not None:
+            self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
+        return refusal
+
+    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> str | None:
+        decision = self.decide(tool_name, args, tool)
+        if decision.verdict != "ask":
+            return decision.reason
+        if self.asker is None:
+            return NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
+        if self._asking is None:
+            self._asking = asyncio.Lock()
+        async with self._asking:  # one question at a time, even with parallel sub-agents
+            decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
+            if decision.verdict != "ask":
+                return decision.reason
+            kind = getattr(tool, "kind", "other")
+            title, body, body_kind = await preview(tool_name, args, tool)
+            request = ApprovalRequest(tool_name, call_id, dict(args), kind, self.mode, title, body, body_kind,
+                                      tuple(session_rules_for(tool_name, kind, args)))
+            answer = await self.asker(request)
+        if answer.choice == "once":
+            return None
+        if answer.choice == "session":
+            self.allow_for_session(request.session_rules)
+            return None
+        text = USER_TEXT.format(tool=tool_name)
+        note = answer.note.strip()
+        return f"{text} Their note: {note}" if note else text
+
+
+def policy_of(session: Any) -> PermissionPolicy | None:
+    """The policy a session answers to, for front ends (ask callback, mode switch, denials)."""
+    hook = getattr(session, "before_tool", None)
+    return hook if isinstance(hook, PermissionPolicy) else None

@@ -1,0 +1,219 @@
+"""`--sandbox workspace` (the flux seed's contained workspace): every path argument must resolve,
+symlinks followed, inside the working directory; bash commands pass the command checks first and
+run inside bubblewrap where it works.
+
+Two layers: WorkspaceGuard refuses a call before it starts (it is consulted by the permission
+policy, so the refusal is logged like any other), and WorkspaceSandbox re-checks every path the
+file tools open, so a tool that forgets to ask still cannot leave the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from flue_tui.sandbox.command_checks import CommandChecker
+from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, posix_resolve
+from flue_tui.tools.base import ToolError
+
+MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
+PROBE_TIMEOUT_S = 10
+PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path"}
+NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
+                   "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)")
+
+
+# ---- bubblewrap --------------------------------------------------------------------------------
+# bash sees the host read-only except the workspace and a private /tmp, with no network unless
+# --allow-network. The sandbox's ordinary shell runs `exec bwrap ... -- bash -c CMD`: it only
+# replaces itself with bwrap, so the process group LocalSandbox kills on timeout or abort is the
+# same one, and no text of the command runs outside the box.
+_probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> problem text or None
+
+
+@dataclass(frozen=True, slots=True)
+class Bwrap:
+    path: str
+    network: bool = False
+
+    def argv(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> list[str]:
+        args = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        # Bound after the private /tmp, so a workspace under /tmp stays the real, writable one.
+        for path in dict.fromkeys(roots):
+            args += ["--bind", path, path]
+        if not self.network:
+            args.append("--unshare-net")
+        args += ["--die-with-parent", "--chdir", cwd, "--", shell, "-c", command]
+        return args
+
+    def wrap(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> str:
+        """The shell line that runs `command` inside the box, with `roots` writable."""
+        return "exec " + shlex.join(self.argv(roots, cwd, shell, command))
+
+
+def probe(path: str, network: bool) -> str | None:
+    """None when bwrap runs here with our flags, else why not (e.g. no user namespaces)."""
+    key = (path, network)
+    if key not in _probes:
+        argv = Bwrap(path, network).argv((), "/", "/bin/sh", "true")
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
+                                  stdin=subprocess.DEVNULL)
+            lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+            problem = None if done.returncode == 0 else lines[-1]
+        except (OSError, subprocess.SubprocessError) as exc:
+            problem = str(exc) or type(exc).__name__
+        _probes[key] = problem
+    return _probes[key]
+
+
+def detect(network: bool = False, which: str | None = None) -> tuple[Bwrap | None, str | None]:
+    """(Bwrap, None) when usable; (None, reason) when bwrap is missing or cannot run here."""
+    path = which if which is not None else shutil.which("bwrap")
+    if not path:
+        return None, "bubblewrap (bwrap) is not installed"
+    problem = probe(path, network)
+    if problem is not None:
+        return None, f"bubblewrap cannot run here ({problem})"
+    return Bwrap(path, network), None
+
+
+class WorkspaceEscape(ToolError):
+    """The model-visible refusal, worded as the seed words it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"path escapes workspace boundary: {path}")
+
+
+class _Loop(Exception):
+    pass
+
+
+def real_path(path: str) -> str:
+    """Resolve every symlink of an absolute path, the way the kernel would; missing tails are kept
+    as written. Unlike os.path.realpath, a symlink loop raises instead of passing through."""
+    parts = deque(path.split("/"))
+    resolved = "/"
+    hops = 0
+    while parts:
+        part = parts.popleft()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        candidate = os.path.join(resolved, part)
+        try:
+            mode = os.lstat(candidate).st_mode
+        except OSError:
+            resolved = candidate  # does not exist (yet): nothing below it can be a link
+            continue
+        if stat.S_ISLNK(mode):
+            hops += 1
+            if hops > MAX_SYMLINK_HOPS:
+                raise _Loop(path)
+            target = os.readlink(candidate)
+            if target.startswith("/"):
+                resolved = "/"
+            parts.extendleft(reversed(target.split("/")))
+        else:
+            resolved = candidate
+    return resolved
+
+
+def inside(real_root: str, real: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip("/") + "/")
+
+
+def contain(real_root: str, base: str, path: str) -> str:
+    """The lexical absolute path of `path` (relative to base) if its real location is inside the
+    workspace; raises WorkspaceEscape naming `path` as given otherwise (symlink loops included)."""
+    lexical = posix_resolve(base, path)
+    # Checked both ways: local() opens the lexically collapsed path, while a shell (grep, glob)
+    # lets the kernel resolve `link/..` after following the link.
+    raw = path if path.startswith("/") else f"{base}/{path}"
+    try:
+        escaped = not (inside(real_root, real_path(lexical)) and inside(real_root, real_path(raw)))
+    except (_Loop, OSError):
+        escaped = True
+    if escaped:
+        raise WorkspaceEscape(path)
+    return lexical
+
+
+class WorkspaceSandbox(LocalSandbox):
+    """LocalSandbox confined to `root`: contained paths, bash inside bubblewrap when available."""
+
+    def __init__(self, cwd: str | None = None, env: dict[str, str | None] | None = None, *, root: str,
+                 bwrap: Bwrap | None = None) -> None:
+        super().__init__(cwd, env)
+        self.root = posix_resolve(os.getcwd(), root)
+        self.real_root = real_path(self.root)
+        self.bwrap = bwrap
+        contain(self.real_root, self.root, self.cwd)  # a task child may not start outside either
+
+    def resolve_path(self, path: str) -> str:
+        return contain(self.real_root, self.cwd, path)
+
+    async def exec(self, command: str, *, cwd: str | None = None, **kw: Any) -> Any:
+        if self.bwrap is not None:
+            run_cwd = self.resolve_path(cwd) if cwd else self.cwd
+            # Both spellings of the root stay writable: the one we cd into and the one it links to.
+            command = self.bwrap.wrap((self.real_root, self.root), run_cwd, _resolve_shell(), command)
+        return await super().exec(command, cwd=cwd, **kw)
+
+
+class WorkspaceGuard:
+    """The permission policy's hard checks: path containment for file tools, command checks for bash."""
+
+    def __init__(self, root: str, checker: CommandChecker | None = None) -> None:
+        self.root = posix_resolve(os.getcwd(), root)
+        self.real_root = real_path(self.root)
+        self.checker = checker or CommandChecker()
+
+    def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None:
+        key = PATH_ARGS.get(tool_name)
+        value = args.get(key) if key else None
+        if isinstance(value, str) and value:
+            base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
+            try:
+                contain(self.real_root, base, value)
+            except WorkspaceEscape as exc:
+                return str(exc)
+        if getattr(tool, "kind", None) == "execute" and isinstance(args.get("command"), str):
+            return self.checker.check(args["command"])
+        return None
+
+
+def workspace_sandbox(cwd: str, *, root: str, env: dict[str, str | None] | None, network: bool
+                      ) -> tuple[WorkspaceSandbox, str | None]:
+    """The sandbox plus, when bubblewrap is unavailable, the one-time notice saying so."""
+    bwrap, reason = detect(network)
+    notice = NO_BWRAP_NOTICE.format(reason=reason) if bwrap is None else None
+    return WorkspaceSandbox(cwd, env, root=root, bwrap=bwrap), notice
+
+
+def make_sandbox(settings: Any, cwd: str, notices: list[str]) -> LocalSandbox:
+    """The sandbox settings ask for; the first time bubblewrap turns out unusable, a notice is added."""
+    env = dict(settings.extra_env) or None
+    if getattr(settings, "sandbox", "local") != "workspace":
+        return LocalSandbox(cwd, env=env)
+    sandbox, notice = workspace_sandbox(cwd, root=settings.cwd, env=env, network=settings.allow_network)
+    if notice is not None and notice not in notices:
+        notices.append(notice)
+    return sandbox
+
+
+def workspace_guard(settings: Any, blocklist: list[str], default_blocklist: bool = True) -> WorkspaceGuard | None:
+    """The hard checks for `--sandbox workspace` (None otherwise), with the configured blocklist."""
+    if getattr(settings, "sandbox", "local") != "workspace":
+        return None
+    from flue_tui.sandbox.command_checks import blocklist_from
+
+    return WorkspaceGuard(settings.cwd, CommandChecker(blocklist_from(blocklist, defaults=default_blocklist)))
