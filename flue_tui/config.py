@@ -29,9 +29,7 @@ def flue_home() -> Path:
 
 
 def default_model() -> str | None:
-    configured = os.environ.get("FLUE_MODEL")
-    if configured:
-        return configured
+    """The lowest layer: a sensible model for whichever provider key is set."""
     for var, model in DEFAULT_MODELS:
         if os.environ.get(var):
             return model
@@ -65,25 +63,36 @@ class Settings:
     context_window: int | None = None
     max_budget_usd: float | None = None
     json_schema: dict | None = None
+    ui_mode: str = "tui"  # "tui", "inline" or "plain"
+    theme: str | None = None
+    # Where each configured value came from (for `flue doctor`): key -> file path or "environment".
+    sources: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
+        """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
+        from flue_tui.config_files import layers
+
         settings = cls()
         settings.model = default_model()
+        cwd = str(overrides.get("cwd") or settings.cwd)
+        if not os.path.isdir(cwd):
+            raise ConfigError(f"Working directory does not exist: {cwd}")
+        for layer in layers(cwd):
+            for key, value in layer.values.items():
+                attr = {"env": "extra_env", "ui.mode": "ui_mode", "ui.theme": "theme"}.get(key, key)
+                if attr == "extra_env":
+                    value = {**settings.extra_env, **value}
+                setattr(settings, attr, value)
+                settings.sources[key] = layer.source
         if os.environ.get("FLUE_RETRY_BASE_MS"):
             try:
                 settings.retry_base_ms = float(os.environ["FLUE_RETRY_BASE_MS"])
             except ValueError:
                 raise ConfigError("FLUE_RETRY_BASE_MS must be a number of milliseconds.") from None
-        if os.environ.get("FLUE_CONTEXT_WINDOW"):
-            try:
-                settings.context_window = int(os.environ["FLUE_CONTEXT_WINDOW"])
-            except ValueError:
-                raise ConfigError("FLUE_CONTEXT_WINDOW must be a whole number of tokens.") from None
         for key, value in overrides.items():
             if value is not None:
                 setattr(settings, key, value)
-        if not os.path.isdir(settings.cwd):
-            raise ConfigError(f"Working directory does not exist: {settings.cwd}")
+                settings.sources[key] = "flag"
         settings.cwd = os.path.abspath(settings.cwd)
         return settings

@@ -1,0 +1,145 @@
+"""$FLUE_HOME/config.toml (user) and <cwd>/.flue/config.toml (project): read, checked, layered.
+
+Every error names the file, the key and what is expected. The `[permissions]` table is checked by
+flue_tui/permissions/config.py, which owns it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flue_tui.config import ConfigError, flue_home
+
+CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
+# key -> (python type, how to say it); ints are "whole numbers > 0".
+KEYS: dict[str, tuple[type, str]] = {
+    "model": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+    "compaction_model": (str, "a string such as \"openai/gpt-4.1-mini\""),
+    "auto_compact": (bool, "true or false"),
+    "context_window": (int, "a whole number of tokens, more than 0"),
+    "max_turns": (int, "a whole number, more than 0"),
+    "sandbox": (str, "\"local\" or \"workspace\""),
+    "allow_network": (bool, "true or false"),
+    "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
+    "permissions": (dict, "a table ([permissions])"),
+    "ui": (dict, "a table ([ui])"),
+}
+UI_KEYS: dict[str, tuple[type, str]] = {
+    "mode": (str, "\"tui\", \"inline\" or \"plain\""),
+    "theme": (str, "a Textual theme name such as \"textual-dark\""),
+}
+ENV_VARS = {
+    "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
+    "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
+    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    source: str  # a file path or "environment"
+    values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
+
+
+def user_file() -> Path:
+    return flue_home() / "config.toml"
+
+
+def project_file(cwd: str) -> Path:
+    return Path(cwd) / ".flue" / "config.toml"
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if ok and kind is int and value <= 0:
+        ok = False
+    if ok and key in CHOICES and value not in CHOICES[key]:
+        ok = False
+    if not ok:
+        raise ConfigError(f"{where}: {key} must be {expected}, not {_type_name(value)} ({value!r})")
+    return value
+
+
+def read_layer(path: Path) -> Layer | None:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    where = str(path)
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} (known keys: {', '.join(KEYS)})")
+        _check(where, key, value, *KEYS[key])
+        if key == "env":
+            for name, item in value.items():
+                if not isinstance(item, str):
+                    raise ConfigError(f"{where}: env.{name} must be a string, not {_type_name(item)} ({item!r})")
+            values["env"] = dict(value)
+        elif key == "ui":
+            for name, item in value.items():
+                if name not in UI_KEYS:
+                    raise ConfigError(f"{where}: unknown key 'ui.{name}' (known keys: "
+                                      f"{', '.join('ui.' + k for k in UI_KEYS)})")
+                values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
+        elif key != "permissions":
+            values[key] = value
+    return Layer(where, values)
+
+
+def _parse_env(var: str, key: str, raw: str) -> Any:
+    kind, expected = KEYS.get(key) or UI_KEYS[key.split(".", 1)[1]]
+    value: Any = raw
+    if kind is bool:
+        lowered = raw.strip().lower()
+        if lowered not in ("1", "0", "true", "false", "yes", "no"):
+            raise ConfigError(f"{var} must be {expected} (or 1/0), not {raw!r}")
+        value = lowered in ("1", "true", "yes")
+    elif kind is int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ConfigError(f"{var} must be {expected}, not {raw!r}") from None
+    return _check(var, key, value, kind, expected)
+
+
+def env_layer(environ: dict[str, str] | os._Environ[str] = os.environ) -> Layer:
+    values = {key: _parse_env(var, key, environ[var]) for var, key in ENV_VARS.items() if environ.get(var)}
+    return Layer("environment", values)
+
+
+def layers(cwd: str) -> list[Layer]:
+    """Lowest precedence first: user file, project file, FLUE_* environment."""
+    out = []
+    user = read_layer(user_file())
+    if user is not None:
+        out.append(user)
+    project = read_layer(project_file(cwd))
+    if project is not None:
+        _project_cannot_loosen(project)
+        out.append(project)
+    return [*out, env_layer()]
+
+
+def _project_cannot_loosen(project: Layer) -> None:
+    """A cloned repository's config must not weaken the containment its user chose."""
+    if project.values.get("sandbox") == "local":
+        raise ConfigError(f"{project.source}: sandbox = \"local\" is only accepted from your own {user_file()} "
+                          "or the --sandbox flag")
+    if project.values.get("allow_network") is True:
+        raise ConfigError(f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
+                          "or the --allow-network flag")
