@@ -1,4 +1,4 @@
-"""`flue sessions list | show | rename | delete | export | search`.
+"""`flue sessions list | show | rename | delete | export | import | compact | search`.
 
 cli.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
 """
@@ -48,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref", metavar="NAME")
     p.add_argument("--format", choices=("md", "json"), default="md")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (never overwritten) instead of stdout")
+    p = sub.add_parser("import", parents=[common], help="add a session exported with --format json")
+    p.add_argument("file", metavar="FILE", help="the JSON export (- for standard input)")
+    p = sub.add_parser("compact", parents=[common], help="summarise a session's older messages now")
+    p.add_argument("ref", metavar="NAME")
+    p.add_argument("focus", nargs="*", help="what the summary should keep in detail")
+    p.add_argument("-m", "--model", help="the model that writes the summary (default: the session's)")
     p = sub.add_parser("search", parents=[common], help="full-text search over every saved message")
     p.add_argument("query", nargs="+", metavar="QUERY", help="words that must all appear in a message")
     p.add_argument("--here", action="store_true", help="only this directory's sessions")
@@ -96,9 +102,12 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     from flue_tui.store.export import to_json, to_markdown
 
+    from flue_tui.permissions.secrets import redact
+
     info = store.require(args.ref, cwd)
     text = (json.dumps(to_json(store, info), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
             else to_markdown(store, info))
+    text = redact(text, os.environ)  # values of *_KEY / *_TOKEN / *_SECRET variables never leave in an export
     if not args.output:
         sys.stdout.write(text)
         return 0
@@ -125,8 +134,36 @@ def _search(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     return 0
 
 
+def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
+    from flue_tui.store.export import import_json
+
+    try:
+        raw = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+    except OSError as exc:
+        raise StoreError(f"Cannot read {args.file}: {exc.strerror or exc}.") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}).") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{args.file} is not a flue session export.")
+    info, notices = import_json(store, data)
+    for notice in notices:
+        print(f"flue: {notice}", file=sys.stderr)
+    print(f"Imported {info.label} ({info.id}): {info.message_count} messages, "
+          f"{len(store.children(info.id))} task sessions.")
+    return 0
+
+
+def _compact(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
+    from flue_tui.sessions_compact import compact_stored
+
+    return compact_stored(store, store.require(args.ref, cwd), focus=" ".join(args.focus) or None, model=args.model)
+
+
 COMMANDS: dict[str, Callable[[SessionStore, argparse.Namespace, str], int]] = {
-    "list": _list, "show": _show, "rename": _rename, "delete": _delete, "export": _export, "search": _search}
+    "list": _list, "show": _show, "rename": _rename, "delete": _delete, "export": _export, "search": _search,
+    "import": _import, "compact": _compact}
 
 
 def main(argv: list[str]) -> int:

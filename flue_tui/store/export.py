@@ -85,3 +85,65 @@ def _session(store: SessionStore, info: SessionInfo, level: int) -> Iterator[str
 
 def to_markdown(store: SessionStore, info: SessionInfo) -> str:
     return "\n".join(_session(store, info, 1)).rstrip() + "\n"
+
+
+_INFO_FIELDS = ("name", "title", "cwd", "model", "parent_tool_call_id", "task_id", "agent", "forked_from",
+                "created_at", "updated_at", "message_count", "input_tokens", "output_tokens", "cache_read_tokens",
+                "cache_write_tokens", "cost_usd")
+
+
+def import_json(store: SessionStore, data: dict[str, Any], *, parent_id: str | None = None) -> tuple[SessionInfo, list[str]]:
+    """Recreate an exported session (and its tasks) with its ids, messages, times and totals.
+
+    Returns the session and notices (e.g. a name that was taken here and so was dropped)."""
+    from flue_tui.store.db import StoreError, write
+    from flue_tui.store.values import encode
+
+    try:
+        info = dict(data["session"])
+        messages = list(data.get("messages") or [])
+        session_id = str(info["id"])
+    except (KeyError, TypeError) as exc:
+        raise StoreError(f"Not a flue session export (missing {exc}).") from None
+    if store.get(session_id) is not None:
+        raise StoreError(f"Session {session_id} is already in this database; delete it first to import it again.")
+    notices = []
+    name = info.get("name")
+    if name and store.by_name(name, info.get("cwd", "")) is not None:
+        notices.append(f'A session named "{name}" already exists in {info.get("cwd")}; imported without a name.')
+        name = None
+    values = {k: info.get(k) for k in _INFO_FIELDS}
+    values["name"] = name
+    with write(store.conn):
+        store.conn.execute(
+            f"INSERT INTO sessions (id, parent_id, {', '.join(_INFO_FIELDS)}) "
+            f"VALUES (?, ?, {', '.join('?' * len(_INFO_FIELDS))})",
+            (session_id, parent_id, *[values[k] if values[k] is not None else _default(k) for k in _INFO_FIELDS]))
+        for m in messages:
+            body = {k: v for k, v in m.items() if k not in ("seq", "partial", "created_at")}
+            enc = encode(body)
+            store.conn.execute(
+                "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
+                "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, m["seq"], enc.role, enc.text, enc.content, enc.tool_call_id, enc.tool_call_ids,
+                 enc.is_error, enc.stop_reason, int(bool(m.get("partial"))), enc.input_tokens, enc.output_tokens,
+                 enc.cost_usd, m.get("created_at") or values["created_at"]))
+        for task in data.get("tasks") or []:
+            _, more = import_json(store, task, parent_id=session_id)
+            notices += more
+    imported = store.get(session_id)
+    assert imported is not None
+    return imported, notices
+
+
+def _default(key: str) -> Any:
+    if key in ("message_count", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+        return 0
+    if key == "cost_usd":
+        return 0.0
+    if key in ("created_at", "updated_at"):
+        from flue_tui.store.values import now_iso
+
+        return now_iso()
+    return "" if key == "cwd" else None
