@@ -60,8 +60,8 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
         async for item in session.model.stream_turn(wire, specs):
             # When chunks arrive faster than they are parsed, every read finds data buffered and
             # never yields: the event loop (UI frames, Esc, signals) would starve until the turn
-            # ends. Give it a turn every 20 ms.
-            if time.monotonic() - paused > 0.02:
+            # ends. Give it a turn every 5 ms (an abort then reaches this task within a few turns).
+            if time.monotonic() - paused > 0.005:
                 await asyncio.sleep(0)
                 paused = time.monotonic()
             if isinstance(item, TextChunk):

@@ -1,0 +1,367 @@
+"""TUI benchmarks (Textual headless, the real app, Session and litellm, the scripted server).
+
+    uv run python bench/tui.py                 # everything (the soak takes minutes)
+    uv run python bench/tui.py --part first-frame|stream|soak [--turns 2000] [--json]
+
+first-frame  process launch → first frame (median of 5 fresh processes); litellm must not be loaded yet.
+stream       one 20k-token reply at 2,000 tokens/s: last token → final frame, and the app's CPU
+             (the server runs in its own process, so its CPU is not counted).
+esc          Esc → agent idle, during a running `sleep 30` and during a fast stream.
+soak         N short turns, then keystroke → screen latency (p50/p95) and RSS at checkpoints.
+
+Headless run_test does all the layout and rendering work but writes nothing to a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FIRST_FRAME_CHILD = r"""
+import asyncio, sys, time
+from flue_tui.config import Settings
+from flue_tui.session_start import SessionOptions
+from flue_tui.tui.app import FlueApp
+
+async def main():
+    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.first_frame_at is None:
+            await pilot.pause(0.002)
+        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()}", flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+BARE_CHILD = r"""
+import time
+from textual.app import App
+from textual.widgets import Static, TextArea
+
+class Bare(App):
+    def compose(self):
+        yield Static("hello")
+        yield TextArea()
+
+    def on_mount(self):
+        self.call_after_refresh(lambda: (print(f"{time.time()} False {time.process_time()}", flush=True),
+                                         self.exit()))
+
+Bare().run(headless=True, size=(120, 40))
+"""
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+# -- first frame ------------------------------------------------------------------------------------
+def _first_frames(child: str, runs: int) -> tuple[list[float], list[float], list[bool]]:
+    times, cpu, litellm_loaded = [], [], []
+    with tempfile.TemporaryDirectory() as cwd:
+        env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
+                   FLUE_HOME=str(Path(cwd) / "home"))
+        for _ in range(runs):
+            start = time.time()
+            proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
+                                  env=env, cwd=ROOT, timeout=120)
+            stamp, loaded, cpu_s = proc.stdout.split()[:3]
+            times.append(float(stamp) - start)
+            cpu.append(float(cpu_s))
+            litellm_loaded.append(loaded == "True")
+    return times, cpu, litellm_loaded
+
+
+def bench_first_frame(runs: int = 5) -> dict:
+    times, cpu, litellm_loaded = _first_frames(FIRST_FRAME_CHILD, runs)
+    # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
+    bare_times, bare_cpu, _ = _first_frames(BARE_CHILD, runs)
+    return {"first_frame_ms_median": round(1000 * statistics.median(times)),
+            "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare_times)),
+            "bare_textual_first_frame_cpu_ms_median": round(1000 * statistics.median(bare_cpu)),
+            "first_frame_ms_all": [round(1000 * t) for t in times],
+            # CPU the process spent up to its first frame: what the wall time is on an idle machine.
+            "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
+            "litellm_loaded_at_first_frame": any(litellm_loaded)}
+
+
+# -- a scripted server in its own process ----------------------------------------------------------
+class Server:
+    def __init__(self, turns: list[dict], loop: bool = False) -> None:
+        self.dir = tempfile.TemporaryDirectory()
+        script = Path(self.dir.name) / "script.json"
+        script.write_text(json.dumps(turns))
+        args = [sys.executable, "-m", "tests.fakellm", "--port", "0", "--script", str(script)]
+        self.proc = subprocess.Popen(args + (["--loop"] if loop else []), cwd=ROOT, stdout=subprocess.PIPE,
+                                     text=True)
+        line = self.proc.stdout.readline().strip()
+        self.url = line.split("=", 1)[1]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.dir.cleanup()
+
+
+def make_app(url: str, cwd: str):
+    os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test")
+    from flue_tui.config import Settings
+    from flue_tui.session_start import SessionOptions
+    from flue_tui.tui.app import FlueApp
+
+    return FlueApp(Settings.from_env(model="openai/fake", cwd=cwd), sessions=SessionOptions(persist=False))
+
+
+async def ready(pilot) -> None:
+    app = pilot.app
+    while app.session is None:
+        await pilot.pause(0.05)
+    from flue_tui.model.litellm_client import aget_litellm
+
+    await aget_litellm()
+
+
+async def settled(app) -> None:
+    """Until the agent is idle and every change has been rendered."""
+    while app.busy or app.router.pending or app._flush_timer is not None or app._flushing:
+        await asyncio.sleep(0.002)
+
+
+async def after_refresh(app) -> float:
+    fut = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: fut.done() or fut.set_result(time.perf_counter()))
+    return await fut
+
+
+# -- stream -----------------------------------------------------------------------------------------
+async def _stream(url: str, cwd: str, tokens: int) -> dict:
+    from flue_tui.agent.events import MessageEnd, TextDelta
+    from flue_tui.tui.transcript import ReplyEntry
+
+    app = make_app(url, cwd)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        marks: dict[str, float] = {}
+
+        def listen(event) -> None:
+            if isinstance(event, TextDelta):
+                marks.setdefault("first", time.perf_counter())
+                marks["last"] = time.perf_counter()
+            elif isinstance(event, MessageEnd) and event.message.get("role") == "assistant":
+                marks["end"] = time.perf_counter()
+                marks["chars"] = len(event.message.get("text") or "")
+
+        app.session.subscribe(listen)
+        frames: list[tuple[float, int]] = []  # (frame time, characters of the reply on screen)
+
+        async def sample() -> None:
+            shown = -1
+            while "end" not in marks or not frames or frames[-1][1] < marks["chars"]:
+                view = next((e.view for e in app.transcript.entries if isinstance(e, ReplyEntry)), None)
+                if view is not None and view.shown != shown:
+                    shown = view.shown
+                    frames.append((await after_refresh(app), shown))
+                await asyncio.sleep(0.002)
+
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        sampler = asyncio.ensure_future(sample())
+        app.prompt.set_text("write a long answer")
+        await pilot.press("enter")
+        await sampler
+        reply = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
+        final = next(t for t, shown in frames if shown >= len(reply.text))
+        cpu = time.process_time() - cpu0
+        await settled(app)
+        widgets = len(list(app.conversation.query("*")))
+        return {"tokens": tokens, "stream_s": round(marks["last"] - marks["first"], 2),
+                # The model client's own work after the last token (litellm closing the stream).
+                "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
+                "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
+                "cpu_s": round(cpu, 2), "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
+                "widgets_after": widgets, "reply_chars": len(reply.text)}
+
+
+async def _no_ui(url: str, cwd: str) -> dict:
+    """The same stream with no UI at all: what litellm and the agent loop cost by themselves."""
+    from flue_tui.agent.events import TextDelta
+    from flue_tui.config import Settings
+    from flue_tui.model.litellm_client import aget_litellm
+    from flue_tui.session_start import SessionOptions, start_session
+
+    await aget_litellm()
+    started = start_session(Settings.from_env(model="openai/fake", cwd=cwd), SessionOptions(persist=False))
+    marks: dict[str, float] = {}
+
+    def listen(event) -> None:
+        if isinstance(event, TextDelta):
+            marks.setdefault("first", time.perf_counter())
+            marks["last"] = time.perf_counter()
+
+    started.session.subscribe(listen)
+    cpu0 = time.process_time()
+    await started.session.prompt("write a long answer")
+    return {"stream_s": round(marks["last"] - marks["first"], 2), "cpu_s": round(time.process_time() - cpu0, 2)}
+
+
+def bench_stream(tokens: int = 20_000, rate: float = 2000) -> dict:
+    out: dict = {}
+    for run in (_no_ui, None):
+        server = Server([{"text_tokens": tokens, "tokens_per_second": rate}])
+        try:
+            with tempfile.TemporaryDirectory() as cwd:
+                os.environ["FLUE_HOME"] = str(Path(cwd) / "home")
+                if run is None:
+                    out.update(asyncio.run(_stream(server.url, cwd, tokens)))
+                else:
+                    os.environ.update(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-test")
+                    baseline = asyncio.run(run(server.url, cwd))
+                    out["no_ui_stream_s"], out["no_ui_cpu_s"] = baseline["stream_s"], baseline["cpu_s"]
+        finally:
+            server.close()
+    out["ui_cpu_s"] = round(out["cpu_s"] - out["no_ui_cpu_s"], 2)
+    return out
+
+
+# -- esc --------------------------------------------------------------------------------------------
+async def _esc(url: str, cwd: str) -> dict:
+    from textual import events
+
+    app = make_app(url, cwd)
+    out: dict[str, float] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for label, prompt, started in (
+                ("during_bash", "bash please", lambda: app.router.running),
+                ("during_stream", "stream please", lambda: app.router.status.activity == "writing")):
+            app.prompt.set_text(prompt)
+            await pilot.press("enter")
+            while not started():
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.3)
+            t0 = time.perf_counter()
+            app.post_message(events.Key("escape", None))
+            while app.busy:
+                await asyncio.sleep(0.001)
+            out[f"esc_to_idle_ms_{label}"] = round(1000 * (time.perf_counter() - t0), 1)
+            await settled(app)
+            await pilot.press("ctrl+c")  # the interrupted prompt's queue comes back: clear it
+    return out
+
+
+def bench_esc() -> dict:
+    turns = [{"match": "bash please", "calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+             {"match": "bash please", "text_tokens": 20000, "tokens_per_second": 2000}]
+    server = Server(turns, loop=True)
+    try:
+        with tempfile.TemporaryDirectory() as cwd:
+            os.environ["FLUE_HOME"] = str(Path(cwd) / "home")
+            return asyncio.run(_esc(server.url, cwd))
+    finally:
+        server.close()
+
+
+# -- soak -------------------------------------------------------------------------------------------
+async def keystrokes(app, n: int) -> list[float]:
+    from textual import events
+
+    out = []
+    for i in range(n):
+        ch = "abcdefghij"[i % 10]
+        before = app.prompt.text
+        t0 = time.perf_counter()
+        app.post_message(events.Key(ch, ch))
+        while app.prompt.text == before:
+            await asyncio.sleep(0)
+        t1 = await after_refresh(app)
+        out.append(1000 * (t1 - t0))
+    app.prompt.set_text("")
+    return out
+
+
+async def _soak(url: str, cwd: str, turns: int) -> dict:
+    app = make_app(url, cwd)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        base = await keystrokes(app, 100)
+        rss = {0: round(rss_mb(), 1)}
+        checkpoints = {turns // 4, turns // 2, 3 * turns // 4, turns}
+        began = time.perf_counter()
+        for turn in range(1, turns + 1):
+            sent = len(app.session.messages)
+            app.prompt.set_text(f"question {turn}: what is next?")
+            await pilot.press("enter")
+            while len(app.session.messages) < sent + 2:  # the question and its answer
+                await asyncio.sleep(0.001)
+            await settled(app)
+            if turn in checkpoints:
+                rss[turn] = round(rss_mb(), 1)
+        elapsed = time.perf_counter() - began
+        after = await keystrokes(app, 200)
+        conv = app.conversation
+        return {"turns": turns, "soak_s": round(elapsed, 1),
+                "keystroke_ms_p50_before": round(pct(base, 50), 1), "keystroke_ms_p95_before": round(pct(base, 95), 1),
+                "keystroke_ms_p50_after": round(pct(after, 50), 1), "keystroke_ms_p95_after": round(pct(after, 95), 1),
+                "rss_mb": rss, "entries": len(app.transcript.entries),
+                "mounted_entries": conv.hi - conv.lo, "widgets": len(list(conv.query("*")))}
+
+
+def bench_soak(turns: int) -> dict:
+    text = "Sure. Here is a short answer with `code` and **bold**.\n\nA second paragraph to make it two blocks."
+    server = Server([{"text": text}], loop=True)
+    try:
+        with tempfile.TemporaryDirectory() as cwd:
+            os.environ["FLUE_HOME"] = str(Path(cwd) / "home")
+            return asyncio.run(_soak(server.url, cwd, turns))
+    finally:
+        server.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=("all", "first-frame", "stream", "esc", "soak"), default="all")
+    parser.add_argument("--turns", type=int, default=2000)
+    parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results: dict[str, dict] = {}
+    if args.part in ("all", "first-frame"):
+        results["first_frame"] = bench_first_frame()
+    if args.part in ("all", "stream"):
+        results["stream"] = bench_stream(args.tokens)
+    if args.part in ("all", "esc"):
+        results["esc"] = bench_esc()
+    if args.part in ("all", "soak"):
+        results["soak"] = bench_soak(args.turns)
+    if args.json:
+        print(json.dumps(results))
+        return
+    for part, values in results.items():
+        print(f"{part}:")
+        for key, value in values.items():
+            print(f"  {key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

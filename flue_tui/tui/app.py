@@ -1,0 +1,418 @@
+"""The Textual app: conversation, prompt and status bar around one Session.
+
+Events from the session only touch plain data (router.py); a timer renders what changed at most
+every FLUSH_S seconds, so a fast stream never floods the UI. litellm is never imported here: the
+first frame comes first, then the import warms in a background thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import deque
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from flue_tui.config import ConfigError, Settings
+from flue_tui.tui import approvals, commands
+from flue_tui.tui.backfill import make_backfill
+from flue_tui.tui.history import PromptHistory
+from flue_tui.tui.pathindex import PathIndex
+from flue_tui.tui.router import EventRouter
+from flue_tui.tui.session_ctl import SessionControl
+from flue_tui.tui.transcript import NoticeEntry, Transcript
+from flue_tui.tui.widgets.conversation import Conversation
+from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
+from flue_tui.tui.widgets.status import StatusBar
+
+FLUSH_S = 0.066        # render budget while following the stream
+FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
+TICK_S = 0.25          # spinners and elapsed times
+QUIT_WINDOW_S = 2.0    # a second Ctrl+C within this quits
+
+
+def litellm_ready() -> bool:
+    from flue_tui.model import litellm_client
+
+    return litellm_client._litellm is not None  # set once the (background) import has finished
+
+
+class FlueApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "flue"
+    AUTO_FOCUS = "#prompt"
+    PAUSE_GC_ON_SCROLL = True
+    BINDINGS = [
+        # Priority: handled on arrival, not after hopping through the prompt and the screen while
+        # a fast stream keeps the loop busy (see check_action for the screens that need Esc).
+        Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
+        Binding("ctrl+c", "ctrl_c", "Quit", show=False),
+        Binding("ctrl+o", "toggle_details", "Expand tool output", show=False),
+        Binding("ctrl+end", "jump_end", "Latest", show=False),
+        Binding("pageup", "page(-1)", show=False, priority=True),
+        Binding("pagedown", "page(1)", show=False, priority=True),
+        # Priority: otherwise the focus chain takes Shift+Tab before the app sees it.
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+    ]
+
+    def __init__(self, settings: Settings, prompt: str | None = None, *, sessions: Any = None) -> None:
+        from flue_tui.tui.palette import SlashCommandsProvider
+
+        self.COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+        super().__init__()
+        self.settings = settings
+        self.initial_prompt = prompt
+        self.transcript = Transcript()
+        self.router = EventRouter(self.transcript, self.request_flush, cwd=settings.cwd)
+        self.ctl = SessionControl(self, settings, sessions)
+        self.history = PromptHistory(settings.cwd)
+        self.paths = PathIndex(settings.cwd)
+        self.queue: deque[tuple[str, str | None]] = deque()
+        self.busy = False
+        self.context_window: int | None = None
+        self.first_frame_at: float | None = None
+        self.litellm_loaded_at_first_frame: bool | None = None
+        self._flush_timer: Any = None
+        self._flushing = False
+        self._render_s = 0.0  # how long the last render of changes took
+        self._ctrl_c_at = 0.0
+        self._details = False
+        self.exit_code = 0
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        self.conversation = Conversation(self.transcript, id="conversation")
+        self.completion = CompletionList()
+        self.prompt = PromptArea(self.history, self.completion, self.command_items)
+        self.queue_view = Static("", id="queue")
+        self.status_bar = StatusBar()
+        yield self.conversation
+        with Vertical(id="bottom"):
+            yield self.queue_view
+            yield self.completion
+            yield self.prompt
+            yield self.status_bar
+
+    def on_mount(self) -> None:
+        self.completion.display = False
+        self.queue_view.display = False
+        if self.is_headless:
+            self.prompt.cursor_blink = False
+        self.prompt.paths = self.paths
+        self.ticker = self.set_interval(TICK_S, self._tick, pause=True)
+        self.refresh_status()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self.first_frame_at = time.perf_counter()
+        self.litellm_loaded_at_first_frame = "litellm" in sys.modules
+        from flue_tui.model.litellm_client import warm_in_background
+
+        warm_in_background()
+        self._load_background()
+        self.ctl.start()
+
+    @work(group="startup", exit_on_error=False)
+    async def _load_background(self) -> None:
+        await asyncio.gather(asyncio.to_thread(self.history.load), asyncio.to_thread(self.paths.build),
+                             return_exceptions=True)
+
+    # -- rendering ---------------------------------------------------------------------------------
+    def request_flush(self) -> None:
+        if self._flush_timer is None:
+            delay = FLUSH_S if self.conversation.following else FLUSH_AWAY_S
+            # A slow machine or a heavy frame: wait twice as long as the last render took, so
+            # rendering never takes more than a third of the loop and keys (Esc) stay responsive.
+            delay = max(delay, 2 * self._render_s)
+            self._flush_timer = self.set_timer(delay, self._render_changes)
+
+    async def _render_changes(self) -> None:
+        self._flush_timer = None
+        if self._flushing:
+            self.request_flush()
+            return
+        self._flushing = True
+        began = time.perf_counter()
+        try:
+            appended, dirty = self.router.take()
+            hosts: dict[int, tuple[Any, list]] = {}
+            for transcript, entry in appended:
+                if transcript.view is not None:
+                    hosts.setdefault(id(transcript), (transcript.view, []))[1].append(entry)
+            with self.batch_update():
+                for host, entries in hosts.values():
+                    if host.is_attached:
+                        await host.add_entries(entries)
+                for entry in dirty:
+                    view = entry.view
+                    if view is not None and view.is_attached:
+                        result = view.sync()
+                        if asyncio.iscoroutine(result):
+                            await result
+                if self.router.status_dirty:
+                    self.refresh_status()
+        finally:
+            self._flushing = False
+            self._render_s = min(0.5, time.perf_counter() - began)
+        self._update_ticker()
+
+    def _update_ticker(self) -> None:
+        if self.busy or self.router.running:
+            self.ticker.resume()
+        else:
+            self.ticker.pause()
+
+    def _tick(self) -> None:
+        for entry in list(self.router.running.values()):
+            view = entry.view
+            if view is not None and view.is_attached:
+                header = getattr(view, "header", view)
+                header.tick()
+        self.status_bar.frame += 1
+        if self.router.status.activity == "waiting for the model" and not litellm_ready():
+            # A prompt sent in the first seconds waits for the background import: say so.
+            self.router.status.activity = "loading the model library"
+        elif self.router.status.activity == "loading the model library" and litellm_ready():
+            self.router.status.activity = "waiting for the model"
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        self.router.status_dirty = False
+        self.status_bar.show(model=self.settings.model or "", name=self.session_label(), cwd=self.settings.cwd,
+                             status=self.router.status, context_window=self.context_window, busy=self.busy,
+                             mode=approvals.mode_label(self))
+
+    def notice(self, text: str, level: str = "info") -> None:
+        self.router.add(NoticeEntry(text=text, level=level))
+
+    # -- sessions ----------------------------------------------------------------------------------
+    @property
+    def session(self) -> Any:
+        return self.ctl.session
+
+    def session_label(self) -> str:
+        return self.ctl.label()
+
+    def context_label(self) -> str:
+        s = self.router.status
+        if not (self.context_window and s.context_tokens):
+            return ""
+        return f"{s.context_tokens:,} of {self.context_window:,} tokens ({100 * s.context_tokens / self.context_window:.0f}%)"
+
+    async def attach(self, session: Any, *, resumed: bool) -> None:
+        """Show `session` (fresh or resumed) and send its events to the router."""
+        self.transcript = Transcript(session_id=session.id)
+        self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
+        if resumed and session.messages:
+            self.transcript.backfill = make_backfill(list(session.messages), self.settings.cwd)
+        usage = getattr(session, "usage", None)
+        if usage is not None and (usage.input or usage.output):
+            self.router.status.add_usage(session.id, usage.to_dict(), {}, root=False)
+        session.subscribe(self.router.handle)
+        approvals.install(self, session)  # permission questions become the approval dialog
+        await self.conversation.show(self.transcript)
+        self.refresh_status()
+        self._fetch_context_window(session)
+
+    @work(group="context-window", exclusive=True, exit_on_error=False)
+    async def _fetch_context_window(self, session: Any) -> None:
+        # Needs litellm's model map: waits in a thread for the background import, never on the loop.
+        self.context_window = await asyncio.to_thread(session.model.context_window)
+        self.refresh_status()
+
+    async def new_session(self) -> None:
+        await self.ctl.replace(None)
+
+    async def open_picker(self, ref: str | None) -> None:
+        await self.ctl.pick(ref)
+
+    async def rename_session(self, name: str) -> None:
+        await self.ctl.rename(name)
+
+    def switch_model(self, model: str) -> None:
+        self.ctl.switch_model(model)
+        self.context_window = None
+        if self.session is not None:
+            self._fetch_context_window(self.session)
+        self.refresh_status()
+
+    # -- skills --------------------------------------------------------------------------------------
+    def skill_list(self) -> list[tuple[str, str]]:
+        skills = getattr(self.ctl.context, "skills", None)
+        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+
+    def find_skill(self, name: str) -> Any:
+        skills = getattr(self.ctl.context, "skills", None)
+        return skills.get(name) if skills is not None else None
+
+    def run_skill(self, skill: Any, extra: str) -> None:
+        from flue_tui.context.skills import skill_prompt
+
+        self.send(skill_prompt(skill, extra or None), display=f"/{skill.name}" + (f" {extra}" if extra else ""))
+
+    def command_items(self) -> list[tuple[str, str, bool]]:
+        """(name, help, needs an argument) for completion and the palette; skills included."""
+        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in commands.COMMANDS]
+        return builtin + [(name, desc, False) for name, desc in self.skill_list()]
+
+    # -- prompting -----------------------------------------------------------------------------------
+    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
+        text = message.text
+        self.prompt.set_text("")
+        self.history.add(text)
+        parsed = commands.parse(text.strip())
+        if parsed is not None and await commands.run(self, *parsed):
+            return
+        await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
+        self.send(text)
+
+    def send(self, text: str, display: str | None = None) -> None:
+        if self.busy or self.session is None:
+            if self.session is None and not self.ctl.starting:
+                self.notice(self.ctl.unavailable or "No session.", "error")
+                return
+            self.queue.append((text, display))
+            self._show_queue()
+            return
+        self.busy = True  # before the worker starts, so a second Enter queues
+        self._run_prompt(text, display)
+
+    def _show_queue(self) -> None:
+        lines = [f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in self.queue]
+        self.queue_view.update("\n".join(lines))
+        self.queue_view.display = bool(lines)
+
+    def send_next(self) -> None:
+        if self.queue and not self.busy and self.session is not None:
+            text, display = self.queue.popleft()
+            self._show_queue()
+            self.busy = True
+            self._run_prompt(text, display)
+
+    @work(group="agent", exit_on_error=False)
+    async def _run_prompt(self, text: str, display: str | None) -> None:
+        session = self.session
+        self.busy = True
+        self.router.user_display = display
+        self._update_ticker()
+        aborted = False
+        try:
+            result = await session.prompt(text)
+            aborted = result.aborted
+            if aborted:
+                self.notice("Interrupted. The session is intact: send a message to continue.", "warn")
+            elif result.is_error:
+                self.notice(result.hint or result.error or "The prompt failed.", "error")
+        except Exception as exc:  # the UI must survive anything the agent raises
+            self.notice(f"{type(exc).__name__}: {exc}", "error")
+        finally:
+            self.busy = False
+            self.router.set_activity("idle")
+            self.request_flush()
+        if not aborted:
+            self.send_next()
+
+    def compact(self, focus: str | None) -> None:
+        if self.session is None:
+            self.notice(self.ctl.unavailable or "No session yet.", "warn")
+        elif self.busy:
+            self.notice("The agent is working: /compact once it is done (or after Esc).", "warn")
+        else:
+            self.busy = True
+            self._run_compact(focus)
+
+    @work(group="agent", exit_on_error=False)
+    async def _run_compact(self, focus: str | None) -> None:
+        self._update_ticker()
+        try:
+            result = await self.session.compact(focus)
+            self.notice(result.text, "error" if result.is_error else "info")
+        except Exception as exc:
+            self.notice(f"{type(exc).__name__}: {exc}", "error")
+        finally:
+            self.busy = False
+            self.router.set_activity("idle")
+            self.request_flush()
+        self.send_next()
+
+    # -- keys ------------------------------------------------------------------------------------------
+    def action_interrupt(self) -> None:
+        if self.completion.display:
+            self.completion.hide()
+            return
+        if self.busy and self.session is not None:
+            self.session.abort()
+            self.router.set_activity("interrupting")
+            self.request_flush()
+            if self.queue:
+                # Queued prompts come back to the editor: after an interrupt the user decides.
+                held = "\n\n".join(text for text, _ in self.queue)
+                self.queue.clear()
+                self._show_queue()
+                if not self.prompt.text.strip():
+                    self.prompt.set_text(held)
+
+    async def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._ctrl_c_at < QUIT_WINDOW_S:
+            await self.action_quit()
+            return
+        self._ctrl_c_at = now
+        if self.busy:
+            self.action_interrupt()
+        elif self.prompt.text:
+            self.prompt.set_text("")
+        self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+
+    async def action_quit(self) -> None:
+        if self.session is not None and self.busy:
+            self.session.abort()
+        self.ctl.close()
+        self.exit(self.exit_code)
+
+    def action_cycle_mode(self) -> None:
+        approvals.cycle(self)
+
+    def action_toggle_details(self) -> None:
+        self._details = not self._details
+        for entry in self.conversation.mounted_entries:
+            if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
+                entry.expanded = self._details
+                if entry.view is not None:
+                    result = entry.view.sync()
+                    if asyncio.iscoroutine(result):
+                        self.run_worker(result, exit_on_error=False)
+
+    async def action_jump_end(self) -> None:
+        await self.conversation.jump_to_end()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # PageUp/PageDown scroll the conversation only on the main screen (a picker list keeps them).
+        if action in ("page", "interrupt"):
+            return self.screen is self.screen_stack[0]
+        return True
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.conversation.scroll_page_up()
+        else:
+            self.conversation.scroll_page_down()
+
+
+def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = None) -> int:
+    app = FlueApp(settings, prompt, sessions=sessions)
+    try:
+        code = app.run()
+    except ConfigError as exc:
+        print(f"flue: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        app.ctl.close()
+    return code if isinstance(code, int) else 0
+

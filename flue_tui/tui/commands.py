@@ -1,0 +1,155 @@
+"""Slash commands: the list (for `/` completion, /help and the command palette) and their actions."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flue_tui.tui.app import FlueApp
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    args: str
+    help: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("help", "", "commands and keys"),
+    Command("new", "", "start a fresh session"),
+    Command("resume", "[name]", "pick a session to resume"),
+    Command("name", "NEW", "rename this session"),
+    Command("model", "[provider/model]", "show or switch the model"),
+    Command("compact", "[focus]", "summarise the conversation to free context"),
+    Command("skills", "", "list the skills you can run as /<skill>"),
+    Command("cost", "", "tokens and cost so far"),
+    Command("export", "[file.md]", "write the conversation to a Markdown file"),
+    Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
+    Command("quit", "", "leave flue"),
+)
+
+KEYS = (
+    ("enter", "send (queued while the agent works)"),
+    ("shift+enter / ctrl+j", "new line"),
+    ("up / down", "prompt history (at the first / last line)"),
+    ("@", "complete a file path"),
+    ("esc", "interrupt the agent"),
+    ("ctrl+c twice", "quit"),
+    ("ctrl+o", "expand / collapse tool output"),
+    ("pageup / pagedown, ctrl+end", "scroll; jump to the latest"),
+    ("ctrl+p", "command palette"),
+    ("shift+tab", "permission mode: ask → accept-edits → plan"),
+)
+
+
+def help_text(skills: list[tuple[str, str]]) -> str:
+    width = max(len(f"/{c.name} {c.args}".strip()) for c in COMMANDS)
+    lines = ["Commands:"]
+    lines += [f"  {f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in COMMANDS]
+    if skills:
+        lines.append("Skills: " + ", ".join(f"/{name}" for name, _ in skills))
+    lines.append("Keys:")
+    kw = max(len(k) for k, _ in KEYS)
+    lines += [f"  {k:<{kw}}  {v}" for k, v in KEYS]
+    return "\n".join(lines)
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """`/name rest` → (name, rest); None when the text is not a command line."""
+    if not text.startswith("/") or text.startswith("//"):
+        return None
+    head, _, rest = text[1:].partition(" ")
+    head = head.strip()
+    if not head or "/" in head:
+        return None  # "/usr/bin/env ..." is a prompt, not a command
+    return head, rest.strip()
+
+
+async def run(app: FlueApp, name: str, arg: str) -> bool:
+    """Run a slash command; False when `name` is neither a command nor a skill."""
+    handler = _HANDLERS.get(name)
+    if handler is not None:
+        await handler(app, arg)
+        return True
+    skill = app.find_skill(name)
+    if skill is not None:
+        app.run_skill(skill, arg)
+        return True
+    return False
+
+
+async def _help(app: FlueApp, arg: str) -> None:
+    app.notice(help_text(app.skill_list()))
+
+
+async def _new(app: FlueApp, arg: str) -> None:
+    await app.new_session()
+
+
+async def _resume(app: FlueApp, arg: str) -> None:
+    await app.open_picker(arg or None)
+
+
+async def _name(app: FlueApp, arg: str) -> None:
+    if not arg:
+        app.notice(f"This session is {app.session_label()}. Rename it with /name NEW.")
+        return
+    await app.rename_session(arg)
+
+
+async def _model(app: FlueApp, arg: str) -> None:
+    if not arg:
+        app.notice(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model, "
+                   "e.g. /model anthropic/claude-sonnet-4-5.")
+        return
+    app.switch_model(arg)
+
+
+async def _compact(app: FlueApp, arg: str) -> None:
+    app.compact(arg or None)
+
+
+async def _skills(app: FlueApp, arg: str) -> None:
+    skills = app.skill_list()
+    if not skills:
+        app.notice("No skills found. Add one as .agents/skills/<name>/SKILL.md.")
+        return
+    width = max(len(n) for n, _ in skills) + 1
+    app.notice("Skills (run one with /<name> [extra instructions]):\n"
+               + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
+
+
+async def _cost(app: FlueApp, arg: str) -> None:
+    s = app.router.status
+    app.notice(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}"
+               + (f" · context {app.context_label()}" if app.context_label() else ""))
+
+
+async def _export(app: FlueApp, arg: str) -> None:
+    from flue_tui.tui.export import export_markdown
+
+    if app.session is None:
+        app.notice("Nothing to export yet.", "warn")
+        return
+    path = export_markdown(app.session.messages, app.settings.cwd, arg or None, app.session_label(),
+                           app.settings.model or "")
+    app.notice(f"Exported the conversation to {os.path.relpath(path, app.settings.cwd)}")
+
+
+async def _mode(app: FlueApp, arg: str) -> None:
+    from flue_tui.tui import approvals
+
+    approvals.set_mode(app, arg)
+
+
+async def _quit(app: FlueApp, arg: str) -> None:
+    await app.action_quit()
+
+
+_HANDLERS = {
+    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "compact": _compact,
+    "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "quit": _quit, "exit": _quit,
+}

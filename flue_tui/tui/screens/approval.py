@@ -1,0 +1,96 @@
+"""The approval dialog: the exact command or the diff, then allow once / allow for this session /
+deny with a note to the model.
+
+Keys: 1 or y allows once, 2 or a allows for the session, 3 or n opens the note field (Enter sends
+the refusal with it), Esc refuses at once without a note. Arrow keys and Enter work on the list too.
+"""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from flue_tui.permissions.policy import Approval, ApprovalRequest
+
+MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets its full arguments
+
+
+def _body(request: ApprovalRequest):
+    lines = request.body.splitlines()
+    text = "\n".join(lines[:MAX_BODY_LINES])
+    if len(lines) > MAX_BODY_LINES:
+        text += f"\n… {len(lines) - MAX_BODY_LINES} more lines"
+    lexer = {"command": "bash", "diff": "diff", "json": "json"}.get(request.body_kind, "text")
+    return Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
+
+
+class ApprovalScreen(ModalScreen[Approval]):
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; }
+    #approval { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;
+                border: round $warning; background: $surface; }
+    #approval-title { text-style: bold; margin: 0 0 1 0; }
+    #approval-body { height: auto; max-height: 20; margin: 0 0 1 0; }
+    #approval-choices { height: auto; }
+    #approval-note { margin: 1 0 0 0; }
+    """
+    BINDINGS = [
+        Binding("1,y", "choose('once')", "Allow once", show=False),
+        Binding("2,a", "choose('session')", "Allow for session", show=False),
+        Binding("3,n", "choose('deny')", "Deny", show=False),
+        Binding("escape", "refuse", "Deny", show=False),
+    ]
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        r = self.request
+        rules = ", ".join(r.session_rules)
+        with Vertical(id="approval"):
+            title = Text(f"{r.title}?", style="bold")
+            title.append(f"   ({r.tool_name} · {r.mode} mode)", style="dim")
+            yield Static(title, id="approval-title")
+            with VerticalScroll(id="approval-body"):
+                yield Static(_body(r))
+            yield OptionList(
+                Option(Text.assemble(("1 ", "dim"), "Allow once"), id="once"),
+                Option(Text.assemble(("2 ", "dim"), "Allow for this session ", (f"({rules})", "dim")), id="session"),
+                Option(Text.assemble(("3 ", "dim"), "Deny, with a note to the model"), id="deny"),
+                id="approval-choices")
+            note = Input(placeholder="Why not? (optional; Enter sends the refusal, Esc without a note)",
+                         id="approval-note")
+            note.display = False
+            yield note
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_choose(event.option.id or "deny")
+
+    def action_choose(self, choice: str) -> None:
+        note = self.query_one("#approval-note", Input)
+        if note.display:
+            return  # typing the note: the shortcut letters are text
+        if choice == "deny":
+            note.display = True
+            note.focus()
+            return
+        self.dismiss(Approval(choice))  # type: ignore[arg-type]
+
+    def action_refuse(self) -> None:
+        self.dismiss(Approval("deny"))
+
+    @on(Input.Submitted, "#approval-note")
+    def _note(self, event: Input.Submitted) -> None:
+        self.dismiss(Approval("deny", note=event.value))

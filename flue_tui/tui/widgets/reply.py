@@ -1,0 +1,137 @@
+"""Assistant text: a small live Markdown that streams block-wise, with finished blocks frozen.
+
+Textual's Markdown mounts a widget per block, and every mount re-lays out every mounted widget.
+So once the live Markdown holds more than LIVE_BLOCKS blocks, everything up to the last blank
+line outside a code fence is frozen into one widget (rendered by rich, cached per width) and the
+live Markdown restarts with the remainder. A 20k-token reply then stays at a few dozen widgets.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.containers import VerticalGroup
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from flue_tui.tui.transcript import ReplyEntry
+
+LIVE_BLOCKS = 24
+FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def cut_points(src: str) -> list[int]:
+    """Offsets just past each blank line outside a code fence: places where Markdown can be split."""
+    cuts: list[int] = []
+    pos = 0
+    inside = False
+    for line in src.splitlines(keepends=True):
+        if FENCE_RE.match(line):
+            inside = not inside
+        pos += len(line)
+        if not inside and not line.strip() and line.endswith("\n"):
+            cuts.append(pos)
+    return cuts
+
+
+def safe_cut(src: str) -> int:
+    cuts = cut_points(src)
+    return cuts[-1] if cuts else 0
+
+
+def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
+    """A finished reply as frozen segments of about `blocks` blocks each, plus a live tail."""
+    cuts = [c for c in cut_points(src) if c < len(src)]
+    if len(cuts) <= blocks:
+        return [], src
+    segments: list[str] = []
+    start = 0
+    for i in range(blocks - 1, len(cuts), blocks):
+        segments.append(src[start:cuts[i]])
+        start = cuts[i]
+    return segments, src[start:]
+
+
+class FrozenMarkdown(Widget):
+    """Finished Markdown blocks as one widget, rendered once per width and kept as strips.
+
+    A Static holding rich Markdown would re-render the whole text for every layout (to learn its
+    height), and a long reply is laid out on every flush; this renders again only on a resize.
+    """
+
+    DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
+
+    def __init__(self, source: str) -> None:
+        super().__init__(classes="frozen")
+        self.source = source
+        self._strips: list[Strip] = []
+        self._width = -1
+
+    def _render_at(self, width: int) -> list[Strip]:
+        if width != self._width and width > 0:
+            console = self.app.console
+            options = console.options.update(width=width, height=None, highlight=False)
+            markdown = RichMarkdown(self.source.rstrip(), code_theme="monokai", hyperlinks=False)
+            lines = console.render_lines(markdown, options, pad=False)
+            self._strips = [Strip(line).simplify() for line in lines]
+            self._width = width
+        return self._strips
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._render_at(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        strips = self._render_at(width)
+        if y >= len(strips):
+            return Strip.blank(width, self.rich_style)
+        return strips[y].apply_style(self.rich_style).extend_cell_length(width, self.rich_style)
+
+
+class ReplyView(VerticalGroup):
+    """The view of a ReplyEntry. `sync()` appends whatever text arrived since the last flush."""
+
+    def __init__(self, entry: ReplyEntry) -> None:
+        super().__init__(classes="reply")
+        self.entry = entry
+        self.shown = 0
+        self.md = Markdown(classes="live", open_links=False)
+
+    def compose(self):
+        frozen, tail = split_frozen(self.entry.text)
+        for segment in frozen:
+            yield FrozenMarkdown(segment)
+        self.shown = len(self.entry.text) - len(tail)
+        yield self.md
+
+    async def on_mount(self) -> None:
+        await self.sync()
+
+    @property
+    def source(self) -> str:
+        return self.entry.text
+
+    async def sync(self) -> None:
+        text = self.entry.text
+        if len(text) <= self.shown:
+            return
+        fragment = text[self.shown:]
+        self.shown = len(text)
+        live = self.md.source + fragment
+        cuts = [c for c in cut_points(live) if c < len(live)]
+        if len(cuts) < LIVE_BLOCKS:  # blocks = cuts + 1
+            await self.md.append(fragment)
+            return
+        # Too much for the live Markdown (a long reply, or a big batch after the loop was busy):
+        # everything up to the last safe cut becomes frozen segments; the rest restarts the live part.
+        segments, start = [], 0
+        for i in range(LIVE_BLOCKS - 1, len(cuts), LIVE_BLOCKS):
+            segments.append(live[start:cuts[i]])
+            start = cuts[i]
+        if cuts[-1] > start:
+            segments.append(live[start:cuts[-1]])
+        await self.mount_all([FrozenMarkdown(seg) for seg in segments], before=self.md)
+        await self.md.update(live[cuts[-1]:])

@@ -1,0 +1,140 @@
+"""A `task` call: the child's agent and prompt, its live steps nested inside, then its answer.
+
+The nested steps are an EntryList bound to the child's transcript, showing only its last few
+entries, so several children streaming at once stay cheap. A finished child collapses to its
+answer; clicking the header shows the steps again.
+"""
+
+from __future__ import annotations
+
+from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
+from textual import events
+from textual.containers import VerticalGroup
+from textual.widgets import Static
+
+from flue_tui.tui.transcript import Entry, TaskEntry, Transcript
+from flue_tui.tui.widgets.tool import ToolView
+
+CHILD_VISIBLE = 6
+ANSWER_LINES = 12
+
+
+class EntryList(VerticalGroup):
+    """The last `limit` entries of a (child) transcript, mounted; older ones are left out."""
+
+    def __init__(self, transcript: Transcript, limit: int = CHILD_VISIBLE) -> None:
+        super().__init__(classes="entries")
+        self.transcript = transcript
+        self.limit = limit
+        self.more = Static("", classes="more")
+
+    def compose(self):
+        from flue_tui.tui.widgets.views import make_view
+
+        yield self.more
+        for e in self.transcript.entries[-self.limit:]:
+            if e.view is None:
+                yield make_view(e)
+        self._update_more()
+
+    def on_mount(self) -> None:
+        self.transcript.view = self
+
+    def on_unmount(self) -> None:
+        if self.transcript.view is self:
+            self.transcript.view = None
+        for e in self.transcript.entries[-(self.limit + 8):]:
+            e.view = None
+
+    def _mounted(self) -> list[Entry]:
+        return [e for e in self.transcript.entries[-(self.limit + 8):] if e.view is not None and e.view.parent is self]
+
+    def _update_more(self) -> None:
+        hidden = len(self.transcript.entries) - min(self.limit, len(self.transcript.entries))
+        self.more.update(Text(f"… {hidden} earlier step{'s' if hidden != 1 else ''}", style="dim"))
+        self.more.display = hidden > 0
+
+    async def add_entries(self, entries: list[Entry]) -> None:
+        from flue_tui.tui.widgets.views import make_view
+
+        views = [make_view(e) for e in entries if e.view is None]
+        if views:
+            await self.mount_all(views)
+        mounted = self._mounted()
+        excess = [e for e in mounted[: max(0, len(mounted) - self.limit)] if not e.live]
+        if excess:
+            widgets = [e.view for e in excess]
+            for e in excess:
+                e.view = None
+            await self.remove_children(widgets)
+        self._update_more()
+
+
+class TaskHeader(ToolView):
+    """The task's one-line header; the answer and steps below it are the TaskView's."""
+
+    def _rebuild(self) -> None:
+        self._body, self._hidden = None, 0
+        self.set_class(self.entry.status == "error", "-error")
+
+    async def on_click(self, event: events.Click) -> None:
+        if event.y == 0 and isinstance(self.parent, TaskView):
+            event.stop()
+            await self.parent.toggle()
+
+
+class TaskView(VerticalGroup):
+    def __init__(self, entry: TaskEntry) -> None:
+        super().__init__(classes="task")
+        self.entry = entry
+        self.header = TaskHeader(entry)
+        self.prompt = Static("", classes="task-prompt")
+        self.answer = Static("", classes="task-answer")
+        self.steps: EntryList | None = None
+
+    def compose(self):
+        yield self.header
+        yield self.prompt
+        yield self.answer
+
+    async def on_mount(self) -> None:
+        await self.sync()
+
+    @property
+    def finished(self) -> bool:
+        return self.entry.answer is not None or self.entry.status != "running"
+
+    async def sync(self) -> None:
+        e = self.entry
+        self.header.sync()
+        prompt = e.prompt.strip().splitlines()
+        text = prompt[0] if prompt else ""
+        if len(prompt) > 1:
+            text += " …"
+        self.prompt.update(Text(text, style="dim italic"))
+        self.prompt.display = bool(text) and (not self.finished or e.expanded)
+        show_steps = e.child is not None and (not self.finished or e.expanded)
+        if show_steps and self.steps is None:
+            assert e.child is not None
+            self.steps = EntryList(e.child)
+            await self.mount(self.steps, before=self.answer)
+        elif not show_steps and self.steps is not None:
+            steps, self.steps = self.steps, None
+            await steps.remove()
+        if self.finished and e.answer:
+            lines = e.answer.strip().splitlines()
+            shown = "\n".join(lines[:ANSWER_LINES])
+            if len(lines) > ANSWER_LINES:
+                shown += f"\n\n*… {len(lines) - ANSWER_LINES} more lines*"
+            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(shown, hyperlinks=False)
+            self.answer.update(renderable)
+            self.answer.display = True
+        else:
+            self.answer.display = False
+
+    async def toggle(self) -> None:
+        if not self.finished:
+            return
+        self.entry.expanded = not self.entry.expanded
+        await self.sync()

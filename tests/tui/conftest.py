@@ -1,0 +1,82 @@
+"""TUI test helpers: the real app, a real Session and litellm, against the scripted server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flue_tui.config import Settings
+from flue_tui.session_start import SessionOptions
+from flue_tui.tui.app import FlueApp
+
+
+def screen_text(app: Any) -> str:
+    """The plain text of the whole screen, as a user would read it."""
+    return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
+
+
+async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> Any:
+    """Let the app run until cond() is truthy; fails the test with the screen on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting; screen was:\n{screen_text(pilot.app)}")
+        await pilot.pause(step)
+
+
+async def ready(pilot: Any) -> FlueApp:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.session is not None or app.ctl.unavailable, timeout=10)
+    return app
+
+
+async def idle(pilot: Any, timeout: float = 15.0) -> None:
+    """Wait until the agent is done and every change is on screen."""
+    app = pilot.app
+    await wait_for(pilot, lambda: not app.busy and not app.queue and not app.router.pending
+                   and app._flush_timer is None and not app._flushing, timeout)
+    await pilot.pause()
+
+
+async def submit(pilot: Any, text: str) -> None:
+    app = pilot.app
+    app.prompt.set_text(text)
+    await pilot.press("enter")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _litellm_imported() -> None:
+    """Import litellm once for the whole run (3-20 s on a busy 2-core box), so no test's first
+    request waits for it. The startup test checks the lazy import in a fresh process instead."""
+    from flue_tui.model.litellm_client import get_litellm
+
+    get_litellm()
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    d = tmp_path / "work"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def make_app(fakellm, work: Path, monkeypatch: pytest.MonkeyPatch):
+    """`make_app(prompt=None, options=...)` → a FlueApp on `work`, pointed at the scripted server."""
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("FLUE_RETRY_BASE_MS", "5")
+
+    def make(prompt: str | None = None, *, cwd: Path | None = None, options: SessionOptions | None = None,
+             model: str = "openai/fake") -> FlueApp:
+        settings = Settings.from_env(model=model, cwd=str(cwd or work))
+        return FlueApp(settings, prompt, sessions=options if options is not None else SessionOptions())
+
+    return make

@@ -1,0 +1,85 @@
+"""The approval dialog with Pilot: allow once, allow for this session, deny with a note; the mode in
+the status bar, Shift+Tab and /mode."""
+
+from __future__ import annotations
+
+from flue_tui.permissions.policy import policy_of
+from flue_tui.tui.screens.approval import ApprovalScreen
+from tests.fakellm.script import Call, Turn
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+
+
+def _tool_result(fakellm, call_id: str) -> str:
+    for request in fakellm.requests:
+        for message in request["messages"]:
+            if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
+                return message["content"]
+    raise AssertionError(f"no result for {call_id}")
+
+
+async def _dialog(pilot) -> ApprovalScreen:
+    return await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen) and pilot.app.screen)
+
+
+async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakellm, work):
+    fakellm.script([
+        Turn(calls=[Call("bash", {"command": "echo one"}, id="b1")]),
+        Turn(calls=[Call("bash", {"command": "echo two"}, id="b2")]),
+        Turn(calls=[Call("bash", {"command": "echo three"}, id="b3")]),
+        Turn(calls=[Call("write", {"path": "f.txt", "content": "hello\n"}, id="w1")]),
+        Turn(text="All done."),
+    ])
+    app = make_app()
+    app.settings.permission_mode = "ask"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert " · ask" in screen_text(app).splitlines()[-1]
+        await submit(pilot, "go")
+
+        dialog = await _dialog(pilot)
+        assert dialog.request.body == "echo one"
+        assert "echo one" in screen_text(app) and "Allow for this session (bash(echo *))" in screen_text(app)
+        await pilot.press("1")  # allow once
+
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                                and app.screen.request.body == "echo two" and app.screen)
+        await pilot.press("2")  # allow `echo *` for this session: "echo three" runs without a question
+
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                                and app.screen.request.tool_name == "write" and app.screen)
+        assert dialog.request.title == "Write file f.txt" and "+hello" in screen_text(app)
+        await pilot.press("3")  # deny: the note field opens
+        await pilot.press(*"not now")
+        await pilot.press("enter")
+        await idle(pilot)
+
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert [_tool_result(fakellm, i) for i in ("b1", "b2", "b3")] == ["one", "two", "three"]
+        assert _tool_result(fakellm, "w1") == "Permission denied: the user refused this write call. Their note: not now"
+        assert not (work / "f.txt").exists()
+        assert "All done." in screen_text(app)
+        assert [r.text for r in policy_of(app.session).session_allow] == ["bash(echo *)"]
+
+
+async def test_escape_denies_and_modes_switch(make_app, fakellm, work):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "touch made"}, id="b1")]), Turn(text="ok")])
+    app = make_app()
+    app.settings.permission_mode = "ask"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        await _dialog(pilot)
+        await pilot.press("escape")
+        await idle(pilot)
+        assert _tool_result(fakellm, "b1") == "Permission denied: the user refused this bash call."
+        assert not (work / "made").exists()
+
+        policy = policy_of(app.session)
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: " · accept-edits" in screen_text(app).splitlines()[-1])
+        assert policy.mode == "accept-edits" and app.settings.permission_mode == "accept-edits"
+        await submit(pilot, "/mode plan")
+        await wait_for(pilot, lambda: " · plan" in screen_text(app).splitlines()[-1])
+        assert policy.mode == "plan"
+        await submit(pilot, "/mode sometimes")
+        await wait_for(pilot, lambda: "Unknown permission mode 'sometimes'" in screen_text(app))

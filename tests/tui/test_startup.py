@@ -1,0 +1,41 @@
+"""Startup: the first frame comes before litellm is imported; litellm then warms in the background."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CHILD = r"""
+import asyncio, json, sys, time
+t0 = time.perf_counter()
+from flue_tui.config import Settings
+from flue_tui.session_start import SessionOptions
+from flue_tui.tui.app import FlueApp
+imported = "litellm" in sys.modules
+
+async def main():
+    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.first_frame_at is None:
+            await pilot.pause(0.005)
+        first = app.first_frame_at - t0
+        while "litellm.main" not in sys.modules or app.session is None:
+            await pilot.pause(0.05)
+        print(json.dumps({"imported_with_app": imported, "at_first_frame": app.litellm_loaded_at_first_frame,
+                          "first_frame_s": first}))
+
+asyncio.run(main())
+"""
+
+
+def test_first_frame_before_litellm(tmp_path: Path):
+    env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test")
+    out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True,
+                         env=env, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["imported_with_app"] is False
+    assert result["at_first_frame"] is False
