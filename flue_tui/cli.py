@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the model's context window, for models litellm does not know")
     parser.add_argument("--plain", action="store_true",
                         help="line-mode front end instead of the full-screen app (automatic on dumb terminals)")
+    parser.add_argument("--inline", action="store_true",
+                        help="render into the terminal's own scrollback instead of the full-screen app "
+                             "(also [ui] mode = \"inline\" in config, or FLUE_UI=inline)")
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
     from flue_tui.session_flags import add_session_arguments
 
@@ -135,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sessions = options_from_args(args, print_mode=args.print_mode)
         permissions = permission_settings(args)
+        if args.plain and args.inline:
+            raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
         parser.error(str(exc))
     from flue_tui.config import ConfigError, Settings
@@ -147,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                      max_budget_usd=args.max_budget_usd,
                                      auto_compact=False if args.no_auto_compact else None,
                                      compaction_model=args.compaction_model, context_window=args.context_window,
+                                     ui_mode="inline" if args.inline else ("plain" if args.plain else None),
                                      **permissions)
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
@@ -157,9 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
                          partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
+    if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
+        from flue_tui.inline import run_inline
+
+        return run_inline(settings, args.prompt, sessions=sessions)
     from flue_tui.tui.support import tui_supported
 
-    if args.plain or not tui_supported():
+    if settings.ui_mode != "tui" or not tui_supported():
         from flue_tui.plain import run_plain
 
         return run_plain(settings, args.prompt, sessions=sessions)

@@ -1,0 +1,17 @@
+"""`flue --inline`: the agent rendered straight into the terminal's scrollback (rich + prompt-toolkit).
+
+No Textual here. Imported lazily by the CLI, so `flue --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flue_tui.config import Settings
+
+
+def run_inline(settings: Settings, first: str | None, *, sessions: Any = None) -> int:
+    from flue_tui.inline.app import run_inline as run
+
+    return run(settings, first, sessions=sessions)

@@ -1,0 +1,244 @@
+"""`flue --inline`: the loop. Read a prompt, run it with output streaming into the scrollback,
+repeat. Ctrl+C while the agent works interrupts the turn (a SIGINT handler: the prompt is not on
+screen then, and keys typed meanwhile wait for the next prompt); Ctrl+C twice at the prompt quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from rich.text import Text
+
+from flue_tui.config import ConfigError, Settings
+from flue_tui.inline import commands, terminal
+from flue_tui.inline.asking import make_asker
+from flue_tui.inline.prompt import QUIT, InlinePrompt
+from flue_tui.inline.renderer import Renderer
+from flue_tui.inline.sessions import InlineSessions
+from flue_tui.session_start import SessionOptions
+from flue_tui.tui import toolfmt
+from flue_tui.tui.history import PromptHistory
+from flue_tui.tui.pathindex import PathIndex
+
+RECAP_MESSAGES = 6  # a resumed session shows its last few messages, not its whole history
+
+
+class InlineApp:
+    def __init__(self, settings: Settings, first: str | None, options: SessionOptions | None) -> None:
+        self.settings = settings
+        self.first = first
+        self.options = options
+        self.dumb = terminal.is_dumb()
+        self.console = terminal.make_console(self.dumb)
+        self.renderer = Renderer(self.console, settings.cwd, dumb=self.dumb)
+        self.sessions = InlineSessions(settings, options)
+        self.paths = PathIndex(settings.cwd)
+        self.prompt = InlinePrompt(PromptHistory(settings.cwd), self.paths, self.command_items, self.toolbar,
+                                   self.cycle_mode)
+        self.quitting = False
+        self.unavailable: str | None = None
+        self._background: set[asyncio.Future[Any]] = set()
+        self._attaching: asyncio.Future[bool] | None = None
+
+    # -- what the prompt shows ---------------------------------------------------------------------
+    def skill_list(self) -> list[tuple[str, str]]:
+        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+
+    def find_skill(self, name: str) -> Any:
+        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        return skills.get(name) if skills is not None else None
+
+    def command_items(self) -> list[tuple[str, str]]:
+        return [(c.name, c.help) for c in commands.COMMANDS] + self.skill_list()
+
+    def policy(self) -> Any:
+        from flue_tui.permissions.policy import policy_of
+
+        return policy_of(self.sessions.session) if self.sessions.session is not None else None
+
+    def cycle_mode(self) -> None:
+        policy = self.policy()
+        if policy is not None:
+            self.settings.permission_mode = policy.cycle_mode()
+
+    def toolbar(self) -> str:
+        s = self.renderer.router.status
+        policy = self.policy()
+        state = "no session" if self.unavailable else "starting…"
+        parts = [self.settings.model or "no model", self.sessions.label() if self.sessions.started else state]
+        if policy is not None:
+            parts.append(f"{policy.mode} mode")
+        parts.append(f"{s.input_tokens:,} in · {s.output_tokens:,} out · ${s.cost:.4f}")
+        return " · ".join(parts) + "   / commands · @ files · ctrl+j new line"
+
+    # -- sessions ----------------------------------------------------------------------------------
+    def start(self, picker: Any = None) -> None:
+        """Start the session in a thread; the prompt works meanwhile and `ready()` waits for it."""
+        self.sessions.begin(picker=picker)
+        self._attaching = asyncio.ensure_future(self._attach())
+
+    async def ready(self) -> bool:
+        """Whether a session is there to prompt; says why not (once more if it failed earlier)."""
+        if self._attaching is None:
+            self.start()
+        assert self._attaching is not None
+        reported = self._attaching.done()
+        ok = await asyncio.shield(self._attaching)
+        if not ok and reported:
+            self.renderer.note(f"flue: {self.unavailable or 'no session'} (fix it, or /model provider/model)", "error")
+        return ok
+
+    async def _attach(self) -> bool:
+        try:
+            started = await self.sessions.ready()
+        except ConfigError as exc:
+            self.unavailable = str(exc)
+            await self.say(lambda: self.renderer.note(f"flue: {exc}", "error"))
+            return False
+        self.unavailable = None
+        await self.say(lambda: self._bind(started))
+        return True
+
+    def _bind(self, started: Any) -> None:
+        """Listen to this session and answer its permission questions; greet with what to know."""
+        self.renderer.attach(started.session)
+        policy = self.policy()
+        if policy is not None:
+            policy.asker = make_asker(self.renderer, self.interrupt, self.dumb)
+        self._greet(started)
+
+    def _greet(self, started: Any) -> None:
+        from flue_tui.tui.session_ctl import missing_key
+
+        resumed = started.resumed
+        if resumed is not None and started.store is not None:
+            from flue_tui.sessions_show import show
+
+            show(started.store, resumed, last=RECAP_MESSAGES, console=self.console)
+            self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
+        for line in [*started.notices, *getattr(started.context, "warnings", [])]:
+            self.renderer.note(line, "warn")
+        hint = missing_key(self.settings)
+        if hint:
+            self.renderer.note(hint, "warn")
+
+    async def switch_session(self, resume: str | None) -> None:
+        try:
+            started = await self.sessions.replace(resume)
+        except ConfigError as exc:
+            self.renderer.note(str(exc), "error")
+            return
+        self._attaching = asyncio.ensure_future(asyncio.sleep(0, True))
+        self._bind(started)
+        if resume is None:
+            self.renderer.note("New session.")
+
+    async def say(self, show: Callable[[], None]) -> None:
+        """Print above the prompt if it is on screen, else just print."""
+        from prompt_toolkit.application import run_in_terminal
+
+        await run_in_terminal(show)
+
+    # -- turns -------------------------------------------------------------------------------------
+    def interrupt(self) -> None:
+        session = self.sessions.session
+        if session is not None and session.running:
+            session.abort()
+            self.renderer.interrupting = True
+            self.renderer.flush()
+        self.prompt.arm_quit()
+
+    async def _turn(self, work: Awaitable[Any], echo: str | None) -> Any:
+        self.renderer.begin_turn(echo)
+        loop = asyncio.get_running_loop()
+        try:
+            with terminal.quiet_input():
+                loop.add_signal_handler(signal.SIGINT, self.interrupt)
+                try:
+                    return await work
+                finally:
+                    loop.remove_signal_handler(signal.SIGINT)
+        finally:
+            self.renderer.finish()
+
+    async def send(self, text: str, echo: str | None = None) -> None:
+        if not await self.ready():
+            return
+        session = self.sessions.session
+        try:
+            result = await self._turn(session.prompt(text), echo)
+        except Exception as exc:  # the loop must survive anything the agent raises
+            self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
+            return
+        if result.aborted:
+            self.renderer.note("Interrupted. The session is intact: send a message to continue.", "warn")
+        elif result.is_error:
+            self.renderer.note(result.hint or result.error or "The prompt failed.", "error")
+        u = result.usage
+        self.renderer.note(f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''} · "
+                           f"{toolfmt.seconds(result.duration_ms)} · {u.input + u.cache_read:,} in · "
+                           f"{u.output:,} out · ${u.cost:.4f}")
+
+    async def compact(self, focus: str | None) -> None:
+        if not await self.ready():
+            return
+        result = await self._turn(self.sessions.session.compact(focus), None)
+        self.renderer.note(result.text, "error" if result.is_error else "info")
+
+    # -- the loop ----------------------------------------------------------------------------------
+    async def run(self) -> int:
+        from flue_tui.model.litellm_client import warm_in_background
+        from flue_tui.session_start import pick_by_number
+
+        self.console.print(Text.assemble(("flue", "bold"), f" · {self.settings.model or 'no model'} · "
+                                         f"{self.settings.cwd}", style="dim"))
+        warm_in_background()
+        self._spawn(asyncio.to_thread(self.paths.build))
+        opts = self.options
+        waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
+        self.start(picker=pick_by_number if opts is not None and opts.pick else None)
+        # Resuming shows its recap before the first prompt, and a bad name ends the run.
+        if (waits or self.first) and not await self.ready():
+            return 1
+        if self.first:
+            await self.send(self.first, echo=self.first)
+        while not self.quitting:
+            text = await self.prompt.read()
+            if text is QUIT:
+                break
+            if not text.strip():
+                continue
+            parsed = _parse(text.strip())
+            if parsed is not None and await commands.run(self, *parsed):
+                continue
+            await self.send(text)
+        return 0
+
+    def _spawn(self, aw: Awaitable[Any]) -> None:
+        fut = asyncio.ensure_future(aw)
+        self._background.add(fut)
+        fut.add_done_callback(self._background.discard)
+
+
+def _parse(text: str) -> tuple[str, str] | None:
+    from flue_tui.tui.commands import parse
+
+    return parse(text)
+
+
+def run_inline(settings: Settings, first: str | None, *, sessions: SessionOptions | None = None) -> int:
+    app = InlineApp(settings, first, sessions)
+    try:
+        return asyncio.run(app.run())
+    except ConfigError as exc:
+        print(f"flue: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        app.sessions.close()

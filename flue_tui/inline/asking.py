@@ -1,0 +1,99 @@
+"""Permission questions inline: the request printed into the scrollback, answered with one key.
+
+The policy (flue_tui.permissions) calls `asker` and waits; the live area is paused meanwhile, so
+the question and its answer stay in the scrollback as a record of what was allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from flue_tui.inline import terminal
+from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal
+from flue_tui.permissions.policy import Approval, ApprovalRequest
+from flue_tui.tui import toolfmt
+
+if TYPE_CHECKING:
+    from flue_tui.inline.renderer import Renderer
+
+# key → (choice, what the answered line says)
+KEYS = {
+    "y": ("once", "allowed once"), "1": ("once", "allowed once"),
+    "a": ("session", "allowed for this session"), "2": ("session", "allowed for this session"),
+    "n": ("deny", "denied"), "3": ("deny", "denied"), "escape": ("deny", "denied"),
+    "m": ("note", "denied with a note"), "4": ("note", "denied with a note"),
+    "c-c": ("interrupt", "denied · interrupting"),
+}
+
+
+def _body(request: ApprovalRequest) -> Text:
+    if request.body_kind == "diff":
+        body, hidden = toolfmt.diff_text(request.body, MAX_LINES)
+        if hidden:
+            body.append(f"\n… {hidden} more lines", style="dim")
+    else:
+        lines = request.body.splitlines()
+        body = Text("\n".join(lines[:MAX_LINES]), style="bold" if request.body_kind == "command" else "")
+        if len(lines) > MAX_LINES:
+            body.append(f"\n… {len(lines) - MAX_LINES} more lines", style="dim")
+    return Text("\n").join(Text("  │ ", style="dim") + line for line in body.split("\n"))
+
+
+async def _one_key(question: str) -> str:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+
+    answer: list[str] = []
+    kb = KeyBindings()
+    for key in KEYS:
+        kb.add(key, eager=True)(lambda event, k=key: (answer.append(k), event.app.exit(result=k)))
+
+    def text() -> Any:
+        # Once answered, the line left in the scrollback says what was decided, not the menu.
+        if answer:
+            choice, said = KEYS[answer[0]]
+            return [("bold green" if choice in ("once", "session") else "bold red", f"  → {said}")]
+        return [("bold", question)]
+
+    app: Application[str] = Application(layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True)),
+                                        key_bindings=kb, full_screen=False, erase_when_done=False)
+    # handle_sigint=False: the app would otherwise drop the turn's own SIGINT handler when it ends.
+    return await app.run_async(handle_sigint=False)
+
+
+def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) -> Any:
+    """The policy's `asker` for inline mode."""
+
+    async def ask(request: ApprovalRequest) -> Approval:
+        renderer.hold()
+        try:
+            rules = ", ".join(request.session_rules) or "this tool"
+            renderer.print(Text.assemble((f"{request.title}?", "bold yellow"),
+                                         (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
+            renderer.console.print(_body(request))
+            terminal.drop_typeahead()
+            with terminal.normal_input():
+                if dumb:  # no cursor control: the line-mode question from the plain front end
+                    return await ask_on_terminal(request)
+                key = await _one_key(f"  [y] allow once  [a] allow for this session: {rules}\n"
+                                     "  [n] deny  [m] deny with a note for the model")
+                choice = KEYS[key][0]
+                if choice == "note":
+                    from prompt_toolkit import PromptSession
+
+                    note = await PromptSession().prompt_async("  note to the model: ", handle_sigint=False)
+                    return Approval("deny", note=note.strip())
+            if choice == "interrupt":
+                interrupt()
+                return Approval("deny")
+            return Approval(choice)  # type: ignore[arg-type]
+        except (EOFError, KeyboardInterrupt):
+            return Approval("deny")
+        finally:
+            renderer.release()
+
+    return ask
