@@ -17,8 +17,16 @@ def _tool_result(fakellm, call_id: str) -> str:
     raise AssertionError(f"no result for {call_id}")
 
 
+def _shown(app, check=lambda screen: True):
+    """The approval dialog once it is composed (its choices exist) and passes `check`."""
+    screen = app.screen
+    if isinstance(screen, ApprovalScreen) and screen.query("#approval-choices") and check(screen):
+        return screen
+    return None
+
+
 async def _dialog(pilot) -> ApprovalScreen:
-    return await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen) and pilot.app.screen)
+    return await wait_for(pilot, lambda: _shown(pilot.app))
 
 
 async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakellm, work):
@@ -41,12 +49,10 @@ async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakel
         assert "echo one" in screen_text(app) and "Allow for this session (bash(echo *))" in screen_text(app)
         await pilot.press("1")  # allow once
 
-        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen.request.body == "echo two" and app.screen)
+        dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.body == "echo two"))
         await pilot.press("2")  # allow `echo *` for this session: "echo three" runs without a question
 
-        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen.request.tool_name == "write" and app.screen)
+        dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "write"))
         assert dialog.request.title == "Write file f.txt" and "+hello" in screen_text(app)
         await pilot.press("3")  # deny: the note field opens
         await pilot.press(*"not now")

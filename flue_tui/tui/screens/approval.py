@@ -72,14 +72,23 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield note
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        # The choices may not be in the DOM yet when a dialog is pushed right after another one
+        # was dismissed; focus them once they are.
+        self.call_after_refresh(self._focus_choices)
+
+    def _focus_choices(self) -> None:
+        for choices in self.query(OptionList):
+            choices.focus()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.action_choose(event.option.id or "deny")
 
     def action_choose(self, choice: str) -> None:
-        note = self.query_one("#approval-note", Input)
+        notes = self.query("#approval-note").results(Input)
+        note = next(notes, None)
+        if note is None:
+            return  # not composed yet: the key came before the dialog was on screen
         if note.display:
             return  # typing the note: the shortcut letters are text
         if choice == "deny":
