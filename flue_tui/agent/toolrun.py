@@ -93,6 +93,7 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
             if refusal is not None:
                 finish(i, _error(refusal))
                 continue
+            started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
         if signal.aborted:
             finish(i, _error(ABORT_MESSAGE))
             continue
