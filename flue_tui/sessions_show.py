@@ -87,6 +87,10 @@ class _Show:
                 child = by_call.get(call.get("id"))
                 if child is not None:
                     self.session(child, depth + 1)
+        elif m.role == "compaction":
+            # The history above stays; this marks where the model started seeing a summary instead.
+            self.out(Text(f"── compacted here: the model was sent a summary of the conversation so far "
+                          f"(~{d.get('tokens_before', 0):,} tokens) ──", style="magenta"), depth)
         elif m.role == "toolResult":
             lines = str(d.get("text", "")).splitlines()
             body = "\n".join(lines[:RESULT_LINES])

@@ -67,6 +67,10 @@ def test_sessions_compact_keeps_full_history(fakellm, run_flue):
     shown = run_flue("sessions", "export", "long", "--format", "json")
     roles = [m["role"] for m in json.loads(shown.stdout)["messages"]]
     assert roles == ["user", "assistant", "user", "assistant", "compaction"]
+    transcript = run_flue("sessions", "show", "long").stdout
+    assert "task one" in transcript and "compacted here" in transcript  # nothing hidden, the marker visible
+    markdown = run_flue("sessions", "export", "long").stdout
+    assert "## Compacted here" in markdown and "SUMMARY OF ONE" in markdown
     fakellm.script([Turn(text="three done")])
     assert run_flue("-p", "task three", "--model", "openai/fake", "--session", "long").code == 0
     sent = [m["content"] for m in fakellm.requests[-1]["messages"][1:]]

@@ -64,6 +64,9 @@ def _message(m: StoredMessage, level: int, children: dict[str, SessionInfo],
             child = children.get(call.get("id"))
             if child is not None:
                 yield from _session(store, child, level + 2)
+    elif m.role == "compaction":
+        yield (f"{hashes} Compacted here\n\nFrom here on the model was sent this summary instead of the messages "
+               f"above:\n\n" + _fence(str(d.get("summary", ""))) + "\n")
     elif m.role == "toolResult":
         label = "error" if d.get("is_error") else "result"
         yield f"{hashes} Tool {label}: {d.get('tool_name', '')}\n\n" + _fence(d.get("text", "")) + "\n"
