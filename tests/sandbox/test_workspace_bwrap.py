@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -89,9 +88,10 @@ async def test_network_is_off_unless_allowed(tmp_path, listener, allow):
     if bwrap is None:
         pytest.skip(f"bubblewrap unusable with network={allow}: {why}")
     sandbox = WorkspaceSandbox(str(tmp_path), root=str(tmp_path), bwrap=bwrap)
-    probe = f"import socket; socket.create_connection(('127.0.0.1', {listener}), timeout=3); print('connected')"
-    text = await _bash(sandbox, f"{sys.executable} -c \"{probe}\"")
-    assert (text == "connected") is allow, text
+    # bash's /dev/tcp, not a Python probe: the box's private /tmp hides a checkout (and its venv)
+    # that lives under /tmp, and a probe that cannot start would pass the "network off" case falsely.
+    text = await _bash(sandbox, f"(exec 3<>/dev/tcp/127.0.0.1/{listener}) 2>/dev/null && echo connected || echo refused")
+    assert text == ("connected" if allow else "refused"), text
 
 
 @needs_bwrap
