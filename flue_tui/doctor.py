@@ -49,10 +49,23 @@ def _python() -> list[Check]:
         litellm = metadata.version("litellm")
     except metadata.PackageNotFoundError:
         litellm = ""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and litellm and not _has_bytecode("litellm"):
+        # Then nothing caches compiled modules: every start compiles litellm again (many seconds).
+        checks.append(Check("warn", "bytecode", "PYTHONDONTWRITEBYTECODE is set and litellm has no .pyc files, so "
+                            "every run compiles it from source", "uv sync --compile-bytecode"))
     if litellm in COMPROMISED_LITELLM:
         checks.append(Check("fail", "litellm", f"{litellm} is a compromised release",
                             "uninstall it now, rotate your credentials, then uv sync"))
     return checks
+
+
+def _has_bytecode(package: str) -> bool:
+    from importlib.util import find_spec
+
+    spec = find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return True
+    return os.path.isdir(os.path.join(list(spec.submodule_search_locations)[0], "__pycache__"))
 
 
 def _rg() -> Check:
