@@ -102,8 +102,18 @@ async def _name(app: FlueApp, arg: str) -> None:
 
 async def _model(app: FlueApp, arg: str) -> None:
     if not arg:
-        app.notice(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model, "
-                   "e.g. /model anthropic/claude-sonnet-4-5.")
+        import asyncio
+
+        from flue_tui.model.catalog import configured_providers, known_models
+
+        providers = configured_providers()
+        listing = await asyncio.to_thread(known_models, providers) if providers else {}
+        lines = []
+        for provider, names in listing.items():
+            shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
+            lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
+        app.notice(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model.\n"
+                   + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
         return
     app.switch_model(arg)
 
