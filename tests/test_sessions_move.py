@@ -65,7 +65,9 @@ def test_sessions_compact_keeps_full_history(fakellm, run_flue):
     summariser = fakellm.requests[-1]["messages"][1]["content"]
     assert "[User]: task one" in summariser and summariser.endswith("keep names")
     shown = run_flue("sessions", "export", "long", "--format", "json")
-    roles = [m["role"] for m in json.loads(shown.stdout)["messages"]]
+    exported = json.loads(shown.stdout)
+    assert exported["session"]["input_tokens"] == 30  # two turns and the summariser, 10 prompt tokens each
+    roles = [m["role"] for m in exported["messages"]]
     assert roles == ["user", "assistant", "user", "assistant", "compaction"]
     transcript = run_flue("sessions", "show", "long").stdout
     assert "task one" in transcript and "compacted here" in transcript  # nothing hidden, the marker visible

@@ -206,7 +206,7 @@ async def compact(session: Session, reason: Reason, focus: str | None = None) ->
     first_kept = body[cut]
     kept = len(session.messages) - next(i for i, m in enumerate(session.messages) if m is first_kept)
     marker = CompactionMessage(summary=summary, kept=kept, tokens_before=tokens_before, read_files=read_files,
-                               modified_files=modified_files, request=request)
+                               modified_files=modified_files, request=request, usage=usage)
     session.messages.append(marker)
     session.emit(session.event(MessageEnd, message=message_to_dict(marker)))
     session.usage.add(usage)

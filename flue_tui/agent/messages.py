@@ -85,6 +85,7 @@ class CompactionMessage:
     modified_files: list[str] = field(default_factory=list)
     # Beyond Flue: the latest user request, repeated verbatim when the cut summarised it away.
     request: str | None = None
+    usage: Usage | None = None  # the summariser's tokens and cost, so stored totals include them
     role: Literal["compaction"] = "compaction"
 
 
@@ -124,7 +125,8 @@ def message_from_dict(data: dict[str, Any]) -> Message:
                                  tokens_before=data.get("tokens_before", 0),
                                  read_files=list(data.get("read_files") or []),
                                  modified_files=list(data.get("modified_files") or []),
-                                 request=data.get("request"))
+                                 request=data.get("request"),
+                                 usage=Usage(**data["usage"]) if data.get("usage") else None)
     raise ValueError(f"unknown message role: {role!r}")
 
 
