@@ -8,7 +8,7 @@ import json
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.agent.events import Compaction, CompactionStart, Log, MessageEnd, Turn, TurnStart

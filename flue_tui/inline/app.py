@@ -97,8 +97,8 @@ class InlineApp:
         try:
             started = await self.sessions.ready()
         except ConfigError as exc:
-            self.unavailable = str(exc)
-            await self.say(lambda: self.renderer.note(f"flue: {exc}", "error"))
+            message = self.unavailable = str(exc)  # `exc` is unbound once the except block ends
+            await self.say(lambda: self.renderer.note(f"flue: {message}", "error"))
             return False
         self.unavailable = None
         await self.say(lambda: self._bind(started))

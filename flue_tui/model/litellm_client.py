@@ -63,7 +63,9 @@ async def aget_litellm() -> Any:
         try:
             result: Any = get_litellm()
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(exc))
+            # Bound as a default: Python unbinds `exc` when the except block ends, before the
+            # callback runs on the loop, and a failed import would then hang the caller.
+            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
             return
         loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
 

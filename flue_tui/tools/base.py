@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -114,5 +114,3 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
     }
 
-
-ToolFactory = Callable[..., Awaitable[ToolResult]]

@@ -1,0 +1,17 @@
+"""A failed litellm import reaches the awaiting caller instead of hanging it."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from flue_tui.model import litellm_client
+
+
+async def test_import_failure_is_raised_not_hung(monkeypatch):
+    monkeypatch.setattr(litellm_client, "_litellm", None)
+    monkeypatch.setitem(sys.modules, "litellm", None)  # makes `import litellm` raise ImportError
+    with pytest.raises(ImportError):
+        await asyncio.wait_for(litellm_client.aget_litellm(), 30)
