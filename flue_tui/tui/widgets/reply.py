@@ -13,6 +13,7 @@ import re
 from rich.markdown import Markdown as RichMarkdown
 from textual.containers import VerticalGroup
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -88,7 +89,26 @@ class FrozenMarkdown(Widget):
         strips = self._render_at(width)
         if y >= len(strips):
             return Strip.blank(width, self.rich_style)
-        return strips[y].apply_style(self.rich_style).extend_cell_length(width, self.rich_style)
+        strip = strips[y]
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            # Selection works on the text as drawn, like Textual's Log: highlight the span here.
+            start, end = span
+            end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+            if end > start:
+                left, middle, right = strip.divide([start, end, strip.cell_length])
+                style = self.screen.get_component_rich_style("screen--selection")
+                strip = Strip.join([left, middle.apply_style(style), right])
+        return strip.apply_style(self.rich_style).extend_cell_length(width, self.rich_style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the text as drawn (so copy gives what the user sees)."""
+        text = "\n".join(strip.text.rstrip() for strip in self._strips)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
 
 class ReplyView(VerticalGroup):
