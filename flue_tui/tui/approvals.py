@@ -30,7 +30,15 @@ def install(app: FlueApp, session: Any) -> None:
         return
 
     async def ask(request: ApprovalRequest) -> Approval:
-        return await ask_with_dialog(app, request)
+        router = getattr(app, "router", None)
+        if router is not None:  # the status bar says what the agent is really doing: waiting for you
+            router.set_activity("waiting for your approval")
+            app.request_flush()
+        answer = await ask_with_dialog(app, request)
+        if router is not None:
+            router.set_activity(f"running {request.tool_name}" if answer.choice != "deny" else "working")
+            app.request_flush()
+        return answer
 
     policy.asker = ask
 

@@ -46,6 +46,7 @@ async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakel
 
         dialog = await _dialog(pilot)
         assert dialog.request.body == "echo one"
+        await wait_for(pilot, lambda: "waiting for your approval" in screen_text(app).splitlines()[-1])
         assert "echo one" in screen_text(app) and "Allow for this session (bash(echo *))" in screen_text(app)
         await pilot.press("1")  # allow once
 
