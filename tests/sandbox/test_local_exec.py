@@ -12,7 +12,7 @@ from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell
 from flue_tui.tools.base import AbortError, AbortSignal
 
-from .conftest import read_pid, wait_dead
+from .conftest import read_pid, status_kb, wait_dead
 
 CAP_MESSAGE = "\n[flue] local exec output exceeded 67108864 bytes; process tree killed"
 
@@ -166,13 +166,6 @@ async def test_task_cancel_kills_group(sandbox, tmp_path, kill_leftovers):
     assert wait_dead(grandchild)
 
 
-def _vm_kb(field: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise AssertionError(field)
-
 
 async def test_200mb_output_is_capped_with_bounded_memory(sandbox):
     try:  # reset the peak-RSS counter so earlier tests do not hide this one's peak
@@ -180,7 +173,7 @@ async def test_200mb_output_is_capped_with_bounded_memory(sandbox):
             f.write("5")
     except OSError:
         pass
-    base = _vm_kb("VmRSS")
+    base = status_kb("VmRSS")
     received = 0
 
     def count(stream: str, chunk: str) -> None:
@@ -188,7 +181,7 @@ async def test_200mb_output_is_capped_with_bounded_memory(sandbox):
         received += len(chunk)
 
     r = await sandbox.exec("yes | head -c 200M", on_output=count)
-    peak_delta_mb = (_vm_kb("VmHWM") - base) / 1024
+    peak_delta_mb = (status_kb("VmHWM") - base) / 1024
     assert r.exit_code == 1
     assert r.stderr == CAP_MESSAGE
     assert r.stdout.endswith("y\n") or r.stdout.endswith("y")

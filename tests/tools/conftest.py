@@ -65,3 +65,12 @@ def ctx():
     from flue_tui.tools.base import AbortSignal, ToolContext
 
     return ToolContext("call-1", AbortSignal())
+
+
+def status_kb(field: str) -> int:
+    """A `/proc/self/status` figure in kB (VmRSS, VmHWM): memory checks of the exec tests."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError(field)

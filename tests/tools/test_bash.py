@@ -11,7 +11,7 @@ from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.base import AbortError, AbortSignal, ToolContext
 from flue_tui.tools.bash import BashTool, format_bash_text
 
-from .conftest import read_pid, wait_dead
+from .conftest import read_pid, status_kb, wait_dead
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ async def test_format_bash_text_rules():
 async def test_200mb_output_is_bounded_and_capped(bash, ctx):
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
-    base = _kb("VmRSS")
+    base = status_kb("VmRSS")
     chunks = 0
 
     def sink(stream: str, chunk: str) -> None:
@@ -86,7 +86,7 @@ async def test_200mb_output_is_bounded_and_capped(bash, ctx):
         chunks += 1
 
     r = await bash.execute({"command": "yes | head -c 200M"}, ToolContext("c", AbortSignal(), sink))
-    grown_mb = (_kb("VmHWM") - base) / 1024
+    grown_mb = (status_kb("VmHWM") - base) / 1024
     tail = r.text.split("\n\n[flue]")[0]
     assert r.text.endswith(
         "\n\n[flue] local exec output exceeded 67108864 bytes; process tree killed\n\nCommand exited with code 1"
@@ -96,13 +96,6 @@ async def test_200mb_output_is_bounded_and_capped(bash, ctx):
     assert chunks > 10
     assert grown_mb < 100, grown_mb
 
-
-def _kb(field: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise AssertionError(field)
 
 
 async def test_live_output_reaches_the_context_before_the_end(bash):
