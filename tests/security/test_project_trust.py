@@ -183,3 +183,20 @@ def test_a_damaged_trust_list_trusts_nothing(tmp_path):
     assert not _settings(repo).project_trusted
     with pytest.raises(trust.TrustError, match="is not a readable trust list"):
         trust.grant(str(repo), {PROJECT_CONFIG: None})
+
+
+def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, monkeypatch, capsys):
+    from flue_tui.doctor import run_doctor
+
+    repo = _repo(tmp_path / "repo")
+    mine = _repo(tmp_path / "mine", '[env]\nFOO = "1"\n')
+    trust.grant(str(mine), {PROJECT_CONFIG: None})
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("FLUE_RG", "none")
+    run_doctor(["--json", "--timeout", "1", "--model", "openai/fake", "--db", str(tmp_path / "s.db")])
+    found = [c for c in json.loads(capsys.readouterr().out) if c["check"] == "trust"]
+    assert found[0]["status"] == "ok" and found[0]["detail"].startswith(f"trusted {mine} (.flue/config.toml, since ")
+    assert found[1] == {"status": "warn", "check": "trust",
+                        "detail": ".flue/config.toml here is not trusted; ignored: [env] FOO, [permissions] allow, "
+                                  "[permissions] default_blocklist = false",
+                        "fix": "run flue here and answer yes, or pass --trust-project"}
