@@ -140,3 +140,18 @@ def question(asked: Pending) -> tuple[str, list[str]]:
     what = "changed since you trusted it, and now asks" if asked.changed else "asks"
     title = f"Trust this project? {asked.path} {what} to loosen protection:"
     return title, [h.detail for h in asked.held]
+
+
+async def ask_on_terminal(asked: Pending) -> bool:
+    """The line-mode trust question (the plain front end, a dumb terminal): y trusts, else not."""
+    import asyncio
+    import sys
+
+    title, lines = question(asked)
+    print(title, *(f"  │ {line}" for line in lines), sep="\n", file=sys.stderr)
+    try:
+        answer = await asyncio.to_thread(input, "  [y] trust this folder (asked again if the file changes)  "
+                                                "[n] not now > ")
+    except EOFError:  # stdin closed: nobody said yes
+        return False
+    return answer.strip().lower() in ("y", "yes", "1")

@@ -15,6 +15,7 @@ from flue_tui.inline import terminal
 from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 from flue_tui.project_trust import Pending, question
+from flue_tui.project_trust import ask_on_terminal as ask_on_terminal_trust
 from flue_tui.tui import toolfmt
 
 if TYPE_CHECKING:
@@ -110,17 +111,14 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
 
 async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
     """Whether the user trusts the project's config (asked before the first session starts)."""
+    if dumb:  # no cursor control: the plain front end's line question
+        return await ask_on_terminal_trust(asked)
     title, lines = question(asked)
     console.print(Text(title, style="bold yellow"))
     console.print(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines))
     terminal.drop_typeahead()
     try:
         with terminal.normal_input():
-            if dumb:
-                import asyncio
-
-                answer = await asyncio.to_thread(input, "  [y] trust this folder  [n] not now > ")
-                return answer.strip().lower() in ("y", "yes", "1")
             key = await _one_key("  [y] trust this folder (asked again if the file changes)  [n] not now, "
                                  "start without them", TRUST_KEYS)
     except (EOFError, KeyboardInterrupt):

@@ -200,3 +200,15 @@ def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, 
                         "detail": ".flue/config.toml here is not trusted; ignored: [env] FOO, [permissions] allow, "
                                   "[permissions] default_blocklist = false",
                         "fix": "run flue here and answer yes, or pass --trust-project"}
+
+
+def test_the_plain_front_end_asks_on_the_terminal(fakellm, run_flue, tmp_path):
+    repo = _repo(tmp_path / "repo")
+    _script(fakellm)
+    out = run_flue("--plain", "--model", "openai/fake", stdin="y\ngo\n", cwd=repo, timeout=120)
+    assert out.code == 0, out.stderr
+    assert f"Trust this project? {repo}/.flue/config.toml asks to loosen protection:" in out.stderr
+    assert '  │ [permissions] allow = ["bash", "write", "edit"]' in out.stderr
+    assert "Never taken from a project file: [env] BASH_ENV" in out.stderr and "Ignored from" not in out.stderr
+    assert (repo / "ran.txt").read_text() == "ran from-the-project\n" and not (repo / "PWNED").exists()
+    assert trust.state(str(repo), PROJECT_CONFIG) == "trusted"
