@@ -158,7 +158,8 @@ def test_the_user_file_may_set_what_a_project_file_may_not(tmp_path, _isolated_h
 @pytest.mark.parametrize("name", ["BASH_ENV", "ENV", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES",
                                   "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "PYTHONSTARTUP",
                                   "PYTHONPATH", "PERL5OPT", "NODE_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_KEY_0",
-                                  "GIT_EXTERNAL_DIFF", "BASH_FUNC_ls%%", "npm_config_script_shell", "HOME", "PAGER"])
+                                  "GIT_EXTERNAL_DIFF", "BASH_FUNC_ls%%", "npm_config_script_shell", "HOME", "PAGER",
+                                  "GCONV_PATH", "OPENSSL_CONF", "PIP_INDEX_URL", "SHELL", "path"])
 def test_code_running_variables(name):
     assert runs_code(name)
 
