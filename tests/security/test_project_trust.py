@@ -213,3 +213,19 @@ def test_the_plain_front_end_asks_on_the_terminal(fakellm, run_flue, tmp_path):
     assert "Never taken from a project file: [env] BASH_ENV" in out.stderr and "Ignored from" not in out.stderr
     assert (repo / "ran.txt").read_text() == "ran from-the-project\n" and not (repo / "PWNED").exists()
     assert trust.state(str(repo), PROJECT_CONFIG) == "trusted"
+
+
+def test_flue_trust_stores_lists_and_forgets(tmp_path, capsys, monkeypatch):
+    from flue_tui.cli import main
+
+    repo = _repo(tmp_path / "repo")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert main(["trust", str(repo)]) == 1  # no terminal to ask on, and no --yes
+    assert "pass --yes" in capsys.readouterr().err and not _settings(repo).project_trusted
+    assert main(["trust", str(repo), "--yes"]) == 0
+    assert capsys.readouterr().out == (f"Trusted {repo}/.flue/config.toml: [env] FOO, [permissions] allow, "
+                                       "[permissions] default_blocklist = false now apply.\n")
+    assert _settings(repo).project_trusted
+    assert main(["trust", "--list"]) == 0 and capsys.readouterr().out.startswith(f"{repo}  (.flue/config.toml, since ")
+    assert main(["trust", "--forget", str(repo)]) == 0 and capsys.readouterr().out == f"Forgot {repo}.\n"
+    assert not _settings(repo).project_trusted
