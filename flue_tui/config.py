@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flue_tui.project_trust import Held
 
 # With no model configured, the first provider whose key is set picks the default.
 DEFAULT_MODELS = (
@@ -88,9 +92,9 @@ class Settings:
     # --trust-project for this run, or trust stored when the user said yes.
     trust_project: bool = False
     project_trusted: bool = False
-    project_held: list = field(default_factory=list)  # [Held]: loosening [env] waiting for trust
+    project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
     project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
-    overrides: dict = field(default_factory=dict)  # the flags, so reload() can re-read the files
+    overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reload() can re-read the files
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
