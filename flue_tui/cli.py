@@ -129,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         from flue_tui.doctor import run_doctor
 
         return run_doctor(argv[1:])
+    if argv[:1] == ["trust"]:
+        from flue_tui.trust_cli import main as trust_main
+
+        return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     from flue_tui.session_start import options_from_args

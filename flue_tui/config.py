@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flue_tui.project_trust import Held
 
 # With no model configured, the first provider whose key is set picks the default.
 DEFAULT_MODELS = (
@@ -84,17 +88,30 @@ class Settings:
     theme: str | None = None
     # Where each configured value came from (for `flue doctor`): key -> file path or "environment".
     sources: dict[str, str] = field(default_factory=dict)
+    # The project's .flue/config.toml may loosen protection only once trusted (project_trust.py):
+    # --trust-project for this run, or trust stored when the user said yes.
+    trust_project: bool = False
+    project_trusted: bool = False
+    project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
+    project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
+    overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reload() can re-read the files
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
         from flue_tui.config_files import layers
 
+        from flue_tui.project_trust import project_state
+
         settings = cls()
         cwd = str(overrides.get("cwd") or settings.cwd)
         if not os.path.isdir(cwd):
             raise ConfigError(f"Working directory does not exist: {cwd}")
-        for layer in layers(cwd):
+        settings.overrides = dict(overrides)
+        settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
+        for layer in layers(cwd, trusted=settings.project_trusted):
+            settings.project_held.extend(layer.held)
+            settings.project_never.extend(layer.never)
             for key, value in layer.values.items():
                 attr = {"env": "extra_env", "ui.mode": "ui_mode", "ui.theme": "theme"}.get(key, key)
                 if attr == "extra_env":
@@ -114,3 +131,9 @@ class Settings:
         if settings.model is None:
             settings.model = default_model()
         return settings
+
+    def reload(self) -> None:
+        """Read the files again with the same flags (after the user trusted the project)."""
+        fresh = Settings.from_env(**self.overrides)
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(fresh, name))

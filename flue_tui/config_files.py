@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config import ConfigError, flue_home
+from flue_tui.project_trust import Held, split_env
 
 CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
@@ -43,6 +44,8 @@ ENV_VARS = {
 class Layer:
     source: str  # a file path or "environment"
     values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
+    held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (project_trust.py)
+    never: tuple[str, ...] = ()  # [env] names never taken from a project file
 
 
 def user_file() -> Path:
@@ -79,6 +82,8 @@ def read_layer(path: Path) -> Layer | None:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8.") from None
     where = str(path)
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -122,8 +127,9 @@ def env_layer(environ: dict[str, str] | os._Environ[str] = os.environ) -> Layer:
     return Layer("environment", values)
 
 
-def layers(cwd: str) -> list[Layer]:
-    """Lowest precedence first: user file, project file, FLUE_* environment."""
+def layers(cwd: str, *, trusted: bool = False) -> list[Layer]:
+    """Lowest precedence first: user file, project file, FLUE_* environment. The project file's
+    [env] applies only once the user trusts the project, and never its code-running variables."""
     out = []
     user = read_layer(user_file())
     if user is not None:
@@ -131,7 +137,12 @@ def layers(cwd: str) -> list[Layer]:
     project = read_layer(project_file(cwd))
     if project is not None:
         _project_cannot_loosen(project)
-        out.append(project)
+        values = dict(project.values)
+        held: list[Held] = []
+        never: list[str] = []
+        if "env" in values:
+            values["env"], held, never = split_env(values["env"], trusted)
+        out.append(Layer(project.source, values, tuple(held), tuple(never)))
     return [*out, env_layer()]
 
 

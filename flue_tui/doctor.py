@@ -154,6 +154,28 @@ def _config(cwd: str) -> list[Check]:
     return checks
 
 
+def _trust(settings: Settings | None) -> list[Check]:
+    """The trusted project directories, and what this directory's project file is not given."""
+    from flue_tui import trust
+    from flue_tui.project_trust import PROJECT_CONFIG, pending
+
+    try:
+        entries = trust.entries()
+    except trust.TrustError as exc:
+        return [Check("warn", "trust", str(exc), f"mv {trust.store_path()} {trust.store_path()}.bad")]
+    checks = [Check("ok", "trust", f"trusted {e.directory} ({', '.join(f for f, _ in e.files) or 'no files'}, "
+                    f"since {e.trusted_at})") for e in entries]
+    if not entries:
+        checks.append(Check("ok", "trust", f"no trusted projects ({trust.store_path()})"))
+    asked = pending(settings) if settings is not None else None
+    if asked is not None:
+        state = "changed since you trusted it" if asked.changed else "not trusted"
+        checks.append(Check("warn", "trust", f"{PROJECT_CONFIG} here is {state}; ignored: "
+                            f"{', '.join(h.key for h in asked.held)}",
+                            "run flue here and answer yes, or pass --trust-project"))
+    return checks
+
+
 def _bwrap() -> Check:
     from flue_tui.sandbox.workspace import detect
 
@@ -184,6 +206,7 @@ def run_doctor(argv: list[str]) -> int:
         checks += _model(settings, args.timeout)
     checks.append(_database(args.db))
     checks += _config(os.getcwd())
+    checks += _trust(settings)
     checks.append(_bwrap())
     checks.append(Check("ok", "home", f"FLUE_HOME is {flue_home()}"))
     if args.json:

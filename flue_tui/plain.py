@@ -29,7 +29,14 @@ def _render(event: Event) -> None:
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
     from flue_tui.session_start import open_session, pick_by_number
 
-    session, _ = open_session(settings, sessions, picker=pick_by_number)
+    from flue_tui.project_trust import accept, ask_on_terminal, pending
+
+    asked = pending(settings)
+    if asked is not None and await ask_on_terminal(asked):
+        accept(settings, asked)
+    session, context = open_session(settings, sessions, picker=pick_by_number)
+    for warning in context.warnings:  # what the project file did not get, skipped skills, the sandbox
+        print(warning, file=sys.stderr)
     session.subscribe(_render)
     from flue_tui.permissions.asking import ask_on_terminal
     from flue_tui.permissions.policy import policy_of

@@ -51,11 +51,13 @@ class Runtime:
         self.settings = settings
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
-        from flue_tui.permissions.config import load_config
+        from flue_tui.permissions.config import load_for
+        from flue_tui.project_trust import notices
 
         # Read now so a bad [permissions] table stops the start with a message naming file and key.
-        self.permissions = load_config(settings.cwd)
-        self.sandbox_notices: list[str] = []
+        self.permissions = load_for(settings)
+        # Start-up notices: what an untrusted project file did not get, then the sandbox's.
+        self.sandbox_notices: list[str] = notices(settings, self.permissions.held)
 
     def discover(self, cwd: str, instructions: str) -> Context:
         skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())

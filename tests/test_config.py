@@ -39,7 +39,9 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
     assert (s.model, s.auto_compact, s.extra_env) == ("user/m", False, {"A": "user", "B": "user"})
     assert s.sources["model"] == str(_isolated_home / "config.toml")
     files(proj='model = "project/m"\n[env]\nB = "project"\n[ui]\ntheme = "nord"\n')
-    s = Settings.from_env(cwd=str(cwd))
+    s = Settings.from_env(cwd=str(cwd))  # a project's [env] waits until the project is trusted
+    assert s.extra_env == {"A": "user", "B": "user"} and [h.key for h in s.project_held] == ["[env] B"]
+    s = Settings.from_env(cwd=str(cwd), trust_project=True)
     assert (s.model, s.auto_compact, s.extra_env, s.theme) == ("project/m", False,
                                                                {"A": "user", "B": "project"}, "nord")
     monkeypatch.setenv("FLUE_MODEL", "env/m")

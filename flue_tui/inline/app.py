@@ -199,6 +199,7 @@ class InlineApp:
                                          f"{self.settings.cwd}", style="dim"))
         warm_in_background()
         self._spawn(asyncio.to_thread(self.paths.build))
+        await self._ask_trust()
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=pick_by_number if opts is not None and opts.pick else None)
@@ -218,6 +219,21 @@ class InlineApp:
                 continue
             await self.send(text)
         return 0
+
+    async def _ask_trust(self) -> None:
+        """Before the first session: may the project's .flue/config.toml loosen protection?"""
+        from flue_tui.inline.asking import ask_trust
+        from flue_tui.project_trust import accept, pending
+
+        asked = await asyncio.to_thread(pending, self.settings)
+        if asked is None or not await ask_trust(self.console, asked, self.dumb):
+            return  # the session starts with the one-line notice of what was ignored
+        try:
+            await asyncio.to_thread(accept, self.settings, asked)
+        except ConfigError as exc:
+            self.renderer.note(f"flue: {exc}", "error")
+            return
+        self.renderer.note(f"Trusted {asked.path}.")
 
     def _spawn(self, aw: Awaitable[Any]) -> None:
         fut = asyncio.ensure_future(aw)

@@ -24,6 +24,9 @@ def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
                             "directory, bash commands are checked and run in bubblewrap when installed")
     group.add_argument("--allow-network", action="store_true",
                        help="--sandbox workspace: let bash inside bubblewrap use the network")
+    group.add_argument("--trust-project", action="store_true",
+                       help="for this run, apply what .flue/config.toml loosens (allow rules, "
+                            "default_blocklist = false, [env]) without asking; the app asks once and remembers")
 
 
 def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -41,4 +44,5 @@ def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
         "disallowed_tools": list(args.disallowed_tools) or None,
         "sandbox": args.sandbox,
         "allow_network": True if args.allow_network else None,
+        "trust_project": True if args.trust_project else None,
     }

@@ -48,6 +48,7 @@ class SessionControl:
         self.unavailable: str | None = None
         self.name: str | None = None
         self._closed: Any = None
+        self.trust_asked = False
 
     @property
     def session(self) -> Any:
@@ -86,6 +87,7 @@ class SessionControl:
 
         self.starting = True
         try:
+            await self._ask_trust()
             if options is not None and options.pick:
                 chosen = await self._choose(None)
                 options = dataclasses.replace(options, pick=False, resume=chosen)
@@ -115,6 +117,25 @@ class SessionControl:
             self.app.send(first)
         else:
             self.app.send_next()
+
+    async def _ask_trust(self) -> None:
+        """Once per run, before the first session: may the project's config loosen protection?"""
+        if self.trust_asked:
+            return
+        self.trust_asked = True
+        from flue_tui.project_trust import accept, pending
+        from flue_tui.tui.screens.trust import TrustScreen
+
+        asked = await asyncio.to_thread(pending, self.settings)
+        if asked is None or not await self.app.push_screen_wait(TrustScreen(asked)):
+            return  # "not now": the session starts with the one-line notice of what was ignored
+        try:
+            await asyncio.to_thread(accept, self.settings, asked)
+        except ConfigError as exc:
+            self.app.notice(str(exc), "error")
+            return
+        self.app.notice(f"Trusted {asked.path}.")
+        self.app.refresh_status()
 
     def _base_options(self, **changes: Any) -> Any:
         from flue_tui.session_start import SessionOptions
