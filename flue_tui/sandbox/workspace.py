@@ -40,6 +40,20 @@ NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only
 # added where the kernel allows one; its own PID namespace and /proc hide flue's process (and its
 # keys) and every other process on the host; and it dies with flue, taking the whole PID namespace.
 _ISOLATION = ("--unshare-user-try", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent")
+
+
+def _private_run() -> list[str]:
+    """/run holds the host's service sockets (systemd, D-Bus, docker, postgres), and connect() to a
+    socket works on a read-only mount: a command could ask a service to act outside the box. So
+    the box gets an empty /run; resolv.conf often points into it, and that one file stays."""
+    args: list[str] = []
+    for run in ("/run", "/var/run"):
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += ["--tmpfs", run]
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if args and resolv.startswith(("/run/", "/var/run/")):
+        args += ["--ro-bind-try", resolv, resolv]
+    return args
 _probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> problem text or None
 
 
@@ -50,8 +64,8 @@ class Bwrap:
 
     def argv(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> list[str]:
         args = [self.path, *_ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp"]
-        # Bound after the private /tmp, so a workspace under /tmp stays the real, writable one.
+                "--tmpfs", "/tmp", *_private_run()]
+        # Bound after the private /tmp and /run, so a workspace under them stays the real, writable one.
         for path in dict.fromkeys(roots):
             args += ["--bind", path, path]
         if not self.network:

@@ -6,6 +6,7 @@ where bwrap is missing or cannot create namespaces."""
 from __future__ import annotations
 
 import os
+import socket
 import shutil
 import tempfile
 from pathlib import Path
@@ -63,3 +64,25 @@ async def test_root_sees_only_the_box_in_proc(host_dirs):
                                 f"test -e /proc/{os.getpid()}/environ && echo HOST_VISIBLE; echo end")
     count, init, *rest = text.splitlines()
     assert int(count) < 10 and init == "bwrap" and "HOST_VISIBLE" not in rest
+
+
+@pytest.fixture
+def host_socket():
+    """A listening unix socket in the host's /run, where services keep theirs (root only)."""
+    if not os.access("/run", os.W_OK):
+        pytest.skip("/run is not writable here")
+    path = f"/run/flue-test-{os.getpid()}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    yield path
+    server.close()
+    os.unlink(path)
+
+
+@pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable here: {WHY_NOT}")
+async def test_host_service_sockets_are_out_of_reach(host_dirs, host_socket):
+    sandbox = WorkspaceSandbox(str(host_dirs / "ws"), root=str(host_dirs / "ws"), bwrap=BWRAP)
+    text = await _bash(sandbox, f"test -S {host_socket} && echo REACHABLE; test -r /etc/resolv.conf && echo DNS; echo end")
+    assert "REACHABLE" not in text
+    assert ("DNS" in text) == os.access("/etc/resolv.conf", os.R_OK)  # name resolution still configured
