@@ -83,6 +83,7 @@ def host_socket():
 @pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable here: {WHY_NOT}")
 async def test_host_service_sockets_are_out_of_reach(host_dirs, host_socket):
     sandbox = WorkspaceSandbox(str(host_dirs / "ws"), root=str(host_dirs / "ws"), bwrap=BWRAP)
-    text = await _bash(sandbox, f"test -S {host_socket} && echo REACHABLE; test -r /etc/resolv.conf && echo DNS; echo end")
+    text = await _bash(sandbox, f"test -S {host_socket} && echo REACHABLE; "
+                                "test -r /etc/resolv.conf && echo DNS; echo end")
     assert "REACHABLE" not in text
     assert ("DNS" in text) == os.access("/etc/resolv.conf", os.R_OK)  # name resolution still configured
