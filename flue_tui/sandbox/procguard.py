@@ -179,39 +179,51 @@ for pgid in groups:
 
 
 class Reaper:
-    """flue's side of the reaper: spawned on first use; if it cannot start or dies, commands still
-    have PR_SET_PDEATHSIG, only their children may then outlive a killed flue."""
+    """flue's side of the reaper: spawned on first use, respawned (and told every running group
+    again) if something killed it. If it cannot start at all, commands still have
+    PR_SET_PDEATHSIG; only their children may then outlive a killed flue."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._groups: set[int] = set()
         self._broken = False
 
     def watch(self, pgid: int) -> None:
-        self._send(b"+%d\n" % pgid)
+        with self._lock:
+            self._groups.add(pgid)
+            self._send(b"+%d\n" % pgid)
 
     def release(self, pgid: int) -> None:
-        self._send(b"-%d\n" % pgid)
+        with self._lock:
+            self._groups.discard(pgid)
+            self._send(b"-%d\n" % pgid)
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
     def _send(self, line: bytes) -> None:
-        with self._lock:
+        for _attempt in range(2):
             if self._broken:
                 return
+            fresh = self._proc is None or self._proc.poll() is not None
             try:
-                if self._proc is None:
+                if fresh:
                     self._proc = subprocess.Popen(
-                        [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"], stdin=subprocess.PIPE,
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={},
-                        start_new_session=True, close_fds=True)
-                assert self._proc.stdin is not None
+                        [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
+                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        env={}, start_new_session=True, close_fds=True)
+                    line = b"".join(b"+%d\n" % pgid for pgid in self._groups)
+                assert self._proc is not None and self._proc.stdin is not None
                 self._proc.stdin.write(line)
                 self._proc.stdin.flush()
+                return
             except (OSError, ValueError, subprocess.SubprocessError):
-                self._broken = True  # keep working without it; see the class docstring
+                if fresh:
+                    self._broken = True  # cannot start one: keep working without it
+                else:
+                    self._proc = None  # it died under us: start another and tell it everything
 
 
 reaper = Reaper()

@@ -97,3 +97,24 @@ def test_kill_9_of_flue_print_mode_takes_the_command_along(fakellm, flue_env, tm
 def test_kill_9_in_workspace_mode(mode, tmp_path, tag):
     flue = procdriver.start(mode, tmp_path, _command(tag), dict(os.environ))
     _kill_and_check(flue, tag)
+
+
+@linux_only
+def test_a_killed_reaper_is_replaced_and_told_every_running_group():
+    from flue_tui.sandbox.procguard import Reaper
+
+    reaper = Reaper()
+    sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        reaper.watch(sleeper.pid)
+        first = reaper.pid
+        os.kill(first, signal.SIGKILL)  # a command may kill it; it runs as the same user
+        assert _wait_for(lambda: not pid_alive(first), DEATH_TIMEOUT_S)
+        reaper.watch(999_999_998)  # the next command respawns it
+        assert reaper.pid != first and pid_alive(reaper.pid)
+        reaper._proc.stdin.close()  # what flue's death looks like from the reaper's side
+        assert sleeper.wait(DEATH_TIMEOUT_S) == -signal.SIGKILL
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
