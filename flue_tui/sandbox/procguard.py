@@ -24,7 +24,6 @@ All of it is Linux-only except the reaper, which works on any POSIX system.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import signal
 import subprocess
@@ -52,8 +51,8 @@ class _CapData(ctypes.Structure):
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    try:  # the running program's own symbols, libc's included (find_library would spawn ldconfig)
+        return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
 

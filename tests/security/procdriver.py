@@ -21,7 +21,11 @@ else:
     if mode == "bwrap" and bwrap is None:
         sys.exit("bubblewrap unusable")
     sandbox = WorkspaceSandbox(cwd, root=cwd, bwrap=bwrap)
-print(json.dumps({"pid": os.getpid(), "key_still_usable": os.environ.get("OPENAI_API_KEY")}), flush=True)
+import ctypes
+getenv = ctypes.CDLL(None).getenv
+getenv.restype = ctypes.c_char_p
+print(json.dumps({"pid": os.getpid(), "key_still_usable": os.environ.get("OPENAI_API_KEY"),
+                  "c_getenv": (getenv(b"OPENAI_API_KEY") or b"").decode()}), flush=True)
 result = asyncio.run(sandbox.exec(command))
 print(json.dumps({"stdout": result.stdout, "stderr": result.stderr}), flush=True)
 """

@@ -95,7 +95,8 @@ def keyed(tmp_path):
 def _scan(mode: str, cwd: Path, keyed) -> dict:
     env, command = keyed
     started, done = procdriver.run(mode, cwd, command, env)
-    assert started["key_still_usable"] == env["OPENAI_API_KEY"]  # flue itself still has its key
+    # flue itself still has its key, for Python and for C code calling getenv
+    assert started["key_still_usable"] == started["c_getenv"] == env["OPENAI_API_KEY"]
     assert done["stderr"] == ""
     return json.loads(done["stdout"])
 
