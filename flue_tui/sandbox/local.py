@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import errno
+import functools
 import os
 import re
 import signal as _signal
@@ -12,6 +13,7 @@ import subprocess
 import threading
 from typing import BinaryIO
 
+from flue_tui.sandbox import procguard
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
@@ -41,14 +43,20 @@ def _resolve_shell() -> str:
     global _shell
     if _shell is None:
         try:
-            probe = subprocess.run(
-                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10
+            probe = subprocess.run(  # no provider key in a helper's environment either
+                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10,
+                env=clean_env(), stdin=subprocess.DEVNULL,
             )
             found = probe.stdout.strip() if probe.returncode == 0 else ""
         except (OSError, subprocess.SubprocessError):
             found = ""
         _shell = found if found.startswith("/") else "/bin/sh"
     return _shell
+
+
+def clean_env() -> dict[str, str]:
+    """The allowlisted part of flue's environment: what every process flue spawns starts from."""
+    return {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
 
 
 def posix_resolve(base: str, path: str) -> str:
@@ -74,11 +82,13 @@ def _killpg(pgid: int, sig: int) -> None:
 
 
 class _Group:
-    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there."""
+    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there.
+    While it runs, the reaper knows it, so it is killed if flue dies (see procguard)."""
 
     def __init__(self, pgid: int) -> None:
         self.pgid = pgid
         self._timer: threading.Timer | None = None
+        procguard.reaper.watch(pgid)
 
     def terminate(self) -> None:
         if self._timer is not None:
@@ -86,18 +96,26 @@ class _Group:
         _killpg(self.pgid, _signal.SIGTERM)
         # A thread timer, not loop.call_later: the escalation must happen even if the event
         # loop is closed in the meantime (e.g. the app quits right after cancelling a tool).
-        self._timer = threading.Timer(KILL_GRACE_S, _killpg, (self.pgid, _signal.SIGKILL))
+        self._timer = threading.Timer(KILL_GRACE_S, self._kill)
         self._timer.daemon = True
         self._timer.start()
 
+    def _kill(self) -> None:
+        _killpg(self.pgid, _signal.SIGKILL)
+        procguard.reaper.release(self.pgid)
+
     def settle(self) -> None:
-        """Drop the pending SIGKILL once the group is empty, so a recycled pgid is never hit."""
+        """Once the shell has exited: forget the group (what it left in the background on purpose
+        may outlive flue, as in Flue), and drop a pending SIGKILL once the group is empty, so a
+        recycled pgid is never hit."""
         if self._timer is None:
+            procguard.reaper.release(self.pgid)
             return
         try:
             os.killpg(self.pgid, 0)
         except ProcessLookupError:
             self._timer.cancel()
+            procguard.reaper.release(self.pgid)
         except PermissionError:
             pass
 
@@ -151,7 +169,8 @@ class LocalSandbox:
         if env is not None and not isinstance(env, dict):
             raise TypeError(_ENV_TYPE_ERROR)
         self.cwd = posix_resolve(os.getcwd(), cwd) if cwd is not None else os.getcwd()
-        base = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+        procguard.harden()  # before any command can run: flue's /proc entries hold the keys
+        base = clean_env()
         for key, value in (env or {}).items():
             if value is None:
                 base.pop(key, None)
@@ -238,6 +257,7 @@ class LocalSandbox:
                 cwd=self.resolve_path(cwd) if cwd else self.cwd,
                 env=self.env,
                 start_new_session=True,
+                preexec_fn=functools.partial(procguard.child_setup, os.getpid()),
             )
         except OSError as err:
             # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`.

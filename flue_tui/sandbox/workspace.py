@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.sandbox.command_checks import CommandChecker
-from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, posix_resolve
+from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, clean_env, posix_resolve
 from flue_tui.tools.base import ToolError
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
@@ -34,6 +34,26 @@ NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only
 # --allow-network. The sandbox's ordinary shell runs `exec bwrap ... -- bash -c CMD`: it only
 # replaces itself with bwrap, so the process group LocalSandbox kills on timeout or abort is the
 # same one, and no text of the command runs outside the box.
+#
+# The box is a boundary for root too (CI containers, devcontainers): every capability is dropped,
+# so `mount -o remount,rw /` fails and the read-only host stays read-only; a user namespace is
+# added where the kernel allows one; its own PID namespace and /proc hide flue's process (and its
+# keys) and every other process on the host; and it dies with flue, taking the whole PID namespace.
+_ISOLATION = ("--unshare-user-try", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent")
+
+
+def _private_run() -> list[str]:
+    """/run holds the host's service sockets (systemd, D-Bus, docker, postgres), and connect() to a
+    socket works on a read-only mount: a command could ask a service to act outside the box. So
+    the box gets an empty /run; resolv.conf often points into it, and that one file stays."""
+    args: list[str] = []
+    for run in ("/run", "/var/run"):
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += ["--tmpfs", run]
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if args and resolv.startswith(("/run/", "/var/run/")):
+        args += ["--ro-bind-try", resolv, resolv]
+    return args
 _probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> problem text or None
 
 
@@ -43,13 +63,14 @@ class Bwrap:
     network: bool = False
 
     def argv(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> list[str]:
-        args = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        # Bound after the private /tmp, so a workspace under /tmp stays the real, writable one.
+        args = [self.path, *_ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp", *_private_run()]
+        # Bound after the private /tmp and /run, so a workspace under them stays the real, writable one.
         for path in dict.fromkeys(roots):
             args += ["--bind", path, path]
         if not self.network:
             args.append("--unshare-net")
-        args += ["--die-with-parent", "--chdir", cwd, "--", shell, "-c", command]
+        args += ["--chdir", cwd, "--", shell, "-c", command]
         return args
 
     def wrap(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> str:
@@ -64,7 +85,7 @@ def probe(path: str, network: bool) -> str | None:
         argv = Bwrap(path, network).argv((), "/", "/bin/sh", "true")
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL)
+                                  stdin=subprocess.DEVNULL, env=clean_env())
             lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
             problem = None if done.returncode == 0 else lines[-1]
         except (OSError, subprocess.SubprocessError) as exc:
