@@ -24,6 +24,7 @@ RISKY_VARIABLE = re.compile(
     r"MANPAGER|EDITOR|VISUAL|BROWSER|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|PERL5OPT|PERL5LIB|"
     r"RUBYOPT|LD_\w*|DYLD_\w*|GIT_\w*|BASH_FUNC_\w*)$")
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
+_BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
 _HARMLESS_TARGETS = re.compile(r"^(/dev/(null|stdout|stderr|tty|fd/\d+)|&?-|\d+)$")
 _VARIABLE_NODES = frozenset({"variable_name", "simple_expansion", "expansion", "command_substitution"})
@@ -228,7 +229,7 @@ def word_of(node: Any) -> Word:
     raw = node.text.decode(errors="replace")
     kind = node.type
     if kind == "word":
-        return Word(_unescape(raw), not _GLOB.search(raw) and "{" not in raw)
+        return Word(_unescape(raw), not _GLOB.search(raw) and not _BRACES.search(raw))
     if kind == "number":
         return Word(raw, True)
     if kind == "raw_string":
@@ -242,5 +243,7 @@ def word_of(node: Any) -> Word:
                       else word_of(c) for c in parts]
         else:
             values = [word_of(c) for c in parts]
+            if _BRACES.search(raw):
+                return Word(raw, False)
         return Word("".join(v.text for v in values), all(v.static for v in values))
     return Word(raw, False)  # $x, ${x}, $(…), `…`, <(…), $((…)), {a,b}, $"…"
