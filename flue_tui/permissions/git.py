@@ -3,7 +3,8 @@
 git runs programs named in its configuration (core.pager, core.fsmonitor, diff.external, alias.x =
 "!cmd", …). A command that sets configuration (`-c`, `--config-env`, `git config …`), points git at
 other programs (`--exec-path=`, `--upload-pack`, `rebase --exec`, `grep -O`, `clone --template`), or
-whose arguments are only known when it runs is unclear: asked, never allowed by a rule. A
+whose arguments are only known when it runs is unclear: asked, never allowed by a rule. Files git
+writes itself (`--output=`, `archive -o`) are judged like a redirection. A
 subcommand git does not ship is an alias from the user's configuration: only a rule that names it
 (`bash(git co *)`) allows it.
 """
@@ -65,6 +66,11 @@ def check_git(words: list[Word], out: Collector) -> None:
         out.doubt(f"git {sub} runs programs")
     elif sub == "config" and (not _CONFIG_READS.intersection(args) or _CONFIG_WRITES.intersection(args)):
         out.doubt("git config can set a program for git to run")
+    for j, a in enumerate(args):  # git writes these files itself: they count as writes, like `>`
+        if a.startswith(("--output=", "--output-directory=")):
+            out.writes.append(a.split("=", 1)[1])
+        elif a in ("--output", "--output-directory") or (a == "-o" and sub in ("archive", "format-patch")):
+            out.writes.extend(args[j + 1:j + 2])
     for opt in _PROGRAM_OPTIONS.get(sub, ()):
         if any(a == opt or (opt.startswith("--") and a.startswith(opt + "="))
                or (not opt.startswith("--") and opt.startswith("-") and a.startswith(opt)) for a in args):

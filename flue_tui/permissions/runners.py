@@ -10,7 +10,7 @@ take makes the command unclear: asked, never allowed by a rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flue_tui.permissions.git import check_git
 from flue_tui.permissions.shell import Collector, SimpleCommand, Word, check_variable, read_into
@@ -19,6 +19,7 @@ SHELLS = frozenset("sh bash dash zsh ksh mksh ash yash posh fish".split())
 # Builtins that neither run a program nor touch a file (their redirections are judged separately).
 HARMLESS = frozenset("true false : test [ set shift break continue return exit wait".split())
 _STANDARD_DIRS = ("/bin/", "/usr/bin/")
+MAX_RUNNERS = 32  # `nice nice nice … rm`: past this the command is called unclear
 _UNKNOWN_INPUT = Word("…", False)  # the words xargs appends from its input
 
 
@@ -61,22 +62,39 @@ def expand(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
     """Record the command `words` and whatever it runs."""
     argv = tuple(w.text for w in words)
     name = words[0]
-    if not name.static:
-        out.doubt(f"the program's name ({name.text}) is only known when it runs")
-    prog = name.text.rsplit("/", 1)[-1]
-    plain = "/" not in name.text or name.text.startswith(_STANDARD_DIRS)  # not ./nice, a repo's own script
-    if not name.static or not plain:
+    if depth > MAX_RUNNERS:
+        out.doubt("commands nested too deeply to follow")
+    if not name.static or depth > MAX_RUNNERS:
+        if not name.static:
+            out.doubt(f"the program's name ({name.text}) is only known when it runs")
         out.commands.append(SimpleCommand(argv, assignments))
         return
+    start = len(out.commands)
+    _dispatch(name.text.rsplit("/", 1)[-1], words, assignments, out, depth)
+    if "/" in name.text and not name.text.startswith(_STANDARD_DIRS):
+        # ./nice or /tmp/env is a program of its own that only looks like a runner: it needs a rule,
+        # while deny rules still see what the real one would run.
+        for k in range(start, len(out.commands)):
+            if out.commands[k].argv == argv:
+                out.commands[k] = replace(out.commands[k], needs_rule=True)
+                break
+
+
+def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:
+    argv = tuple(w.text for w in words)
     if prog in RUNNERS:
         _run_wrapped(prog, RUNNERS[prog], words, assignments, out, depth)
     elif prog == "env":
         _env(words, assignments, out, depth)
     elif prog in SHELLS:
         _shell(words, assignments, out, depth)
-    elif prog == "eval":
+    elif prog in ("eval", "trap"):
         out.commands.append(SimpleCommand(argv, assignments, needs_rule=False))
-        _script(words[1:], out, depth, "eval")
+        args = words[2:] if words[1:2] and words[1].text == "--" else words[1:]
+        if prog == "eval":
+            _script(args, out, depth, "eval")
+        elif len(args) >= 2 and args[0].text not in ("-", "") and not args[0].text.startswith("-"):
+            _script(args[:1], out, depth, "trap")  # the action runs later, as a command of its own
     elif prog == "xargs":
         _xargs(words, assignments, out, depth)
     elif prog == "find":
@@ -88,6 +106,9 @@ def expand(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
         out.commands.append(SimpleCommand(argv, assignments, needs_rule=prog not in HARMLESS))
         if prog == "git":
             check_git(words, out)
+        elif prog in ("source", ".") and any(not w.static or w.text == "-" or w.text.startswith("/dev/")
+                                             for w in words[1:2]):
+            out.doubt(f"{prog} reads commands known only when it runs")
 
 
 def _skip_options(r: Runner, words: list[Word], i: int, out: Collector, prog: str) -> int | None:

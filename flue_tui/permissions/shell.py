@@ -97,6 +97,24 @@ def read_command(source: str) -> Reading:
 
 def read_into(source: str, out: Collector, depth: int) -> None:
     """Parse `source` (a whole command, or a script handed to `bash -c`/`eval`) into `out`."""
+    if "\\\n" not in source:
+        _walk(source, out, depth)
+        return
+    # tree-sitter reads `r\<newline>m` as two words where bash joins them into `rm`: read it joined
+    # as well; if that tells a different story, deny rules see both and no rule allows it.
+    split, joined = Collector(), Collector()
+    _walk(source, split, depth)
+    _walk(source.replace("\\\n", ""), joined, depth)
+    for part in (split, joined) if split.commands != joined.commands else (split,):
+        out.commands.extend(part.commands)
+        out.writes.extend(part.writes)
+        for why in part.unclear:
+            out.doubt(why)
+    if split.commands != joined.commands:
+        out.doubt("a line continuation splits a word")
+
+
+def _walk(source: str, out: Collector, depth: int) -> None:
     from flue_tui.permissions.runners import expand
 
     if depth > MAX_DEPTH:

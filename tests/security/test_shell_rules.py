@@ -57,6 +57,10 @@ RM_SPELLINGS = [
     "f() { rm x; }; f", "case a in a) rm x;; esac", "true && rm x", "false || rm x", "! rm x",
     "ls; rm x", "ls &\nrm x", "x=$(rm x)", "export X=$(rm x)", "cat <<EOF\n$(rm x)\nEOF",
     "[[ -n $(rm x) ]]", "echo ${X:-$(rm x)}",
+    # line continuations join words in bash (tree-sitter alone would read `r` and `m`)
+    "r\\\nm -rf x", "bash -c 'r\\\nm -rf x'",
+    # deferred and indirect
+    "trap 'rm -rf x' EXIT", "trap -- 'rm x' INT TERM", "./nice rm x", "/tmp/env rm x",
 ]
 
 
@@ -166,7 +170,8 @@ UNCLEAR = [
     "{rm,-rf,x}", "echo 'rm x' | bash", "bash <<< 'rm x'", "bash -s < script.sh", "sh",
     'eval "$X"', "eval $(cat cmds.txt)", "bash -c \"$X\"", "bash -c", "echo ) (", "if then fi",
     "x='a[$(rm x)]'; echo $((x))", "x='a[$(rm x)]'; [[ $x -eq 1 ]]", "(( y = x ))", "x='$(rm x)'; echo ${x@P}",
-    "declare -i n=$x", "xargs -I{} {} x", "find . -exec {} \\;", "env -S 'rm x'", "nice --bogus rm x",
+    "declare -i n=$x", "xargs -I{} {} x", "source <(echo rm x)", ". /dev/stdin", "r\\\nm x",
+    "nice " * 100 + "rm x", "find . -exec {} \\;", "env -S 'rm x'", "nice --bogus rm x",
     "bash -c 'bash -c \"bash -c \\\"eval \\\\\\\"eval eval eval eval eval eval eval eval echo\\\\\\\"\\\"\"'",
 ]
 
@@ -193,6 +198,15 @@ def test_a_redirection_is_a_write(bash, tmp_path):
     assert verdict(bash, "echo x > notes.txt", allow=["bash(echo *)", "write(notes.txt)"]) == "allow"
     assert verdict(bash, "echo x > notes.txt", allow=["bash(echo *)"], mode="accept-edits") == "allow"
     assert verdict(bash, "echo x 2>&1 >/dev/null", allow=["bash(echo *)"]) == "allow"
+
+
+def test_files_git_writes_itself_are_writes(bash):
+    # `git show -s --format=%B --output=.git/config` would plant core.fsmonitor for the next `git status`.
+    command = "git show -s --format=%B HEAD --output=.git/config"
+    assert verdict(bash, command, allow=["bash(git *)"]) == "ask"
+    assert verdict(bash, command, deny=["write(.git/*)"], mode="yolo") == "deny"
+    assert verdict(bash, "git archive -o /tmp/x.tar HEAD", allow=["bash(git *)"]) == "ask"
+    assert verdict(bash, "git diff --output=/tmp/x.diff", allow=["bash(git *)"], mode="accept-edits") == "allow"
 
 
 # --- "allow for this session" names the programs actually run ----------------------------------------
