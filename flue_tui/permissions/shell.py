@@ -209,10 +209,14 @@ def _redirect(node: Any, out: Collector) -> None:
     out.writes.append(target.text)
 
 
+_QUOTED_ESCAPE = re.compile(r'\\([$`"\\])|\\\n')  # only these lose their backslash in "…"
+_ESCAPE = re.compile(r"\\\n|\\(.)", re.DOTALL)
+
+
 def _unescape(raw: str, inside_double_quotes: bool = False) -> str:
-    if inside_double_quotes:  # only these characters lose their backslash in "…"
-        return re.sub(r'\\([$`"\\])|\\\n', lambda m: m.group(1) or "", raw)
-    return re.sub(r"\\(.)|\\\n", lambda m: m.group(1) or "", raw, flags=re.DOTALL)
+    if "\\" not in raw:
+        return raw
+    return (_QUOTED_ESCAPE if inside_double_quotes else _ESCAPE).sub(lambda m: m.group(1) or "", raw)
 
 
 _C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
