@@ -55,6 +55,8 @@ RUNNERS = {
                    "non-interactive preserve-groups stdin shell reset-timestamp remove-timestamp"),
                    needs_rule=True),
     "doas": Runner("uC", "nLs", needs_rule=True),
+    "ionice": Runner("cnpu", "t", _f("class classdata pid pgid uid")),
+    "chroot": Runner("", "", _f("userspec groups"), _f("skip-chdir"), operands=1, needs_rule=True),
 }
 
 
@@ -104,6 +106,12 @@ def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: C
         out.doubt("watch runs its arguments as a new command")
     else:
         out.commands.append(SimpleCommand(argv, assignments, needs_rule=prog not in HARMLESS))
+        if prog in ("test", "[", "printf") and any(
+                w.text in ("-v", "-R") and (k + 1 < len(words) and not words[k + 1].static)
+                for k, w in enumerate(words)):
+            out.doubt(f"{prog} -v with a name known only when it runs can run a command hidden in it")
+        elif prog in ("su", "runuser", "script", "flock"):
+            _dash_c(prog, words, out, depth)
         if prog == "git":
             check_git(words, out)
         elif prog in ("source", ".") and any(not w.static or w.text == "-" or w.text.startswith("/dev/")
@@ -177,6 +185,18 @@ def _env(words: list[Word], assignments: tuple[str, ...], out: Collector, depth:
         expand(inner, (), out, depth + 1)
 
 
+def _dash_c(prog: str, words: list[Word], out: Collector, depth: int) -> None:
+    """`su -c SCRIPT`, `script -c SCRIPT`, `flock FILE -c SCRIPT`: the script is read like `bash -c`'s."""
+    for k, w in enumerate(words[1:], 1):
+        t = w.text
+        if t in ("-c", "--command") and k + 1 < len(words):
+            _script(words[k + 1:k + 2], out, depth, f"{prog} -c")
+        elif t.startswith("--command="):
+            _script([Word(t.split("=", 1)[1], w.static)], out, depth, f"{prog} -c")
+        elif t.startswith("-") and not t.startswith("--") and t.endswith("c") and len(t) > 2 and k + 1 < len(words):
+            _script(words[k + 1:k + 2], out, depth, f"{prog} -c")  # su -lc 'cmd'
+
+
 def _script(words: list[Word], out: Collector, depth: int, what: str) -> None:
     if not all(w.static for w in words):
         out.doubt(f"{what} runs text known only when it runs")
@@ -215,7 +235,7 @@ def _shell(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
             _script(words[i:i + 1], out, depth, f"{words[0].text} -c")
         return
     out.commands.append(SimpleCommand(argv, assignments))
-    if stdin or i >= len(words):
+    if stdin or i >= len(words) or words[i].text.startswith(("/dev/", "/proc/")):
         out.doubt(f"{words[0].text} reads commands from its input")
     elif not words[i].static:
         out.doubt(f"{words[0].text} runs a script known only when it runs")

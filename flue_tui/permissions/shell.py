@@ -27,6 +27,9 @@ _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
 _HARMLESS_TARGETS = re.compile(r"^(/dev/(null|stdout|stderr|tty|fd/\d+)|&?-|\d+)$")
+_CODE_SHAPED = re.compile(r"\[.*(\$\(|`)", re.DOTALL)
+# [[ … ]] operators that evaluate their operands as arithmetic (or, -v, an array subscript).
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
 _VARIABLE_NODES = frozenset({"variable_name", "simple_expansion", "expansion", "command_substitution"})
 
 
@@ -142,8 +145,11 @@ def _walk(source: str, out: Collector, depth: int) -> None:
             check_variable(var.text.decode(errors="replace"), out)
         elif kind == "file_redirect":
             _redirect(node, out)
-        elif kind in ("arithmetic_expansion", "test_command", "subscript", "c_style_for_statement") or (
-                kind == "compound_statement" and node.child_count and node.children[0].type == "(("):
+        elif kind in ("raw_string", "string_content", "word") and _CODE_SHAPED.search(word_of(node).text):
+            out.doubt("quoted text shaped like a[$(cmd)] can run cmd where bash reads it as a variable")
+        elif kind in ("arithmetic_expansion", "subscript", "c_style_for_statement") or (
+                kind == "compound_statement" and node.child_count and node.children[0].type == "((") or (
+                kind == "test_command" and _arithmetic_test(node)):
             # Arithmetic evaluates a variable's value as an expression, and `a[$(cmd)]` in that value
             # runs cmd: code no rule can see.
             if _mentions_variable(node):
@@ -196,6 +202,15 @@ def _mentions_variable(node: Any) -> bool:
             return True
         stack.extend(n.children)
     return False
+
+
+def _arithmetic_test(node: Any) -> bool:
+    stack, arithmetic = [node], False
+    while stack:
+        n = stack.pop()
+        arithmetic = arithmetic or (n.type == "test_operator" and n.text.decode(errors="replace") in _ARITHMETIC_TESTS)
+        stack.extend(n.children)
+    return arithmetic
 
 
 def _redirect(node: Any, out: Collector) -> None:

@@ -61,6 +61,8 @@ RM_SPELLINGS = [
     "r\\\nm -rf x", "bash -c 'r\\\nm -rf x'",
     # deferred and indirect
     "trap 'rm -rf x' EXIT", "trap -- 'rm x' INT TERM", "./nice rm x", "/tmp/env rm x",
+    "su -c 'rm x' bob", "su -lc 'rm x'", "runuser -u bob -c 'rm x'", "script -qc 'rm x' /dev/null",
+    "flock /tmp/l -c 'rm x'", "ionice -c 3 rm x", "chroot / rm x",
 ]
 
 
@@ -172,6 +174,10 @@ UNCLEAR = [
     "x='a[$(rm x)]'; echo $((x))", "x='a[$(rm x)]'; [[ $x -eq 1 ]]", "(( y = x ))", "x='$(rm x)'; echo ${x@P}",
     "declare -i n=$x", "xargs -I{} {} x", "source <(echo rm x)", ". /dev/stdin", "r\\\nm x",
     "nice " * 100 + "rm x", "find . -exec {} \\;", "env -S 'rm x'", "nice --bogus rm x",
+    "sh /dev/stdin <<EOF\nrm x\nEOF",
+    # bash evaluates an array subscript in these, and a subscript may hold $(cmd)
+    "[ -v 'a[$(rm x)]' ]", "test -v 'a[$(rm x)]'", "x=$(cat f); test -v \"$x\"", "[[ -v $x ]]",
+    "printf -v \"$x\" %s y", "printf -v 'a[$(rm x)]' %s y", "declare 'a[$(rm x)]=1'",
     "bash -c 'bash -c \"bash -c \\\"eval \\\\\\\"eval eval eval eval eval eval eval eval echo\\\\\\\"\\\"\"'",
 ]
 
