@@ -32,6 +32,7 @@ SUBCOMMAND_TOOLS = frozenset(
 # Subcommands that run a program or script named by the next word: the session rule keeps it too
 # (`npm run test`, `uv run pytest`), so one answer does not allow every script.
 RUNNER_SUBCOMMANDS = frozenset("run exec x dlx".split())
+RUNNER_PROGRAMS = frozenset("npx pnpx bunx uvx pipx".split())  # `npx eslint` → `npx eslint`, not `npx`
 PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
@@ -173,6 +174,8 @@ def command_prefix(command: SimpleCommand) -> str:
     prog = words[0].rsplit("/", 1)[-1]
     if PYTHONS.match(prog) and len(words) > 2 and words[1] == "-m" and _SUBCOMMAND.match(words[2]):
         return " ".join(words[:3])
+    if len(words) > 1 and prog in RUNNER_PROGRAMS and _SUBCOMMAND.match(words[1]):
+        return f"{words[0]} {words[1]}"
     if len(words) > 1 and prog in SUBCOMMAND_TOOLS and _SUBCOMMAND.match(words[1]):
         if words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and _SUBCOMMAND.match(words[2]):
             return " ".join(words[:3])

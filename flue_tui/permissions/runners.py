@@ -68,7 +68,7 @@ def expand(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
         out.doubt("commands nested too deeply to follow")
     if not name.static or depth > MAX_RUNNERS:
         if not name.static:
-            out.doubt(f"the program's name ({name.text}) is only known when it runs")
+            out.doubt(f"the program's name ({_short(name.text)}) is only known when it runs")
         out.commands.append(SimpleCommand(argv, assignments))
         return
     start = len(out.commands)
@@ -80,6 +80,10 @@ def expand(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
             if out.commands[k].argv == argv:
                 out.commands[k] = replace(out.commands[k], needs_rule=True)
                 break
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:
@@ -149,15 +153,14 @@ def _skip_options(r: Runner, words: list[Word], i: int, out: Collector, prog: st
                     i += 1 if j + 1 < len(letters) else 2
                     break
                 if ch not in r.short_flags:
-                    out.doubt(f"{prog} {t}: an option flue does not know")
+                    out.doubt(f"{prog} {_short(t)}: an option flue does not know")
                     return None
             else:
                 i += 1
             continue
-        out.doubt(f"{prog} {t}: an option flue does not know")
+        out.doubt(f"{prog} {_short(t)}: an option flue does not know")
         return None
-    i += r.operands
-    return i
+    return min(i + r.operands, len(words))  # a missing option value or operand leaves nothing to run
 
 
 def _run_wrapped(prog: str, r: Runner, words: list[Word], assignments: tuple[str, ...], out: Collector,

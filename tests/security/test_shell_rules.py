@@ -224,6 +224,7 @@ def test_files_git_writes_itself_are_writes(bash):
     ("python -m pytest -q tests/x.py", ["bash(python -m pytest *)"]),
     ("python3 -m pytest", ["bash(python3 -m pytest *)"]),
     ("timeout 60 uv run pytest -x", ["bash(uv run pytest *)"]),
+    ("npx eslint --fix src", ["bash(npx eslint *)"]),
     ("if [ -f x ]; then cat x; else echo none; fi", ["bash(cat *)", "bash(echo *)"]),
     ("ls | xargs grep -l foo", ["bash(ls *)", "bash(grep *)"]),
     ("git co main && git status", ["bash(git co *)", "bash(git status *)"]),
@@ -250,3 +251,14 @@ async def test_a_denied_eval_leaves_the_file_alone(tmp_path):
     results = await run_calls(tools, policy, *calls, cwd=str(tmp_path))
     assert [r.text for r in results] == [RULE_TEXT.format(tool="bash", rule="bash(rm *)")] * 4
     assert (tmp_path / "victim" / "keep.txt").read_text() == "data"
+
+
+@pytest.mark.parametrize("command", [
+    "<<EOF-n xargs -n ", "timeout", "nice -n", "xargs -I", "find . -exec", "git -c", "env -u", "sudo -u",
+    "rm\0 -rf x", "echo \udcff", "$(" * 2000 + "rm" + ")" * 2000, "eval " * 3000 + "rm", "(" * 3000,
+    "bash -c '" * 40, "a" * 100_000, "",
+])
+def test_hostile_text_never_raises_and_is_never_allowed_by_a_catch_all_pattern(bash, command):
+    reading = read_command(command)
+    got = verdict(bash, command, allow=["bash(?*)"] if reading.unclear else [], deny=["bash(rm *)"])
+    assert got in ("ask", "deny")
