@@ -147,7 +147,12 @@ def _walk(source: str, out: Collector, depth: int) -> None:
             _redirect(node, out)
         elif kind in ("raw_string", "string_content", "word") and _CODE_SHAPED.search(word_of(node).text):
             out.doubt("quoted text shaped like a[$(cmd)] can run cmd where bash reads it as a variable")
-        elif kind in ("arithmetic_expansion", "subscript", "c_style_for_statement") or (
+        elif kind == "subscript" and (index := node.child_by_field_name("index")) is not None and not (
+                index.text.isdigit() or index.text in (b"@", b"*")):
+            # An indexed array's subscript is arithmetic: `arr[i]` evaluates i's value, and
+            # `a[$(cmd)]` in that value runs cmd.
+            out.doubt("an array subscript is arithmetic, which can run a command hidden in a variable")
+        elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
                 kind == "compound_statement" and node.child_count and node.children[0].type == "((") or (
                 kind == "test_command" and _arithmetic_test(node)):
             # Arithmetic evaluates a variable's value as an expression, and `a[$(cmd)]` in that value

@@ -177,7 +177,8 @@ UNCLEAR = [
     "sh /dev/stdin <<EOF\nrm x\nEOF",
     # bash evaluates an array subscript in these, and a subscript may hold $(cmd)
     "[ -v 'a[$(rm x)]' ]", "test -v 'a[$(rm x)]'", "x=$(cat f); test -v \"$x\"", "[[ -v $x ]]",
-    "printf -v \"$x\" %s y", "printf -v 'a[$(rm x)]' %s y", "declare 'a[$(rm x)]=1'",
+    "i=$(cat f); arr[i]=1", "i=$(cat f); echo ${arr[i]}", "printf -v \"$x\" %s y",
+    "printf -v 'a[$(rm x)]' %s y", "declare 'a[$(rm x)]=1'",
     "bash -c 'bash -c \"bash -c \\\"eval \\\\\\\"eval eval eval eval eval eval eval eval echo\\\\\\\"\\\"\"'",
 ]
 
