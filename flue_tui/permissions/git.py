@@ -60,6 +60,8 @@ def check_git(words: list[Word], out: Collector) -> None:
     if i >= len(words):
         return
     sub, args = words[i].text, [w.text for w in words[i + 1:]]
+    if i > 1:  # a deny rule for `git push *` also sees `git -C dir --no-pager push`
+        out.commands[-1] = replace(out.commands[-1], plain=" ".join(["git", sub, *args]))
     if sub not in KNOWN:
         out.commands[-1] = replace(out.commands[-1], only_named=f"git {sub}")
     elif sub in _RUNS_PROGRAMS:

@@ -45,6 +45,7 @@ class SimpleCommand:
     assignments: tuple[str, ...] = ()  # VAR=value prefixes
     needs_rule: bool = True  # False: a runner or a no-op whose inner commands are listed themselves
     only_named: str | None = None  # only a rule whose pattern starts with this text allows it (git aliases)
+    plain: str | None = None  # the command without options that do not change what it is (`git -C d push` → `git push`)
 
     @property
     def text(self) -> str:
@@ -57,6 +58,8 @@ class SimpleCommand:
         subjects = [" ".join((*self.assignments, *self.argv)), self.text]
         if name and name != self.argv[0]:
             subjects.append(" ".join((name, *self.argv[1:])))
+        if self.plain:
+            subjects.append(self.plain)
         return subjects
 
 

@@ -108,6 +108,12 @@ def test_a_git_rule_still_allows_ordinary_git(bash, command):
     assert verdict(bash, command, allow=["bash(git *)"]) == "allow"
 
 
+@pytest.mark.parametrize("command", ["git push -f", "git -C sub push -f", "git --no-pager -c x=y push",
+                                     "/usr/bin/git --git-dir=.git push", "timeout 9 git -C . push"])
+def test_a_git_deny_rule_sees_past_global_options(bash, command):
+    assert verdict(bash, command, deny=["bash(git push *)"], mode="yolo") == "deny"
+
+
 def test_a_git_alias_needs_a_rule_that_names_it(bash):
     assert verdict(bash, "git co main", allow=["bash(git *)"]) == "ask"
     assert verdict(bash, "git co main", allow=["bash(git co *)"]) == "allow"
