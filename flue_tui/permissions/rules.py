@@ -134,11 +134,18 @@ def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
     return read_command(command).writes
 
 
+def _bash_glob(pattern: str, subject: str) -> bool:
+    """Commands are matched after quote removal, so a rule written with quotes (`bash(echo 'a b')`)
+    is read the same way."""
+    return _glob(pattern, subject) or (("'" in pattern or '"' in pattern)
+                                       and _glob(pattern.replace("'", "").replace('"', ""), subject))
+
+
 def _bash_deny(rules: list[Rule], reading: Reading) -> Rule | None:
     for command in reading.commands:
         for subject in command.deny_subjects():
             for rule in rules:
-                if rule.pattern and _glob(rule.pattern, subject):
+                if rule.pattern and _bash_glob(rule.pattern, subject):
                     return rule
     return None
 
@@ -150,7 +157,8 @@ def _bash_allow(rules: list[Rule], reading: Reading) -> Rule | None:
         return None
     chosen = rules[0]
     for command in reading.needs_rules:
-        hit = next((r for r in rules if r.pattern and _glob(r.pattern, command.text) and _names(r, command)), None)
+        hit = next((r for r in rules if r.pattern and _bash_glob(r.pattern, command.text) and _names(r, command)),
+                   None)
         if hit is None:
             return None
         chosen = hit

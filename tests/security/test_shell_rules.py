@@ -114,6 +114,11 @@ def test_a_git_deny_rule_sees_past_global_options(bash, command):
     assert verdict(bash, command, deny=["bash(git push *)"], mode="yolo") == "deny"
 
 
+def test_rules_written_with_quotes_still_match(bash):
+    assert verdict(bash, "git commit -m 'fix: x'", allow=["bash(git commit -m 'fix: *')"]) == "allow"
+    assert verdict(bash, 'echo "a b"', deny=['bash(echo "a b")'], mode="yolo") == "deny"
+
+
 def test_a_git_alias_needs_a_rule_that_names_it(bash):
     assert verdict(bash, "git co main", allow=["bash(git *)"]) == "ask"
     assert verdict(bash, "git co main", allow=["bash(git co *)"]) == "allow"
