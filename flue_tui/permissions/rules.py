@@ -141,6 +141,17 @@ def _bash_glob(pattern: str, subject: str) -> bool:
                                        and _glob(pattern.replace("'", "").replace('"', ""), subject))
 
 
+def unseen_by_deny(rules: Iterable[Rule], tool_name: str, args: dict[str, Any]) -> tuple[Rule, str] | None:
+    """A bash deny pattern and why it cannot be checked, when the command is unclear: such a command
+    must not run unasked, since the deny rule cannot see what it runs."""
+    command = args.get("command")
+    if tool_name.lower() != "bash" or not isinstance(command, str):
+        return None
+    rule = next((r for r in rules if r.covers_tool("bash") and r.pattern), None)
+    unclear = read_command(command).unclear if rule is not None else ()
+    return (rule, unclear[0]) if rule is not None and unclear else None
+
+
 def _bash_deny(rules: list[Rule], reading: Reading) -> Rule | None:
     for command in reading.commands:
         for subject in command.deny_subjects():

@@ -88,6 +88,8 @@ def _short(text: str) -> str:
 
 def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:
     argv = tuple(w.text for w in words)
+    if prog == "coproc":
+        out.doubt("coproc bodies are not read by the shell parser")  # tree-sitter-bash has no coproc
     if prog in RUNNERS:
         _run_wrapped(prog, RUNNERS[prog], words, assignments, out, depth)
     elif prog == "env":

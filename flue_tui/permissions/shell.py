@@ -22,7 +22,9 @@ MAX_DEPTH = 8  # nested `bash -c "eval '…'"` levels before the command is call
 RISKY_VARIABLE = re.compile(
     r"^(PATH|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|CDPATH|HOME|XDG_CONFIG_HOME|PAGER|"
     r"MANPAGER|EDITOR|VISUAL|BROWSER|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|PERL5OPT|PERL5LIB|"
-    r"RUBYOPT|LD_\w*|DYLD_\w*|GIT_\w*|BASH_FUNC_\w*)$")
+    r"RUBYOPT|RUBYLIB|NODE_PATH|PYTHONWARNINGS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|GOFLAGS|RUSTC|"
+    r"RUSTC_WRAPPER|GCONV_PATH|OPENSSL_CONF|LESSOPEN|LESSCLOSE|TAR_OPTIONS|SHELL|SSH_ASKPASS|SUDO_ASKPASS|"
+    r"LD_\w*|DYLD_\w*|GIT_\w*|BASH_\w*|CARGO_\w*|(?i:npm_config_\w*))$")
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")

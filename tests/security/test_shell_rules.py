@@ -155,6 +155,9 @@ def test_a_git_alias_needs_a_rule_that_names_it(bash):
     (["bash(ls *)"], "LD_PRELOAD=./evil.so ls"),
     (["bash(ls *)"], "env LD_PRELOAD=./evil.so ls"),
     (["bash(ls *)"], "BASH_ENV=./evil.sh bash -c ls"),
+    (["bash(git *)"], "BASH_CMDS[git]=/tmp/evil; git status"),
+    (["bash(npm test *)"], "npm_config_script_shell=/tmp/evil npm test"),
+    (["bash(python -m pytest *)"], "PYTHONWARNINGS=ignore::evil.Warning python -m pytest"),
 ])
 def test_an_allow_rule_does_not_over_allow(bash, allow, command):
     assert verdict(bash, command, allow=allow) == "ask"
@@ -199,6 +202,19 @@ def test_what_cannot_be_judged_is_asked_even_under_a_catch_all_pattern(bash, com
     assert read_command(command).unclear
     assert verdict(bash, command, allow=["bash(?*)", "bash(rm *)", "bash(echo *)", "bash(bash *)"]) == "ask"
     assert session_rules_for("bash", "execute", {"command": command}) == []
+
+
+@pytest.mark.parametrize("command", ["echo $((rm x) )", "cmd=rm; $cmd -rf x", "coproc f { rm x; }",
+                                     "echo ${ rm x; }", "eval \"$(printf 'r%s' m) x\""])
+def test_an_unclear_command_does_not_run_unasked_past_a_deny_rule(bash, command):
+    # bash runs rm in each of these; in yolo mode nobody would be asked, so the deny rule refuses.
+    policy = PermissionPolicy(mode="yolo", deny=parse_rules(["bash(rm *)"]), root=bash.sandbox.cwd)
+    decision = policy.decide("bash", {"command": command}, bash)
+    assert decision.verdict == "deny"
+    assert decision.reason.startswith('Permission denied: bash is blocked by the rule "bash(rm *)": flue cannot '
+                                      "tell what this command runs (")
+    assert verdict(bash, command, mode="yolo") == "allow"  # without deny rules yolo is Flue's behaviour
+    assert verdict(bash, command, deny=["bash(rm *)"], mode="ask") == "ask"
 
 
 def test_deny_still_applies_to_the_parts_of_an_unclear_command_it_can_see(bash):
