@@ -46,7 +46,7 @@ RUNNERS = {
     "stdbuf": Runner("ioe", "", _f("input output error")),
     "builtin": Runner(),
     "exec": Runner("a", "cl"),
-    "command": Runner("", "p"),
+    "command": Runner("", "pvV"),
     "setsid": Runner("", "cfw", frozenset(), _f("ctty fork wait")),
     "busybox": Runner(),
     "coproc": Runner(),
@@ -181,6 +181,8 @@ def _env(words: list[Word], assignments: tuple[str, ...], out: Collector, depth:
     """env's own settings are like VAR=value prefixes; -S (a string split into a command) is unclear."""
     r = Runner("uC", "i0v", _f("unset chdir"), _f("ignore-environment null debug"))
     i = _skip_options(r, words, 1, out, "env")
+    if i is not None and i < len(words) and words[i].text == "-":  # `env - cmd` is `env -i cmd`
+        i += 1
     while i is not None and i < len(words) and "=" in words[i].text.lstrip("="):
         check_variable(words[i].text.split("=", 1)[0], out)
         i += 1
@@ -203,9 +205,10 @@ def _dash_c(prog: str, words: list[Word], out: Collector, depth: int) -> None:
 
 
 def _script(words: list[Word], out: Collector, depth: int, what: str) -> None:
+    """Read the text a shell or eval will run; with expansions in it, read it as written (so deny
+    rules see `rm` in `bash -c "rm $X"`), but it stays unclear."""
     if not all(w.static for w in words):
         out.doubt(f"{what} runs text known only when it runs")
-        return
     read_into(" ".join(w.text for w in words), out, depth + 1)
 
 

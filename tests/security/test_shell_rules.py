@@ -44,13 +44,13 @@ RM_SPELLINGS = [
     "nice rm x", "nice -5 rm x", "nice --adjustment=5 rm x", "nohup rm x", "timeout -s KILL 5 rm x",
     "timeout --signal=KILL -k 1 5 rm x", "time rm x", "time -p rm x", "stdbuf -oL rm x", "stdbuf --output=L rm x",
     "command rm x", "command -p rm x", "exec rm x", "exec -a name rm x", "env rm x", "env -i rm x",
-    "env FOO=1 rm x", "env -u HOME -- rm x", "/usr/bin/env rm x", "sudo rm x", "sudo -u root -- rm x",
+    "env FOO=1 rm x", "env -u HOME -- rm x", "env - rm x", "/usr/bin/env rm x", "sudo rm x", "sudo -u root -- rm x",
     "sudo -E -H rm x", "doas rm x", "setsid rm x", "busybox rm x", "FOO=1 rm x", "coproc rm x",
     "timeout 5 nice -n 1 env FOO=1 bash -c \"eval 'rm -rf x'\"",
     # find and xargs
     "find . -execdir rm {} +", "find . -ok rm {} \\;", "find . -type f -exec sh -c 'rm \"$1\"' _ {} \\;",
     "xargs -0 rm", "xargs -n1 rm", "xargs -I{} rm {}", "xargs -P 4 -n 1 rm -f", "xargs sh -c 'rm x'",
-    "find . -print0 | xargs -0 -r rm",
+    "find . -print0 | xargs -0 -r rm", "bash -c \"rm -rf $X\"", "xargs -I{} sh -c 'rm {}'", "eval rm \"$X\"",
     # anywhere in the tree
     "echo $(rm x)", "echo `rm x`", 'echo "$(rm x)"', "cat <(rm x)", "tee >(rm x)", "(rm x)", "{ rm x; }",
     "for i in 1; do rm x; done", "if true; then rm x; fi", "while false; do rm x; done",
@@ -170,6 +170,7 @@ def test_an_allow_rule_does_not_over_allow(bash, allow, command):
     (["bash(npm test *)"], "FOO=1 CI=true npm test"),
     (["bash(git *)"], "bash -c 'git status && git diff'"),
     (["bash(git *)"], "git status >/dev/null 2>&1 || true"),
+    (["bash(rg *)"], "command -v rg >/dev/null && rg -n foo"),
     (["bash(python -m pytest *)"], "python -m pytest -q tests/x.py"),
     (["bash(ls *)", "bash(rm *)"], "ls | xargs rm"),
     (["bash(find *)", "bash(grep *)"], "find . -name '*.py' -exec grep -l TODO {} +"),
