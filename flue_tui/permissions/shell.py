@@ -132,13 +132,14 @@ def _walk(source: str, out: Collector, depth: int) -> None:
         out.doubt("it contains a NUL byte")
         source = source.replace("\0", " ")
     data = source.encode("utf-8", "surrogatepass")
-    stack = [_parser().parse(data).root_node]
+    root = _parser().parse(data).root_node
+    if root.has_error:  # an ERROR or a missing token anywhere; the parts that did parse are still read
+        out.doubt("part of it does not parse as shell")
+    stack = [root]
     while stack:
         node = stack.pop()
         kind = node.type
-        if kind == "ERROR" or node.is_missing:
-            out.doubt("part of it does not parse as shell")
-        elif kind == "command":
+        if kind == "command":
             words, assignments = _command_words(node)
             if words:
                 expand(words, tuple(assignments), out, depth)
@@ -150,7 +151,8 @@ def _walk(source: str, out: Collector, depth: int) -> None:
             check_variable(var.text.decode(errors="replace"), out)
         elif kind == "file_redirect":
             _redirect(node, out)
-        elif kind in ("raw_string", "string_content", "word") and _CODE_SHAPED.search(word_of(node).text):
+        elif kind in ("raw_string", "string_content", "word") and b"[" in node.text and _CODE_SHAPED.search(
+                word_of(node).text):
             out.doubt("quoted text shaped like a[$(cmd)] can run cmd where bash reads it as a variable")
         elif kind == "subscript" and (index := node.child_by_field_name("index")) is not None and not (
                 index.text.isdigit() or index.text in (b"@", b"*")):
@@ -170,7 +172,7 @@ def _walk(source: str, out: Collector, depth: int) -> None:
                 c.type == "word" and c.text.startswith(b"-") and (b"i" in c.text or b"n" in c.text)
                 for c in node.children):
             out.doubt("declare -i/-n evaluates or redirects variables")
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(node.named_children))  # tokens (`;`, `$(`, quotes) decide nothing here
 
 
 def _command_words(node: Any) -> tuple[list[Word], list[str]]:
