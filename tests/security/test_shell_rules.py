@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from flue_tui.permissions.policy import RULE_TEXT, PermissionPolicy
+from flue_tui.permissions.asking import session_label
+from flue_tui.permissions.policy import RULE_TEXT, Approval, PermissionPolicy
 from flue_tui.permissions.rules import parse_rules, session_rules_for
 from flue_tui.permissions.shell import read_command
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
-from tests.permissions.conftest import run_calls
+from tests.permissions.conftest import ScriptedAsker, run_calls
 
 
 @pytest.fixture
@@ -291,3 +292,15 @@ def test_hostile_text_never_raises_and_is_never_allowed_by_a_catch_all_pattern(b
     reading = read_command(command)
     got = verdict(bash, command, allow=["bash(?*)"] if reading.unclear else [], deny=["bash(rm *)"])
     assert got in ("ask", "deny")
+
+
+async def test_the_question_for_an_unclear_command_offers_no_rule(tmp_path):
+    asker = ScriptedAsker(Approval("session"), Approval("deny"))
+    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
+    tools = builtin_tools(LocalSandbox(str(tmp_path)))
+    results = await run_calls(tools, policy, ("bash", {"command": "cmd=echo; $cmd hi"}),
+                              ("bash", {"command": "cmd=echo; $cmd hi"}), cwd=str(tmp_path))
+    assert asker.requests[0].session_rules == ()
+    assert session_label(asker.requests[0]) == "no rule can allow this command, so it only runs this once"
+    assert policy.session_allow == []
+    assert [r.text for r in results][0] == "hi" and len(asker.requests) == 2  # asked again the second time
