@@ -110,7 +110,8 @@ class GrepTool:
         rg = await self.backend()
         if rg is not None:
             literal_flag = " --fixed-strings" if literal else ""
-            include_flag = f" --glob {shell_quote(include)}" if include else ""
+            # `--glob=VALUE`, one word: a value such as "--pre=sh" can never be read as its own flag.
+            include_flag = f" --glob={shell_quote(include)}" if include else ""
             cmd = (
                 f"{rg} --line-number --with-filename --color never{literal_flag}{include_flag}"
                 f" -- {shell_quote(pattern)} {shell_quote(search_path)}"
