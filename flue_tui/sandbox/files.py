@@ -30,9 +30,9 @@ _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 # No O_TRUNC: the file is truncated only once fstat has shown it is a regular file.
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
 
+# A socket is left out: open() refuses it with ENXIO, which is what Flue (Node) reports for it.
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISSOCK, "a socket"),
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
@@ -50,10 +50,12 @@ class Escape(Exception):
     """The walk would open or create something outside the root."""
 
 
-def _check_kind(path: str, mode: int, write: bool) -> None:
+def _check_kind(path: str, mode: int) -> None:
     if stat.S_ISDIR(mode):
         # Node opens a directory for reading and fails in read(); writing fails in open().
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    if stat.S_ISSOCK(mode):
+        raise OSError(errno.ENXIO, os.strerror(errno.ENXIO))
     if not stat.S_ISREG(mode):
         raise NotRegular(path, mode)
 
@@ -61,7 +63,7 @@ def _check_kind(path: str, mode: int, write: bool) -> None:
 def _finish(fd: int, path: str, write: bool) -> int:
     """Re-check what was really opened, truncate a file opened for writing, go back to blocking."""
     try:
-        _check_kind(path, os.fstat(fd).st_mode, write)
+        _check_kind(path, os.fstat(fd).st_mode)
         if write:
             os.ftruncate(fd, 0)
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
@@ -85,7 +87,7 @@ def open_file(path: str, *, write: bool = False, parents: bool = False) -> int:
         if not write:
             raise
     else:
-        _check_kind(path, mode, write)
+        _check_kind(path, mode)
     # The final symlink (if any) was just followed by stat; O_NOFOLLOW would refuse it here.
     flags = (_WRITE_FLAGS if write else _READ_FLAGS) & ~os.O_NOFOLLOW
     return _finish(os.open(path, flags, 0o666), path, write)
@@ -132,7 +134,7 @@ def open_beneath(root: str, path: str, *, write: bool = False, parents: bool = F
                 if mode is None and not write:
                     raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
                 if mode is not None:
-                    _check_kind(path, mode, write)
+                    _check_kind(path, mode)
                 try:
                     opened = os.open(name, _WRITE_FLAGS if write else _READ_FLAGS, 0o666, dir_fd=fd)
                 except OSError as err:
