@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import io
 import os
 import stat
+from typing import BinaryIO
 
 from flue_tui.tools.base import ToolError
 
@@ -39,11 +41,19 @@ _KINDS = (
 
 
 class NotRegular(ToolError):
-    """The model-visible refusal of a FIFO, socket or device."""
+    """The model-visible refusal of a FIFO or device."""
 
     def __init__(self, path: str, mode: int) -> None:
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-        super().__init__(f"Not a regular file: {path} is {kind}; only regular files can be read or written.")
+        self.kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        super().__init__(f"Not a regular file: {path} is {self.kind}; only regular files can be read or written.")
+
+
+class SpecialFile(OSError):
+    """The same refusal for flue's own reads of repository files, as the OSError those callers
+    already handle (a FIFO named AGENTS.md must not hang start-up)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class Escape(Exception):
@@ -57,6 +67,17 @@ def _check_kind(path: str, mode: int) -> None:
     if stat.S_ISSOCK(mode):
         raise OSError(errno.ENXIO, os.strerror(errno.ENXIO))
     if not stat.S_ISREG(mode):
+        raise NotRegular(path, mode)
+
+
+def refuse_special(path: str) -> None:
+    """NotRegular if `path` (symlinks followed) is a FIFO or device: for a search program, which
+    would read one named on its command line until it ends, i.e. forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the program reports what is wrong with it
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         raise NotRegular(path, mode)
 
 
@@ -91,6 +112,22 @@ def open_file(path: str, *, write: bool = False, parents: bool = False) -> int:
     # The final symlink (if any) was just followed by stat; O_NOFOLLOW would refuse it here.
     flags = (_WRITE_FLAGS if write else _READ_FLAGS) & ~os.O_NOFOLLOW
     return _finish(os.open(path, flags, 0o666), path, write)
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open a repository file flue reads for itself (AGENTS.md, agents, skills, config) for binary
+    reading: regular files only, never blocking; SpecialFile (an OSError) for a FIFO or device."""
+    try:
+        fd = open_file(path)
+    except NotRegular as exc:
+        raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_text(path: str) -> str:
+    """Path.read_text("utf-8", errors="replace") for a repository file, through open_regular."""
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def open_beneath(root: str, path: str, *, write: bool = False, parents: bool = False) -> int:

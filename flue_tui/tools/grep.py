@@ -43,6 +43,17 @@ def find_rg() -> str | None:
     return cand if os.path.exists(cand) else shutil.which(exe)
 
 
+def _refuse_special(sandbox: Any, path: str) -> None:
+    """rg and grep read a FIFO or device named as the search path until it ends: refuse it first."""
+    from flue_tui.sandbox.files import refuse_special
+
+    try:
+        resolved = sandbox.resolve_path(path)
+    except ToolError:
+        return  # outside the workspace: the guard refuses it with its own words
+    refuse_special(resolved)
+
+
 class GrepTool:
     name = "grep"
     label = "Search Files"
@@ -107,6 +118,7 @@ class GrepTool:
         search_path = args.get("path") or "."
         include = args.get("include")
         literal = args.get("literal")
+        _refuse_special(self.sandbox, search_path)
         rg = await self.backend()
         if rg is not None:
             literal_flag = " --fixed-strings" if literal else ""

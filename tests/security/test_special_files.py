@@ -164,3 +164,64 @@ def test_sigterm_ends_the_run_while_a_worker_thread_is_stuck(fakellm, flue_env, 
     result = json.loads(out)
     assert result["type"] == "result" and result["is_error"] is True and result["result"] == "Aborted by SIGTERM."
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("use_rg", [True, False])
+async def test_grep_refuses_a_fifo_or_device_as_its_path(tmp_path, fifo, use_rg):
+    from flue_tui.tools.grep import GrepTool
+
+    tool = GrepTool(LocalSandbox(str(tmp_path)), use_rg=use_rg)
+    assert await _refused(tool, {"pattern": "x", "path": "pipe"}) == \
+        f"Not a regular file: {fifo} is a FIFO (named pipe); only regular files can be read or written."
+    assert await _refused(tool, {"pattern": "x", "path": "/dev/zero"}) == \
+        "Not a regular file: /dev/zero is a character device; only regular files can be read or written."
+    (tmp_path / "a.txt").write_text("x\n")  # a folder holding a FIFO is searched as before
+    assert (await tool.execute({"pattern": "x"}, ctx())).text == "./a.txt:1:x"
+
+
+def _no_hang(fn, fifos: list[Path]):
+    """Run fn in a thread; if it blocks on a FIFO, free it (a writer opens) and fail."""
+    import threading
+
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(value=fn()), daemon=True)
+    thread.start()
+    thread.join(GENEROUS_S)
+    if thread.is_alive():
+        for path in fifos:
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        thread.join(GENEROUS_S)
+        raise AssertionError("blocked on a FIFO")
+    return box.get("value")
+
+
+def test_repository_fifos_do_not_hang_start_up(tmp_path):
+    from flue_tui.config import ConfigError
+    from flue_tui.config_files import read_layer
+    from flue_tui.context.agents_md import discover_workspace
+    from flue_tui.context.subagents import discover_roster
+
+    os.mkfifo(tmp_path / "AGENTS.md")
+    (tmp_path / "CLAUDE.md").write_text("be careful\n")
+    (tmp_path / ".agents" / "agents").mkdir(parents=True)
+    os.mkfifo(tmp_path / ".agents" / "agents" / "spy.md")
+    (tmp_path / ".flue").mkdir()
+    os.mkfifo(tmp_path / ".flue" / "config.toml")
+    fifos = [tmp_path / "AGENTS.md", tmp_path / ".agents" / "agents" / "spy.md", tmp_path / ".flue" / "config.toml"]
+
+    assert _no_hang(lambda: discover_workspace(str(tmp_path)), fifos).instructions == "be careful"
+    roster = _no_hang(lambda: discover_roster(str(tmp_path)), fifos)
+    assert roster.warnings == ['[flue] Skipping invalid agent "spy.md": a FIFO (named pipe), not a regular file']
+
+    def layer() -> str:
+        try:
+            read_layer(tmp_path / ".flue" / "config.toml")
+        except ConfigError as exc:
+            return str(exc)
+        return "read"
+
+    assert _no_hang(layer, fifos) == \
+        f"Cannot read {tmp_path}/.flue/config.toml: a FIFO (named pipe), not a regular file"
