@@ -116,6 +116,8 @@ class GrepTool:
         check_abort(ctx.signal)
         pattern: str = args["pattern"]
         search_path = args.get("path") or "."
+        if search_path == "-":
+            search_path = "./-"  # even after `--`, a lone "-" means stdin to grep and rg, not a file
         include = args.get("include")
         literal = args.get("literal")
         _refuse_special(self.sandbox, search_path)

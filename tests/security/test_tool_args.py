@@ -106,3 +106,10 @@ async def test_grep_include_value_is_a_glob(tmp_path, use_rg):
     tool = GrepTool(LocalSandbox(str(tmp_path)), use_rg=use_rg)
     result = await tool.execute({"pattern": "foo", "include": "-x.py"}, ctx())
     assert result.text == "./-x.py:1:foo"
+
+
+@pytest.mark.parametrize("use_rg", [True, False])
+async def test_grep_path_dash_is_a_file_not_stdin(tmp_path, use_rg):
+    (tmp_path / "-").write_text("foo\n")
+    tool = GrepTool(LocalSandbox(str(tmp_path)), use_rg=use_rg)
+    assert (await tool.execute({"pattern": "foo", "path": "-"}, ctx())).text == "./-:1:foo"
