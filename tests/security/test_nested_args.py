@@ -73,3 +73,16 @@ def test_cli_run_survives_deep_arguments(fakellm, run_flue, fmt):
     assert json.loads(out.stdout)["result"] == "recovered"
     assert fakellm.requests[1]["messages"][-1]["content"] == TOO_DEEP
     assert "recursion" not in out.stderr
+
+
+def test_every_later_step_handles_the_deepest_accepted_arguments():
+    from flue_tui.agent.messages import AssistantMessage, ToolCall, message_from_dict
+    from flue_tui.agent.validation import validate_arguments
+
+    args, refusal = parse_arguments(nested(MAX_ARGUMENT_DEPTH))
+    assert refusal is None
+    schema = ReadTool(LocalSandbox("/")).parameters
+    assert validate_arguments("read", schema, args)[1].startswith('Validation failed for tool "read"')
+    message = AssistantMessage(tool_calls=[ToolCall(id="c", name="read", arguments=args)])
+    stored = json.dumps(message_to_dict(message), indent=2)  # the recorder and the exports
+    assert message_from_dict(json.loads(stored)) == message
