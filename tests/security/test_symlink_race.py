@@ -7,6 +7,7 @@ walks from a held directory descriptor with O_NOFOLLOW and refuses whatever lies
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -148,7 +149,7 @@ def test_walk_loop_is_eloop(layout):
     os.symlink("loop-a", ws / "loop-b")
     with pytest.raises(OSError) as info:
         files.open_beneath(str(ws), f"{ws}/loop-a")
-    assert info.value.errno == 40  # ELOOP
+    assert info.value.errno == errno.ELOOP
 
 
 def _link(ws: Path, target: str) -> Path:
