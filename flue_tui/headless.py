@@ -13,6 +13,7 @@ from flue_tui.agent.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config import ConfigError, Settings
 from flue_tui.session_start import SessionOptions
+from flue_tui.workers import DaemonExecutor, exit_now
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
@@ -153,7 +154,10 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
                                  "permissionMode": _policy_mode(session)})
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
     session.max_budget_usd = settings.max_budget_usd
-    result, signalled = asyncio.run(_run(session, prompt, settings.json_schema, renderer))
+    with asyncio.Runner() as runner:
+        # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
+        runner.get_loop().set_default_executor(DaemonExecutor())
+        result, signalled = runner.run(_run(session, prompt, settings.json_schema, renderer))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
@@ -170,5 +174,5 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if result.is_error:
         print(f"flue: {result.hint or result.error}", file=sys.stderr)
     if signalled is not None:
-        return signalled
+        exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK
