@@ -14,12 +14,13 @@ import asyncio
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.agent.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
 from flue_tui.store.db import StoreError, write
+from flue_tui.store.lock import SessionLock
 from flue_tui.store.sessions import SessionStore, title_from
 
 CHECKPOINT_S = 0.5
@@ -42,8 +43,9 @@ class _Partial:
 class Recorder:
     def __init__(self, store: SessionStore, *, session_id: str, cwd: str, model: str | None = None,
                  name: str | None = None, exists: bool = False, checkpoint_s: float = CHECKPOINT_S,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, locks: Sequence[SessionLock] = ()) -> None:
         self.store = store
+        self.locks = list(locks)  # this process is the session's one writer until close()
         # Where problems are told: stderr by default; the TUI points this at its notices.
         self.warn: Callable[[str], None] = warn or _stderr
         self.root = session_id
@@ -201,3 +203,6 @@ class Recorder:
     def close(self) -> None:
         self.flush()
         self.closed = True
+        for lock in self.locks:
+            lock.release()
+        self.locks = []
