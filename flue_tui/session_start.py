@@ -243,7 +243,15 @@ def _checked(store: SessionStore, options: SessionOptions) -> SessionStore:
 def _exists(db: str | None) -> bool:
     from flue_tui.store.db import default_path
 
-    return os.path.exists(os.path.expanduser(db) if db else default_path())
+    # Only a file that is really not there means "nothing saved yet"; a path that cannot be
+    # reached is opened, so its problem is reported instead of "no such session".
+    try:
+        os.stat(os.path.expanduser(db) if db else default_path())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def pick_by_number(store: SessionStore, cwd: str) -> str | None:

@@ -132,7 +132,7 @@ class _Planned:
     tasks: list[_Planned] = field(default_factory=list)
 
 
-def _plan(data: Any, where: str, seen: set[str]) -> _Planned:
+def _plan(data: Any, where: str, seen: set[str], parent: str | None = None) -> _Planned:
     def fail(what: str) -> ImportProblem:
         return ImportProblem(f"{where} {what}")
 
@@ -153,7 +153,7 @@ def _plan(data: Any, where: str, seen: set[str]) -> _Planned:
             check_name(info["name"])
         except StoreError as exc:
             raise fail(f"names session {sid} badly: {exc}") from None
-    here = f"session {sid}:"
+    here = f"session {sid}:" if parent is None else f"task session {sid} of {parent}:"
     messages, tasks = data.get("messages", []), data.get("tasks", [])
     if not isinstance(messages, list) or not isinstance(tasks, list):
         raise ImportProblem(f'{here} "messages" and "tasks" must be lists')
@@ -165,7 +165,7 @@ def _plan(data: Any, where: str, seen: set[str]) -> _Planned:
         if message["seq"] in seqs:
             raise ImportProblem(f"{here} message {n} repeats seq {message['seq']} (each seq may appear once)")
         seqs.add(message["seq"])
-    return _Planned(info, messages, [_plan(t, f"task {k} of session {sid}", seen) for k, t in enumerate(tasks, 1)])
+    return _Planned(info, messages, [_plan(t, f"task {k} of session {sid}", seen, sid) for k, t in enumerate(tasks, 1)])
 
 
 def _message(message: Any) -> str | None:
