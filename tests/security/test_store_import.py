@@ -81,3 +81,13 @@ def test_a_good_import_reports_what_it_imported_and_shows_and_exports(capsys, tm
         assert sessions_cli.main([*argv, "--db", str(db), "--cwd", str(tmp_path)]) == 0
     exported = capsys.readouterr().out
     assert "hello" in exported
+
+
+def test_words_stored_as_numbers_by_an_older_import_still_show_and_export(capsys, tmp_path):
+    db = tmp_path / "s.db"
+    with SessionStore.open(db) as store:
+        store.create("ses_old1", cwd=str(tmp_path), name="old")
+        store.conn.execute("UPDATE sessions SET cost_usd = 'lots', input_tokens = 'many' WHERE id = 'ses_old1'")
+    for argv in (["show", "old"], ["export", "old"], ["export", "old", "--format", "json"], ["list"]):
+        assert sessions_cli.main([*argv, "--db", str(db), "--cwd", str(tmp_path)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
