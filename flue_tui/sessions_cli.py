@@ -94,7 +94,15 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     if info.id != args.ref and not (info.name == args.ref and info.cwd == cwd):
         # Prefixes and other directories' names are fine for reading, not for deleting.
         raise StoreError(f"To delete {info.label}, give its full id: flue sessions delete {info.id}")
-    count = store.delete(info.id)
+    from flue_tui.store.lock import acquire
+
+    # Not from under a running writer: its next message would find no session to belong to.
+    lock = acquire(store.path, info.id, label=f'Session "{info.label}"', ref=args.ref, owner="flue sessions delete")
+    try:
+        count = store.delete(info.id)
+    finally:
+        if lock is not None:
+            lock.release()
     print(f"Deleted session {info.label} ({info.id}) and its {count} messages.")
     return 0
 

@@ -75,6 +75,22 @@ def test_a_second_writer_in_another_process_is_refused_by_name(settings, tmp_pat
         proc.wait()
 
 
+def test_a_session_being_written_cannot_be_deleted_from_under_its_writer(settings, tmp_path, capsys):
+    from flue_tui import sessions_cli
+
+    db = tmp_path / "s.db"
+    seed(db, settings.cwd)
+    proc = holder(db, "ses_same1")
+    try:
+        code = sessions_cli.main(["delete", "same", "--db", str(db), "--cwd", settings.cwd])
+    finally:
+        proc.kill()
+        proc.wait()
+    assert code == 1 and f"pid {proc.pid}" in capsys.readouterr().err
+    with SessionStore.open(db) as store:
+        assert store.get("ses_same1") is not None
+
+
 def test_kill_9_leaves_no_lock_behind(settings, tmp_path):
     db = tmp_path / "s.db"
     seed(db, settings.cwd)
