@@ -8,7 +8,6 @@ import resource
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 from flue_tui.agent.messages import AssistantMessage, UserMessage
 from flue_tui.store.resume import STREAM_INTERRUPTED
