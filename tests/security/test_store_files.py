@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,17 +115,31 @@ def test_an_unusable_database_is_an_error_for_a_named_session(settings, tmp_path
     assert (tmp_path / "notes.md").read_text() == "mine"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 file anyway; the unreadable case "
-                                              "needs an ordinary user")
-def test_an_unreadable_database_is_reported_not_empty(capsys, tmp_path):
-    db = tmp_path / "s.db"
-    seed(db, str(tmp_path))
-    db.chmod(0)
+def test_an_unreadable_database_is_reported_not_empty(tmp_path):
+    """Root reads a mode-000 file anyway, so as root the command runs as user nobody."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="flue-unreadable-"))  # outside root's private tmp_path
     try:
-        code, _, err = cli(capsys, "show", "kept", "--db", str(db), "--cwd", str(tmp_path))
+        folder.chmod(0o755)
+        db = folder / "s.db"
+        seed(db, str(folder))
+        db.chmod(0)
+        as_nobody: list[str] = []
+        if os.geteuid() == 0:
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv: no ordinary user to be refused the file")
+            as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        code = ("import sys; from flue_tui import sessions_cli; "
+                f"sys.exit(sessions_cli.main(['show', 'kept', '--db', {str(db)!r}, '--cwd', {str(folder)!r}]))")
+        proc = subprocess.run([*as_nobody, sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "FLUE_HOME": str(folder / "home")})
     finally:
-        db.chmod(0o600)
-    assert code == 1 and "cannot be read" in err and "No session named" not in err
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "cannot be read" in proc.stderr and "Permission denied" in proc.stderr
+    assert "No session named" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_an_existing_world_readable_database_becomes_private(tmp_path):
