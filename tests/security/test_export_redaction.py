@@ -67,3 +67,23 @@ def test_the_text_filter_also_catches_escaped_forms():
     env = {"X_KEY": 'a"b\\cé-123'}
     for form in every_form(env["X_KEY"]):
         assert redact(f"<{form}>", env) == "<[redacted X_KEY]>"
+
+
+def test_the_apps_export_command_redacts_too(tmp_path, monkeypatch):
+    """/export in the app and inline mode writes a Markdown file: the same rule holds there."""
+    from flue_tui.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+    from flue_tui.tui.export import export_markdown
+
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    messages = [UserMessage(content="keys: " + " ".join(SECRETS.values())),
+                AssistantMessage(text=SECRETS["ACCENT_SECRET"], stop_reason="tool_calls",
+                                 tool_calls=[ToolCall(id="c1", name="bash", arguments={
+                                     "command": f"echo {SECRETS['QUOTE_API_KEY']} {SECRETS['SLASH_TOKEN']}"})]),
+                ToolResultMessage(tool_call_id="c1", tool_name="bash", text=SECRETS["LINES_KEY"])]
+    path = export_markdown(messages, str(tmp_path), "out.md", "leak " + SECRETS["ACCENT_SECRET"], "openai/fake")
+    out = Path(path).read_text(encoding="utf-8")
+    for marker in MARKERS:
+        assert marker not in out
+    for name in SECRETS:
+        assert f"[redacted {name}]" in out
