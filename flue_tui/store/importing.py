@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from flue_tui.agent.messages import ToolCall, Usage
 
 from flue_tui.store.db import StoreError, write
 from flue_tui.store.sessions import SessionStore, check_name
@@ -65,11 +67,16 @@ def _one_of(*allowed: str) -> Check:
 
 
 _USAGE = {"input": _count, "output": _count, "cache_read": _count, "cache_write": _count, "cost": _money}
-_CALL = {"id": _text, "name": _text, "arguments": _object, "raw_arguments": _text}
+_CALL = {"id": _text, "name": _text, "arguments": _object, "raw_arguments": _text, "refusal": _optional(_text)}
+# Objects rebuilt with **kwargs on resume accept exactly their dataclass's fields (the checks above
+# type those whose wrong type would crash a reader); other objects may carry extra keys.
+_USAGE_KEYS = frozenset(f.name for f in fields(Usage))
+_CALL_KEYS = frozenset(f.name for f in fields(ToolCall))
 
 
-def _keys(value: Any, checks: dict[str, Check], required: tuple[str, ...], *, closed: bool) -> str | None:
-    """Check an object's keys; `closed` objects (rebuilt with **kwargs on resume) allow no others."""
+def _keys(value: Any, checks: dict[str, Check], required: tuple[str, ...], *,
+          closed: frozenset[str] | None) -> str | None:
+    """Check an object's keys; a `closed` object allows only the keys named there."""
     if not isinstance(value, dict):
         return f"must be an object, not {_show(value)}"
     for key in required:
@@ -78,7 +85,7 @@ def _keys(value: Any, checks: dict[str, Check], required: tuple[str, ...], *, cl
     for key, item in value.items():
         check = checks.get(key)
         if check is None:
-            if closed:
+            if closed is not None and key not in closed:
                 return f'has an unknown key "{key}"'
             continue
         wrong = check(item)
@@ -88,14 +95,14 @@ def _keys(value: Any, checks: dict[str, Check], required: tuple[str, ...], *, cl
 
 
 def _usage(value: Any) -> str | None:
-    return _keys(value, _USAGE, (), closed=True)
+    return _keys(value, _USAGE, (), closed=_USAGE_KEYS)
 
 
 def _calls(value: Any) -> str | None:
     if not isinstance(value, list):
         return f"must be a list, not {_show(value)}"
     for n, call in enumerate(value, 1):
-        wrong = _keys(call, _CALL, ("id", "name", "arguments"), closed=True)
+        wrong = _keys(call, _CALL, ("id", "name", "arguments"), closed=_CALL_KEYS)
         if wrong:
             return f"call {n} {wrong}"
     return None
@@ -139,7 +146,7 @@ def _plan(data: Any, where: str, seen: set[str], parent: str | None = None) -> _
     if not isinstance(data, dict) or not isinstance(data.get("session"), dict):
         raise fail('is not a flue session export (it has no "session" object)')
     info = data["session"]
-    wrong = _keys(info, _INFO, ("id",), closed=False)
+    wrong = _keys(info, _INFO, ("id",), closed=None)
     if wrong:
         raise fail(f"has a session that {wrong}")
     sid = info["id"]
@@ -171,14 +178,14 @@ def _plan(data: Any, where: str, seen: set[str], parent: str | None = None) -> _
 def _message(message: Any) -> str | None:
     if not isinstance(message, dict):
         return f"is not an object ({_show(message)})"
-    wrong = _keys(message, _PLACE, ("seq",), closed=False)
+    wrong = _keys(message, _PLACE, ("seq",), closed=None)
     if wrong:
         return wrong
     if message.get("role") not in _ROLES:
         return f"has an unknown role {_show(message.get('role'))}"
     checks, required = _ROLES[message["role"]]
     return _keys({k: v for k, v in message.items() if k not in _PLACE and k != "role"}, checks, required,
-                 closed=False)
+                 closed=None)
 
 
 def import_json(store: SessionStore, data: Any) -> tuple[SessionInfo, list[str]]:
