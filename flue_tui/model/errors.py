@@ -61,13 +61,28 @@ def _from_body(data: dict[str, Any]) -> tuple[str | None, str | None]:
     return (str(message) if message else None), None
 
 
+_TRANSPORT_NOISE = re.compile(r"\s*ssl:(?:<[^>]*>|default|None)")
+
+
 def without_request(text: str) -> str:
+    text = _TRANSPORT_NOISE.sub("", text)  # aiohttp's "Cannot connect to host h:p ssl:<SSLContext …>"
     cut = min((i for i in (text.find(m) for m in _DUMP_MARKERS) if i > 0), default=len(text))
     text = text[:cut].rstrip(" ,;:.\n") if cut < len(text) else text
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "…"
 
 
-def readable(raw: str, *, provider: str = "", status: int | None = None) -> str:
+def made_locally(exc: BaseException) -> bool:
+    """litellm dresses its own refusals (e.g. unparseable tool arguments) as provider errors with a
+    stand-in request to https://litellm.ai; so does it dress real provider errors, which however carry the
+    provider's JSON body (`readable` tells them apart by that)."""
+    request = getattr(exc, "request", None)
+    try:
+        return "litellm.ai" in str(getattr(request, "url", "") or "")
+    except Exception:
+        return False
+
+
+def readable(raw: str, *, provider: str = "", status: int | None = None, local: bool = False) -> str:
     """`Anthropic returned 400 (invalid_request_error): messages: roles must alternate…`."""
     text = _strip_prefixes(raw or "")
     kind = None
@@ -77,6 +92,8 @@ def readable(raw: str, *, provider: str = "", status: int | None = None) -> str:
         if message:
             text = message
     text = without_request(_strip_prefixes(text)) or "no details"
+    if local and data is None:  # a provider's refusal carries its JSON error body; litellm's own does not
+        return f"litellm refused to send the request: {text}"
     if status is None:
         return text
     who = PROVIDER_NAMES.get(provider, provider.capitalize() if provider else "The provider")

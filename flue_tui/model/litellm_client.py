@@ -13,7 +13,7 @@ from flue_tui.agent.messages import ToolCall, Usage
 from flue_tui.model import ollama
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 from flue_tui.model.caching import anthropic_served, with_breakpoints
-from flue_tui.model.errors import readable
+from flue_tui.model.errors import made_locally, readable
 from flue_tui.model.pricing import Prices, turn_cost
 
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
@@ -223,24 +223,31 @@ class LiteLLMClient:
     def _map_error(self, exc: BaseException) -> ModelError:
         litellm = get_litellm()
         status = getattr(exc, "status_code", None)
-        if not isinstance(status, int) or status < 400 or isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)):
-            status = None  # litellm gives local failures and lost connections a made-up 500
+        connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
+        if not isinstance(status, int) or status < 400 or connection:
+            status = None  # litellm gives transport failures a made-up 500
         message = readable(getattr(exc, "message", None) or str(exc) or type(exc).__name__,
-                           provider=provider_of(self.model), status=status)
+                           provider=provider_of(self.model), status=status,
+                           local=made_locally(exc) and not connection)
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(message, kind="overflow", status=status, retryable=False)
         if isinstance(exc, litellm.AuthenticationError):
             var = key_var(self.model)
             return ModelError(message, kind="auth", status=status, retryable=False,
                               hint=f"The provider rejected the API key for {self.model}: check {var}.")
+        if ollama.is_ollama(self.model) and status == 404:
+            name = self.model.split("/", 1)[1]
+            return ModelError(message, kind="model_unknown", status=status, retryable=False,
+                              hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.")
         if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
             return ModelError(message, kind="model_unknown", status=status, retryable=False,
                               hint=f"Unknown model '{self.model}': model ids are provider/model, "
                                    "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
-        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)) or _is_connection_failure(exc):
+        if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
+            fix = ("start it (`ollama serve`) or set OLLAMA_HOST" if ollama.is_ollama(self.model)
+                   else "check the network, or OPENAI_BASE_URL for a local server")
             return ModelError(message, kind="connection", status=status, retryable=True,
-                              hint=f"Could not reach {self._endpoint()}: check the network, or "
-                                   "OPENAI_BASE_URL for a local server.")
+                              hint=f"Could not reach {self._endpoint()}: {fix}.")
         if isinstance(exc, litellm.RateLimitError):
             return ModelError(message, kind="rate_limit", status=status, retryable=True)
         if isinstance(status, int) and status >= 500:
