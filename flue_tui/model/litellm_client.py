@@ -331,8 +331,10 @@ class LiteLLMClient:
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:
             return self.context_override
-        if ollama.is_ollama(self.model) and "max_input_tokens" in keys:
-            return self._ollama_ctx()  # the window Ollama really loads is the num_ctx we send
+        if ollama.is_ollama(self.model):
+            # The window Ollama really loads is the num_ctx we send. litellm's lookup would ask
+            # /api/show at OLLAMA_API_BASE or localhost, not at OLLAMA_HOST, and block while it does.
+            return self._ollama_ctx() if "max_input_tokens" in keys else None
         try:
             info = get_litellm().get_model_info(self.model)
         except Exception:
