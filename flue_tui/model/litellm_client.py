@@ -172,10 +172,11 @@ class LiteLLMClient:
     def _ollama_base(self) -> str:
         return self.api_base or ollama.base_url()
 
-    def _ollama_ctx(self) -> int | None:
+    def _ollama_ctx(self, retry: bool = False) -> int | None:
+        """0 remembers a failed lookup, so sync callers ask once; each turn retries (off the loop)."""
         if self.context_override:
             return self.context_override
-        if self._num_ctx is None:
+        if self._num_ctx is None or (retry and not self._num_ctx):
             self._num_ctx = ollama.context_length(self._ollama_base(), self.model) or 0
         return self._num_ctx or None
 
@@ -261,10 +262,10 @@ class LiteLLMClient:
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
-        if ollama.is_ollama(self.model) and self._num_ctx is None and not self.context_override:
+        if ollama.is_ollama(self.model) and not self._num_ctx and not self.context_override:
             import asyncio
 
-            await asyncio.to_thread(self._ollama_ctx)  # an HTTP lookup, once: keep it off the loop
+            await asyncio.to_thread(self._ollama_ctx, True)  # an HTTP lookup: keep it off the loop
         kwargs = self._request_kwargs(litellm)
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
