@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flue_tui.agent.session import OperationResult, Session
+from flue_tui.agent.session import Session
 from flue_tui.config import ConfigError, Settings
 from flue_tui.headless import result_object
 from flue_tui.model.litellm_client import LiteLLMClient, get_litellm
