@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -320,11 +321,15 @@ class LiteLLMClient:
                            finish_reason=finish, usage=usage, model=response_model)
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
-        prompt = getattr(raw, "prompt_tokens", 0) or 0
-        completion = getattr(raw, "completion_tokens", 0) or 0
+        def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
+            ok = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+            return max(0, int(value)) if ok else 0
+
+        prompt = count(getattr(raw, "prompt_tokens", 0))
+        completion = count(getattr(raw, "completion_tokens", 0))
         details = getattr(raw, "prompt_tokens_details", None)
-        cache_read = (getattr(details, "cached_tokens", 0) or 0) if details else 0
-        cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
+        cache_read = min(prompt, count(getattr(details, "cached_tokens", 0))) if details else 0
+        cache_write = min(prompt - cache_read, count(getattr(raw, "cache_creation_input_tokens", 0)))
         cost = turn_cost(litellm, self.model, raw, self.prices)
         return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
                      cache_read=cache_read, cache_write=cache_write, cost=cost or 0.0, priced=cost is not None)

@@ -131,3 +131,14 @@ def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue
     assert out.code == 2 and len(fakellm.requests) == 0
     assert "--max-budget-usd needs a price for openai/my-local-model" in out.stderr
     assert json.loads(out.stdout)["is_error"] is True
+
+
+def test_negative_usage_from_a_hostile_stream_buys_no_budget_credit(fakellm):
+    # Before: -1,000 completion tokens priced at -$0.008 each, a -$100 turn that hid later spending.
+    fakellm.script([Turn(text="x", usage=(-50_000_000, -1000)), Turn(text="y", usage=(1000, 10))])
+    client = LiteLLMClient("openai/gpt-4.1", api_base=fakellm.base_url, api_key="sk-test")
+    session = Session(model=client, tools=[], system_prompt="s")
+    first = asyncio.run(session.prompt("hi"))
+    assert (first.usage.input, first.usage.output, first.usage.cost) == (0, 0, 0.0)
+    second = asyncio.run(session.prompt("again"))
+    assert second.usage.cost > 0 and session.usage.cost == second.usage.cost
