@@ -47,9 +47,9 @@ def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
     import json
     import urllib.request
 
-    base = url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
-    if not base.startswith("http"):
-        base = f"http://{base}"
+    from flue_tui.model.ollama import base_url  # no litellm: only the address rules
+
+    base = url or base_url()
     try:
         with urllib.request.urlopen(f"{base.rstrip('/')}/api/tags", timeout=timeout) as response:
             models = json.load(response).get("models") or []
@@ -82,6 +82,11 @@ class Settings:
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
     context_window: int | None = None
+    # Anthropic-served models get cache breakpoints (flue_tui/model/caching.py) unless this is off.
+    prompt_cache: bool = True
+    # USD per million tokens, for a model litellm cannot price (or to override its price).
+    input_price: float | None = None
+    output_price: float | None = None
     max_budget_usd: float | None = None
     json_schema: dict | None = None
     ui_mode: str = "tui"  # "tui", "inline" or "plain"

@@ -26,6 +26,9 @@ KEYS: dict[str, tuple[type, str]] = {
     "max_turns": (int, "a whole number, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
+    "prompt_cache": (bool, "true or false"),
+    "input_price": (float, "a number of USD per million input tokens, 0 or more"),
+    "output_price": (float, "a number of USD per million output tokens, 0 or more"),
     "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
@@ -37,7 +40,8 @@ UI_KEYS: dict[str, tuple[type, str]] = {
 ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
-    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
+    "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
 }
 
 
@@ -63,8 +67,12 @@ def _type_name(value: Any) -> str:
 
 
 def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # TOML's `3` is as good a price as `3.0`
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     if ok and kind is int and value <= 0:
+        ok = False
+    if ok and kind is float and not value >= 0:  # also refuses nan
         ok = False
     if ok and key in CHOICES and value not in CHOICES[key]:
         ok = False
@@ -90,7 +98,7 @@ def read_layer(path: Path) -> Layer | None:
     for key, value in data.items():
         if key not in KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} (known keys: {', '.join(KEYS)})")
-        _check(where, key, value, *KEYS[key])
+        value = _check(where, key, value, *KEYS[key])
         if key == "env":
             for name, item in value.items():
                 if not isinstance(item, str):
@@ -115,9 +123,9 @@ def _parse_env(var: str, key: str, raw: str) -> Any:
         if lowered not in ("1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"{var} must be {expected} (or 1/0), not {raw!r}")
         value = lowered in ("1", "true", "yes")
-    elif kind is int:
+    elif kind in (int, float):
         try:
-            value = int(raw)
+            value = kind(raw)
         except ValueError:
             raise ConfigError(f"{var} must be {expected}, not {raw!r}") from None
     return _check(var, key, value, kind, expected)
@@ -155,3 +163,8 @@ def _project_cannot_loosen(project: Layer) -> None:
     if project.values.get("allow_network") is True:
         raise ConfigError(f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
                           "or the --allow-network flag")
+    for key in ("input_price", "output_price"):
+        # A price decides when --max-budget-usd stops a run: a repository could set it to 0.
+        if key in project.values:
+            raise ConfigError(f"{project.source}: {key} is only accepted from your own {user_file()} "
+                              f"or FLUE_{key.upper()}")

@@ -49,6 +49,7 @@ class Runtime:
                 "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
                 "or pass --model provider/model.")
         self.settings = settings
+        prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
         from flue_tui.permissions.config import load_for
@@ -80,8 +81,10 @@ class Runtime:
     def _model(self, model: str) -> Any:
         from flue_tui.model.litellm_client import LiteLLMClient
 
-        window = self.settings.context_window if model == self.settings.model else None
-        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window)
+        main = model == self.settings.model
+        window = self.settings.context_window if main else None
+        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window,
+                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
@@ -127,6 +130,17 @@ class Runtime:
         child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
         child.before_tool = parent.before_tool  # children answer to the same permission policy
         return child
+
+
+def prices(settings: Settings) -> Any:
+    """The config's per-million prices for the main model, or None; both or neither must be set."""
+    from flue_tui.model.pricing import Prices
+
+    if settings.input_price is None and settings.output_price is None:
+        return None
+    if settings.input_price is None or settings.output_price is None:
+        raise ConfigError("Set both input_price and output_price (USD per million tokens), or neither.")
+    return Prices(settings.input_price, settings.output_price)
 
 
 def build_session(settings: Settings) -> Session:
