@@ -121,7 +121,7 @@ def raw_sse() -> Iterator[list[Any]]:
 
     async def start() -> web.AppRunner:
         app = web.Application()
-        app.router.add_post("/v1/chat/completions", chat)
+        app.router.add_post("/{tail:.*}", chat)  # chat/completions, or Anthropic's v1/messages
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -168,5 +168,52 @@ async def test_many_identical_chunks_are_delivered(raw_sse) -> None:
     """A reply that repeats a chunk (a long `----` rule, indentation) is text, not an error.
     litellm's wrapper aborts after 100 identical chunks (its loop guard); the fast path keeps them."""
     raw_sse[1] = b"".join(_event({"content": "----"}) for _ in range(150)) + _event({}, "stop") + b"data: [DONE]\n\n"
-    _, done = await run_turn(make(FastStreamClient, raw_sse[0]))
+    client = make(FastStreamClient, raw_sse[0])
+    _, done = await run_turn(client)
     assert done.text == "----" * 150
+    assert client.last_direct
+
+
+def _anthropic(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+ANTHROPIC_THINKING = _anthropic(
+    {"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 300,
+                  "output_tokens": 1}}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me think."}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig-abc"}},
+    {"type": "content_block_stop", "index": 0},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Hello."}},
+    {"type": "content_block_stop", "index": 1},
+    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+     "usage": {"output_tokens": 15}},
+    {"type": "message_stop"},
+)
+
+
+async def test_anthropic_thinking_signature_and_cache_usage(client_cls, raw_sse) -> None:
+    """litellm's Anthropic parser runs on the fast path too: thinking, its signature, cache usage."""
+    raw_sse[1] = ANTHROPIC_THINKING
+    client = client_cls("anthropic/claude-sonnet-4-5", api_base=raw_sse[0].removesuffix("/v1"), api_key="sk-ant")
+    _, done = await run_turn(client)
+    assert (done.text, done.thinking, done.finish_reason) == ("Hello.", "Let me think.", "stop")
+    assert (done.usage.input, done.usage.output, done.usage.cache_read, done.usage.cache_write) == (10, 15, 300, 20)
+    if isinstance(client, FastStreamClient):
+        assert client.last_direct
+        signed = [b for b in client.last_thinking_blocks if b.get("signature")]
+        assert signed and signed[-1]["signature"] == "sig-abc"
+
+
+async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse) -> None:
+    raw_sse[1] = ANTHROPIC_THINKING.split(b"event: content_block_start", 1)[0] + _anthropic(
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    client = client_cls("anthropic/claude-sonnet-4-5", api_base=raw_sse[0].removesuffix("/v1"), api_key="sk-ant")
+    with pytest.raises(ModelError) as info:
+        await run_turn(client)
+    assert info.value.retryable

@@ -35,9 +35,12 @@ def provider_chunks(wrapper: Any) -> tuple[AsyncIterator[Any], bool]:
     """litellm's provider-level chunks under `wrapper`, and whether they came from under it (True) or
     are the wrapper itself (False: a route this prototype does not know, read the slow way)."""
     inner = getattr(wrapper, "completion_stream", None)
+    from litellm.llms.anthropic.chat.handler import ModelResponseIterator as AnthropicIterator
     from litellm.llms.base_llm.base_model_iterator import BaseModelResponseIterator
 
-    if isinstance(inner, BaseModelResponseIterator):
+    # An allow-list, not "any async iterator": these yield ModelResponseStream (or GenericStreamingChunk)
+    # objects, which _Turn reads; an unknown iterator may yield bytes or SDK events, so it stays wrapped.
+    if isinstance(inner, (BaseModelResponseIterator, AnthropicIterator)):
         return inner, True  # litellm's own HTTP handler (Anthropic, Groq, OpenRouter, Ollama, vLLM, ...)
     import openai
 
@@ -111,6 +114,7 @@ class FastStreamClient(LiteLLMClient):
     """LiteLLMClient whose turns skip litellm's per-chunk wrapper (see the module docstring)."""
 
     last_thinking_blocks: list[dict[str, Any]]
+    last_direct: bool = False  # whether the last turn skipped the wrapper (for tests and the bench)
 
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
@@ -128,6 +132,7 @@ class FastStreamClient(LiteLLMClient):
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
                 timeout=self.timeout, **kwargs)
             chunks, direct = provider_chunks(wrapper)
+            self.last_direct = direct
             try:
                 async for chunk in chunks:
                     for item in turn.add(chunk):
