@@ -8,6 +8,10 @@ Each row is bare (no flue loop) so it compares with the "bare litellm" row of th
   lt-sdk-lines   acompletion (openai/), then the raw SSE lines of its response through litellm's
                  OpenAI chunk parser (ModelResponseStream objects)
   lt-dicts       the same lines through json.loads only: the floor once litellm has made the request
+  lt-no-usage    acompletion without stream_options (litellm then estimates usage itself)
+  flue-vllm      flue's loop, LiteLLMClient on the hosted_vllm/ route (how Groq, OpenRouter, Anthropic,
+                 Ollama... stream today: litellm's own handler, no SDK)
+  fast-vllm      flue's loop, the prototype on that route (its BaseModelResponseIterator branch)
 """
 
 from __future__ import annotations
@@ -125,6 +129,40 @@ async def lt_dicts(url: str) -> Stream:
     return run
 
 
+async def lt_no_usage(url: str) -> Stream:
+    litellm = _litellm()
+
+    async def run(n: int) -> int:
+        stream = await litellm.acompletion(model="openai/fake", messages=_messages(n), stream=True,
+                                           api_base=url, api_key="sk-bench", num_retries=0)
+        return sum([_count(chunk) async for chunk in stream])
+
+    return run
+
+
+def _flue(client_path: str, model: str) -> Callable[[str], Awaitable[Stream]]:
+    async def make(url: str) -> Stream:
+        _litellm()
+        import importlib
+
+        from flue_tui.agent.events import TextDelta
+        from flue_tui.agent.session import Session
+
+        module, name = client_path.rsplit(".", 1)
+        cls = getattr(importlib.import_module(module), name)
+
+        async def run(n: int) -> int:
+            session = Session(model=cls(model, api_base=url, api_key="sk-bench"), tools=[], system_prompt="bench")
+            got = [0]
+            session.subscribe(lambda e: got.__setitem__(0, got[0] + len(e.text)) if isinstance(e, TextDelta) else None)
+            await session.prompt(f"stream {n}")
+            return got[0]
+
+        return run
+
+    return make
+
+
 OPTIONS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
     "lt-flags": ("litellm, logging switches off", lt_flags),
     "lt-vllm": ("litellm hosted_vllm/ (own HTTP handler)", lt_vllm),
@@ -132,4 +170,9 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
     "lt-inner-vllm": ("litellm hosted_vllm/, inner iterator", _inner("hosted_vllm/fake")),
     "lt-sdk-lines": ("litellm openai/, lines -> litellm parser", lt_sdk_lines),
     "lt-dicts": ("litellm openai/, lines -> json.loads", lt_dicts),
+    "lt-no-usage": ("litellm, no stream_options", lt_no_usage),
+    "flue-vllm": ("flue loop, LiteLLMClient, hosted_vllm/", _flue("flue_tui.model.litellm_client.LiteLLMClient",
+                                                                "hosted_vllm/fake")),
+    "fast-vllm": ("flue loop, prototype, hosted_vllm/", _flue("flue_tui.model.fast_stream.FastStreamClient",
+                                                             "hosted_vllm/fake")),
 }
