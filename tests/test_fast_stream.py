@@ -208,6 +208,7 @@ async def test_anthropic_thinking_signature_and_cache_usage(client_cls, raw_sse)
         assert client.last_direct
         signed = [b for b in client.last_thinking_blocks if b.get("signature")]
         assert signed and signed[-1]["signature"] == "sig-abc"
+        assert client.last_raw_usage.completion_tokens_details.reasoning_tokens > 0
 
 
 async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse) -> None:

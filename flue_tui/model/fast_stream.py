@@ -115,6 +115,7 @@ class FastStreamClient(LiteLLMClient):
 
     last_thinking_blocks: list[dict[str, Any]]
     last_direct: bool = False  # whether the last turn skipped the wrapper (for tests and the bench)
+    last_raw_usage: Any = None  # litellm's Usage of the last turn (reasoning tokens, cache details)
 
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
@@ -153,6 +154,7 @@ class FastStreamClient(LiteLLMClient):
                 except Exception:
                     pass
         self.last_thinking_blocks = turn.thinking_blocks
+        self.last_raw_usage = turn.usage
         calls = turn.calls.finish()
         finish = turn.finish or "stop"
         if calls and finish == "stop":
