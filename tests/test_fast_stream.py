@@ -218,3 +218,16 @@ async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse)
     with pytest.raises(ModelError) as info:
         await run_turn(client)
     assert info.value.retryable
+
+
+async def test_route_off_the_allow_list_streams_through_the_wrapper(client_cls, raw_sse) -> None:
+    """Gemini's iterator is not on the allow-list: the prototype reads it through litellm's wrapper."""
+    event = {"candidates": [{"content": {"parts": [{"text": "Hi from Gemini."}], "role": "model"},
+                             "finishReason": "STOP", "index": 0}],
+             "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 4, "totalTokenCount": 9}}
+    raw_sse[1] = b"data: " + json.dumps(event).encode() + b"\r\n\r\n"
+    client = client_cls("gemini/gemini-2.5-flash", api_base=raw_sse[0], api_key="g-key")
+    _, done = await run_turn(client)
+    assert (done.text, done.finish_reason, done.usage.output) == ("Hi from Gemini.", "stop", 4)
+    if isinstance(client, FastStreamClient):
+        assert not client.last_direct
