@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from flue_tui.agent.messages import Usage
-from flue_tui.model.base import StreamItem, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 from flue_tui.model.litellm_client import LiteLLMClient, _ToolCallAccumulator, aget_litellm
 
 EOF_MESSAGE = "Connection lost: the stream ended before the model finished its reply"
@@ -113,7 +113,7 @@ class _Turn:
 class FastStreamClient(LiteLLMClient):
     """LiteLLMClient whose turns skip litellm's per-chunk wrapper (see the module docstring)."""
 
-    last_thinking_blocks: list[dict[str, Any]]
+    last_thinking_blocks: tuple[dict[str, Any], ...] = ()  # issue 12 moves these into the message
     last_direct: bool = False  # whether the last turn skipped the wrapper (for tests and the bench)
     last_raw_usage: Any = None  # litellm's Usage of the last turn (reasoning tokens, cache details)
 
@@ -145,6 +145,8 @@ class FastStreamClient(LiteLLMClient):
                     raise
                 # What the wrapper would have done: map the provider's error to litellm's types.
                 raise _mapped(litellm, exc, self.model, wrapper) from exc
+        except ModelError:
+            raise
         except Exception as exc:
             raise self._map_error(exc) from exc
         finally:
@@ -153,7 +155,7 @@ class FastStreamClient(LiteLLMClient):
                     await wrapper.aclose()
                 except Exception:
                     pass
-        self.last_thinking_blocks = turn.thinking_blocks
+        self.last_thinking_blocks = tuple(turn.thinking_blocks)
         self.last_raw_usage = turn.usage
         calls = turn.calls.finish()
         finish = turn.finish or "stop"
