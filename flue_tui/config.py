@@ -79,6 +79,10 @@ class Settings:
     # Overrides the model's context window (litellm's map knows nothing of local models).
     context_window: int | None = None
     max_budget_usd: float | None = None
+    # Provider-fault bounds: seconds without a chunk before a request is retried, and the most
+    # characters one reply may stream before it is cut like an output-limit cut.
+    idle_timeout: float = 120.0
+    max_reply_chars: int = 2_000_000
     json_schema: dict | None = None
     ui_mode: str = "tui"  # "tui", "inline" or "plain"
     theme: str | None = None

@@ -22,6 +22,8 @@ KEYS: dict[str, tuple[type, str]] = {
     "auto_compact": (bool, "true or false"),
     "context_window": (int, "a whole number of tokens, more than 0"),
     "max_turns": (int, "a whole number, more than 0"),
+    "idle_timeout": (float, "a number of seconds, more than 0"),
+    "max_reply_chars": (int, "a whole number of characters, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
     "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
@@ -36,6 +38,7 @@ ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
     "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+    "FLUE_IDLE_TIMEOUT": "idle_timeout", "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
 }
 
 
@@ -59,8 +62,10 @@ def _type_name(value: Any) -> str:
 
 
 def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
-    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-    if ok and kind is int and value <= 0:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # `idle_timeout = 30` is a number of seconds too
+    ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+    if ok and kind in (int, float) and not value > 0:
         ok = False
     if ok and key in CHOICES and value not in CHOICES[key]:
         ok = False
@@ -109,9 +114,9 @@ def _parse_env(var: str, key: str, raw: str) -> Any:
         if lowered not in ("1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"{var} must be {expected} (or 1/0), not {raw!r}")
         value = lowered in ("1", "true", "yes")
-    elif kind is int:
+    elif kind in (int, float):
         try:
-            value = int(raw)
+            value = kind(raw)
         except ValueError:
             raise ConfigError(f"{var} must be {expected}, not {raw!r}") from None
     return _check(var, key, value, kind, expected)

@@ -39,6 +39,8 @@ def result_object(result: OperationResult, *, session_id: str, model: str | None
             "cache_creation_input_tokens": usage.cache_write,
         },
         "model": model,
+        # Why the last reply ended (end_turn, max_tokens, tool_use); null when there was none.
+        "stop_reason": result.stop_reason,
         # Every call the permission policy or the workspace sandbox refused, sub-agents included.
         "permission_denials": list(permission_denials or []),
     }
@@ -163,7 +165,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if fmt in ("json", "stream-json"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
                                               permission_denials=_denials(session)))
-    elif not result.is_error:
+    elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
         if result.text:
             sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
             sys.stdout.flush()

@@ -79,7 +79,8 @@ class Runtime:
         from flue_tui.model.litellm_client import LiteLLMClient
 
         window = self.settings.context_window if model == self.settings.model else None
-        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window)
+        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window,
+                             idle_timeout=self.settings.idle_timeout, max_reply_chars=self.settings.max_reply_chars)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -52,8 +53,6 @@ def get_litellm() -> Any:
 async def aget_litellm() -> Any:
     """Await the import without blocking the event loop. A daemon thread, not the default executor:
     asyncio.run() joins executor threads at exit, which would hold a SIGTERM'd run for seconds."""
-    import asyncio
-
     if _litellm is not None:
         return _litellm
     loop = asyncio.get_running_loop()
@@ -102,7 +101,9 @@ class _ToolCallAccumulator:
         self.calls: list[_PendingCall] = []
         self._by_index: dict[int, _PendingCall] = {}
 
-    def add(self, deltas: Any) -> None:
+    def add(self, deltas: Any) -> int:
+        """Take one chunk's deltas; returns how many characters they added (for the size bound)."""
+        added = 0
         for tc in deltas or []:
             idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
             cur = self._by_index.get(idx)
@@ -118,6 +119,9 @@ class _ToolCallAccumulator:
                     cur.name = fn.name
                 if fn.arguments:
                     cur.args.append(fn.arguments)
+                    added += len(fn.arguments)
+                added += len(fn.name or "")
+        return added
 
     def finish(self) -> list[ToolCall]:
         out = []
@@ -157,17 +161,35 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
+# Provider-fault bounds (config `idle_timeout` / `max_reply_chars`). A reply above ~2M characters
+# is past every model's output limit: only a broken or hostile stream gets there.
+IDLE_TIMEOUT_S = 120.0
+MAX_REPLY_CHARS = 2_000_000
+EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
+
+
+def idle_error(seconds: float) -> ModelError:
+    # Worded so Flue's transient test ("timed out") agrees that it is retried.
+    return ModelError(f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
+                      kind="connection", retryable=True,
+                      hint=f"The provider sent nothing for {seconds:g} s, three retries included. Raise "
+                           "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0, context_window: int | None = None) -> None:
+                 timeout: float = 600.0, context_window: int | None = None,
+                 idle_timeout: float = IDLE_TIMEOUT_S, max_reply_chars: int = MAX_REPLY_CHARS) -> None:
         self.model = model
         # A user-set window wins over litellm's map (which knows nothing of local models).
         self.context_override = context_window
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.idle_timeout = idle_timeout
+        self.max_reply_chars = max_reply_chars
 
     def _endpoint(self) -> str:
         if self.api_base:
@@ -238,35 +260,51 @@ class LiteLLMClient:
         text: list[str] = []
         thinking: list[str] = []
         acc = _ToolCallAccumulator()
-        finish = "stop"
+        finish: str | None = None
         usage = Usage()
         response_model = self.model
         stream = None
+        size = 0  # characters of this reply so far; each chunk counts at least one
+        loop = asyncio.get_running_loop()
+        # No chunk for idle_timeout seconds, before the headers or between chunks, ends the
+        # request as a transient error. The consumer's time between chunks is not counted.
+        idle = asyncio.timeout(self.idle_timeout)
         try:
-            stream = await litellm.acompletion(
-                model=self.model, messages=messages, stream=True,
-                stream_options={"include_usage": True}, num_retries=0, max_retries=0,
-                timeout=self.timeout, **kwargs)
-            async for chunk in stream:
-                if getattr(chunk, "usage", None):
-                    usage = self._usage(litellm, chunk.usage)
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                delta = choice.delta
-                reasoning = getattr(delta, "reasoning_content", None)
-                if reasoning:
-                    thinking.append(reasoning)
-                    yield ThinkingChunk(reasoning)
-                if delta.content:
-                    text.append(delta.content)
-                    yield TextChunk(delta.content)
-                if delta.tool_calls:
-                    acc.add(delta.tool_calls)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
+            async with idle:
+                stream = await litellm.acompletion(
+                    model=self.model, messages=messages, stream=True,
+                    stream_options={"include_usage": True}, num_retries=0, max_retries=0,
+                    timeout=self.timeout, **kwargs)
+                idle.reschedule(loop.time() + self.idle_timeout)
+                async for chunk in stream:
+                    idle.reschedule(None)
+                    if getattr(chunk, "usage", None):
+                        usage = self._usage(litellm, chunk.usage)
+                    if chunk.choices:
+                        choice = chunk.choices[0]
+                        delta = choice.delta
+                        reasoning = getattr(delta, "reasoning_content", None)
+                        size += 1 + len(reasoning or "") + len(delta.content or "")
+                        if reasoning:
+                            thinking.append(reasoning)
+                            yield ThinkingChunk(reasoning)
+                        if delta.content:
+                            text.append(delta.content)
+                            yield TextChunk(delta.content)
+                        if delta.tool_calls:
+                            size += acc.add(delta.tool_calls)
+                        if choice.finish_reason:
+                            finish = choice.finish_reason
+                    if size > self.max_reply_chars:
+                        finish = "length"  # an endless stream is cut like an output-limit cut
+                        break
+                    idle.reschedule(loop.time() + self.idle_timeout)
         except ModelError:
             raise
+        except TimeoutError as exc:
+            if idle.expired():
+                raise idle_error(self.idle_timeout) from None
+            raise self._map_error(exc) from exc
         except Exception as exc:  # litellm wraps provider and transport failures in its own types
             raise self._map_error(exc) from exc
         finally:
@@ -276,8 +314,12 @@ class LiteLLMClient:
                 except Exception:
                     pass
         calls = acc.finish()
-        if calls and finish == "stop":
-            finish = "tool_calls"
+        if not (text or thinking or calls) and usage.output == 0:
+            # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
+            # nothing in it and no output tokens counted is a broken stream, not a silent model.
+            raise ModelError(EMPTY_STREAM_MESSAGE, kind="server", retryable=True)
+        if finish is None or (calls and finish == "stop"):
+            finish = "tool_calls" if calls else "stop"
         yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
                            finish_reason=finish, usage=usage, model=response_model)
 
