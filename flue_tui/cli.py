@@ -106,12 +106,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NOT_UTF8 = "{what} is not UTF-8 text (byte 0x{byte:02x} at offset {at}); convert it first, e.g. with iconv -t UTF-8."
+
+
+def utf8_text(what: str, value: str | bytes) -> str:
+    """Text for the model must be UTF-8: a bad byte is refused, saying where, never sent mangled.
+    argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin as bytes."""
+    from flue_tui.config import ConfigError
+
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
+    for at, char in enumerate(value):
+        if 0xDC80 <= ord(char) <= 0xDCFF:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
+                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
+    return value
+
+
 def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
     # With a prompt argument stdin is never read: CI often leaves it open.
     if args.prompt is not None:
         prompt = args.prompt
     elif not sys.stdin.isatty():
-        prompt = sys.stdin.read()
+        prompt = utf8_text("The prompt on stdin", sys.stdin.buffer.read())
     else:
         prompt = ""
     if required and not prompt.strip():
@@ -144,7 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     from flue_tui.config import ConfigError, Settings
 
+    fmt = args.output_format if args.print_mode else None
     try:
+        if args.prompt is not None:
+            args.prompt = utf8_text("The prompt", args.prompt)
+        if args.append_system_prompt is not None:
+            args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
         settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
                                      system_prompt_file=args.system_prompt_file,
                                      append_system_prompt=args.append_system_prompt,
@@ -154,13 +179,14 @@ def main(argv: list[str] | None = None) -> int:
                                      compaction_model=args.compaction_model, context_window=args.context_window,
                                      ui_mode="inline" if args.inline else ("plain" if args.plain else None),
                                      **permissions)
+        prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None
     except ConfigError as exc:
-        print(f"flue: {exc}", file=sys.stderr)
-        return 2
+        from flue_tui.headless import start_failure
+
+        return start_failure(str(exc), fmt, args.model)
     if args.print_mode:
         from flue_tui.headless import run_print
 
-        prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
                          partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():

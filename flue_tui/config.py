@@ -19,6 +19,11 @@ class ConfigError(Exception):
     """Bad settings: the message is shown to the user as is."""
 
 
+# Every front end exits with this when the run never started: bad flags, settings, config files,
+# session flags or prompt bytes (argparse's own usage code, so all of them read the same).
+EXIT_CONFIG = 2
+
+
 def flue_home() -> Path:
     """$FLUE_HOME, else the platform's user data dir ($XDG_DATA_HOME/flue or ~/.local/share/flue)."""
     explicit = os.environ.get("FLUE_HOME")
@@ -97,6 +102,8 @@ class Settings:
         settings = cls()
         cwd = str(overrides.get("cwd") or settings.cwd)
         if not os.path.isdir(cwd):
+            if os.path.exists(cwd):
+                raise ConfigError(f"Working directory is not a directory: {cwd}")
             raise ConfigError(f"Working directory does not exist: {cwd}")
         for layer in layers(cwd):
             for key, value in layer.values.items():

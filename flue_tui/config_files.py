@@ -84,6 +84,10 @@ def read_layer(path: Path) -> Layer | None:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # tomllib decodes the bytes itself
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); "
+                          "TOML files must be UTF-8") from None
     where = str(path)
     values: dict[str, Any] = {}
     for key, value in data.items():
