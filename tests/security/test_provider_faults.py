@@ -106,3 +106,20 @@ def test_an_endless_tool_call_is_cut_and_never_runs(fakellm, run_flue, flue_env,
     assert not (tmp_path / "out.txt").exists()
     tool_results = [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_results and "hit the output token limit" in tool_results[0]
+
+
+async def test_a_sub_agent_cut_at_the_limit_hands_back_its_text_and_says_so(fakellm, tmp_path):
+    # In-process: the parent model must see both the child's partial answer and that it is cut.
+    from flue_tui.config import Settings
+    from flue_tui.runtime import Runtime
+
+    fakellm.script([Turn(calls=[Call("task", {"prompt": "dig in", "agent": "flue-general"})], match="go"),
+                    Turn(text="Found two of the", finish_reason="length", match="dig in"),
+                    Turn(text="ok", match="go")])
+    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), api_base=fakellm.base_url,
+                                 retry_base_ms=5)
+    session, _ = Runtime(settings).new_session()
+    result = await session.prompt("go")
+    assert result.is_error is False and result.text == "ok" and result.stop_reason == "end_turn"
+    [tool] = [m for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"]
+    assert tool["content"] == f"Found two of the\n\n{LENGTH_CUT}"
