@@ -162,9 +162,16 @@ def _is_connection_failure(exc: BaseException) -> bool:
 
 
 # Provider-fault bounds (config `idle_timeout` / `max_reply_chars`). A reply above ~2M characters
-# is past every model's output limit: only a broken or hostile stream gets there.
+# is past every model's output limit: only a broken or hostile stream gets there. Each chunk costs
+# at least CHUNK_COST, so a stream of empty deltas is bounded too (250,000 chunks by default, twice
+# a 128k-token reply sent one token per chunk).
 IDLE_TIMEOUT_S = 120.0
 MAX_REPLY_CHARS = 2_000_000
+CHUNK_COST = 8
+# litellm's stream wrapper keeps every chunk object (~4 KB each) for its own bookkeeping; past
+# this many, the middle is dropped (the head holds e.g. Anthropic's input usage, the tail is what
+# its repetition check reads), so a long reply costs memory for its text only.
+KEEP_CHUNKS = 256
 EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
 
 
@@ -174,6 +181,12 @@ def idle_error(seconds: float) -> ModelError:
                       kind="connection", retryable=True,
                       hint=f"The provider sent nothing for {seconds:g} s, three retries included. Raise "
                            "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
+
+
+def _trim_retained(stream: Any) -> None:
+    kept = getattr(stream, "chunks", None)
+    if isinstance(kept, list) and len(kept) > 2 * KEEP_CHUNKS:
+        del kept[KEEP_CHUNKS // 4:-KEEP_CHUNKS]
 
 
 class LiteLLMClient:
@@ -264,7 +277,7 @@ class LiteLLMClient:
         usage = Usage()
         response_model = self.model
         stream = None
-        size = 0  # characters of this reply so far; each chunk counts at least one
+        size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
         loop = asyncio.get_running_loop()
         # No chunk for idle_timeout seconds, before the headers or between chunks, ends the
         # request as a transient error. The consumer's time between chunks is not counted.
@@ -284,7 +297,7 @@ class LiteLLMClient:
                         choice = chunk.choices[0]
                         delta = choice.delta
                         reasoning = getattr(delta, "reasoning_content", None)
-                        size += 1 + len(reasoning or "") + len(delta.content or "")
+                        size += CHUNK_COST + len(reasoning or "") + len(delta.content or "")
                         if reasoning:
                             thinking.append(reasoning)
                             yield ThinkingChunk(reasoning)
@@ -295,6 +308,7 @@ class LiteLLMClient:
                             size += acc.add(delta.tool_calls)
                         if choice.finish_reason:
                             finish = choice.finish_reason
+                    _trim_retained(stream)
                     if size > self.max_reply_chars:
                         finish = "length"  # an endless stream is cut like an output-limit cut
                         break
