@@ -34,15 +34,11 @@ def _load_schema(value: str) -> dict:
     """`--json-schema` takes inline JSON or a path to a JSON file."""
     import json
 
-    from flue_tui.config import ConfigError
+    from flue_tui.config import ConfigError, read_utf8_file
 
     text = value
     if not value.lstrip().startswith("{"):
-        try:
-            with open(value, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ConfigError(f"Cannot read --json-schema file {value}: {exc.strerror or exc}") from None
+        text = read_utf8_file(value, "--json-schema file")
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -106,27 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_NOT_UTF8 = "{what} is not UTF-8 text (byte 0x{byte:02x} at offset {at}); convert it first, e.g. with iconv -t UTF-8."
-
-
-def utf8_text(what: str, value: str | bytes) -> str:
-    """Text for the model must be UTF-8: a bad byte is refused, saying where, never sent mangled.
-    argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin as bytes."""
-    from flue_tui.config import ConfigError
-
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
-    for at, char in enumerate(value):
-        if 0xDC80 <= ord(char) <= 0xDCFF:
-            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
-                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
-    return value
-
-
 def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
+    from flue_tui.config import utf8_text
+
     # With a prompt argument stdin is never read: CI often leaves it open.
     if args.prompt is not None:
         prompt = args.prompt
@@ -162,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
         parser.error(str(exc))
-    from flue_tui.config import ConfigError, Settings
+    from flue_tui.config import ConfigError, Settings, utf8_text
 
     fmt = args.output_format if args.print_mode else None
     try:

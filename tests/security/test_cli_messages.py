@@ -132,3 +132,16 @@ async def test_a_task_cwd_the_sandbox_refuses_is_a_permission_denial(tmp_path):
     denials = [d.to_dict() for d in policy_of(session).denials]
     assert denials == [{"tool_name": "task", "tool_use_id": "call_t",
                         "tool_input": {"prompt": "look around", "agent": "flue-general", "cwd": "/etc"}}]
+
+
+@pytest.mark.parametrize("flag", ["--system-prompt-file", "--json-schema"])
+def test_non_utf8_files_named_by_flags_are_one_line(tmp_path, capsys, flag):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b'{"title": "caf\xe9"}')
+    code = main(["-p", "hi", *MODEL, "--cwd", str(tmp_path), flag, str(bad), "--output-format", "json"])
+    out = capsys.readouterr()
+    assert code == 2
+    what = "--json-schema file" if flag == "--json-schema" else flag
+    assert out.err == (f"flue: {what} {bad} is not UTF-8 text (byte 0xe9 at offset 14); convert it first, "
+                       "e.g. with iconv -t UTF-8.\n")
+    assert _result(out.out)["is_error"] is True
