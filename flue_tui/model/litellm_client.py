@@ -179,7 +179,7 @@ def idle_error(seconds: float) -> ModelError:
     # Worded so Flue's transient test ("timed out") agrees that it is retried.
     return ModelError(f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
                       kind="connection", retryable=True,
-                      hint=f"The provider sent nothing for {seconds:g} s, three retries included. Raise "
+                      hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
                            "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
 
 
