@@ -147,15 +147,17 @@ class Session:
         error: str | None = None
         hint: str | None = None
         aborted = False
+        reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         try:
             if outcome is None:
                 await run_loop(self, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
+            reply_stop = self._last_reply_stop()
             await self._maybe_compact()
             if outcome is not None and outcome.kind == "give_up":
                 error = f"The agent gave up: {outcome.reason}"
-            elif outcome is None and self._last_reply_stop() == "length":
+            elif outcome is None and reply_stop == "length":
                 error = LENGTH_CUT  # a truncated answer is not a success; its text is still the result
         except MaxTurnsReached:
             subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
@@ -180,7 +182,7 @@ class Session:
                              is_error=error is not None, error=error,
                              result=final if error is None or cut else None, usage=stats.usage.to_dict()))
         self.emit(self.event(Idle))
-        stop = self._last_reply_stop() if stats.turns and (error is None or cut) else None
+        stop = reply_stop if error is None or cut else None
         return OperationResult(text=final if error is None or cut else error, is_error=error is not None,
                                subtype=subtype, num_turns=stats.turns, duration_ms=duration,
                                duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
