@@ -7,7 +7,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,6 +183,33 @@ def idle_error(seconds: float) -> ModelError:
                            "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
 
 
+async def _within(seconds: float, awaitable: Awaitable[Any]) -> Any:
+    """Await it, or raise the idle-timeout error when nothing arrives for `seconds`."""
+    scope = asyncio.timeout(seconds)
+    try:
+        async with scope:
+            return await awaitable
+    except TimeoutError:
+        if scope.expired():
+            raise idle_error(seconds) from None
+        raise  # the transport's own timeout: mapped like any other failure
+
+
+class _IdleBounded:
+    """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
+    chunk is timed: the consumer's own time between chunks is not the provider's silence."""
+
+    def __init__(self, stream: Any, seconds: float) -> None:
+        self.chunks = stream.__aiter__()
+        self.seconds = seconds
+
+    def __aiter__(self) -> _IdleBounded:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await _within(self.seconds, self.chunks.__anext__())
+
+
 def _trim_retained(stream: Any) -> None:
     kept = getattr(stream, "chunks", None)
     if isinstance(kept, list) and len(kept) > 2 * KEEP_CHUNKS:
@@ -278,47 +305,38 @@ class LiteLLMClient:
         response_model = self.model
         stream = None
         size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
-        loop = asyncio.get_running_loop()
-        # No chunk for idle_timeout seconds, before the headers or between chunks, ends the
-        # request as a transient error. The consumer's time between chunks is not counted.
-        idle = asyncio.timeout(self.idle_timeout)
         try:
-            async with idle:
-                stream = await litellm.acompletion(
-                    model=self.model, messages=messages, stream=True,
-                    stream_options={"include_usage": True}, num_retries=0, max_retries=0,
-                    timeout=self.timeout, **kwargs)
-                idle.reschedule(loop.time() + self.idle_timeout)
-                async for chunk in stream:
-                    idle.reschedule(None)
-                    if getattr(chunk, "usage", None):
-                        usage = self._usage(litellm, chunk.usage)
-                    if chunk.choices:
-                        choice = chunk.choices[0]
-                        delta = choice.delta
-                        reasoning = getattr(delta, "reasoning_content", None)
-                        size += CHUNK_COST + len(reasoning or "") + len(delta.content or "")
-                        if reasoning:
-                            thinking.append(reasoning)
-                            yield ThinkingChunk(reasoning)
-                        if delta.content:
-                            text.append(delta.content)
-                            yield TextChunk(delta.content)
-                        if delta.tool_calls:
-                            size += acc.add(delta.tool_calls)
-                        if choice.finish_reason:
-                            finish = choice.finish_reason
-                    _trim_retained(stream)
-                    if size > self.max_reply_chars:
-                        finish = "length"  # an endless stream is cut like an output-limit cut
-                        break
-                    idle.reschedule(loop.time() + self.idle_timeout)
+            stream = await _within(self.idle_timeout, litellm.acompletion(
+                model=self.model, messages=messages, stream=True,
+                stream_options={"include_usage": True}, num_retries=0, max_retries=0,
+                timeout=self.timeout, **kwargs))
+            async for chunk in _IdleBounded(stream, self.idle_timeout):
+                if getattr(chunk, "usage", None):
+                    usage = self._usage(litellm, chunk.usage)
+                size += CHUNK_COST
+                _trim_retained(stream)
+                if size > self.max_reply_chars:
+                    finish = "length"  # an endless stream is cut like an output-limit cut
+                    break
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                delta = choice.delta
+                reasoning = getattr(delta, "reasoning_content", None)
+                if reasoning:
+                    size += len(reasoning)
+                    thinking.append(reasoning)
+                    yield ThinkingChunk(reasoning)
+                if delta.content:
+                    size += len(delta.content)
+                    text.append(delta.content)
+                    yield TextChunk(delta.content)
+                if delta.tool_calls:
+                    size += acc.add(delta.tool_calls)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
         except ModelError:
             raise
-        except TimeoutError as exc:
-            if idle.expired():
-                raise idle_error(self.idle_timeout) from None
-            raise self._map_error(exc) from exc
         except Exception as exc:  # litellm wraps provider and transport failures in its own types
             raise self._map_error(exc) from exc
         finally:
