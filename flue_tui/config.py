@@ -27,7 +27,8 @@ def utf8_text(what: str, value: str | bytes) -> str:
     argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin and files as bytes."""
     if isinstance(value, bytes):
         try:
-            return value.decode("utf-8")
+            # Newlines as text-mode reading had them (universal newlines).
+            return value.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError as exc:
             raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
     for at, char in enumerate(value):
