@@ -34,15 +34,11 @@ def _load_schema(value: str) -> dict:
     """`--json-schema` takes inline JSON or a path to a JSON file."""
     import json
 
-    from flue_tui.config import ConfigError
+    from flue_tui.config import ConfigError, read_utf8_file
 
     text = value
     if not value.lstrip().startswith("{"):
-        try:
-            with open(value, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ConfigError(f"Cannot read --json-schema file {value}: {exc.strerror or exc}") from None
+        text = read_utf8_file(value, "--json-schema file")
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -107,11 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
+    from flue_tui.config import utf8_text
+
     # With a prompt argument stdin is never read: CI often leaves it open.
     if args.prompt is not None:
         prompt = args.prompt
     elif not sys.stdin.isatty():
-        prompt = sys.stdin.read()
+        prompt = utf8_text("The prompt on stdin", sys.stdin.buffer.read())
     else:
         prompt = ""
     if required and not prompt.strip():
@@ -146,9 +144,14 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
         parser.error(str(exc))
-    from flue_tui.config import ConfigError, Settings
+    from flue_tui.config import ConfigError, Settings, utf8_text
 
+    fmt = args.output_format if args.print_mode else None
     try:
+        if args.prompt is not None:
+            args.prompt = utf8_text("The prompt", args.prompt)
+        if args.append_system_prompt is not None:
+            args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
         settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
                                      system_prompt_file=args.system_prompt_file,
                                      append_system_prompt=args.append_system_prompt,
@@ -158,13 +161,14 @@ def main(argv: list[str] | None = None) -> int:
                                      compaction_model=args.compaction_model, context_window=args.context_window,
                                      ui_mode="inline" if args.inline else ("plain" if args.plain else None),
                                      **permissions)
+        prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None
     except ConfigError as exc:
-        print(f"flue: {exc}", file=sys.stderr)
-        return 2
+        from flue_tui.headless import start_failure
+
+        return start_failure(str(exc), fmt, args.model)
     if args.print_mode:
         from flue_tui.headless import run_print
 
-        prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
                          partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():

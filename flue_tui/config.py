@@ -23,6 +23,40 @@ class ConfigError(Exception):
     """Bad settings: the message is shown to the user as is."""
 
 
+_NOT_UTF8 = "{what} is not UTF-8 text (byte 0x{byte:02x} at offset {at}); convert it first, e.g. with iconv -t UTF-8."
+
+
+def utf8_text(what: str, value: str | bytes) -> str:
+    """Text for the model must be UTF-8: a bad byte is refused, saying where, never sent mangled.
+    argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin and files as bytes."""
+    if isinstance(value, bytes):
+        try:
+            # Newlines as text-mode reading had them (universal newlines).
+            return value.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
+    for at, char in enumerate(value):
+        if 0xDC80 <= ord(char) <= 0xDCFF:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
+                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
+    return value
+
+
+def read_utf8_file(path: str, what: str) -> str:
+    """A text file the user named on the command line: its text, or one ConfigError line."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+    return utf8_text(f"{what} {path}", data)
+
+
+# Every front end exits with this when the run never started: bad flags, settings, config files,
+# session flags or prompt bytes (argparse's own usage code, so all of them read the same).
+EXIT_CONFIG = 2
+
+
 def flue_home() -> Path:
     """$FLUE_HOME, else the platform's user data dir ($XDG_DATA_HOME/flue or ~/.local/share/flue)."""
     explicit = os.environ.get("FLUE_HOME")
@@ -88,6 +122,10 @@ class Settings:
     input_price: float | None = None
     output_price: float | None = None
     max_budget_usd: float | None = None
+    # Provider-fault bounds: seconds without a chunk before a request is retried, and the most
+    # characters one reply may stream before it is cut like an output-limit cut.
+    idle_timeout: float = 120.0
+    max_reply_chars: int = 2_000_000
     json_schema: dict | None = None
     ui_mode: str = "tui"  # "tui", "inline" or "plain"
     theme: str | None = None
@@ -111,6 +149,8 @@ class Settings:
         settings = cls()
         cwd = str(overrides.get("cwd") or settings.cwd)
         if not os.path.isdir(cwd):
+            if os.path.exists(cwd):
+                raise ConfigError(f"Working directory is not a directory: {cwd}")
             raise ConfigError(f"Working directory does not exist: {cwd}")
         settings.overrides = dict(overrides)
         settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"

@@ -24,6 +24,8 @@ KEYS: dict[str, tuple[type, str]] = {
     "auto_compact": (bool, "true or false"),
     "context_window": (int, "a whole number of tokens, more than 0"),
     "max_turns": (int, "a whole number, more than 0"),
+    "idle_timeout": (float, "a number of seconds, more than 0"),
+    "max_reply_chars": (int, "a whole number of characters, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
     "prompt_cache": (bool, "true or false"),
@@ -33,6 +35,7 @@ KEYS: dict[str, tuple[type, str]] = {
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
 }
+ZERO_OK = {"input_price", "output_price"}
 UI_KEYS: dict[str, tuple[type, str]] = {
     "mode": (str, "\"tui\", \"inline\" or \"plain\""),
     "theme": (str, "a Textual theme name such as \"textual-dark\""),
@@ -42,6 +45,7 @@ ENV_VARS = {
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
     "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
     "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+    "FLUE_IDLE_TIMEOUT": "idle_timeout", "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
 }
 
 
@@ -68,11 +72,10 @@ def _type_name(value: Any) -> str:
 
 def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)  # TOML's `3` is as good a price as `3.0`
-    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-    if ok and kind is int and value <= 0:
-        ok = False
-    if ok and kind is float and not value >= 0:  # also refuses nan
+        value = float(value)  # TOML's `3` is as good a price (or number of seconds) as `3.0`
+    ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+    # Prices may be 0 (a free local model); every other number must be more than 0. NaN is neither.
+    if ok and kind in (int, float) and not (value >= 0 if key in ZERO_OK else value > 0):
         ok = False
     if ok and key in CHOICES and value not in CHOICES[key]:
         ok = False
@@ -91,8 +94,10 @@ def read_layer(path: Path) -> Layer | None:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8.") from None
+    except UnicodeDecodeError as exc:  # tomllib decodes the bytes itself
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); "
+                          "TOML files must be UTF-8") from None
     where = str(path)
     values: dict[str, Any] = {}
     for key, value in data.items():

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from flue_tui.agent.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.agent.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
 from flue_tui.session_start import SessionOptions, cut_recording, save_failure
 from flue_tui.workers import DaemonExecutor, exit_now
 
@@ -42,6 +42,8 @@ def result_object(result: OperationResult, *, session_id: str, model: str | None
             "cache_creation_input_tokens": usage.cache_write,
         },
         "model": model,
+        # Why the last reply ended (end_turn, max_tokens, tool_use); null when there was none.
+        "stop_reason": result.stop_reason,
         # Every call the permission policy or the workspace sandbox refused, sub-agents included.
         "permission_denials": list(permission_denials or []),
     }
@@ -101,13 +103,15 @@ class _Renderer:
             print(f"{indent}{event.message}", file=sys.stderr)
 
 
-def _failure(message: str, fmt: str, model: str | None, code: int = EXIT_ERROR) -> int:
+def start_failure(message: str, fmt: str | None, model: str | None) -> int:
+    """The run never started (flags, settings, config files, prompt bytes): one line on stderr, the
+    result object too under json/stream-json, and one exit code for all of them."""
     print(f"flue: {message}", file=sys.stderr)
     if fmt in ("json", "stream-json"):
         failed = OperationResult(text=message, is_error=True, subtype="error_during_execution", num_turns=0,
                                  duration_ms=0, duration_api_ms=0, usage=Usage(), error=message)
         _write_line(sys.stdout, result_object(failed, session_id="", model=model))
-    return code
+    return EXIT_CONFIG
 
 
 async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
@@ -151,17 +155,17 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     try:
         session, context = open_session(settings, sessions)  # resumes and records per the session flags
     except ConfigError as exc:
-        return _failure(str(exc), fmt, settings.model)
+        return start_failure(str(exc), fmt, settings.model)
     for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
         print(warning, file=sys.stderr)
     if skill is not None:
         found = context.skills.get(skill)
         if found is None:
             names = ", ".join(s.name for s in context.skills.skills) or "(none)"
-            return _failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
+            return start_failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
         prompt = skill_prompt(found, prompt)
     if not prompt or not prompt.strip():
-        return _failure("No prompt given.", fmt, settings.model)
+        return start_failure("No prompt given.", fmt, settings.model)
     if fmt == "stream-json":
         _write_line(sys.stdout, {"type": "system", "subtype": "init", "session_id": session.id,
                                  "cwd": settings.cwd, "model": settings.model, "tools": list(session.tools),
@@ -191,7 +195,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
         sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
         sys.stdout.flush()
-    elif not result.is_error:
+    elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
         if result.text:
             sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
             sys.stdout.flush()

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 from flue_tui.agent.events import Event, Log, TextDelta, ToolEnd, ToolStart
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
 from flue_tui.headless import _summary
 from flue_tui.session_start import SessionOptions
 
@@ -72,6 +72,6 @@ def run_plain(settings: Settings, first: str | None, *, sessions: SessionOptions
         return asyncio.run(_loop(settings, first, sessions))
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130

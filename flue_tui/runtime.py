@@ -9,7 +9,7 @@ from typing import Any
 from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
-from flue_tui.config import ConfigError, Settings, flue_home
+from flue_tui.config import ConfigError, Settings, flue_home, read_utf8_file
 from flue_tui.context.agents_md import discover_workspace
 from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
@@ -19,12 +19,7 @@ from flue_tui.ids import new_id
 def _instructions(settings: Settings) -> str:
     text = PREAMBLE
     if settings.system_prompt_file:
-        try:
-            with open(settings.system_prompt_file, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ConfigError(f"Cannot read --system-prompt-file {settings.system_prompt_file}: "
-                              f"{exc.strerror or exc}") from None
+        text = read_utf8_file(settings.system_prompt_file, "--system-prompt-file")
     if settings.append_system_prompt:
         text = f"{text.rstrip()}\n\n{settings.append_system_prompt.strip()}"
     return text
@@ -84,7 +79,8 @@ class Runtime:
         main = model == self.settings.model
         window = self.settings.context_window if main else None
         return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window,
-                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None)
+                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None,
+                             idle_timeout=self.settings.idle_timeout, max_reply_chars=self.settings.max_reply_chars)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model

@@ -30,7 +30,7 @@ Picker = Callable[["SessionStore", str], "str | None"]
 
 
 class SessionStartError(ConfigError):
-    """Shown as is; print mode exits 1."""
+    """Shown as is; every front end exits with EXIT_CONFIG (2): the run never started."""
 
 
 @dataclass(frozen=True, slots=True)

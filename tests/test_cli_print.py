@@ -11,7 +11,7 @@ import sys
 from tests.fakellm import Call, Turn
 
 RESULT_FIELDS = {"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
-                 "duration_api_ms", "total_cost_usd", "usage", "model", "permission_denials"}
+                 "duration_api_ms", "total_cost_usd", "usage", "model", "stop_reason", "permission_denials"}
 USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
 
 
@@ -42,6 +42,7 @@ def test_json_result_object_has_exact_fields(fakellm, run_flue):
     obj = json.loads(lines[0])
     assert set(obj) == RESULT_FIELDS and set(obj["usage"]) == USAGE_FIELDS
     assert obj["type"] == "result" and obj["subtype"] == "success" and obj["is_error"] is False
+    assert obj["stop_reason"] == "end_turn"
     assert obj["result"] == "done" and obj["num_turns"] == 2 and obj["model"] == "openai/fake"
     assert obj["usage"] == {"input_tokens": 190, "output_tokens": 15, "cache_read_input_tokens": 30,
                             "cache_creation_input_tokens": 0}
@@ -168,7 +169,7 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
 def test_no_model_configured(run_flue, flue_env):
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", env=env)
-    assert out.code == 1 and out.stderr.startswith("flue: No model configured:")
+    assert out.code == 2 and out.stderr.startswith("flue: No model configured:")
 
 
 def test_help_and_version_do_not_import_litellm(tmp_path):

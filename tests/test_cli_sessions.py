@@ -86,7 +86,7 @@ def test_unknown_names_and_bad_flags_get_clear_messages(run_flue, _isolated_home
         store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAAAAA", cwd=str(tmp_path), name="auth-refactor")
         store.append("ses_01AAAAAAAAAAAAAAAAAAAAAAAAAA", user("hi"))
     out = run_flue("-p", "hello", "--resume", "auth-refactr", *MODEL)
-    assert out.code == 1 and "Traceback" not in out.stderr
+    assert out.code == 2 and "Traceback" not in out.stderr  # the run never started: a bad flag value
     assert 'No session named "auth-refactr"' in out.stderr and "Did you mean: auth-refactor?" in out.stderr
     shown = run_flue("sessions", "show", "auth-refactr")
     assert shown.code == 1 and "auth-refactor" in shown.stderr and "Traceback" not in shown.stderr
@@ -101,7 +101,7 @@ def test_unknown_names_and_bad_flags_get_clear_messages(run_flue, _isolated_home
     clash = run_flue("sessions", "rename", "other", "auth-refactor")
     assert clash.code == 1 and "already exists" in clash.stderr
     nothing = run_flue("-p", "hi", "-c", *MODEL, "--cwd", str(_isolated_home))
-    assert nothing.code == 1 and "No session to continue" in nothing.stderr
+    assert nothing.code == 2 and "No session to continue" in nothing.stderr
 
 
 def test_sessions_as_a_prompt_and_no_persistence(fakellm, run_flue, _isolated_home):
@@ -125,7 +125,7 @@ def test_corrupt_and_newer_databases_through_the_cli(run_flue, _isolated_home):
     refused = run_flue("sessions", "list")
     assert refused.code == 1 and "newer version of flue" in refused.stderr and str(path) in refused.stderr
     run = run_flue("-p", "hi", *MODEL)
-    assert run.code == 1 and "newer version of flue" in run.stderr and "--no-session-persistence" in run.stderr
+    assert run.code == 2 and "newer version of flue" in run.stderr and "--no-session-persistence" in run.stderr
     assert path.read_bytes() == before
 
 

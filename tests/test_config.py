@@ -55,8 +55,8 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
 def test_unknown_key_names_file_and_known_keys(files):
     cwd = files(proj='modle = "x"\n')
     assert error_of(cwd) == (f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
-                             "auto_compact, context_window, max_turns, sandbox, allow_network, prompt_cache, "
-                             "input_price, output_price, env, permissions, ui)")
+                             "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
+                             "allow_network, prompt_cache, input_price, output_price, env, permissions, ui)")
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -69,6 +69,9 @@ def test_unknown_key_names_file_and_known_keys(files):
     ('[env]\nA = 1', "env.A must be a string, not a number (1)"),
     ('[ui]\nmode = "gui"', "ui.mode must be \"tui\", \"inline\" or \"plain\", not a string ('gui')"),
     ('[ui]\ncolour = "red"', "unknown key 'ui.colour' (known keys: ui.mode, ui.theme)"),
+    ('idle_timeout = 0', "idle_timeout must be a number of seconds, more than 0, not a number (0.0)"),
+    ('idle_timeout = true', "idle_timeout must be a number of seconds, more than 0, not a boolean (True)"),
+    ('max_reply_chars = 1.5', "max_reply_chars must be a whole number of characters, more than 0, not a number (1.5)"),
 ])
 def test_wrong_types_name_file_key_and_expectation(files, _isolated_home, text, message):
     cwd = files(user=text + "\n")
@@ -104,3 +107,13 @@ def test_config_error_is_one_line_through_the_cli(files, run_flue):
     out = run_flue("-p", "hi", cwd=cwd)
     assert out.code == 2 and out.stderr.startswith(f"flue: {cwd}/.flue/config.toml: model must be a string")
     assert "Traceback" not in out.stderr
+
+
+def test_provider_fault_bounds_from_file_and_environment(files, monkeypatch):
+    cwd = files(user="idle_timeout = 30\nmax_reply_chars = 5000\n")
+    s = Settings.from_env(cwd=str(cwd))
+    assert (s.idle_timeout, s.max_reply_chars) == (30, 5000)
+    monkeypatch.setenv("FLUE_IDLE_TIMEOUT", "2.5")
+    assert Settings.from_env(cwd=str(cwd)).idle_timeout == 2.5
+    monkeypatch.setenv("FLUE_IDLE_TIMEOUT", "soon")
+    assert error_of(cwd) == "FLUE_IDLE_TIMEOUT must be a number of seconds, more than 0, not 'soon'"

@@ -46,7 +46,13 @@ class OperationResult:
     hint: str | None = None
     aborted: bool = False
     structured_output: Any = None
+    # Why the last reply ended, in Claude Code's words: end_turn, max_tokens, tool_use (None: no reply).
+    stop_reason: str | None = None
 
+
+# Our stop reasons as Claude Code's result reports them.
+RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+LENGTH_CUT = ("The reply was cut off at the output limit (finish_reason \"length\"): the answer is incomplete.")
 
 Subscriber = Callable[[Event], None]
 # Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
@@ -141,14 +147,18 @@ class Session:
         error: str | None = None
         hint: str | None = None
         aborted = False
+        reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         try:
             if outcome is None:
                 await run_loop(self, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
+            reply_stop = self._last_reply_stop()
             await self._maybe_compact()
             if outcome is not None and outcome.kind == "give_up":
                 error = f"The agent gave up: {outcome.reason}"
+            elif outcome is None and reply_stop == "length":
+                error = LENGTH_CUT  # a truncated answer is not a success; its text is still the result
         except MaxTurnsReached:
             subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
         except BudgetExceeded:
@@ -166,16 +176,25 @@ class Session:
         if error is not None and subtype == "success":
             subtype = "error_during_execution"
         duration = int((time.monotonic() - began) * 1000)
-        final = self.last_assistant_text() if error is None else ""
+        cut = error == LENGTH_CUT
+        final = self.last_assistant_text() if error is None or cut else ""
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="prompt", duration_ms=duration,
-                             is_error=error is not None, error=error, result=final if error is None else None,
-                             usage=stats.usage.to_dict()))
+                             is_error=error is not None, error=error,
+                             result=final if error is None or cut else None, usage=stats.usage.to_dict()))
         self.emit(self.event(Idle))
-        return OperationResult(text=final if error is None else error, is_error=error is not None,
+        stop = reply_stop if error is None or cut else None
+        return OperationResult(text=final if error is None or cut else error, is_error=error is not None,
                                subtype=subtype, num_turns=stats.turns, duration_ms=duration,
                                duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
                                hint=hint, aborted=aborted,
-                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None)
+                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
+                               stop_reason=RESULT_STOP_REASONS.get(stop or ""))
+
+    def _last_reply_stop(self) -> str | None:
+        for m in reversed(self.messages):
+            if isinstance(m, AssistantMessage):
+                return m.stop_reason
+        return None
 
     def context_window(self) -> int | None:
         return self.model.context_window()

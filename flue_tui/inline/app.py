@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
 from flue_tui.inline import commands, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.prompt import QUIT, InlinePrompt
@@ -253,7 +253,7 @@ def run_inline(settings: Settings, first: str | None, *, sessions: SessionOption
         return asyncio.run(app.run())
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
     finally:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,8 +58,6 @@ def get_litellm() -> Any:
 async def aget_litellm() -> Any:
     """Await the import without blocking the event loop. A daemon thread, not the default executor:
     asyncio.run() joins executor threads at exit, which would hold a SIGTERM'd run for seconds."""
-    import asyncio
-
     if _litellm is not None:
         return _litellm
     loop = asyncio.get_running_loop()
@@ -106,7 +106,9 @@ class _ToolCallAccumulator:
         self.calls: list[_PendingCall] = []
         self._by_index: dict[int, _PendingCall] = {}
 
-    def add(self, deltas: Any) -> None:
+    def add(self, deltas: Any) -> int:
+        """Take one chunk's deltas; returns how many characters they added (for the size bound)."""
+        added = 0
         for tc in deltas or []:
             idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
             cur = self._by_index.get(idx)
@@ -122,6 +124,9 @@ class _ToolCallAccumulator:
                     cur.name = fn.name
                 if fn.arguments:
                     cur.args.append(fn.arguments)
+                    added += len(fn.arguments)
+                added += len(fn.name or "")
+        return added
 
     def finish(self) -> list[ToolCall]:
         out = []
@@ -152,18 +157,76 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
+# Provider-fault bounds (config `idle_timeout` / `max_reply_chars`). A reply above ~2M characters
+# is past every model's output limit: only a broken or hostile stream gets there. Each chunk costs
+# at least CHUNK_COST, so a stream of empty deltas is bounded too (250,000 chunks by default, twice
+# a 128k-token reply sent one token per chunk).
+IDLE_TIMEOUT_S = 120.0
+MAX_REPLY_CHARS = 2_000_000
+CHUNK_COST = 8
+# litellm's stream wrapper keeps every chunk object (~4 KB each) for its own bookkeeping; past
+# this many, the middle is dropped (the head holds e.g. Anthropic's input usage, the tail is what
+# its repetition check reads), so a long reply costs memory for its text only.
+KEEP_CHUNKS = 256
+EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
+
+
+def idle_error(seconds: float) -> ModelError:
+    # Worded so Flue's transient test ("timed out") agrees that it is retried.
+    return ModelError(f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
+                      kind="connection", retryable=True,
+                      hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
+                           "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
+
+
+async def _within(seconds: float, awaitable: Awaitable[Any]) -> Any:
+    """Await it, or raise the idle-timeout error when nothing arrives for `seconds`."""
+    scope = asyncio.timeout(seconds)
+    try:
+        async with scope:
+            return await awaitable
+    except TimeoutError:
+        if scope.expired():
+            raise idle_error(seconds) from None
+        raise  # the transport's own timeout: mapped like any other failure
+
+
+class _IdleBounded:
+    """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
+    chunk is timed: the consumer's own time between chunks is not the provider's silence."""
+
+    def __init__(self, stream: Any, seconds: float) -> None:
+        self.chunks = stream.__aiter__()
+        self.seconds = seconds
+
+    def __aiter__(self) -> _IdleBounded:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await _within(self.seconds, self.chunks.__anext__())
+
+
+def _trim_retained(stream: Any) -> None:
+    kept = getattr(stream, "chunks", None)
+    if isinstance(kept, list) and len(kept) > 2 * KEEP_CHUNKS:
+        del kept[KEEP_CHUNKS // 4:-KEEP_CHUNKS]
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
                  timeout: float = 600.0, context_window: int | None = None, prompt_cache: bool = True,
-                 prices: Prices | None = None) -> None:
+                 prices: Prices | None = None, idle_timeout: float = IDLE_TIMEOUT_S,
+                 max_reply_chars: int = MAX_REPLY_CHARS) -> None:
         self.model = model
         # A user-set window wins over litellm's map (which knows nothing of local models).
         self.context_override = context_window
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.idle_timeout = idle_timeout
+        self.max_reply_chars = max_reply_chars
         self.prompt_cache = prompt_cache and anthropic_served(model)
         self.prices = prices
         self._num_ctx: int | None = None  # Ollama: looked up once from /api/show
@@ -275,31 +338,39 @@ class LiteLLMClient:
         text: list[str] = []
         thinking: list[str] = []
         acc = _ToolCallAccumulator()
-        finish = "stop"
+        finish: str | None = None
         usage = Usage()
         response_model = self.model
         stream = None
+        size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
         try:
-            stream = await litellm.acompletion(
+            stream = await _within(self.idle_timeout, litellm.acompletion(
                 model=ollama.chat_model(self.model), messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
-                timeout=self.timeout, **kwargs)
-            async for chunk in stream:
+                timeout=self.timeout, **kwargs))
+            async for chunk in _IdleBounded(stream, self.idle_timeout):
                 if getattr(chunk, "usage", None):
                     usage = self._usage(litellm, chunk.usage)
+                size += CHUNK_COST
+                _trim_retained(stream)
+                if size > self.max_reply_chars:
+                    finish = "length"  # an endless stream is cut like an output-limit cut
+                    break
                 if not chunk.choices:
                     continue
                 choice = chunk.choices[0]
                 delta = choice.delta
                 reasoning = getattr(delta, "reasoning_content", None)
                 if reasoning:
+                    size += len(reasoning)
                     thinking.append(reasoning)
                     yield ThinkingChunk(reasoning)
                 if delta.content:
+                    size += len(delta.content)
                     text.append(delta.content)
                     yield TextChunk(delta.content)
                 if delta.tool_calls:
-                    acc.add(delta.tool_calls)
+                    size += acc.add(delta.tool_calls)
                 if choice.finish_reason:
                     finish = choice.finish_reason
         except ModelError:
@@ -313,8 +384,12 @@ class LiteLLMClient:
                 except Exception:
                     pass
         calls = acc.finish()
-        if calls and finish == "stop":
-            finish = "tool_calls"
+        if not (text or thinking or calls) and usage.output == 0:
+            # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
+            # nothing in it and no output tokens counted is a broken stream, not a silent model.
+            raise ModelError(EMPTY_STREAM_MESSAGE, kind="server", retryable=True)
+        if finish is None or (calls and finish == "stop"):
+            finish = "tool_calls" if calls else "stop"
         yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
                            finish_reason=finish, usage=usage, model=response_model)
 

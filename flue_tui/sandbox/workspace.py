@@ -25,7 +25,8 @@ from flue_tui.tools.base import ToolError
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 PROBE_TIMEOUT_S = 10
-PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path"}
+# A task's cwd is checked here too, so a refused one is a permission denial like any other path.
+PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path", "task": "cwd"}
 NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
                    "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)")
 

@@ -95,5 +95,7 @@ def _answer(result: Any) -> str:
     if result is None:
         return ABORT_MESSAGE
     if result.is_error:
+        if result.stop_reason == "max_tokens" and result.text:  # keep what the child did say
+            return f"{result.text}\n\n{result.error}"
         return result.error or "task failed"
     return result.text or "(task completed with no text)"

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
 from flue_tui.tui import approvals, commands
 from flue_tui.tui.backfill import make_backfill
 from flue_tui.tui.history import PromptHistory
@@ -411,7 +411,7 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         code = app.run()
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CONFIG
     finally:
         app.ctl.close()
     return code if isinstance(code, int) else 0

@@ -82,6 +82,14 @@ class Turn:
     disconnect_after: int | None = None
     delay: float = 0.0
     chunk_delay: float = 0.0
+    # Provider faults. `empty_stream`: the body is only `data: [DONE]`. `stall`: after
+    # `stall_after` chunks (0 = right after the headers) send nothing for this many seconds, then
+    # carry on (a client that gave up has gone by then). `endless`: after `text`, keep streaming
+    # filler words for this many seconds before finishing (bounded, so the stand-in always stops).
+    empty_stream: bool = False
+    stall: float = 0.0
+    stall_after: int = 0
+    endless: float = 0.0
     # str: substring of the first user message's content; callable: gets the
     # request body. None accepts every request.
     match: str | Callable[[dict[str, Any]], bool] | None = None

@@ -390,10 +390,15 @@ class FakeLLM:
         interval = 1.0 / turn.tokens_per_second if turn.tokens_per_second else turn.chunk_delay
         start = time.monotonic()
         sent = 0
+        payloads = (
+            iter([b"data: [DONE]\n\n"])
+            if turn.empty_stream
+            else _stream_payloads(turn, call_ids, model, created, include_usage)
+        )
         try:
-            for i, payload in enumerate(
-                _stream_payloads(turn, call_ids, model, created, include_usage)
-            ):
+            for i, payload in enumerate(payloads):
+                if turn.stall and i == turn.stall_after:
+                    await asyncio.sleep(turn.stall)
                 if turn.disconnect_after is not None and sent >= turn.disconnect_after:
                     await _drain(request)
                     _abort(request)
@@ -493,6 +498,12 @@ def _stream_payloads(
         yield sse(_chunk(model, created, {"content": piece}))
     for word in generated_words(turn.text_tokens, after=turn.text):
         yield sse(_chunk(model, created, {"content": word}))
+    if turn.endless:
+        until = time.monotonic() + turn.endless
+        # Varied words: litellm ends a stream that repeats one chunk over and over.
+        words = itertools.cycle(generated_words(997))
+        while time.monotonic() < until:
+            yield sse(_chunk(model, created, {"content": " " + next(words).strip()}))
     for tc in _tool_call_deltas(turn, call_ids):
         yield sse(_chunk(model, created, {"tool_calls": [tc]}))
     yield sse(_chunk(model, created, {}, turn.effective_finish_reason()))

@@ -66,6 +66,6 @@ def test_bad_rules_and_tables_stop_before_the_run(run_flue, tmp_path, _isolated_
     config = _isolated_home / "config.toml"
     config.write_text('[permissions]\nallow = "bash"\n')
     bad_table = run_flue("-p", "go", "--model", "openai/fake", env=None)
-    assert bad_table.code == 1
+    assert bad_table.code == 2  # a configuration error, like a bad flag
     assert bad_table.stderr == (f"flue: {config}: [permissions] allow must be a list of strings, "
                                 'e.g. allow = ["bash(git *)"]\n')

@@ -173,7 +173,7 @@ def test_a_non_utf8_project_file_is_one_sentence(tmp_path):
     repo = tmp_path / "repo"
     (repo / ".flue").mkdir(parents=True)
     (repo / ".flue" / "config.toml").write_bytes(b'model = "caf\xe9"\n')
-    with pytest.raises(ConfigError, match=r"\.flue/config\.toml: not UTF-8 text \(byte 12\); TOML files must be UTF-8\.$"):
+    with pytest.raises(ConfigError, match=r"\.flue/config\.toml: not UTF-8 text \(byte 0x[0-9a-f]{2} on line \d+\); TOML files must be UTF-8$"):
         _settings(repo)
 
 
