@@ -151,7 +151,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         except ConfigError as exc:
             problem = str(exc)
         if problem:
-            return _failure(problem, fmt, settings.model, code=2)
+            return start_failure(problem, fmt, settings.model)
     try:
         session, context = open_session(settings, sessions)  # resumes and records per the session flags
     except ConfigError as exc:
