@@ -22,7 +22,7 @@ from typing import Any
 SUBJECT_KEYS = {"bash": "command", "read": "path", "write": "path", "edit": "path", "grep": "path",
                 "glob": "path", "task": "agent", "activate_skill": "name", "read_skill_resource": "path"}
 PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "glob"})
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=\S*\s+")
 _WRAPPER = re.compile(r"^(?:sudo|doas|env|exec|nohup|command|builtin|time|nice|xargs)\s+(?:-\S+\s+)*")
 _SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
@@ -43,7 +43,10 @@ class Rule:
     text: str  # as written, quoted back in refusals
 
     def covers_tool(self, tool_name: str) -> bool:
-        return self.tool in ("*", tool_name.lower())
+        # A `*` in the name is a glob over tool names: `mcp__github__*` is every tool of that server.
+        return self.tool in ("*", tool_name.lower()) or ("*" in self.tool and fnmatchcase(tool_name.lower(), self.tool)) \
+            or (self.tool.startswith("mcp__") and self.tool.count("__") == 1  # `mcp__github`: the whole server
+                and tool_name.lower().startswith(self.tool + "__"))
 
 
 def parse_rule(text: str) -> Rule:
