@@ -58,6 +58,8 @@ class McpManager:
                 if self.started:
                     self._start_one(self.conns[name])
         self._rebuild()
+        for session in list(self.sessions):
+            self.sync(session)
 
     def _spawn(self, coro: Any) -> None:
         try:

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ImageContent, ResourceLink, TextContent, ToolAnnotations
 
 server = MCPServer("flue-test")
@@ -66,6 +66,13 @@ def picture() -> list:
 @server.tool(name="weird name.with/dots", description="A tool whose name needs sanitising.")
 def weird() -> str:
     return "weird ok"
+
+
+@server.tool(description="Add a tool named `grown` and tell the client the list changed.")
+async def grow(ctx: Context) -> str:
+    server.add_tool(lambda: "grown ok", name="grown", description="Added at run time.")
+    await ctx.session.send_tool_list_changed()
+    return "grew"
 
 
 def main() -> None:
