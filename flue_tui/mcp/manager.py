@@ -42,6 +42,7 @@ class McpManager:
         self.started = False
         self.echo_stderr = False  # print mode: failures go to stderr as they happen
         self.listeners: list[Callable[[], None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- configuration ---------------------------------------------------------------------------
     def configure(self, setup: McpSetup, cwd: str) -> None:
@@ -55,8 +56,6 @@ class McpManager:
         for name, config in wanted.items():
             if name not in self.conns:
                 self.conns[name] = Connection(config, cwd, self._changed)
-                if self.started:
-                    self._start_one(self.conns[name])
         self._rebuild()
         for session in list(self.sessions):
             self.sync(session)
@@ -64,20 +63,21 @@ class McpManager:
     def _spawn(self, coro: Any) -> None:
         try:
             asyncio.get_running_loop().create_task(coro)
-        except RuntimeError:  # no loop: nothing was started, nothing to stop
-            coro.close()
+        except RuntimeError:  # a Runtime built in a worker thread: stop on the loop that started it
+            if self._loop is not None and not self._loop.is_closed():
+                asyncio.run_coroutine_threadsafe(coro, self._loop)
+            else:
+                coro.close()  # never started: nothing to stop
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
-        """Start every configured server in the background; needs the running loop, returns at once."""
-        if self.started:
-            return
+        """Start the configured servers not started yet, in the background: on the running loop,
+        returns at once (the front ends call it after their first frame)."""
         self.started = True
+        self._loop = asyncio.get_running_loop()
         for conn in self.conns.values():
-            self._start_one(conn)
-
-    def _start_one(self, conn: Connection) -> None:
-        conn.start()
+            if conn.status == "pending":
+                conn.start()
 
     async def wait_started(self) -> None:
         pending = [c for c in self.conns.values() if c.status in ("starting", "pending")]
