@@ -67,6 +67,11 @@ class Connection:
         self.status, self.error, self.tools = "starting", None, []
         self._task = asyncio.get_running_loop().create_task(self._main(), name=f"mcp:{self.config.name}")
 
+    def forget(self) -> None:
+        """Drop a connection whose event loop has ended: it starts afresh on the next start()."""
+        self._task = self._session = self._stop = self._ready = None
+        self.status, self.tools = "pending", []
+
     async def wait_ready(self, timeout: float | None = None) -> None:
         if self._ready is not None:
             with contextlib.suppress(TimeoutError):

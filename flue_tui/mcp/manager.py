@@ -74,7 +74,11 @@ class McpManager:
         """Start the configured servers not started yet, in the background: on the running loop,
         returns at once (the front ends call it after their first frame)."""
         self.started = True
-        self._loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new event loop (tests, a second asyncio.run): the old tasks are gone
+            for conn in self.conns.values():
+                conn.forget()
+            self._loop = loop
         for conn in self.conns.values():
             if conn.status == "pending":
                 conn.start()
