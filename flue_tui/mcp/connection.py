@@ -57,6 +57,8 @@ class Connection:
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None
         self._stderr: Any = None
+        self._relist = False
+        self._relisting: asyncio.Task[None] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -195,6 +197,15 @@ class Connection:
         from mcp_types import ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification) and self._session is not None:
+            # Listed from a task of its own: the handler runs on the SDK's receive path, and a burst
+            # of notifications coalesces into one listing at a time.
+            self._relist = True
+            if self._relisting is None or self._relisting.done():
+                self._relisting = asyncio.get_running_loop().create_task(self._relist_tools())
+
+    async def _relist_tools(self) -> None:
+        while self._relist and self._session is not None:
+            self._relist = False
             try:
                 await self._list()
             except Exception as exc:  # noqa: BLE001

@@ -39,16 +39,35 @@ def tool_name(server: str, tool: str, taken: set[str]) -> str:
     return name
 
 
+def _safe_node(node: dict[str, Any], depth: int) -> dict[str, Any]:
+    """Every part the argument checker (agent/validation.py) walks, made the shape it expects."""
+    out = dict(node)
+    if not isinstance(out.get("type"), str | list):
+        out.pop("type", None)
+    props = out.get("properties")
+    if "properties" in out:
+        out["properties"] = ({k: _safe_node(v, depth + 1) for k, v in props.items()
+                              if isinstance(k, str) and isinstance(v, dict)}
+                             if isinstance(props, dict) and depth < 32 else {})
+    if "required" in out:
+        required = out["required"]
+        out["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    if "items" in out:
+        items = out["items"]
+        if isinstance(items, dict) and depth < 32:
+            out["items"] = _safe_node(items, depth + 1)
+        else:
+            out.pop("items")
+    if "minLength" in out and (isinstance(out["minLength"], bool) or not isinstance(out["minLength"], int)):
+        out.pop("minLength")
+    return out
+
+
 def safe_schema(raw: Any) -> dict[str, Any]:
     """The server's input schema as an object schema whose parts the argument checker can walk."""
-    schema = dict(raw) if isinstance(raw, dict) else {}
+    schema = _safe_node(raw if isinstance(raw, dict) else {}, 0)
     schema["type"] = "object"
-    props = schema.get("properties")
-    schema["properties"] = ({k: v for k, v in props.items() if isinstance(k, str) and isinstance(v, dict)}
-                            if isinstance(props, dict) else {})
-    required = schema.get("required")
-    if required is not None:
-        schema["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    schema.setdefault("properties", {})
     return schema
 
 

@@ -36,6 +36,19 @@ def test_hostile_schema_is_reduced_to_an_object_schema():
     assert safe_schema(None) == {"type": "object", "properties": {}}
 
 
+def test_hostile_nested_schema_cannot_break_the_argument_checker():
+    from flue_tui.agent.validation import validate_arguments
+
+    raw = {"type": "object", "properties": {
+        "o": {"type": "object", "properties": "x", "required": 5},
+        "a": {"type": "array", "items": "nope"},
+        "s": {"type": "string", "minLength": "3"},
+        "deep": {"type": "object", "properties": {"d": {"type": "object", "properties": ["x"]}}}}}
+    schema = safe_schema(raw)
+    args = {"o": {"k": 1}, "a": [1, 2], "s": "x", "deep": {"d": {"z": 1}}}
+    assert validate_arguments("mcp__x__y", schema, args) == (args, None)
+
+
 def _settings(tmp_path, **kw) -> Settings:
     return Settings.from_env(cwd=str(tmp_path), model="openai/fake", **kw)
 
