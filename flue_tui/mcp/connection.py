@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import sys
 import tempfile
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +19,25 @@ from typing import Any
 from flue_tui.mcp.config import ServerConfig
 
 STDERR_TAIL = 300  # characters of a failed server's stderr shown in its notice
+GROUP_MARK = "flue-mcp-group "
+# Runs before the server's own program (then execs it): it dies with flue even by SIGKILL
+# (PR_SET_PDEATHSIG), and names its process group on stderr first, so flue's reaper
+# (sandbox/procguard.py) can kill the whole group, the server's children included.
+LAUNCH = r"""
+import ctypes, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+except Exception:
+    pass
+if os.getppid() != int(sys.argv[1]):
+    os._exit(1)
+os.write(2, b"flue-mcp-group %d\n" % os.getpgid(0))
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as exc:
+    sys.stderr.write(f"cannot run {sys.argv[2]}: {exc.strerror}\n")
+    os._exit(127)
+"""
 
 
 class McpCallError(Exception):
@@ -57,6 +78,7 @@ class Connection:
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None
         self._stderr: Any = None
+        self._group: int | None = None
         self._relist = False
         self._relisting: asyncio.Task[None] | None = None
 
@@ -108,8 +130,8 @@ class Connection:
             # flue's command allowlist plus the server's own env: provider keys are never inherited.
             env = {**clean_env(), **dict(cfg.env)}
             self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            params = StdioServerParameters(command=cfg.command or "", args=list(cfg.args), env=env,
-                                           cwd=cfg.cwd or self.cwd)
+            launch = ["-I", "-S", "-c", LAUNCH, str(os.getpid()), cfg.command or "", *cfg.args]
+            params = StdioServerParameters(command=sys.executable, args=launch, env=env, cwd=cfg.cwd or self.cwd)
             return stdio_client(params, errlog=self._stderr)
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -134,6 +156,7 @@ class Connection:
                     result = await session.initialize()
                     self.server_name = getattr(getattr(result, "server_info", None), "name", None)
                     self._session = session
+                    self._watch_group()
                     await self._list()
                 self.status = "connected"
                 self._ready.set()
@@ -148,11 +171,34 @@ class Connection:
                 self.fail(_one_line(exc))
         finally:
             self._session = None
+            if self._group is not None:  # the SDK has ended the group by now
+                from flue_tui.sandbox.procguard import reaper
+
+                reaper.release(self._group)
+                self._group = None
             self._ready.set()
             if self._stderr is not None:
                 with contextlib.suppress(OSError):
                     self._stderr.close()
                 self._stderr = None
+
+    def _watch_group(self) -> None:
+        """The server answered, so the launcher has run: hand its process group to the reaper."""
+        f = self._stderr
+        if f is None:
+            return
+        try:
+            f.flush()
+            f.seek(0)
+            first = f.readline()
+            f.seek(0, 2)
+        except (OSError, ValueError):
+            return
+        if first.startswith(GROUP_MARK) and first[len(GROUP_MARK):].strip().isdigit():
+            from flue_tui.sandbox.procguard import reaper
+
+            self._group = int(first[len(GROUP_MARK):])
+            reaper.watch(self._group)
 
     def stderr_tail(self) -> str:
         f = self._stderr
@@ -165,7 +211,7 @@ class Connection:
             text = f.read()
         except (OSError, ValueError):
             return ""
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith(GROUP_MARK)]
         return " | ".join(lines[-3:])[-STDERR_TAIL:]
 
     def fail(self, why: str) -> None:

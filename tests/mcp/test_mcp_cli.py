@@ -70,3 +70,49 @@ def test_untrusted_project_servers_do_not_start_and_rules_deny(fakellm, run_flue
     results = _results(fakellm.requests[1])
     assert results["mcp__t__echo"] == 'Permission denied: mcp__t__echo is blocked by the rule "mcp__t__*".'
     assert results["mcp__t__add"] == 'Permission denied: mcp__t__add is blocked by the rule "mcp__t__*".'
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+def test_servers_and_their_children_die_with_a_killed_flue(fakellm, flue_env, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.mcp.conftest import SERVER
+
+    # The server leaves a child that ignores its closed stdin: only killing the group ends it.
+    script = f"sleep 1000 & echo $! > {tmp_path}/child.pid; echo $$ > {tmp_path}/server.pid; " \
+             f"exec {sys.executable} {SERVER} stdio"
+    flag = mcp_json(t={"command": "sh", "args": ["-c", script]})
+    fakellm.script([Turn(calls=[Call("mcp__t__slow", {"seconds": 300})]), Turn(text="never")])
+    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake",
+                             "--mcp-config", flag], cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (fakellm.requests and (tmp_path / "child.pid").exists() and (tmp_path / "server.pid").exists()):
+            assert time.monotonic() < deadline and proc.poll() is None, "flue never called the tool"
+            time.sleep(0.1)
+        child, server = (int((tmp_path / f"{n}.pid").read_text()) for n in ("child", "server"))
+        assert _alive(child) and _alive(server)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 30
+        while (_alive(child) or _alive(server)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(server) and not _alive(child)
+    finally:
+        proc.kill()
+        for name in ("child", "server"):
+            path = tmp_path / f"{name}.pid"
+            if path.exists() and _alive(int(path.read_text())):
+                os.kill(int(path.read_text()), signal.SIGKILL)
