@@ -177,3 +177,29 @@ def test_sessions_get_tools_and_list_changes_reach_them():
         assert not any(name.startswith("mcp__") for name in session.tools)
         await manager.stop()
     asyncio.run(run())
+
+
+def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
+    from flue_tui.agent.events import Log
+    from flue_tui.agent.session import Session
+    from flue_tui.tools.base import ToolContext, ToolError
+
+    async def run() -> None:
+        manager = McpManager()
+        session = Session(model=None, tools=[])
+        logs: list[str] = []
+        session.subscribe(lambda e: logs.append(e.message) if isinstance(e, Log) else None)
+        manager.attach(session)
+        config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"))
+        manager.configure(McpSetup((config,)), ".")
+        await session.before_turn(session)
+        with pytest.raises(ToolError, match="^MCP server t failed: the server closed the connection"):
+            await session.tools["mcp__t__crash"].execute({}, ToolContext("c1", None))
+        assert not any(name.startswith("mcp__") for name in session.tools)  # its tools are gone
+        assert len(logs) == 1 and logs[0].startswith("MCP server t failed: the server closed the connection")
+        assert "crash: about to die" in logs[0]  # the tail of its stderr
+        assert manager.statuses()[0].status == "failed"
+        assert await manager.restart("t") == "t: connected"
+        assert "mcp__t__echo" in session.tools
+        await manager.stop()
+    asyncio.run(run())
