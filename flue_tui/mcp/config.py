@@ -6,7 +6,9 @@ cannot shadow the user's own `github` server). A project's `.mcp.json` names pro
 it applies only once the user trusts the directory (flue_tui/trust.py, by the file's SHA-256) or
 passes --trust-project; until then its servers are listed in one notice and not started.
 
-Every error is one sentence naming the file and the key.
+Every error is one sentence naming the file and the key. An error in your own files stops the
+start; one in a project's `.mcp.json` is a notice and its servers are ignored (a repository written
+for a newer Claude Code must not keep flue from starting).
 """
 
 from __future__ import annotations
@@ -210,7 +212,11 @@ def load(settings: Any) -> McpSetup:
     chosen: dict[str, ServerConfig] = {}
     held: list[ServerConfig] = []
     notices: list[str] = []
-    project = project_servers(settings.cwd)
+    try:
+        project = project_servers(settings.cwd)
+    except ConfigError as exc:  # a cloned repository's bad file must not keep flue from starting
+        project = []
+        notices.append(f"Ignored {PROJECT_FILE}: {exc}")
     if project and project_trusted(settings):
         chosen.update((s.name, s) for s in project)
     elif project:
