@@ -14,6 +14,7 @@ from typing import Any
 
 from flue_tui.config import ConfigError, flue_home
 from flue_tui.project_trust import Held, split_env
+from flue_tui.sandbox.files import open_regular
 
 CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
@@ -76,7 +77,7 @@ def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
 
 def read_layer(path: Path) -> Layer | None:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(str(path)) as fh:  # regular files only: a FIFO must not hang start-up
             data = tomllib.load(fh)
     except FileNotFoundError:
         return None

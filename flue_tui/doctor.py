@@ -131,6 +131,8 @@ def _database(path: str | None) -> Check:
     if not health.exists:
         return Check("ok", "sessions", f"{health.path} does not exist yet (created on the first run)")
     facts = f"{health.path}, {health.size / 1e6:.1f} MB, schema {health.schema}, {health.sessions} sessions"
+    if health.problem and not health.ours:
+        return Check("fail", "sessions", health.problem, "give a database file path with --db")
     if health.problem:
         return Check("fail", "sessions", f"{health.path}: {health.problem}",
                      f"move it aside (mv {health.path} {health.path}.bad); flue starts a fresh one")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import signal as _signal
 import sys
@@ -12,7 +13,8 @@ from flue_tui.agent.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd,
 from flue_tui.agent.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config import ConfigError, Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.session_start import SessionOptions, cut_recording, save_failure
+from flue_tui.workers import DaemonExecutor, exit_now
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
@@ -115,6 +117,8 @@ async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
     def on_signal(code: int) -> None:
         if not caught:
             caught.append(code)
+        if code == EXIT_SIGTERM:  # the store keeps the partial answer, as after kill -9
+            cut_recording(session)
         session.abort()
 
     for signum, code in ((_signal.SIGINT, EXIT_SIGINT), (_signal.SIGTERM, EXIT_SIGTERM)):
@@ -153,16 +157,29 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
                                  "permissionMode": _policy_mode(session)})
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
     session.max_budget_usd = settings.max_budget_usd
-    result, signalled = asyncio.run(_run(session, prompt, settings.json_schema, renderer))
+    with asyncio.Runner() as runner:
+        # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
+        runner.get_loop().set_default_executor(DaemonExecutor())
+        result, signalled = runner.run(_run(session, prompt, settings.json_schema, renderer))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
                                  num_turns=result.num_turns, duration_ms=result.duration_ms,
                                  duration_api_ms=result.duration_api_ms, usage=result.usage,
                                  error=f"Aborted by {name}.", aborted=True)
+    unsaved, kept = save_failure(session), ""
+    if unsaved is not None and not result.is_error:  # the answer stands, but the run failed to keep it
+        kept = result.text
+        result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,
+                                     hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
+    elif unsaved is not None:
+        print(f"flue: {unsaved}", file=sys.stderr)
     if fmt in ("json", "stream-json"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
                                               permission_denials=_denials(session)))
+    elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
+        sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
+        sys.stdout.flush()
     elif not result.is_error:
         if result.text:
             sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
@@ -170,5 +187,5 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if result.is_error:
         print(f"flue: {result.hint or result.error}", file=sys.stderr)
     if signalled is not None:
-        return signalled
+        exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,9 +17,13 @@ from flue_tui.session_flags import PICK
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
     from flue_tui.config import Settings
+    from flue_tui.store.lock import SessionLock
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
     from flue_tui.store.values import SessionInfo
+
+# The recorder of each started session, for front ends that only hold the Session (print mode).
+_recorders: weakref.WeakKeyDictionary[Any, Recorder] = weakref.WeakKeyDictionary()
 
 # (store, cwd) -> the chosen session's id, or None when the user cancelled.
 Picker = Callable[["SessionStore", str], "str | None"]
@@ -37,10 +42,16 @@ class SessionOptions:
     fork: bool = False
     persist: bool = True
     db: str | None = None
+    owner: str = "flue"  # what this process is, for the sentence a second writer of the session gets
 
     @property
     def uses_store(self) -> bool:
-        return self.persist or self.pick or self.continue_last or bool(self.name or self.resume)
+        return self.persist or self.named
+
+    @property
+    def named(self) -> bool:
+        """A stored session was asked for: one that cannot be read is an error, never a fresh start."""
+        return self.pick or self.continue_last or bool(self.name or self.resume)
 
 
 def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionOptions:
@@ -67,7 +78,15 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             raise ValueError(str(exc)) from None
     return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
                           continue_last=args.continue_last, fork=args.fork_session,
-                          persist=not args.no_session_persistence, db=args.db)
+                          persist=not args.no_session_persistence, db=args.db, owner=_owner(args, print_mode))
+
+
+def _owner(args: argparse.Namespace, print_mode: bool) -> str:
+    if print_mode:
+        return "flue -p"
+    if getattr(args, "inline", False):
+        return "flue --inline"
+    return "flue --plain" if getattr(args, "plain", False) else "interactive flue"
 
 
 @dataclass(slots=True)
@@ -129,9 +148,12 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     if not options.persist and not _exists(options.db):
         path = ":memory:"  # nothing saved yet and nothing to save: do not create the file
     try:
-        store = SessionStore.open(path)
+        store = _checked(SessionStore.open(path), options)
     except StoreError as exc:
         raise SessionStartError(f"{exc} (Or run without saving: --no-session-persistence.)") from None
+    from flue_tui.ids import new_id
+
+    locks: list[SessionLock] = []
     try:
         target = _target(store, options, settings.cwd, picker)
         new_name = options.name if target is None else None
@@ -139,12 +161,22 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         if target is not None and options.fork and options.persist:
             fork_name = options.name if (options.resume or options.continue_last or options.pick) else None
             target = store.fork(target.id, name=fork_name, cwd=settings.cwd)
+        session_id = target.id if target is not None else new_id("ses")
+        if options.persist:  # before reading: what we resume is what no one else is adding to
+            locks = _lock(store, options, settings.cwd, session_id, target, new_name)
         messages = store.load_context(target.id) if target is not None else None
+        kwargs: dict[str, Any] = {"session_id": session_id}
+        if target is not None:
+            kwargs["messages"] = messages
+        session, context = runtime.new_session(**kwargs)
     except StoreError as exc:
+        _release(locks)
         store.close()
         raise SessionStartError(str(exc)) from None
-    kwargs: dict[str, Any] = {"session_id": target.id, "messages": messages} if target is not None else {}
-    session, context = runtime.new_session(**kwargs)
+    except BaseException:
+        _release(locks)
+        store.close()
+        raise
     if target is not None:
         session.usage = Usage(input=target.input_tokens, output=target.output_tokens,
                               cache_read=target.cache_read_tokens, cache_write=target.cache_write_tokens,
@@ -152,15 +184,74 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     recorder = None
     if options.persist:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
-                            exists=target is not None)
+                            exists=target is not None, locks=locks)
         session.subscribe(recorder)
+        _recorders[session] = recorder
     return Started(session, context, store, recorder, source, list(store.notices))
+
+
+def _lock(store: SessionStore, options: SessionOptions, cwd: str, session_id: str, target: SessionInfo | None,
+          new_name: str | None) -> list[SessionLock]:
+    """This session's lock, and for a new named session also its name's (a second `--session NAME`
+    started before the first has saved anything would otherwise begin a second conversation)."""
+    from flue_tui.store.lock import acquire
+
+    ref = options.resume or options.name or session_id
+    label = f'Session "{target.label if target else new_name or session_id}"'
+    keys = ([f"name:{cwd}\0{new_name}"] if new_name else []) + [session_id]
+    locks: list[SessionLock] = []
+    try:
+        for key in keys:
+            lock = acquire(store.path, key, label=label, ref=ref, owner=options.owner)
+            if lock is not None:
+                locks.append(lock)
+    except BaseException:
+        _release(locks)
+        raise
+    return locks
+
+
+def _release(locks: list[SessionLock]) -> None:
+    for lock in locks:
+        lock.release()
+
+
+def _checked(store: SessionStore, options: SessionOptions) -> SessionStore:
+    """A database that cannot be read, or cannot be written when this run would save, stops a run
+    that asked for a stored session; a fresh run goes on unsaved, with the notice."""
+    from flue_tui.store.sessions import SessionStore
+
+    cannot_save = store.readonly and options.persist
+    if store.problem is None and not cannot_save:
+        return store
+    problem = store.problem or (store.notices[0] if store.notices else f"{store.path} is read-only.")
+    if options.named:
+        store.close()
+        ask = options.resume or options.name
+        what = f'Session "{ask}"' if ask else "The saved session"
+        if store.problem is None:  # readable, not writable
+            raise SessionStartError(f"{problem} {what} would not be saved, so flue stops here. Give a writable "
+                                    "database with --db, or read it without saving: --no-session-persistence.")
+        raise SessionStartError(f"{problem} {what} cannot be read, and flue does not start a fresh conversation "
+                                "in its place.")
+    store.close()
+    fresh = SessionStore.open(":memory:")
+    fresh.notices = (f"{problem} Sessions are not saved this run.",) if cannot_save else store.notices
+    return fresh
 
 
 def _exists(db: str | None) -> bool:
     from flue_tui.store.db import default_path
 
-    return os.path.exists(os.path.expanduser(db) if db else default_path())
+    # Only a file that is really not there means "nothing saved yet"; a path that cannot be
+    # reached is opened, so its problem is reported instead of "no such session".
+    try:
+        os.stat(os.path.expanduser(db) if db else default_path())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def pick_by_number(store: SessionStore, cwd: str) -> str | None:
@@ -181,6 +272,23 @@ def pick_by_number(store: SessionStore, cwd: str) -> str | None:
     if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
         raise SessionStartError(f"Not a number from the list: {answer!r}.")
     return sessions[int(answer) - 1].id
+
+
+def recorder_of(session: Session) -> Recorder | None:
+    return _recorders.get(session)
+
+
+def save_failure(session: Session) -> str | None:
+    """Why the session was not saved completely (one sentence), or None."""
+    recorder = recorder_of(session)
+    return recorder.failure if recorder is not None else None
+
+
+def cut_recording(session: Session) -> None:
+    """SIGTERM: keep what has streamed (see Recorder.cut)."""
+    recorder = recorder_of(session)
+    if recorder is not None:
+        recorder.cut()
 
 
 def open_session(settings: Settings, options: SessionOptions | None, *,

@@ -94,7 +94,15 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     if info.id != args.ref and not (info.name == args.ref and info.cwd == cwd):
         # Prefixes and other directories' names are fine for reading, not for deleting.
         raise StoreError(f"To delete {info.label}, give its full id: flue sessions delete {info.id}")
-    count = store.delete(info.id)
+    from flue_tui.store.lock import acquire
+
+    # Not from under a running writer: its next message would find no session to belong to.
+    lock = acquire(store.path, info.id, label=f'Session "{info.label}"', ref=args.ref, owner="flue sessions delete")
+    try:
+        count = store.delete(info.id)
+    finally:
+        if lock is not None:
+            lock.release()
     print(f"Deleted session {info.label} ({info.id}) and its {count} messages.")
     return 0
 
@@ -102,12 +110,15 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     from flue_tui.store.export import to_json, to_markdown
 
-    from flue_tui.permissions.secrets import redact
+    from flue_tui.permissions.secrets import Redactor
 
     info = store.require(args.ref, cwd)
-    text = (json.dumps(to_json(store, info), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
-            else to_markdown(store, info))
-    text = redact(text, os.environ)  # values of *_KEY / *_TOKEN / *_SECRET variables never leave in an export
+    # Values of *_KEY / *_TOKEN / *_SECRET variables never leave in an export: each stored string is
+    # cleaned before it is encoded, and the encoded text once more (any escaped form left over).
+    redact = Redactor(os.environ)
+    text = (json.dumps(to_json(store, info, redact), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
+            else to_markdown(store, info, redact))
+    text = redact(text)
     if not args.output:
         sys.stdout.write(text)
         return 0
@@ -135,23 +146,30 @@ def _search(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.store.export import import_json
+    from flue_tui.store.importing import ImportProblem, import_json
 
+    nothing = "nothing was imported"
     try:
-        raw = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+        raw = sys.stdin.buffer.read() if args.file == "-" else open(args.file, "rb").read()
     except OSError as exc:
-        raise StoreError(f"Cannot read {args.file}: {exc.strerror or exc}.") from None
+        raise StoreError(f"Cannot read {args.file}: {exc.strerror or exc}; {nothing}.") from None
     try:
-        data = json.loads(raw)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{args.file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
+                         f"it is not a flue JSON export; {nothing}.") from None
     except json.JSONDecodeError as exc:
-        raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}).") from None
-    if not isinstance(data, dict):
-        raise StoreError(f"{args.file} is not a flue session export.")
-    info, notices = import_json(store, data)
+        raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
+    except RecursionError:
+        raise StoreError(f"{args.file} is nested too deeply to be a flue session export; {nothing}.") from None
+    try:
+        info, notices = import_json(store, data)
+    except ImportProblem as exc:
+        raise StoreError(f"Cannot import {args.file}: {exc}; {nothing}.") from None
     for notice in notices:
         print(f"flue: {notice}", file=sys.stderr)
-    print(f"Imported {info.label} ({info.id}): {info.message_count} messages, "
-          f"{len(store.children(info.id))} task sessions.")
+    tasks = len(store.children(info.id))
+    print(f"Imported {info.label} ({info.id}): {info.message_count} messages, {tasks} task sessions.")
     return 0
 
 
@@ -170,12 +188,17 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
     if not os.path.isdir(cwd):
-        print(f"flue: Working directory does not exist: {cwd}", file=sys.stderr)
+        what = "is not a directory" if os.path.exists(cwd) else "does not exist"
+        print(f"flue: Working directory {what}: {cwd}", file=sys.stderr)
         return 2
     try:
         store = SessionStore.open(args.db)
     except StoreError as exc:
         print(f"flue: {exc}", file=sys.stderr)
+        return 1
+    if store.problem is not None:  # nothing to list, show or change: say why, not "no sessions"
+        store.close()
+        print(f"flue: {store.problem}", file=sys.stderr)
         return 1
     for notice in store.notices:
         print(f"flue: {notice}", file=sys.stderr)

@@ -18,7 +18,7 @@ def compact_stored(store: SessionStore, info: SessionInfo, *, focus: str | None,
 
     try:
         settings = Settings.from_env(cwd=info.cwd, model=info.model or None, compaction_model=model)
-        started = start_session(settings, SessionOptions(resume=info.id, db=store.path))
+        started = start_session(settings, SessionOptions(resume=info.id, db=store.path, owner="flue sessions compact"))
     except (ConfigError, SessionStartError) as exc:
         print(f"flue: {exc}", file=sys.stderr)
         return 1

@@ -114,7 +114,7 @@ def test_sessions_as_a_prompt_and_no_persistence(fakellm, run_flue, _isolated_ho
 
 def test_corrupt_and_newer_databases_through_the_cli(run_flue, _isolated_home):
     path = _isolated_home / "sessions.db"
-    path.write_bytes(b"garbage" * 1000)
+    path.write_bytes(b"SQLite format 3\x00" + b"garbage" * 1000)  # damaged, so it may be moved aside
     out = run_flue("sessions", "list")
     assert out.code == 0 and "No sessions" in out.stdout
     assert str(path) in out.stderr and "moved aside" in out.stderr and "Traceback" not in out.stderr

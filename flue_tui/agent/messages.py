@@ -42,6 +42,8 @@ class ToolCall:
     arguments: dict[str, Any]
     # The argument text exactly as streamed, so the history replays what the model sent.
     raw_arguments: str = ""
+    # Why the arguments could not be used at all (e.g. nested too deeply): the call's tool error.
+    refusal: str | None = None
 
 
 @dataclass(slots=True)

@@ -83,6 +83,9 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
         if tool is None:
             finish(i, _error(f"Tool {call.name} not found"))
             continue
+        if call.refusal is not None:
+            finish(i, _error(call.refusal))
+            continue
         args, problem = validate_arguments(call.name, tool.parameters, call.arguments)
         if problem is not None or args is None:
             finish(i, _error(problem or "invalid arguments"))

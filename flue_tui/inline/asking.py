@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from flue_tui.inline import terminal
-from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal
+from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal, session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 from flue_tui.project_trust import Pending, question
 from flue_tui.project_trust import ask_on_terminal as ask_on_terminal_trust
@@ -81,7 +81,7 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
     async def ask(request: ApprovalRequest) -> Approval:
         renderer.hold()
         try:
-            rules = ", ".join(request.session_rules) or "this tool"
+            rules = session_label(request)
             renderer.print(Text.assemble((f"{request.title}?", "bold yellow"),
                                          (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
             renderer.console.print(_body(request))

@@ -65,7 +65,7 @@ class InlineSessions:
     async def replace(self, resume: str | None) -> Started:
         """/new (resume None) or /resume REF. A failure raises ConfigError and keeps this session."""
         base = self.options or SessionOptions()
-        options = SessionOptions(persist=base.persist, db=base.db, resume=resume)
+        options = SessionOptions(persist=base.persist, db=base.db, resume=resume, owner=base.owner)
         started = await asyncio.to_thread(start_session, self.settings, options)
         self.close()
         self._adopt(started, options)

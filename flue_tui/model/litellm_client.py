@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.agent.validation import parse_arguments
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
@@ -123,13 +123,11 @@ class _ToolCallAccumulator:
         out = []
         for n, call in enumerate(self.calls):
             raw = "".join(call.args)
-            try:
-                parsed = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError:
-                parsed = {}  # validation then tells the model what is missing
-            if not isinstance(parsed, dict):
-                parsed = {}
-            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw))
+            parsed, refusal = parse_arguments(raw)
+            if refusal is not None:
+                raw = "{}"  # never replay the deep text: a provider's own parser would choke on it
+            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw,
+                                refusal=refusal))
         return out
 
 

@@ -14,6 +14,7 @@ import threading
 from typing import BinaryIO
 
 from flue_tui.sandbox import procguard
+from flue_tui.sandbox import files
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
@@ -183,11 +184,16 @@ class LocalSandbox:
 
     # ---- files -------------------------------------------------------------------------
 
+    def open_file(self, path: str, resolved: str, *, write: bool = False, parents: bool = False) -> int:
+        """A descriptor of the regular file at `resolved` (`path` as the model gave it); OSError,
+        or NotRegular for a FIFO, socket or device. The workspace sandbox overrides this."""
+        return files.open_file(resolved, write=write, parents=parents)
+
     def open_binary(self, path: str) -> BinaryIO:
         """Open for streaming reads (blocking; call from a worker thread). Node-style errors."""
         resolved = self.resolve_path(path)
         try:
-            return open(resolved, "rb")  # noqa: SIM115 - the caller owns the handle
+            return os.fdopen(self.open_file(path, resolved), "rb")
         except OSError as err:
             raise read_error(err, resolved) from None
 
@@ -199,12 +205,11 @@ class LocalSandbox:
         return data.decode("utf-8", "replace")
 
     def _read_bytes(self, path: str) -> bytes:
-        resolved = self.resolve_path(path)
-        try:
-            with open(resolved, "rb") as f:
+        with self.open_binary(path) as f:
+            try:
                 return f.read()
-        except OSError as err:
-            raise read_error(err, resolved) from None
+            except OSError as err:
+                raise read_error(err, self.resolve_path(path)) from None
 
     async def write_text(self, path: str, content: str) -> None:
         await asyncio.to_thread(self._write_text, path, content)
@@ -214,19 +219,19 @@ class LocalSandbox:
         # JS strings may hold lone surrogates; Node writes them as U+FFFD.
         data = _LONE_SURROGATE.sub("\ufffd", content).encode("utf-8")
         try:
-            _write_once(resolved, data)
+            self._write_once(path, resolved, data, parents=False)
             return
         except OSError:
             pass
         # Like Flue: create parents only after a failed write, then retry once.
         try:
-            os.makedirs(os.path.dirname(resolved), exist_ok=True)
-        except OSError:
-            pass
-        try:
-            _write_once(resolved, data)
+            self._write_once(path, resolved, data, parents=True)
         except OSError as err:
             raise write_error(err, resolved) from None
+
+    def _write_once(self, path: str, resolved: str, data: bytes, *, parents: bool) -> None:
+        with os.fdopen(self.open_file(path, resolved, write=True, parents=parents), "wb") as f:
+            f.write(data)
 
     # ---- processes ---------------------------------------------------------------------
 
@@ -305,8 +310,3 @@ class LocalSandbox:
         if signal is not None and signal.aborted:
             raise AbortError()
         return result
-
-
-def _write_once(path: str, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)

@@ -18,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from flue_tui.sandbox import files
 from flue_tui.sandbox.command_checks import CommandChecker
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, clean_env, posix_resolve
 from flue_tui.tools.base import ToolError
@@ -181,6 +182,14 @@ class WorkspaceSandbox(LocalSandbox):
 
     def resolve_path(self, path: str) -> str:
         return contain(self.real_root, self.cwd, path)
+
+    def open_file(self, path: str, resolved: str, *, write: bool = False, parents: bool = False) -> int:
+        # resolve_path checked the path, but a symlink can be swapped before the open: the open
+        # itself walks with O_NOFOLLOW and refuses whatever ends up outside.
+        try:
+            return files.open_beneath(self.real_root, resolved, write=write, parents=parents)
+        except files.Escape:
+            raise WorkspaceEscape(path) from None
 
     async def exec(self, command: str, *, cwd: str | None = None, **kw: Any) -> Any:
         if self.bwrap is not None:

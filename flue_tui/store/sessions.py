@@ -50,6 +50,8 @@ class SessionStore(MessageLog):
         self.conn: sqlite3.Connection = opened.conn
         self.path = opened.path
         self.notices = opened.notices  # shown once by the caller: moved-aside or unusable files
+        self.problem = opened.problem  # set when the file could not be used (then this is in memory)
+        self.readonly = opened.readonly
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> SessionStore:

@@ -141,5 +141,14 @@ def decode(role: str, text: str, content: str) -> dict[str, Any]:
     return data
 
 
+def _number(value: Any, kind: type) -> Any:
+    # SQLite keeps whatever a column is given: a row imported by an older flue may hold "lots" for a
+    # cost. Listings and exports must still work, so what is not a number reads as 0.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return kind(value)
+    return kind(0)
+
+
 def session_from_row(row: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(*row)
+    counts = tuple(_number(v, int) for v in row[12:17])
+    return SessionInfo(*row[:12], *counts, _number(row[17], float))

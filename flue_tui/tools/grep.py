@@ -43,6 +43,17 @@ def find_rg() -> str | None:
     return cand if os.path.exists(cand) else shutil.which(exe)
 
 
+def _refuse_special(sandbox: Any, path: str) -> None:
+    """rg and grep read a FIFO or device named as the search path until it ends: refuse it first."""
+    from flue_tui.sandbox.files import refuse_special
+
+    try:
+        resolved = sandbox.resolve_path(path)
+    except ToolError:
+        return  # outside the workspace: the guard refuses it with its own words
+    refuse_special(resolved)
+
+
 class GrepTool:
     name = "grep"
     label = "Search Files"
@@ -105,12 +116,16 @@ class GrepTool:
         check_abort(ctx.signal)
         pattern: str = args["pattern"]
         search_path = args.get("path") or "."
+        if search_path == "-":
+            search_path = "./-"  # even after `--`, a lone "-" means stdin to grep and rg, not a file
         include = args.get("include")
         literal = args.get("literal")
+        _refuse_special(self.sandbox, search_path)
         rg = await self.backend()
         if rg is not None:
             literal_flag = " --fixed-strings" if literal else ""
-            include_flag = f" --glob {shell_quote(include)}" if include else ""
+            # `--glob=VALUE`, one word: a value such as "--pre=sh" can never be read as its own flag.
+            include_flag = f" --glob={shell_quote(include)}" if include else ""
             cmd = (
                 f"{rg} --line-number --with-filename --color never{literal_flag}{include_flag}"
                 f" -- {shell_quote(pattern)} {shell_quote(search_path)}"

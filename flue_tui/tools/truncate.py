@@ -128,6 +128,17 @@ def shell_quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
 
+# find reads an operand starting with one of these (`-delete`, `(`, `!`, ...) as the start of its
+# expression, so a model-chosen path could become an action such as -delete or -exec.
+_EXPRESSION_START = ("-", "(", ")", "!", ",")
+
+
+def path_operand(path: str) -> str:
+    """`path` spelled so that no program can read it as an option or expression: `./` in front of
+    a relative path that starts like one (the same file; plain paths stay byte-identical)."""
+    return f"./{path}" if path.startswith(_EXPRESSION_START) else path
+
+
 class HeadLines:
     """Streams `text.trim().split('\\n')`, keeping only the first lines (each capped) and the count."""
 

@@ -141,7 +141,7 @@ class SessionControl:
         from flue_tui.session_start import SessionOptions
 
         base = self.options or SessionOptions()
-        fresh = SessionOptions(persist=base.persist, db=base.db)
+        fresh = SessionOptions(persist=base.persist, db=base.db, owner=base.owner)
         return dataclasses.replace(fresh, **changes)
 
     async def replace(self, resume_id: str | None) -> None:

@@ -37,7 +37,7 @@ def parse(*argv: str, print_mode: bool = True) -> SessionOptions:
 
 
 def test_flag_combinations():
-    assert parse("--session", "x") == SessionOptions(name="x")
+    assert parse("--session", "x") == SessionOptions(name="x", owner="flue -p")
     assert parse("-r", print_mode=False).pick
     assert parse("-r", "x", "--fork-session", "--session", "y").fork
     assert not parse("--no-session-persistence").persist
