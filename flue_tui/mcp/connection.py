@@ -108,6 +108,8 @@ class Connection:
             return
         if self._stop is not None:
             self._stop.set()
+        if self.status == "starting":
+            task.cancel()  # still in the handshake: it never looks at _stop
         try:
             await asyncio.wait_for(asyncio.shield(task), 10)
         except (TimeoutError, asyncio.CancelledError):

@@ -89,9 +89,18 @@ class McpManager:
             await asyncio.gather(*(c.wait_ready(c.config.startup_timeout + 5) for c in pending))
 
     async def before_turn(self, session: Any) -> None:
-        """Session.before_turn: servers started, those still starting awaited, tools current."""
+        """Session.before_turn: servers started, those still starting awaited (until the user
+        interrupts: Esc must not wait for a slow server), tools current."""
         self.start()
-        await self.wait_started()
+        waiting = asyncio.ensure_future(self.wait_started())
+        signal = getattr(session, "_signal", None)  # the running operation's abort signal
+        if signal is not None:
+            stop = asyncio.ensure_future(signal.wait())
+            await asyncio.wait({waiting, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            waiting.cancel()  # only the wait: the servers go on starting in their own tasks
+        else:
+            await waiting
         self.sync(session)
 
     async def restart(self, name: str) -> str:

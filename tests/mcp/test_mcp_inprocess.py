@@ -204,3 +204,24 @@ def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
         assert "mcp__t__echo" in session.tools
         await manager.stop()
     asyncio.run(run())
+
+
+def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
+    from flue_tui.agent.session import Session
+
+    async def run() -> None:
+        manager = McpManager()
+        session = Session(model=None, tools=[])
+        manager.attach(session)
+        mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "sleep 300"), startup_timeout=600)
+        manager.configure(McpSetup((mute,)), str(tmp_path))
+        running = asyncio.ensure_future(session.prompt("hi"))
+        for _ in range(600):
+            if manager.conns["mute"].status == "starting":
+                break
+            await asyncio.sleep(0.05)
+        session.abort()
+        result = await asyncio.wait_for(running, 120)  # far less than the server's 600 s
+        assert result.aborted and manager.conns["mute"].status == "starting"
+        await manager.stop()
+    asyncio.run(run())
