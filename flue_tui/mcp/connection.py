@@ -167,6 +167,8 @@ class Connection:
         except asyncio.CancelledError:
             pass
         except BaseException as exc:  # noqa: BLE001 - a server's failure is its status, never flue's crash
+            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups wrap
+                exc = exc.exceptions[0]
             if isinstance(exc, TimeoutError):
                 self.fail(f"did not start within {self.config.startup_timeout:g} s")
             else:

@@ -225,3 +225,17 @@ def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
         assert result.aborted and manager.conns["mute"].status == "starting"
         await manager.stop()
     asyncio.run(run())
+
+
+def test_a_server_that_never_answers_fails_after_its_startup_timeout(tmp_path):
+    async def run() -> None:
+        manager = McpManager()
+        mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "echo waiting >&2; sleep 300"),
+                            startup_timeout=2)
+        manager.configure(McpSetup((mute,)), str(tmp_path))
+        manager.start()
+        await manager.wait_started()
+        [status] = manager.statuses()
+        assert status.status == "failed" and status.error == "did not start within 2 s (stderr: waiting)"
+        await manager.stop()
+    asyncio.run(run())
