@@ -19,9 +19,17 @@ def _results(request: dict) -> dict[str, str]:
 
 
 def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, http_server):
+    import sys
+
+    from flue_tui.config_files import user_file
+    from flue_tui.mcp.cli import main as flue_mcp
+    from tests.mcp.conftest import SERVER
+
     (tmp_path / ".mcp.json").write_text(mcp_json(h={"type": "http", "url": http_server}))
-    flag = mcp_json(t=stdio_entry(env={"FROM_CONFIG": "yes"}, tool_timeout_sec=2),
-                    bad=stdio_entry("crash-at-start"))
+    # The user adds the stdio server with `flue mcp add` (its table is the file's last: add a timeout).
+    assert flue_mcp(["add", "-e", "FROM_CONFIG=yes", "t", "--", sys.executable, SERVER, "stdio"]) == 0
+    user_file().write_text(user_file().read_text() + "tool_timeout_sec = 2\n")
+    flag = mcp_json(bad=stdio_entry("crash-at-start"))
     fakellm.script([
         Turn(calls=[Call("mcp__t__echo", {"text": "hi"}), Call("mcp__h__add", {"a": 2, "b": 40}),
                     Call("mcp__t__env_names"), Call("mcp__t__picture"), Call("mcp__t__slow", {"seconds": 30}),
