@@ -133,7 +133,8 @@ class Connection:
             env = {**clean_env(), **dict(cfg.env)}
             self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             launch = ["-I", "-S", "-c", LAUNCH, str(os.getpid()), cfg.command or "", *cfg.args]
-            params = StdioServerParameters(command=sys.executable, args=launch, env=env, cwd=cfg.cwd or self.cwd)
+            cwd = os.path.join(self.cwd, cfg.cwd) if cfg.cwd else self.cwd  # relative to the project
+            params = StdioServerParameters(command=sys.executable, args=launch, env=env, cwd=cwd)
             return stdio_client(params, errlog=self._stderr)
         from mcp.shared._httpx_utils import create_mcp_http_client
 

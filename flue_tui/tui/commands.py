@@ -159,8 +159,11 @@ async def _mode(app: FlueApp, arg: str) -> None:
 async def _mcp(app: FlueApp, arg: str) -> None:
     from flue_tui.mcp.commands import run as mcp_run
 
-    text, level = await mcp_run(arg)
-    app.notice(text, level)
+    async def answer() -> None:  # a restart waits for the server: in a worker, so keys still work
+        text, level = await mcp_run(arg)
+        app.notice(text, level)
+
+    app.run_worker(answer(), group="mcp", exit_on_error=False)
 
 
 async def _quit(app: FlueApp, arg: str) -> None:
