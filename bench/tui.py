@@ -39,7 +39,8 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         while app.first_frame_at is None:
             await pilot.pause(0.002)
-        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()}", flush=True)
+        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()} {'mcp' in sys.modules}",
+              flush=True)
         app.exit()
 
 asyncio.run(main())
@@ -78,24 +79,32 @@ def pct(values: list[float], p: float) -> float:
 
 
 # -- first frame ------------------------------------------------------------------------------------
-def _first_frames(child: str, runs: int) -> tuple[list[float], list[float], list[bool]]:
+def _first_frames(child: str, runs: int, mcp_servers: int = 0) -> tuple[list[float], list[float], list[bool]]:
     times, cpu, litellm_loaded = [], [], []
     with tempfile.TemporaryDirectory() as cwd:
         env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
                    FLUE_HOME=str(Path(cwd) / "home"))
+        if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
+            (Path(cwd) / "home").mkdir()
+            server = ROOT / "tests" / "mcp" / "server.py"
+            (Path(cwd) / "home" / "config.toml").write_text("".join(
+                f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
+                f'"stdio"]\n' for i in range(mcp_servers)))
         for _ in range(runs):
             start = time.time()
             proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
                                   env=env, cwd=ROOT, timeout=120)
-            stamp, loaded, cpu_s = proc.stdout.split()[:3]
+            stamp, loaded, cpu_s, *mcp = proc.stdout.split()[:4]
             times.append(float(stamp) - start)
             cpu.append(float(cpu_s))
-            litellm_loaded.append(loaded == "True")
+            litellm_loaded.append(loaded == "True" or mcp == ["True"])
     return times, cpu, litellm_loaded
 
 
 def bench_first_frame(runs: int = 5) -> dict:
     times, cpu, litellm_loaded = _first_frames(FIRST_FRAME_CHILD, runs)
+    # With three MCP servers configured: they start after the first frame, so nothing may change.
+    mcp_times, mcp_cpu, mcp_loaded = _first_frames(FIRST_FRAME_CHILD, runs, mcp_servers=3)
     # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
     bare_times, bare_cpu, _ = _first_frames(BARE_CHILD, runs)
     return {"first_frame_ms_median": round(1000 * statistics.median(times)),
@@ -104,7 +113,10 @@ def bench_first_frame(runs: int = 5) -> dict:
             "first_frame_ms_all": [round(1000 * t) for t in times],
             # CPU the process spent up to its first frame: what the wall time is on an idle machine.
             "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
-            "litellm_loaded_at_first_frame": any(litellm_loaded)}
+            "litellm_loaded_at_first_frame": any(litellm_loaded),
+            "first_frame_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_times)),
+            "first_frame_cpu_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_cpu)),
+            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp_loaded)}
 
 
 # -- a scripted server in its own process ----------------------------------------------------------

@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     from flue_tui.permissions.flags import add_permission_arguments
 
     add_permission_arguments(parser)
+    from flue_tui.mcp.flags import add_mcp_arguments
+
+    add_mcp_arguments(parser)
     return parser
 
 
@@ -127,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         from flue_tui.doctor import run_doctor
 
         return run_doctor(argv[1:])
+    if argv[:1] == ["mcp"]:
+        from flue_tui.mcp.cli import main as mcp_main
+
+        return mcp_main(argv[1:])
     if argv[:1] == ["trust"]:
         from flue_tui.trust_cli import main as trust_main
 
@@ -140,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sessions = options_from_args(args, print_mode=args.print_mode)
         permissions = permission_settings(args)
+        from flue_tui.mcp.flags import mcp_settings
+
+        permissions.update(mcp_settings(args))
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:

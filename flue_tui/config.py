@@ -137,6 +137,9 @@ class Settings:
     project_trusted: bool = False
     project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
     project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
+    # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
+    mcp_config: list[str] = field(default_factory=list)
+    strict_mcp_config: bool = False
     overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reload() can re-read the files
 
     @classmethod

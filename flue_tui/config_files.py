@@ -34,6 +34,7 @@ KEYS: dict[str, tuple[type, str]] = {
     "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
+    "mcp_servers": (dict, "a table of servers ([mcp_servers.NAME]), read by flue_tui/mcp/config.py"),
 }
 ZERO_OK = {"input_price", "output_price"}
 UI_KEYS: dict[str, tuple[type, str]] = {
@@ -55,6 +56,7 @@ class Layer:
     values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
     held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (project_trust.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
+    mcp_servers: bool = False  # the file has [mcp_servers] (only the user's file may)
 
 
 def user_file() -> Path:
@@ -115,9 +117,9 @@ def read_layer(path: Path) -> Layer | None:
                     raise ConfigError(f"{where}: unknown key 'ui.{name}' (known keys: "
                                       f"{', '.join('ui.' + k for k in UI_KEYS)})")
                 values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
-        elif key != "permissions":
+        elif key not in ("permissions", "mcp_servers"):
             values[key] = value
-    return Layer(where, values)
+    return Layer(where, values, mcp_servers="mcp_servers" in data)
 
 
 def _parse_env(var: str, key: str, raw: str) -> Any:
@@ -165,6 +167,9 @@ def _project_cannot_loosen(project: Layer) -> None:
     if project.values.get("sandbox") == "local":
         raise ConfigError(f"{project.source}: sandbox = \"local\" is only accepted from your own {user_file()} "
                           "or the --sandbox flag")
+    if project.mcp_servers:
+        raise ConfigError(f"{project.source}: mcp_servers is only read from your own {user_file()}; a project lists "
+                          "its servers in .mcp.json")
     if project.values.get("allow_network") is True:
         raise ConfigError(f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
                           "or the --allow-network flag")

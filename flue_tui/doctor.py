@@ -188,7 +188,7 @@ def _config(cwd: str) -> list[Check]:
 def _trust(settings: Settings | None) -> list[Check]:
     """The trusted project directories, and what this directory's project file is not given."""
     from flue_tui import trust
-    from flue_tui.project_trust import PROJECT_CONFIG, pending
+    from flue_tui.project_trust import pending
 
     try:
         entries = trust.entries()
@@ -201,7 +201,8 @@ def _trust(settings: Settings | None) -> list[Check]:
     asked = pending(settings) if settings is not None else None
     if asked is not None:
         state = "changed since you trusted it" if asked.changed else "not trusted"
-        checks.append(Check("warn", "trust", f"{PROJECT_CONFIG} here is {state}; ignored: "
+        checks.append(Check("warn", "trust", f"{os.path.relpath(asked.path, trust.directory_key(settings.cwd))} "
+                            f"here is {state}; ignored: "
                             f"{', '.join(h.key for h in asked.held)}",
                             "run flue here and answer yes, or pass --trust-project"))
     return checks
@@ -238,6 +239,10 @@ def run_doctor(argv: list[str]) -> int:
     checks.append(_database(args.db))
     checks += _config(os.getcwd())
     checks += _trust(settings)
+    if settings is not None:
+        from flue_tui.mcp.doctor import checks as mcp_checks
+
+        checks += [Check(status, "mcp", detail, fix) for status, detail, fix in mcp_checks(settings)]
     checks.append(_bwrap())
     checks.append(Check("ok", "home", f"FLUE_HOME is {flue_home()}"))
     if args.json:

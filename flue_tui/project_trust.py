@@ -68,6 +68,8 @@ class Pending:
     held: tuple[Held, ...]
     changed: bool  # trusted before, but the file has changed since
     sha256: str | None
+    # Every file trusting grants, with the SHA-256 the user was shown (.flue/config.toml, .mcp.json).
+    files: tuple[tuple[str, str | None], ...] = ()
 
 
 def runs_code(name: str) -> bool:
@@ -122,22 +124,35 @@ def pending(settings: Any) -> Pending | None:
     """What the front end should ask about before the first session, or None (nothing to trust)."""
     from flue_tui.config import ConfigError
 
-    if getattr(settings, "project_trusted", False):
-        return None
+    held: list[Held] = []
+    files: dict[str, str | None] = {}
+    changed = False
+    root = trust.directory_key(settings.cwd)
     try:
-        held = _all_held(settings)
+        if not getattr(settings, "project_trusted", False):
+            held = _all_held(settings)
+            if held:
+                files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
+                changed = project_state(settings.cwd) == "changed"
+        from flue_tui.mcp.config import PROJECT_FILE, load
+
+        servers = load(settings).held  # a project's .mcp.json servers start programs
     except ConfigError:  # starting the session reports it, in one sentence
         return None
+    if servers:
+        held.extend(Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}")
+                    for s in servers)
+        files[PROJECT_FILE] = trust.digest(Path(root) / PROJECT_FILE)
+        changed = changed or trust.state(settings.cwd, PROJECT_FILE) == "changed"
     if not held:
         return None
-    path = trust.directory_key(settings.cwd) + "/" + PROJECT_CONFIG
-    return Pending(path, tuple(held), project_state(settings.cwd) == "changed",
-                   trust.digest(Path(path)))
+    first = next(iter(files))
+    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
 
 
 def accept(settings: Any, asked: Pending) -> None:
     """The user said yes: trust the file as it was when asked, and re-read the settings with it."""
-    trust.grant(settings.cwd, {PROJECT_CONFIG: asked.sha256})
+    trust.grant(settings.cwd, dict(asked.files) or {PROJECT_CONFIG: asked.sha256})
     settings.reload()
 
 

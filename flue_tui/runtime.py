@@ -54,6 +54,15 @@ class Runtime:
         self.permissions = load_for(settings)
         # Start-up notices: what an untrusted project file did not get, then the sandbox's.
         self.sandbox_notices: list[str] = notices(settings, self.permissions.held)
+        from flue_tui.mcp.config import load as load_mcp
+        from flue_tui.mcp.manager import manager
+
+        # Read now (a bad server entry stops the start in one sentence); started later, in the background.
+        mcp_setup = load_mcp(settings)
+        self.mcp = manager()
+        self.mcp.configure(mcp_setup, settings.cwd)
+        self.mcp.echo_stderr = not settings.interactive
+        self.sandbox_notices.extend(mcp_setup.notices)
 
     def discover(self, cwd: str, instructions: str) -> Context:
         skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())
@@ -112,6 +121,7 @@ class Runtime:
         from flue_tui.permissions.config import install
 
         install(session, self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        self.mcp.attach(session)
         return session, context
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
@@ -125,6 +135,7 @@ class Runtime:
                         compaction=self._compaction())
         child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
         child.before_tool = parent.before_tool  # children answer to the same permission policy
+        self.mcp.attach(child)  # and get the same MCP servers
         return child
 
 

@@ -15,7 +15,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flue trust",
         description="Let a project's .flue/config.toml loosen protection (allow rules, default_blocklist = "
-                    "false, [env]) in later runs, until the file changes. Without --yes it shows what and asks.")
+                    "false, [env]) and its .mcp.json start MCP servers in later runs, until the file changes. "
+                    "Without --yes it shows what and asks.")
     parser.add_argument("directory", nargs="?", default=".", help="the project directory (default: current)")
     parser.add_argument("--yes", action="store_true", help="trust without asking")
     parser.add_argument("--list", action="store_true", help="list the trusted directories")

@@ -122,6 +122,8 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
     retries = 0
     overflow_recovered = False
     while True:
+        if session.before_turn is not None:  # MCP servers still starting: their tools join this turn
+            await session.before_turn(session)
         signal.throw_if_aborted()
         turn_id = new_id("turn")
         session.emit(session.event(TurnStart, turn_id=turn_id))

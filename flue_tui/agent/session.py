@@ -80,6 +80,8 @@ class Session:
         self.usage = Usage()
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = None
+        # Awaited before each model request (the MCP manager: servers started, tools current).
+        self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.max_budget_usd: float | None = None
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()

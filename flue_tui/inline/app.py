@@ -102,6 +102,9 @@ class InlineApp:
             return False
         self.unavailable = None
         await self.say(lambda: self._bind(started))
+        from flue_tui.mcp.manager import manager
+
+        manager().start()  # MCP servers, in the background, once the session is there
         return True
 
     def _bind(self, started: Any) -> None:

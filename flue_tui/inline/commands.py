@@ -72,6 +72,11 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
         _export(app, arg)
     elif name == "mode":
         _mode(app, arg)
+    elif name == "mcp":
+        from flue_tui.mcp.commands import run as mcp_run
+
+        text, level = await mcp_run(arg)
+        say(text, level)
     else:
         skill = app.find_skill(name)
         if skill is None:

@@ -23,7 +23,7 @@ from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
 SUBJECT_KEYS = {"bash": "command", "read": "path", "write": "path", "edit": "path", "grep": "path",
                 "glob": "path", "task": "agent", "activate_skill": "name", "read_skill_resource": "path"}
 PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "glob"})
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
 SUBCOMMAND_TOOLS = frozenset(
@@ -47,7 +47,12 @@ class Rule:
     text: str  # as written, quoted back in refusals
 
     def covers_tool(self, tool_name: str) -> bool:
-        return self.tool in ("*", tool_name.lower())
+        # A `*` in the name is a glob over tool names: `mcp__github__*` is every tool of that server.
+        name = tool_name.lower()
+        if self.tool in ("*", name) or ("*" in self.tool and fnmatchcase(name, self.tool)):
+            return True
+        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it.
+        return self.tool.startswith("mcp__") and self.tool.count("__") == 1 and name.startswith(self.tool + "__")
 
 
 def parse_rule(text: str) -> Rule:

@@ -219,6 +219,9 @@ class FlueApp(App[int]):
         await self.conversation.show(self.transcript)
         self.refresh_status()
         self._fetch_context_window(session)
+        from flue_tui.mcp.manager import manager
+
+        manager().start()  # MCP servers, in the background: attach runs after the first frame
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:

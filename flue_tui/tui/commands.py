@@ -28,6 +28,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
+    Command("mcp", "[restart NAME]", "MCP servers, their status and tools"),
     Command("quit", "", "leave flue"),
 )
 
@@ -155,11 +156,21 @@ async def _mode(app: FlueApp, arg: str) -> None:
     approvals.set_mode(app, arg)
 
 
+async def _mcp(app: FlueApp, arg: str) -> None:
+    from flue_tui.mcp.commands import run as mcp_run
+
+    async def answer() -> None:  # a restart waits for the server: in a worker, so keys still work
+        text, level = await mcp_run(arg)
+        app.notice(text, level)
+
+    app.run_worker(answer(), group="mcp", exit_on_error=False)
+
+
 async def _quit(app: FlueApp, arg: str) -> None:
     await app.action_quit()
 
 
 _HANDLERS = {
     "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "compact": _compact,
-    "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "quit": _quit, "exit": _quit,
+    "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "mcp": _mcp, "quit": _quit, "exit": _quit,
 }
