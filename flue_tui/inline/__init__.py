@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flue_tui.config import Settings
+    from flue_tui.config.settings import Settings
 
 
 def run_inline(settings: Settings, first: str | None, *, sessions: Any = None) -> int:

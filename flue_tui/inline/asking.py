@@ -14,9 +14,9 @@ from rich.text import Text
 from flue_tui.inline import terminal
 from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal, session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
-from flue_tui.project_trust import Pending, question
-from flue_tui.project_trust import ask_on_terminal as ask_on_terminal_trust
-from flue_tui.tui import toolfmt
+from flue_tui.permissions.project import Pending, question
+from flue_tui.permissions.project import ask_on_terminal as ask_on_terminal_trust
+from flue_tui.ui import toolfmt
 
 if TYPE_CHECKING:
     from flue_tui.inline.renderer import Renderer

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from flue_tui.tui.commands import COMMANDS
+from flue_tui.ui.commands import COMMANDS
 
 if TYPE_CHECKING:
     from flue_tui.inline.app import InlineApp
@@ -107,7 +107,7 @@ async def _resume(app: InlineApp, arg: str) -> None:
 
 
 def _export(app: InlineApp, arg: str) -> None:
-    from flue_tui.tui.export import export_markdown
+    from flue_tui.ui.export import export_markdown
 
     session = app.sessions.session
     if session is None:
@@ -120,7 +120,7 @@ def _export(app: InlineApp, arg: str) -> None:
 
 def _mode(app: InlineApp, arg: str) -> None:
     from flue_tui.permissions.policy import MODES
-    from flue_tui.tui.approvals import MODE_HELP
+    from flue_tui.ui.commands import MODE_HELP
 
     policy = app.policy()
     if policy is None:

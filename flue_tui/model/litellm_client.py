@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.core.messages import ToolCall, Usage
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into

@@ -19,14 +19,15 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.tui import approvals, commands
-from flue_tui.tui.backfill import make_backfill
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex
-from flue_tui.tui.router import EventRouter
+from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex
+from flue_tui.ui.router import EventRouter
 from flue_tui.tui.session_ctl import SessionControl
-from flue_tui.tui.transcript import NoticeEntry, Transcript
+from flue_tui.ui.transcript import NoticeEntry, Transcript
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar

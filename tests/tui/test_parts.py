@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from flue_tui.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from flue_tui.tui import commands
-from flue_tui.tui.backfill import make_backfill
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex, walk_paths
-from flue_tui.tui.toolfmt import diff_text, key_argument
-from flue_tui.tui.transcript import OutputTail, ReplyEntry, ToolEntry, UserEntry
+from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex, walk_paths
+from flue_tui.ui.toolfmt import diff_text, key_argument
+from flue_tui.ui.transcript import OutputTail, ReplyEntry, ToolEntry, UserEntry
 from flue_tui.tui.widgets.reply import cut_points, split_frozen
 
 

@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from flue_tui.agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 
 
 def _fence(text: str) -> str:

@@ -8,11 +8,12 @@ import signal as _signal
 import sys
 from typing import Any, TextIO
 
-from flue_tui.agent.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
-from flue_tui.agent.messages import Usage
+from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
-from flue_tui.config import ConfigError, Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
@@ -131,7 +132,7 @@ async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
 def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
               partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.session_start import open_session
+    from flue_tui.runtime.start import open_session
 
     try:
         session, context = open_session(settings, sessions)  # resumes and records per the session flags

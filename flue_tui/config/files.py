@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flue_tui.config import ConfigError, flue_home
-from flue_tui.project_trust import Held, split_env
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
+from flue_tui.config.project import Held, split_env
 
 CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".

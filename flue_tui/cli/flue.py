@@ -34,7 +34,7 @@ def _load_schema(value: str) -> dict:
     """`--json-schema` takes inline JSON or a path to a JSON file."""
     import json
 
-    from flue_tui.config import ConfigError
+    from flue_tui.config.errors import ConfigError
 
     text = value
     if not value.lstrip().startswith("{"):
@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render into the terminal's own scrollback instead of the full-screen app "
                              "(also [ui] mode = \"inline\" in config, or FLUE_UI=inline)")
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
-    from flue_tui.session_flags import add_session_arguments
+    from flue_tui.runtime.flags import add_session_arguments
 
     add_session_arguments(parser)
     from flue_tui.permissions.flags import add_permission_arguments
@@ -122,20 +122,20 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:  # only as the first word, so `flue -p sessions` stays a prompt
-        from flue_tui.sessions_cli import main as sessions_main
+        from flue_tui.cli.sessions import main as sessions_main
 
         return sessions_main(argv[1:])
     if argv[:1] == ["doctor"]:
-        from flue_tui.doctor import run_doctor
+        from flue_tui.cli.doctor import run_doctor
 
         return run_doctor(argv[1:])
     if argv[:1] == ["trust"]:
-        from flue_tui.trust_cli import main as trust_main
+        from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.session_start import options_from_args
+    from flue_tui.runtime.start import options_from_args
 
     from flue_tui.permissions.flags import permission_settings
 
@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
         parser.error(str(exc))
-    from flue_tui.config import ConfigError, Settings
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.settings import Settings
 
     try:
         settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"flue: {exc}", file=sys.stderr)
         return 2
     if args.print_mode:
-        from flue_tui.headless import run_print
+        from flue_tui.headless.printmode import run_print
 
         prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     from flue_tui.tui.support import tui_supported
 
     if settings.ui_mode != "tui" or not tui_supported():
-        from flue_tui.plain import run_plain
+        from flue_tui.headless.plain import run_plain
 
         return run_plain(settings, args.prompt, sessions=sessions)
     from flue_tui.tui.app import run_tui

@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flue_tui.config.errors import ConfigError
+
 if TYPE_CHECKING:
-    from flue_tui.project_trust import Held
+    from flue_tui.config.project import Held
 
 # With no model configured, the first provider whose key is set picks the default.
 DEFAULT_MODELS = (
@@ -17,19 +19,6 @@ DEFAULT_MODELS = (
     ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
     ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
 )
-
-
-class ConfigError(Exception):
-    """Bad settings: the message is shown to the user as is."""
-
-
-def flue_home() -> Path:
-    """$FLUE_HOME, else the platform's user data dir ($XDG_DATA_HOME/flue or ~/.local/share/flue)."""
-    explicit = os.environ.get("FLUE_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "flue"
 
 
 def default_model() -> str | None:
@@ -99,9 +88,9 @@ class Settings:
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
-        from flue_tui.config_files import layers
+        from flue_tui.config.files import layers
 
-        from flue_tui.project_trust import project_state
+        from flue_tui.config.project import project_state
 
         settings = cls()
         cwd = str(overrides.get("cwd") or settings.cwd)

@@ -4,7 +4,7 @@ A cloned repository is untrusted input. Its config file may always tighten prote
 extra blocklist patterns, a stricter permission mode, the workspace sandbox). Whatever loosens it —
 allow rules, `default_blocklist = false`, a looser permission mode, any `[env]` variable — is held
 back, with a one-line notice, until the user trusts the directory (the question in the app and in
-inline mode, `--trust-project` for one run). Trust is stored by flue_tui/trust.py and lapses when the
+inline mode, `--trust-project` for one run). Trust is stored by flue_tui/config/trust.py and lapses when the
 file's bytes change. Keys that neither loosen nor tighten (model, compaction_model, auto_compact,
 context_window, max_turns, [ui]) always apply; `sandbox = "local"`, `allow_network = true` and
 `mode = "yolo"` stay refused from a project file, trusted or not.
@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-from flue_tui import trust
+from flue_tui.config import trust
 
 PROJECT_CONFIG = ".flue/config.toml"
 
@@ -60,16 +57,6 @@ class Held:
     detail: str  # what it would set, for the trust question
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """What trusting the project would change: the front ends ask about this."""
-
-    path: str
-    held: tuple[Held, ...]
-    changed: bool  # trusted before, but the file has changed since
-    sha256: str | None
-
-
 def runs_code(name: str) -> bool:
     upper = name.upper()  # npm reads npm_config_*; a differently cased name gains nothing either way
     return upper in NEVER_ENV or upper.startswith(NEVER_PREFIXES)
@@ -92,72 +79,3 @@ def split_env(env: dict[str, str], trusted: bool) -> tuple[dict[str, str], list[
 
 def project_state(cwd: str) -> trust.State:
     return trust.state(cwd, PROJECT_CONFIG)
-
-
-def _all_held(settings: Any) -> list[Held]:
-    from flue_tui.permissions.config import load_for
-
-    return [*getattr(settings, "project_held", []), *load_for(settings).held]
-
-
-def notices(settings: Any, permission_held: list[Held]) -> list[str]:
-    """The one-line notices for what the project file did not get (shown at the start of a session)."""
-    from flue_tui.config_files import user_file
-
-    out = []
-    held = [*getattr(settings, "project_held", []), *permission_held]
-    if held:
-        why = ("it changed since you trusted this project" if project_state(settings.cwd) == "changed"
-               else "you have not trusted this project")
-        out.append(f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
-                   "(trust it by answering yes when flue asks, or with --trust-project).")
-    never = getattr(settings, "project_never", [])
-    if never:
-        out.append(f"Never taken from a project file: [env] {', '.join(never)} (they make commands run other "
-                   f"code); set them in {user_file()} if you need them.")
-    return out
-
-
-def pending(settings: Any) -> Pending | None:
-    """What the front end should ask about before the first session, or None (nothing to trust)."""
-    from flue_tui.config import ConfigError
-
-    if getattr(settings, "project_trusted", False):
-        return None
-    try:
-        held = _all_held(settings)
-    except ConfigError:  # starting the session reports it, in one sentence
-        return None
-    if not held:
-        return None
-    path = trust.directory_key(settings.cwd) + "/" + PROJECT_CONFIG
-    return Pending(path, tuple(held), project_state(settings.cwd) == "changed",
-                   trust.digest(Path(path)))
-
-
-def accept(settings: Any, asked: Pending) -> None:
-    """The user said yes: trust the file as it was when asked, and re-read the settings with it."""
-    trust.grant(settings.cwd, {PROJECT_CONFIG: asked.sha256})
-    settings.reload()
-
-
-def question(asked: Pending) -> tuple[str, list[str]]:
-    """The question's title and the lines it shows (the same words in the app and inline)."""
-    what = "changed since you trusted it, and now asks" if asked.changed else "asks"
-    title = f"Trust this project? {asked.path} {what} to loosen protection:"
-    return title, [h.detail for h in asked.held]
-
-
-async def ask_on_terminal(asked: Pending) -> bool:
-    """The line-mode trust question (the plain front end, a dumb terminal): y trusts, else not."""
-    import asyncio
-    import sys
-
-    title, lines = question(asked)
-    print(title, *(f"  │ {line}" for line in lines), sep="\n", file=sys.stderr)
-    try:
-        answer = await asyncio.to_thread(input, "  [y] trust this folder (asked again if the file changes)  "
-                                                "[n] not now > ")
-    except EOFError:  # stdin closed: nobody said yes
-        return False
-    return answer.strip().lower() in ("y", "yes", "1")
