@@ -44,7 +44,7 @@ def _body(request: ApprovalRequest) -> Text:
     return Text("\n").join(Text("  │ ", style="dim") + line for line in body.split("\n"))
 
 
-# The trust question's keys (flue_tui/project_trust.py): y trusts the folder, anything else does not.
+# The trust question's keys (flue_tui/permissions/project.py): y trusts the folder, anything else does not.
 TRUST_KEYS = {
     "y": ("trust", "trusted"), "1": ("trust", "trusted"),
     "n": ("no", "not trusted · starting without them"), "2": ("no", "not trusted · starting without them"),

@@ -5,7 +5,7 @@ Only this table is read here (the general config file is issue 9's). Precedence:
 project file, which beats the user file, which beats the front end's default (yolo for `flue -p`,
 ask for the app). Rule lists add up across files and flags; deny always wins over allow.
 
-A project file is untrusted until the user trusts its directory (flue_tui/project_trust.py): what
+A project file is untrusted until the user trusts its directory (flue_tui/config/project.py): what
 tightens (deny rules, blocklist patterns, a stricter mode) always applies; what loosens (allow
 rules, default_blocklist = false, a looser mode) is held back until then.
 """
