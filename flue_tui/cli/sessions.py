@@ -1,6 +1,6 @@
 """`flue sessions list | show | rename | delete | export | import | compact | search`.
 
-cli.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
+cli/flue.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ ENV_VARS = {
 class Layer:
     source: str  # a file path or "environment"
     values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
-    held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (project_trust.py)
+    held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
 
 

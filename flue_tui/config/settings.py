@@ -77,7 +77,7 @@ class Settings:
     theme: str | None = None
     # Where each configured value came from (for `flue doctor`): key -> file path or "environment".
     sources: dict[str, str] = field(default_factory=dict)
-    # The project's .flue/config.toml may loosen protection only once trusted (project_trust.py):
+    # The project's .flue/config.toml may loosen protection only once trusted (config/project.py):
     # --trust-project for this run, or trust stored when the user said yes.
     trust_project: bool = False
     project_trusted: bool = False

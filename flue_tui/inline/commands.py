@@ -1,4 +1,4 @@
-"""Slash commands inline. The command table is the TUI's (flue_tui/tui/commands.py, Textual-free),
+"""Slash commands inline. The command table is shared (flue_tui/ui/commands.py),
 so `/` completion and /help list the same names; the actions print lines instead of notices."""
 
 from __future__ import annotations

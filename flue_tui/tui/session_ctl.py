@@ -1,6 +1,6 @@
 """Which session the app shows: start, resume, replace (/new, /resume), rename, switch model.
 
-Sessions are started through session_start (the store, the recorder, resume), in a thread, so
+Sessions are started through runtime/start.py (the store, the recorder, resume), in a thread, so
 loading a long history never blocks a frame.
 """
 
