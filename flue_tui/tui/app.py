@@ -22,15 +22,16 @@ from textual.widgets import Static
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.tui import approvals, commands
-from flue_tui.ui.backfill import make_backfill
-from flue_tui.ui.history import PromptHistory
-from flue_tui.ui.pathindex import PathIndex
-from flue_tui.ui.router import EventRouter
 from flue_tui.tui.session_ctl import SessionControl
-from flue_tui.ui.transcript import NoticeEntry, Transcript
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
+from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.commands import COMMANDS, parse
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex
+from flue_tui.ui.router import EventRouter
+from flue_tui.ui.transcript import NoticeEntry, Transcript
 
 FLUSH_S = 0.066        # render budget while following the stream
 FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
@@ -259,7 +260,7 @@ class FlueApp(App[int]):
 
     def command_items(self) -> list[tuple[str, str, bool]]:
         """(name, help, needs an argument) for completion and the palette; skills included."""
-        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in commands.COMMANDS]
+        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in COMMANDS]
         return builtin + [(name, desc, False) for name, desc in self.skill_list()]
 
     # -- prompting -----------------------------------------------------------------------------------
@@ -267,7 +268,7 @@ class FlueApp(App[int]):
         text = message.text
         self.prompt.set_text("")
         self.history.add(text)
-        parsed = commands.parse(text.strip())
+        parsed = parse(text.strip())
         if parsed is not None and await commands.run(self, *parsed):
             return
         await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
