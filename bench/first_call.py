@@ -54,7 +54,7 @@ async def turns(url: str, n: int) -> list[float]:
 
 def main() -> int:
     began = time.process_time()
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     litellm = get_litellm()
     print(f"import litellm (flue's get_litellm)         {(time.process_time() - began) * 1000:8.0f} ms CPU")

@@ -129,7 +129,7 @@ async def openai_client(url: str) -> Stream:
 
 
 def _litellm() -> object:
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     return get_litellm()  # flue's own import (environment and flags), so every row sees the same litellm
 
@@ -152,7 +152,7 @@ async def litellm_client(url: str) -> Stream:
 
 async def flue_client(url: str) -> Stream:
     _litellm()
-    from flue_tui.agent.events import TextDelta
+    from flue_tui.core.events import TextDelta
     from flue_tui.agent.session import Session
     from flue_tui.model.litellm_client import LiteLLMClient
 
@@ -176,7 +176,7 @@ async def flue_client(url: str) -> Stream:
 async def fast_client(url: str) -> Stream:
     """flue's agent loop over the prototype (flue_tui/model/fast_stream.py)."""
     _litellm()
-    from flue_tui.agent.events import TextDelta
+    from flue_tui.core.events import TextDelta
     from flue_tui.agent.session import Session
     from flue_tui.model.fast_stream import FastStreamClient
 

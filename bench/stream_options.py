@@ -28,7 +28,7 @@ def _messages(n: int) -> list[dict]:
 
 
 def _litellm() -> Any:
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     return get_litellm()
 
@@ -145,7 +145,7 @@ def _flue(client_path: str, model: str) -> Callable[[str], Awaitable[Stream]]:
         _litellm()
         import importlib
 
-        from flue_tui.agent.events import TextDelta
+        from flue_tui.core.events import TextDelta
         from flue_tui.agent.session import Session
 
         module, name = client_path.rsplit(".", 1)

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 FIRST_FRAME_CHILD = r"""
 import asyncio, sys, time
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
 async def main():
@@ -139,8 +139,8 @@ class Server:
 
 def make_app(url: str, cwd: str):
     os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test")
-    from flue_tui.config import Settings
-    from flue_tui.session_start import SessionOptions
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.start import SessionOptions
     from flue_tui.tui.app import FlueApp
 
     return FlueApp(Settings.from_env(model="openai/fake", cwd=cwd), sessions=SessionOptions(persist=False))
@@ -150,7 +150,7 @@ async def ready(pilot) -> None:
     app = pilot.app
     while app.session is None:
         await pilot.pause(0.05)
-    from flue_tui.model.litellm_client import aget_litellm
+    from flue_tui.model.loader import aget_litellm
 
     await aget_litellm()
 
@@ -169,8 +169,8 @@ async def after_refresh(app) -> float:
 
 # -- stream -----------------------------------------------------------------------------------------
 async def _stream(url: str, cwd: str, tokens: int) -> dict:
-    from flue_tui.agent.events import MessageEnd, TextDelta
-    from flue_tui.tui.transcript import ReplyEntry
+    from flue_tui.core.events import MessageEnd, TextDelta
+    from flue_tui.ui.transcript import ReplyEntry
 
     app = make_app(url, cwd)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -217,10 +217,10 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
 
 async def _no_ui(url: str, cwd: str) -> dict:
     """The same stream with no UI at all: what litellm and the agent loop cost by themselves."""
-    from flue_tui.agent.events import TextDelta
-    from flue_tui.config import Settings
-    from flue_tui.model.litellm_client import aget_litellm
-    from flue_tui.session_start import SessionOptions, start_session
+    from flue_tui.core.events import TextDelta
+    from flue_tui.config.settings import Settings
+    from flue_tui.model.loader import aget_litellm
+    from flue_tui.runtime.start import SessionOptions, start_session
 
     await aget_litellm()
     started = start_session(Settings.from_env(model="openai/fake", cwd=cwd), SessionOptions(persist=False))

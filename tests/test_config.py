@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_ollama_refuses_what_the_real_server_refuses_and_records_options() -> No
 def test_litellm_streams_tool_calls_from_both_stand_ins(monkeypatch) -> None:
     import asyncio
 
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     litellm = get_litellm()
     tools = [{"type": "function", "function": {"name": "read", "description": "r",

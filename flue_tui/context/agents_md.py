@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from flue_tui.sandbox.files import read_regular_text
+from flue_tui.core.files import read_regular_text
 
 
 @dataclass(frozen=True, slots=True)

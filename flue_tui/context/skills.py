@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
-from flue_tui.sandbox.files import read_regular_text
+from flue_tui.core.files import read_regular_text
 
 SkillSource = Literal["workspace", "user", "packaged"]
 PACKAGED_ROOT = "/.flue/packaged-skills"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_tui.context.frontmatter import SkillFormatError, check_name, split_frontmatter
-from flue_tui.sandbox.files import read_regular_text
+from flue_tui.core.files import read_regular_text
 
 GENERAL_DESCRIPTION = (
     "General-purpose agent for independent research, file exploration, and parallel work. Runs with a "

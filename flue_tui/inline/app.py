@@ -13,16 +13,17 @@ from typing import Any
 
 from rich.text import Text
 
-from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.inline import commands, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.prompt import QUIT, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
-from flue_tui.session_start import SessionOptions
-from flue_tui.tui import toolfmt
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.ui import toolfmt
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex
 
 RECAP_MESSAGES = 6  # a resumed session shows its last few messages, not its whole history
 
@@ -116,11 +117,11 @@ class InlineApp:
         self._greet(started)
 
     def _greet(self, started: Any) -> None:
-        from flue_tui.tui.session_ctl import missing_key
+        from flue_tui.ui.keys import missing_key
 
         resumed = started.resumed
         if resumed is not None and started.store is not None:
-            from flue_tui.sessions_show import show
+            from flue_tui.ui.sessions_show import show
 
             show(started.store, resumed, last=RECAP_MESSAGES, console=self.console)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
@@ -195,8 +196,8 @@ class InlineApp:
 
     # -- the loop ----------------------------------------------------------------------------------
     async def run(self) -> int:
-        from flue_tui.model.litellm_client import warm_in_background
-        from flue_tui.session_start import pick_by_number
+        from flue_tui.model.loader import warm_in_background
+        from flue_tui.runtime.start import pick_by_number
 
         self.console.print(Text.assemble(("flue", "bold"), f" · {self.settings.model or 'no model'} · "
                                          f"{self.settings.cwd}", style="dim"))
@@ -226,7 +227,7 @@ class InlineApp:
     async def _ask_trust(self) -> None:
         """Before the first session: may the project's .flue/config.toml loosen protection?"""
         from flue_tui.inline.asking import ask_trust
-        from flue_tui.project_trust import accept, pending
+        from flue_tui.permissions.project import accept, pending
 
         asked = await asyncio.to_thread(pending, self.settings)
         if asked is None or not await ask_trust(self.console, asked, self.dumb):
@@ -245,7 +246,7 @@ class InlineApp:
 
 
 def _parse(text: str) -> tuple[str, str] | None:
-    from flue_tui.tui.commands import parse
+    from flue_tui.ui.commands import parse
 
     return parse(text)
 

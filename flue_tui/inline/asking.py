@@ -14,9 +14,9 @@ from rich.text import Text
 from flue_tui.inline import terminal
 from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal, session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
-from flue_tui.project_trust import Pending, question
-from flue_tui.project_trust import ask_on_terminal as ask_on_terminal_trust
-from flue_tui.tui import toolfmt
+from flue_tui.permissions.project import Pending, question
+from flue_tui.permissions.project import ask_on_terminal as ask_on_terminal_trust
+from flue_tui.ui import toolfmt
 
 if TYPE_CHECKING:
     from flue_tui.inline.renderer import Renderer
@@ -44,7 +44,7 @@ def _body(request: ApprovalRequest) -> Text:
     return Text("\n").join(Text("  │ ", style="dim") + line for line in body.split("\n"))
 
 
-# The trust question's keys (flue_tui/project_trust.py): y trusts the folder, anything else does not.
+# The trust question's keys (flue_tui/permissions/project.py): y trusts the folder, anything else does not.
 TRUST_KEYS = {
     "y": ("trust", "trusted"), "1": ("trust", "trusted"),
     "n": ("no", "not trusted · starting without them"), "2": ("no", "not trusted · starting without them"),

@@ -1,4 +1,4 @@
-"""Slash commands inline. The command table is the TUI's (flue_tui/tui/commands.py, Textual-free),
+"""Slash commands inline. The command table is shared (flue_tui/ui/commands.py),
 so `/` completion and /help list the same names; the actions print lines instead of notices."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from flue_tui.tui.commands import COMMANDS
+from flue_tui.ui.commands import COMMANDS
 
 if TYPE_CHECKING:
     from flue_tui.inline.app import InlineApp
@@ -112,7 +112,7 @@ async def _resume(app: InlineApp, arg: str) -> None:
 
 
 def _export(app: InlineApp, arg: str) -> None:
-    from flue_tui.tui.export import export_markdown
+    from flue_tui.ui.export import export_markdown
 
     session = app.sessions.session
     if session is None:
@@ -125,7 +125,7 @@ def _export(app: InlineApp, arg: str) -> None:
 
 def _mode(app: InlineApp, arg: str) -> None:
     from flue_tui.permissions.policy import MODES
-    from flue_tui.tui.approvals import MODE_HELP
+    from flue_tui.ui.commands import MODE_HELP
 
     policy = app.policy()
     if policy is None:

@@ -19,12 +19,19 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from flue_tui.agent import events as ev
+from flue_tui.core import events as ev
 from flue_tui.inline.blocks import Trimmed, complete_prefix
-from flue_tui.tui import toolfmt
-from flue_tui.tui.router import EventRouter
-from flue_tui.tui.transcript import (
-    Entry, NoticeEntry, ReplyEntry, TaskEntry, ThinkingEntry, ToolEntry, Transcript, UserEntry,
+from flue_tui.ui import toolfmt
+from flue_tui.ui.router import EventRouter
+from flue_tui.ui.transcript import (
+    Entry,
+    NoticeEntry,
+    ReplyEntry,
+    TaskEntry,
+    ThinkingEntry,
+    ToolEntry,
+    Transcript,
+    UserEntry,
 )
 
 FLUSH_S = 0.08     # coalesce a token stream into ~12 writes a second

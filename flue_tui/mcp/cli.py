@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flue_tui.config import ConfigError
+from flue_tui.config.errors import ConfigError
 from flue_tui.mcp.config import NAME, PROJECT_FILE, parse_server, project_path, project_servers, user_servers
 
 
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _user_file() -> Path:
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
 
     return user_file()
 
@@ -152,7 +152,7 @@ def _remove(args: argparse.Namespace) -> str:
 
 
 def _all() -> list[tuple[str, Any]]:
-    from flue_tui.config import Settings
+    from flue_tui.config.settings import Settings
     from flue_tui.mcp.config import project_trusted
 
     cwd = os.getcwd()

@@ -3,7 +3,7 @@ config.toml, and `--mcp-config FILE|JSON` (with `--strict-mcp-config`, only thos
 
 Precedence for one name: --mcp-config > user config.toml > project .mcp.json (a cloned repository
 cannot shadow the user's own `github` server). A project's `.mcp.json` names programs to start, so
-it applies only once the user trusts the directory (flue_tui/trust.py, by the file's SHA-256) or
+it applies only once the user trusts the directory (flue_tui/config/trust.py, by the file's SHA-256) or
 passes --trust-project; until then its servers are listed in one notice and not started.
 
 Every error is one sentence naming the file and the key. An error in your own files stops the
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from flue_tui.config import ConfigError
+from flue_tui.config.errors import ConfigError
 
 PROJECT_FILE = ".mcp.json"
 DEFAULT_TOOL_TIMEOUT = 60.0
@@ -197,14 +197,14 @@ def project_servers(cwd: str) -> list[ServerConfig]:
 
 
 def project_trusted(settings: Any) -> bool:
-    from flue_tui import trust
+    from flue_tui.config import trust
 
     return bool(getattr(settings, "trust_project", False)) or trust.state(settings.cwd, PROJECT_FILE) == "trusted"
 
 
 def load(settings: Any) -> McpSetup:
     """The servers to run for these settings, and the notices to show (raises ConfigError)."""
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
 
     flags = flag_servers(list(getattr(settings, "mcp_config", []) or []))
     if getattr(settings, "strict_mcp_config", False):

@@ -32,7 +32,7 @@ async def _check_all(servers: list[Any], cwd: str) -> list[tuple[str, str, str]]
 
 def checks(settings: Any) -> list[tuple[str, str, str]]:
     """(status, detail, fix) per server, plus the project's servers waiting for trust."""
-    from flue_tui.config import ConfigError
+    from flue_tui.config.errors import ConfigError
     from flue_tui.mcp.config import PROJECT_FILE, load
 
     try:

@@ -152,7 +152,7 @@ class McpManager:
                 current[name] = tool
 
     def notify(self, text: str) -> None:
-        from flue_tui.agent.events import Log
+        from flue_tui.core.events import Log
 
         if self.echo_stderr:
             print(f"flue: {text}", file=sys.stderr)

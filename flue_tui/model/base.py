@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.core.messages import ToolCall, Usage
 
 ErrorKind = Literal["auth", "model_unknown", "connection", "rate_limit", "server", "overflow", "bad_request", "other"]
 

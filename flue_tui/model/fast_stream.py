@@ -20,9 +20,10 @@ from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
-from flue_tui.agent.messages import Usage
+from flue_tui.core.messages import Usage
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
-from flue_tui.model.litellm_client import LiteLLMClient, _ToolCallAccumulator, aget_litellm
+from flue_tui.model.litellm_client import LiteLLMClient, _ToolCallAccumulator
+from flue_tui.model.loader import aget_litellm
 
 EOF_MESSAGE = "Connection lost: the stream ended before the model finished its reply"
 

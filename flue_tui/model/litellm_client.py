@@ -1,33 +1,23 @@
-"""The only module that imports litellm: lazily, after setting its environment, warmable in a thread."""
+"""Streams one assistant turn through litellm (imported by `loader.py`): requests, chunks, usage, errors."""
 
 from __future__ import annotations
 
 import asyncio
 import math
 import os
-import threading
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent.messages import ToolCall, Usage
-from flue_tui.agent.validation import parse_arguments
+from flue_tui.config.endpoints import base_url
+from flue_tui.core.messages import ToolCall, Usage
+from flue_tui.core.jsonargs import parse_arguments
 from flue_tui.model import ollama
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, turn_cost
-
-# Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
-# our environment (and so into every command the agent runs); the other two keep import offline.
-_LITELLM_ENV = {
-    "LITELLM_MODE": "PRODUCTION",
-    "LITELLM_OFFLINE_MODE": "true",
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-}
-
-_lock = threading.Lock()
-_litellm: Any = None
 
 # Provider → the variable that holds its key (for error hints).
 _KEY_VARS = {
@@ -35,50 +25,6 @@ _KEY_VARS = {
     "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
     "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
 }
-
-
-def get_litellm() -> Any:
-    """Import litellm once (thread-safe); call from a worker thread to warm it in the background."""
-    global _litellm
-    if _litellm is None:
-        with _lock:
-            if _litellm is None:
-                for key, value in _LITELLM_ENV.items():
-                    os.environ[key] = value
-                import litellm
-
-                litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
-                litellm.drop_params = True
-                litellm.set_verbose = False
-                _litellm = litellm
-    return _litellm
-
-
-async def aget_litellm() -> Any:
-    """Await the import without blocking the event loop. A daemon thread, not the default executor:
-    asyncio.run() joins executor threads at exit, which would hold a SIGTERM'd run for seconds."""
-    if _litellm is not None:
-        return _litellm
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def work() -> None:
-        try:
-            result: Any = get_litellm()
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
-            # Bound as a default: Python unbinds `exc` when the except block ends, before the
-            # callback runs on the loop, and a failed import would then hang the caller.
-            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
-            return
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
-
-    threading.Thread(target=work, name="litellm-import", daemon=True).start()
-    return await future
-
-
-def warm_in_background() -> None:
-    """Start importing litellm now so the first request does not wait for it."""
-    threading.Thread(target=get_litellm, name="litellm-warm", daemon=True).start()
 
 
 def provider_of(model: str) -> str:
@@ -231,7 +177,7 @@ class LiteLLMClient:
         self._num_ctx: int | None = None  # Ollama: looked up once from /api/show
 
     def _ollama_base(self) -> str:
-        return self.api_base or ollama.base_url()
+        return self.api_base or base_url()
 
     def _ollama_ctx(self, retry: bool = False) -> int | None:
         """0 remembers a failed lookup, so sync callers ask once; each turn retries (off the loop)."""

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import urllib.request
 
-DEFAULT_BASE = "http://127.0.0.1:11434"
+
 DEFAULT_CAP = 32768
 MAX_SHOW_BYTES = 4 << 20  # /api/show answers in kilobytes; a server sending more is not believed
 PROVIDERS = ("ollama", "ollama_chat")
@@ -28,22 +27,6 @@ def is_ollama(model: str) -> bool:
 def chat_model(model: str) -> str:
     """`ollama/x` goes to /api/generate in litellm, which has no tool messages; /api/chat has."""
     return "ollama_chat/" + model.split("/", 1)[1] if model.startswith("ollama/") else model
-
-
-def base_url(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
-    """OLLAMA_API_BASE (litellm's), else OLLAMA_HOST (Ollama's: `host`, `host:port` or a URL)."""
-    raw = (environ.get("OLLAMA_API_BASE") or environ.get("OLLAMA_HOST") or "").strip()
-    if not raw:
-        return DEFAULT_BASE
-    if "://" not in raw:
-        raw = f"http://{raw}"
-    scheme, _, rest = raw.partition("://")
-    host = rest.split("/", 1)[0]
-    if host.startswith("0.0.0.0"):  # a bind address, as OLLAMA_HOST is often set for the server
-        host = "127.0.0.1" + host[len("0.0.0.0"):]
-    if ":" not in host.rsplit("]", 1)[-1]:
-        host += ":11434"
-    return f"{scheme}://{host}"
 
 
 def _show(base: str, name: str, timeout: float) -> dict:

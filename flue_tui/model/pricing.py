@@ -64,7 +64,7 @@ def is_priced(litellm: Any, model: str, prices: Prices | None = None) -> bool:
 
 def budget_problem(model: str, prices: Prices | None) -> str | None:
     """Why --max-budget-usd cannot be honoured for `model` (one sentence), or None."""
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     if is_priced(get_litellm(), model, prices):
         return None

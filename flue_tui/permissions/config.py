@@ -5,7 +5,7 @@ Only this table is read here (the general config file is issue 9's). Precedence:
 project file, which beats the user file, which beats the front end's default (yolo for `flue -p`,
 ask for the app). Rule lists add up across files and flags; deny always wins over allow.
 
-A project file is untrusted until the user trusts its directory (flue_tui/project_trust.py): what
+A project file is untrusted until the user trusts its directory (flue_tui/config/project.py): what
 tightens (deny rules, blocklist patterns, a stricter mode) always applies; what loosens (allow
 rules, default_blocklist = false, a looser mode) is held back until then.
 """
@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flue_tui.config import ConfigError, flue_home
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
-from flue_tui.project_trust import Held
+from flue_tui.config.project import Held
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
 # How much each mode asks: a project file may raise it without being trusted, never lower it.

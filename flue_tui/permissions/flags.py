@@ -1,4 +1,4 @@
-"""The permission and sandbox flags. Imported by cli.py at startup: argparse only."""
+"""The permission and sandbox flags. Imported by cli/flue.py at startup: argparse only."""
 
 from __future__ import annotations
 

@@ -14,12 +14,12 @@ import threading
 from typing import BinaryIO
 
 from flue_tui.sandbox import procguard
-from flue_tui.sandbox import files
+from flue_tui.core import files
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
-from flue_tui.tools.base import AbortError, AbortSignal, OutputCallback
-from flue_tui.tools.truncate import len16
+from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
+from flue_tui.core.jsstr import len16
 
 MAX_OUTPUT = 64 * 1024 * 1024  # JS string units over stdout + stderr
 KILL_GRACE_S = 2.0

@@ -50,7 +50,7 @@ class Opened:
 
 
 def default_path() -> Path:
-    from flue_tui.config import flue_home
+    from flue_tui.config.paths import flue_home
 
     return flue_home() / DB_NAME
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.core.messages import ToolCall, Usage
 
 from flue_tui.store.db import StoreError, write
 from flue_tui.store.sessions import SessionStore, check_name

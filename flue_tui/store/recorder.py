@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
+from flue_tui.core.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
 from flue_tui.store.db import StoreError, describe_failure, write
 from flue_tui.store.lock import SessionLock
 from flue_tui.store.sessions import SessionStore, title_from

@@ -10,7 +10,7 @@ import os
 import sqlite3
 from typing import Any
 
-from flue_tui.ids import new_id
+from flue_tui.core.ids import new_id
 from flue_tui.store.db import Opened, StoreError, open_database, write
 from flue_tui.store.transcript import MessageLog
 from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, now_iso, session_from_row

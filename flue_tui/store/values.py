@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flue_tui.agent.messages import Message
+    from flue_tui.core.messages import Message
 
 # The big text of each role lives in its own column (indexed by FTS5, never duplicated in the
 # JSON), so search needs no JSON functions and a resume parses only the small remainder.
@@ -84,7 +84,7 @@ class StoredMessage:
         return str(self.data.get(key, "")) if key else ""
 
     def to_message(self) -> Message:
-        from flue_tui.agent.messages import message_from_dict  # not needed by listings: keep them quick
+        from flue_tui.core.messages import message_from_dict  # not needed by listings: keep them quick
 
         return message_from_dict(self.data)
 

@@ -14,14 +14,15 @@ from flue_tui.tools.base import (
     MAX_GREP_LINE_LENGTH,
     MAX_GREP_MATCHES,
     ToolContext,
-    ToolError,
     ToolKind,
     ToolResult,
     prop,
     schema,
 )
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.locks import check_abort
-from flue_tui.tools.truncate import HeadLines, len16, shell_quote, slice16
+from flue_tui.tools.truncate import HeadLines, shell_quote, slice16
+from flue_tui.core.jsstr import len16
 
 PROBE_TIMEOUT_MS = 10_000
 PROBE_RACE_S = 15.0
@@ -45,7 +46,7 @@ def find_rg() -> str | None:
 
 def _refuse_special(sandbox: Any, path: str) -> None:
     """rg and grep read a FIFO or device named as the search path until it ends: refuse it first."""
-    from flue_tui.sandbox.files import refuse_special
+    from flue_tui.core.files import refuse_special
 
     try:
         resolved = sandbox.resolve_path(path)

@@ -21,7 +21,7 @@ def _results(request: dict) -> dict[str, str]:
 def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, http_server):
     import sys
 
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
     from flue_tui.mcp.cli import main as flue_mcp
     from tests.mcp.conftest import SERVER
 

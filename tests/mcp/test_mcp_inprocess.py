@@ -8,13 +8,14 @@ import sys
 
 import pytest
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.mcp.config import McpSetup, ServerConfig, load
 from flue_tui.mcp.manager import McpManager
 from flue_tui.mcp.tools import safe_schema, tool_name
 from flue_tui.permissions.policy import PLAN_TEXT, PermissionPolicy
 from flue_tui.permissions.rules import parse_rule
-from flue_tui.project_trust import accept, pending
+from flue_tui.permissions.project import accept, pending
 from tests.mcp.conftest import SERVER, mcp_json, stdio_entry
 
 
@@ -61,7 +62,7 @@ def test_bad_config_is_one_sentence_naming_file_and_key(tmp_path):
         load(_settings(tmp_path, mcp_config=["{nope"], strict_mcp_config=True))
     user = tmp_path / "home.toml"
     (tmp_path / ".mcp.json").unlink()
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
 
     user_file().write_text('[mcp_servers.gh]\nurl = "ftp://x"\n')
     with pytest.raises(ConfigError, match=r"config\.toml: mcp_servers\.gh\.url must be an http:// or https:// URL"):
@@ -93,7 +94,7 @@ def test_project_servers_wait_for_trust_then_start(tmp_path):
 
 
 def test_user_server_wins_over_a_project_server_of_the_same_name(tmp_path):
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
 
     user_file().write_text('[mcp_servers.gh]\ncommand = "mine"\n')
     (tmp_path / ".mcp.json").write_text(mcp_json(gh={"command": "theirs"}))
@@ -102,7 +103,7 @@ def test_user_server_wins_over_a_project_server_of_the_same_name(tmp_path):
 
 
 def test_strict_uses_only_flag_servers(tmp_path):
-    from flue_tui.config_files import user_file
+    from flue_tui.config.files import user_file
 
     user_file().write_text('[mcp_servers.gh]\ncommand = "mine"\n')
     setup = load(_settings(tmp_path, mcp_config=[mcp_json(f={"command": "x"})], strict_mcp_config=True))
@@ -180,9 +181,10 @@ def test_sessions_get_tools_and_list_changes_reach_them():
 
 
 def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
-    from flue_tui.agent.events import Log
+    from flue_tui.core.events import Log
     from flue_tui.agent.session import Session
-    from flue_tui.tools.base import ToolContext, ToolError
+    from flue_tui.tools.base import ToolContext
+    from flue_tui.core.abort import ToolError
 
     async def run() -> None:
         manager = McpManager()

@@ -6,8 +6,8 @@ import asyncio
 import json
 import sys
 
-from flue_tui.config import Settings
-from flue_tui.config_files import user_file
+from flue_tui.config.settings import Settings
+from flue_tui.config.files import user_file
 from flue_tui.mcp import commands, doctor
 from flue_tui.mcp.cli import main
 from flue_tui.mcp.config import load
@@ -64,7 +64,7 @@ def test_doctor_starts_each_server(tmp_path):
 
 
 def test_slash_mcp_lists_and_restarts(tmp_path):
-    from flue_tui.runtime import Runtime
+    from flue_tui.runtime.wiring import Runtime
 
     flag = mcp_json(t={"command": sys.executable, "args": [SERVER, "stdio"]})
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from flue_tui.config_files import user_file
+from flue_tui.config.files import user_file
 from flue_tui.mcp.manager import manager
 from tests.fakellm import Call, Turn
 from tests.mcp.conftest import SERVER

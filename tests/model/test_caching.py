@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flue_tui.agent.messages import Usage
+from flue_tui.core.messages import Usage
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from tests.fakellm import Call, Turn
 
@@ -105,7 +105,7 @@ def test_usage_dict_says_whether_the_cost_is_known():
 
 
 def test_after_a_compaction_the_tools_and_system_prefix_is_still_read(claude_session, anthropic_env):
-    from flue_tui.agent.messages import CompactionMessage
+    from flue_tui.core.messages import CompactionMessage
 
     script_loop(anthropic_env, 1)
     session = claude_session()

@@ -6,7 +6,8 @@ import asyncio
 
 from flue_tui.agent.session import Session
 from flue_tui.model.errors import readable
-from flue_tui.model.litellm_client import LiteLLMClient, get_litellm
+from flue_tui.model.litellm_client import LiteLLMClient
+from flue_tui.model.loader import get_litellm
 from tests.fakellm import Turn
 from tests.model.conftest import SONNET
 

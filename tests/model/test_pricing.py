@@ -8,9 +8,11 @@ import json
 import pytest
 
 from flue_tui.agent.session import Session
-from flue_tui.config import ConfigError, Settings
-from flue_tui.headless import result_object
-from flue_tui.model.litellm_client import LiteLLMClient, get_litellm
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.headless.printmode import result_object
+from flue_tui.model.litellm_client import LiteLLMClient
+from flue_tui.model.loader import get_litellm
 from flue_tui.model.pricing import Prices, budget_problem
 from tests.fakellm import Call, Turn
 from tests.model.conftest import SONNET, Lookup
@@ -103,7 +105,7 @@ def test_budget_needs_a_price():
 
 
 def test_price_settings_are_checked(tmp_path, _isolated_home):
-    from flue_tui.runtime import Runtime
+    from flue_tui.runtime.wiring import Runtime
 
     user = _isolated_home / "config.toml"
     user.write_text("input_price = 3\noutput_price = 15.0\nprompt_cache = false\n")

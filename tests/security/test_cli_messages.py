@@ -1,6 +1,6 @@
 """Item 13 of issue 13 (the CLI's part): one clear, true sentence, never a traceback.
 
-Most of these stop before any model request, so they call `flue_tui.cli.main` in-process; the
+Most of these stop before any model request, so they call `flue_tui.cli.flue.main` in-process; the
 argv/stdin byte tests run the real entry point, since only a real process gets raw argv bytes.
 """
 
@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 
 from flue_tui.agent.toolrun import run_tool_batch
-from flue_tui.agent.messages import ToolCall
-from flue_tui.agent.events import ToolOutput
+from flue_tui.core.messages import ToolCall
+from flue_tui.core.events import ToolOutput
 from flue_tui.agent.session import Session
-from flue_tui.cli import main
-from flue_tui.config import EXIT_CONFIG, Settings
+from flue_tui.cli.flue import main
+from flue_tui.config.errors import EXIT_CONFIG
+from flue_tui.config.settings import Settings
 from flue_tui.permissions.policy import policy_of
-from flue_tui.runtime import Runtime
+from flue_tui.runtime.wiring import Runtime
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import AbortSignal
+from flue_tui.core.abort import AbortSignal
 from flue_tui.tools.bash import BashTool
 
 MODEL = ("--model", "openai/fake")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui import sessions_cli
+from flue_tui.cli import sessions as sessions_cli
 from flue_tui.permissions.secrets import redact
 from flue_tui.store.sessions import SessionStore
 from tests.store.conftest import result, user
@@ -71,8 +71,8 @@ def test_the_text_filter_also_catches_escaped_forms():
 
 def test_the_apps_export_command_redacts_too(tmp_path, monkeypatch):
     """/export in the app and inline mode writes a Markdown file: the same rule holds there."""
-    from flue_tui.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-    from flue_tui.tui.export import export_markdown
+    from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+    from flue_tui.ui.export import export_markdown
 
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)

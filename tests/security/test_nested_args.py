@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from flue_tui.agent.messages import message_to_dict
-from flue_tui.agent.validation import MAX_ARGUMENT_DEPTH, TOO_DEEP, parse_arguments
+from flue_tui.core.messages import message_to_dict
+from flue_tui.core.jsonargs import MAX_ARGUMENT_DEPTH, TOO_DEEP, parse_arguments
 from flue_tui.store.recorder import Recorder
 from flue_tui.store.sessions import SessionStore
 from flue_tui.tools.read import ReadTool
@@ -76,7 +76,7 @@ def test_cli_run_survives_deep_arguments(fakellm, run_flue, fmt):
 
 
 def test_every_later_step_handles_the_deepest_accepted_arguments():
-    from flue_tui.agent.messages import AssistantMessage, ToolCall, message_from_dict
+    from flue_tui.core.messages import AssistantMessage, ToolCall, message_from_dict
     from flue_tui.agent.validation import validate_arguments
 
     args, refusal = parse_arguments(nested(MAX_ARGUMENT_DEPTH))

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui import trust
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config import trust
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.permissions.config import build_policy, load_for
-from flue_tui.project_trust import PROJECT_CONFIG, accept, notices, pending, runs_code
+from flue_tui.config.project import PROJECT_CONFIG, runs_code
+from flue_tui.permissions.project import accept, notices, pending
 from tests.fakellm import Call, Turn
 
 HOSTILE = """\
@@ -187,7 +189,7 @@ def test_a_damaged_trust_list_trusts_nothing(tmp_path):
 
 
 def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, monkeypatch, capsys):
-    from flue_tui.doctor import run_doctor
+    from flue_tui.cli.doctor import run_doctor
 
     repo = _repo(tmp_path / "repo")
     mine = _repo(tmp_path / "mine", '[env]\nFOO = "1"\n')
@@ -216,7 +218,7 @@ def test_the_plain_front_end_asks_on_the_terminal(fakellm, run_flue, tmp_path):
 
 
 def test_flue_trust_stores_lists_and_forgets(tmp_path, capsys, monkeypatch):
-    from flue_tui.cli import main
+    from flue_tui.cli.flue import main
 
     repo = _repo(tmp_path / "repo")
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)

@@ -111,8 +111,8 @@ def test_an_endless_tool_call_is_cut_and_never_runs(fakellm, run_flue, flue_env,
 
 async def test_a_sub_agent_cut_at_the_limit_hands_back_its_text_and_says_so(fakellm, tmp_path):
     # In-process: the parent model must see both the child's partial answer and that it is cut.
-    from flue_tui.config import Settings
-    from flue_tui.runtime import Runtime
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.wiring import Runtime
 
     fakellm.script([Turn(calls=[Call("task", {"prompt": "dig in", "agent": "flue-general"})], match="go"),
                     Turn(text="Found two of the", finish_reason="length", match="dig in"),
@@ -130,7 +130,8 @@ async def test_a_long_stream_does_not_pile_up_chunk_objects(fakellm):
     # litellm's wrapper keeps every chunk (~4 KB each): 58,000 chunks grew a run by 280 MB.
     import gc
 
-    from flue_tui.model.litellm_client import LiteLLMClient, get_litellm
+    from flue_tui.model.litellm_client import LiteLLMClient
+    from flue_tui.model.loader import get_litellm
 
     chunk_type = get_litellm().types.utils.ModelResponseStream
     fakellm.script(Turn(text_tokens=4000))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions, SessionStartError, start_session
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions, SessionStartError, start_session
 from flue_tui.store.sessions import SessionStore
 from tests.fakellm import Turn
 from tests.store.conftest import assistant, result, user
@@ -76,7 +76,7 @@ def test_a_second_writer_in_another_process_is_refused_by_name(settings, tmp_pat
 
 
 def test_a_session_being_written_cannot_be_deleted_from_under_its_writer(settings, tmp_path, capsys):
-    from flue_tui import sessions_cli
+    from flue_tui.cli import sessions as sessions_cli
 
     db = tmp_path / "s.db"
     seed(db, settings.cwd)

@@ -20,7 +20,8 @@ import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.sandbox.workspace import WorkspaceSandbox
-from flue_tui.tools.base import AbortSignal, ToolContext, ToolError
+from flue_tui.core.abort import AbortSignal, ToolError
+from flue_tui.tools.base import ToolContext
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.read import ReadTool
 from flue_tui.tools.write import WriteTool
@@ -139,7 +140,7 @@ class Stuck:
 
 builtin = tools.builtin_tools
 tools.builtin_tools = lambda sandbox: [*builtin(sandbox), Stuck(sandbox)]
-from flue_tui.cli import main
+from flue_tui.cli.flue import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -199,8 +200,8 @@ def _no_hang(fn, fifos: list[Path]):
 
 
 def test_repository_fifos_do_not_hang_start_up(tmp_path):
-    from flue_tui.config import ConfigError
-    from flue_tui.config_files import read_layer
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.files import read_layer
     from flue_tui.context.agents_md import discover_workspace
     from flue_tui.context.subagents import discover_roster
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui import sessions_cli
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions, SessionStartError, start_session
+from flue_tui.cli import sessions as sessions_cli
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions, SessionStartError, start_session
 from flue_tui.store.sessions import SessionStore
 from tests.store.conftest import assistant, user
 

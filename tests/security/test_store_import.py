@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui import sessions_cli
+from flue_tui.cli import sessions as sessions_cli
 from flue_tui.store.sessions import SessionStore
 
 GOOD = {

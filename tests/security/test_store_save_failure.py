@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 
-from flue_tui.agent.messages import AssistantMessage, UserMessage
+from flue_tui.core.messages import AssistantMessage, UserMessage
 from flue_tui.store.resume import STREAM_INTERRUPTED
 from flue_tui.store.sessions import SessionStore
 from tests.fakellm import Turn

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.sandbox import files
+from flue_tui.core import files
 from flue_tui.sandbox.workspace import WorkspaceEscape, WorkspaceSandbox
-from flue_tui.tools.base import AbortSignal, ToolContext, ToolError
+from flue_tui.core.abort import AbortSignal, ToolError
+from flue_tui.tools.base import ToolContext
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.read import ReadTool
 from flue_tui.tools.write import WriteTool

@@ -65,7 +65,8 @@ def kill_leftovers():
 
 @pytest.fixture
 def ctx():
-    from flue_tui.tools.base import AbortSignal, ToolContext
+    from flue_tui.core.abort import AbortSignal
+    from flue_tui.tools.base import ToolContext
 
     return ToolContext("call-1", AbortSignal())
 

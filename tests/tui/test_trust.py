@@ -4,10 +4,10 @@ loosen protection; "not now" starts without it (and the model's bash call is ask
 
 from __future__ import annotations
 
-from flue_tui.config import Settings
+from flue_tui.config.settings import Settings
 from flue_tui.permissions.policy import policy_of
-from flue_tui.project_trust import pending
-from flue_tui.session_start import SessionOptions
+from flue_tui.permissions.project import pending
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.approval import ApprovalScreen
 from flue_tui.tui.screens.trust import TrustScreen

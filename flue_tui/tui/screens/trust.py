@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from flue_tui.project_trust import Pending, question
+from flue_tui.permissions.project import Pending, question
 
 
 class TrustScreen(ModalScreen[bool]):

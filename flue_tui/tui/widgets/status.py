@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from flue_tui.tui.router import Status
-from flue_tui.tui.toolfmt import SPINNER
+from flue_tui.ui.router import Status
+from flue_tui.ui.toolfmt import SPINNER
 
 
 def tokens(n: int) -> str:

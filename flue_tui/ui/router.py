@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent import events as ev
-from flue_tui.tui.transcript import (
+from flue_tui.core import events as ev
+from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
     OutputTail,

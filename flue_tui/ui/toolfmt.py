@@ -11,7 +11,7 @@ import re
 
 from rich.text import Text
 
-from flue_tui.tui.transcript import ToolEntry
+from flue_tui.ui.transcript import ToolEntry
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 HUNK_RE = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")

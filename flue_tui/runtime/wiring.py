@@ -9,11 +9,14 @@ from typing import Any
 from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
-from flue_tui.config import ConfigError, Settings, flue_home, read_utf8_file
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.config.paths import flue_home
+from flue_tui.config.text import read_utf8_file
 from flue_tui.context.agents_md import discover_workspace
 from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
-from flue_tui.ids import new_id
+from flue_tui.core.ids import new_id
 
 
 def _instructions(settings: Settings) -> str:
@@ -48,7 +51,7 @@ class Runtime:
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
         from flue_tui.permissions.config import load_for
-        from flue_tui.project_trust import notices
+        from flue_tui.permissions.project import notices
 
         # Read now so a bad [permissions] table stops the start with a message naming file and key.
         self.permissions = load_for(settings)

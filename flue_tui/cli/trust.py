@@ -8,7 +8,8 @@ import asyncio
 import os
 import sys
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,8 +26,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    from flue_tui import trust
-    from flue_tui.project_trust import accept, ask_on_terminal, pending
+    from flue_tui.config import trust
+    from flue_tui.permissions.project import accept, ask_on_terminal, pending
 
     args = _parser().parse_args(argv)
     directory = os.path.abspath(args.directory)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flue_tui.config.errors import ConfigError
+
 if TYPE_CHECKING:
-    from flue_tui.project_trust import Held
+    from flue_tui.config.project import Held
 
 # With no model configured, the first provider whose key is set picks the default.
 DEFAULT_MODELS = (
@@ -17,53 +18,6 @@ DEFAULT_MODELS = (
     ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
     ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
 )
-
-
-class ConfigError(Exception):
-    """Bad settings: the message is shown to the user as is."""
-
-
-_NOT_UTF8 = "{what} is not UTF-8 text (byte 0x{byte:02x} at offset {at}); convert it first, e.g. with iconv -t UTF-8."
-
-
-def utf8_text(what: str, value: str | bytes) -> str:
-    """Text for the model must be UTF-8: a bad byte is refused, saying where, never sent mangled.
-    argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin and files as bytes."""
-    if isinstance(value, bytes):
-        try:
-            # Newlines as text-mode reading had them (universal newlines).
-            return value.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
-    for at, char in enumerate(value):
-        if 0xDC80 <= ord(char) <= 0xDCFF:
-            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
-                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
-    return value
-
-
-def read_utf8_file(path: str, what: str) -> str:
-    """A text file the user named on the command line: its text, or one ConfigError line."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
-    return utf8_text(f"{what} {path}", data)
-
-
-# Every front end exits with this when the run never started: bad flags, settings, config files,
-# session flags or prompt bytes (argparse's own usage code, so all of them read the same).
-EXIT_CONFIG = 2
-
-
-def flue_home() -> Path:
-    """$FLUE_HOME, else the platform's user data dir ($XDG_DATA_HOME/flue or ~/.local/share/flue)."""
-    explicit = os.environ.get("FLUE_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "flue"
 
 
 def default_model() -> str | None:
@@ -81,7 +35,7 @@ def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
     import json
     import urllib.request
 
-    from flue_tui.model.ollama import base_url  # no litellm: only the address rules
+    from flue_tui.config.endpoints import base_url
 
     base = url or base_url()
     try:
@@ -131,7 +85,7 @@ class Settings:
     theme: str | None = None
     # Where each configured value came from (for `flue doctor`): key -> file path or "environment".
     sources: dict[str, str] = field(default_factory=dict)
-    # The project's .flue/config.toml may loosen protection only once trusted (project_trust.py):
+    # The project's .flue/config.toml may loosen protection only once trusted (config/project.py):
     # --trust-project for this run, or trust stored when the user said yes.
     trust_project: bool = False
     project_trusted: bool = False
@@ -145,9 +99,9 @@ class Settings:
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
-        from flue_tui.config_files import layers
+        from flue_tui.config.files import layers
 
-        from flue_tui.project_trust import project_state
+        from flue_tui.config.project import project_state
 
         settings = cls()
         cwd = str(overrides.get("cwd") or settings.cwd)

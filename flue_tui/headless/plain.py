@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from flue_tui.agent.events import Event, Log, TextDelta, ToolEnd, ToolStart
-from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
-from flue_tui.headless import _summary
-from flue_tui.session_start import SessionOptions
+from flue_tui.core.events import Event, Log, TextDelta, ToolEnd, ToolStart
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.headless.printmode import _summary
+from flue_tui.runtime.start import SessionOptions
 
 
 def _render(event: Event) -> None:
@@ -27,9 +28,9 @@ def _render(event: Event) -> None:
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
-    from flue_tui.session_start import open_session, pick_by_number
+    from flue_tui.runtime.start import open_session, pick_by_number
 
-    from flue_tui.project_trust import accept, ask_on_terminal, pending
+    from flue_tui.permissions.project import accept, ask_on_terminal, pending
 
     asked = pending(settings)
     if asked is not None and await ask_on_terminal(asked):

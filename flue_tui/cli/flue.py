@@ -34,7 +34,8 @@ def _load_schema(value: str) -> dict:
     """`--json-schema` takes inline JSON or a path to a JSON file."""
     import json
 
-    from flue_tui.config import ConfigError, read_utf8_file
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.text import read_utf8_file
 
     text = value
     if not value.lstrip().startswith("{"):
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render into the terminal's own scrollback instead of the full-screen app "
                              "(also [ui] mode = \"inline\" in config, or FLUE_UI=inline)")
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
-    from flue_tui.session_flags import add_session_arguments
+    from flue_tui.runtime.flags import add_session_arguments
 
     add_session_arguments(parser)
     from flue_tui.permissions.flags import add_permission_arguments
@@ -106,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
-    from flue_tui.config import utf8_text
+    from flue_tui.config.text import utf8_text
 
     # With a prompt argument stdin is never read: CI often leaves it open.
     if args.prompt is not None:
@@ -123,11 +124,11 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:  # only as the first word, so `flue -p sessions` stays a prompt
-        from flue_tui.sessions_cli import main as sessions_main
+        from flue_tui.cli.sessions import main as sessions_main
 
         return sessions_main(argv[1:])
     if argv[:1] == ["doctor"]:
-        from flue_tui.doctor import run_doctor
+        from flue_tui.cli.doctor import run_doctor
 
         return run_doctor(argv[1:])
     if argv[:1] == ["mcp"]:
@@ -135,12 +136,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(argv[1:])
     if argv[:1] == ["trust"]:
-        from flue_tui.trust_cli import main as trust_main
+        from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.session_start import options_from_args
+    from flue_tui.runtime.start import options_from_args
 
     from flue_tui.permissions.flags import permission_settings
 
@@ -154,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
         parser.error(str(exc))
-    from flue_tui.config import ConfigError, Settings, utf8_text
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.settings import Settings
+    from flue_tui.config.text import utf8_text
 
     fmt = args.output_format if args.print_mode else None
     try:
@@ -173,11 +176,11 @@ def main(argv: list[str] | None = None) -> int:
                                      **permissions)
         prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None
     except ConfigError as exc:
-        from flue_tui.headless import start_failure
+        from flue_tui.headless.printmode import start_failure
 
         return start_failure(str(exc), fmt, args.model)
     if args.print_mode:
-        from flue_tui.headless import run_print
+        from flue_tui.headless.printmode import run_print
 
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
                          partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
@@ -188,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     from flue_tui.tui.support import tui_supported
 
     if settings.ui_mode != "tui" or not tui_supported():
-        from flue_tui.plain import run_plain
+        from flue_tui.headless.plain import run_plain
 
         return run_plain(settings, args.prompt, sessions=sessions)
     from flue_tui.tui.app import run_tui

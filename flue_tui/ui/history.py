@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from flue_tui.config import flue_home
+from flue_tui.config.paths import flue_home
 
 MAX_ITEMS = 1000
 

@@ -1,5 +1,5 @@
 """The session flags of the agent commands. Imported while the parser is built, so `flue --help`
-and `--version` pay for argparse only; checking and acting on the flags is session_start's job."""
+and `--version` pay for argparse only; checking and acting on the flags is runtime/start.py's job."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ import os
 import stat
 from typing import BinaryIO
 
-from flue_tui.tools.base import ToolError
+from flue_tui.core.abort import ToolError
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 # Lets a directory be walked without read permission on it, as the kernel does (Linux only).

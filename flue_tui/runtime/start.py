@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.config import ConfigError
-from flue_tui.session_flags import PICK
+from flue_tui.config.errors import ConfigError
+from flue_tui.runtime.flags import PICK
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
-    from flue_tui.config import Settings
+    from flue_tui.config.settings import Settings
     from flue_tui.store.lock import SessionLock
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
@@ -133,8 +133,8 @@ def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Pick
 def start_session(settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None) -> Started:
     """Resolve the options against the store, build the Session (system prompt recomposed, history
     rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
-    from flue_tui.agent.messages import Usage
-    from flue_tui.runtime import Runtime
+    from flue_tui.core.messages import Usage
+    from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
     if options is None or not options.uses_store:
@@ -151,7 +151,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         store = _checked(SessionStore.open(path), options)
     except StoreError as exc:
         raise SessionStartError(f"{exc} (Or run without saving: --no-session-persistence.)") from None
-    from flue_tui.ids import new_id
+    from flue_tui.core.ids import new_id
 
     locks: list[SessionLock] = []
     try:

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flue_tui.config import ConfigError, flue_home
-from flue_tui.project_trust import Held, split_env
-from flue_tui.sandbox.files import open_regular
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
+from flue_tui.config.project import Held, split_env
+from flue_tui.core.files import open_regular
 
 CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
@@ -54,7 +55,7 @@ ENV_VARS = {
 class Layer:
     source: str  # a file path or "environment"
     values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
-    held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (project_trust.py)
+    held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
     mcp_servers: bool = False  # the file has [mcp_servers] (only the user's file may)
 

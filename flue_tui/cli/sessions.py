@@ -1,6 +1,6 @@
 """`flue sessions list | show | rename | delete | export | import | compact | search`.
 
-cli.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
+cli/flue.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _list(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.sessions_view import list_json, render_list
+    from flue_tui.cli.sessions_view import list_json, render_list
 
     where = None if args.all else cwd
     infos = store.list_sessions(where, limit=args.limit or None)
@@ -76,7 +76,7 @@ def _list(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _show(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.sessions_show import show
+    from flue_tui.ui.sessions_show import show
 
     show(store, store.require(args.ref, cwd), last=args.last or None)
     return 0
@@ -134,7 +134,7 @@ def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _search(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.sessions_view import render_search, search_json
+    from flue_tui.cli.sessions_view import render_search, search_json
 
     query = " ".join(args.query)
     hits = store.search(query, cwd=cwd if args.here else None, limit=args.limit or 20)
@@ -174,7 +174,7 @@ def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _compact(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.sessions_compact import compact_stored
+    from flue_tui.cli.sessions_compact import compact_stored
 
     return compact_stored(store, store.require(args.ref, cwd), focus=" ".join(args.focus) or None, model=args.model)
 

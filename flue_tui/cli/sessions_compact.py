@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo
 
 
 def compact_stored(store: SessionStore, info: SessionInfo, *, focus: str | None, model: str | None) -> int:
-    from flue_tui.session_start import SessionOptions, SessionStartError, start_session
+    from flue_tui.runtime.start import SessionOptions, SessionStartError, start_session
 
     try:
         settings = Settings.from_env(cwd=info.cwd, model=info.model or None, compaction_model=model)

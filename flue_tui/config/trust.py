@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from flue_tui.config import ConfigError, flue_home
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
 
 STORE_NAME = "trusted-projects.json"
 State = Literal["trusted", "untrusted", "changed"]

@@ -9,12 +9,13 @@ import signal as _signal
 import sys
 from typing import Any, TextIO
 
-from flue_tui.agent.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
-from flue_tui.agent.messages import Usage
+from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
-from flue_tui.config import EXIT_CONFIG, ConfigError, Settings
-from flue_tui.session_start import SessionOptions, cut_recording, save_failure
-from flue_tui.workers import DaemonExecutor, exit_now
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.headless.workers import DaemonExecutor, exit_now
+from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
@@ -140,11 +141,11 @@ async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
 def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
               partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.session_start import open_session
+    from flue_tui.runtime.start import open_session
 
     if settings.max_budget_usd is not None and settings.model:
         from flue_tui.model.pricing import budget_problem
-        from flue_tui.runtime import prices
+        from flue_tui.runtime.wiring import prices
 
         try:
             problem = budget_problem(settings.model, prices(settings))

@@ -12,7 +12,7 @@ import re
 
 from collections.abc import Callable
 
-from flue_tui.agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 
 
 def _fence(text: str) -> str:

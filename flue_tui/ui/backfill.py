@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flue_tui.agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
-from flue_tui.tui.transcript import (
+from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
     ReplyEntry,
