@@ -124,6 +124,7 @@ class Runtime:
                         compaction=self._compaction())
         child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
         child.before_tool = parent.before_tool  # children answer to the same permission policy
+        child.parent = parent  # its usage counts in the caller's totals
         return child
 
 

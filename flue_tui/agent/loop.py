@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from flue_tui.agent.compaction import CompactionFailed, compact
-from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart, UsageEvent
+from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
 from flue_tui.agent.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.ids import new_id
@@ -171,14 +171,11 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
         stats.api_ms += elapsed * 1000
         stats.turns += 1
         turn_usage = message.usage
-        if turn_usage is not None:
-            stats.usage.add(turn_usage)
-            session.usage.add(turn_usage)
         session.emit(session.event(
             Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000), is_error=False,
             finish_reason=message.stop_reason, usage=turn_usage.to_dict() if turn_usage else None))
         if turn_usage is not None:
-            session.emit(session.event(UsageEvent, turn=turn_usage.to_dict(), total=session.usage.to_dict()))
+            session.record_usage(turn_usage)
         _record(session, message)
         if not message.tool_calls:
             return

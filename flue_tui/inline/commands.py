@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from flue_tui.agent import usage_text
 from flue_tui.tui.commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
                 + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
     elif name == "cost":
         s = app.renderer.router.status
-        say(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}")
+        say(usage_text.detailed(s.total, tasks=s.tasks))
     elif name == "export":
         _export(app, arg)
     elif name == "mode":

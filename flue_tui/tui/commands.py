@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from flue_tui.agent import usage_text
+
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
 
@@ -134,7 +136,7 @@ async def _skills(app: FlueApp, arg: str) -> None:
 
 async def _cost(app: FlueApp, arg: str) -> None:
     s = app.router.status
-    app.notice(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}"
+    app.notice(usage_text.detailed(s.total, tasks=s.tasks)
                + (f" · context {app.context_label()}" if app.context_label() else ""))
 
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.agent import events as ev
+from flue_tui.agent import usage_text
+from flue_tui.agent.messages import Usage
 from flue_tui.tui.transcript import (
     Entry,
     NoticeEntry,
@@ -29,22 +31,34 @@ class Status:
     """What the status bar shows besides model/name/cwd."""
 
     activity: str = "idle"
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
+    # The root session's total, task children included (Session.record_usage): set from each of
+    # the root's `usage` events; a child's turn is added until the root's next event includes it.
+    total: Usage = field(default_factory=Usage)
     context_tokens: int = 0  # the root's last prompt: input + cache + output
-    by_session: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tasks: bool = False  # whether a task child's usage is in the total
+
+    def set_total(self, total: Usage) -> None:
+        self.total = Usage(total.input, total.output, total.cache_read, total.cache_write, total.cost)
 
     def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool) -> None:
-        self.by_session[session] = total
-        totals = self.by_session.values()
-        self.input_tokens = sum(int(t.get("input", 0)) + int(t.get("cacheRead", 0)) + int(t.get("cacheWrite", 0))
-                                for t in totals)
-        self.output_tokens = sum(int(t.get("output", 0)) for t in totals)
-        self.cost = sum(float(t.get("cost", 0.0)) for t in totals)
         if root:
-            self.context_tokens = (int(turn.get("input", 0)) + int(turn.get("cacheRead", 0))
-                                   + int(turn.get("cacheWrite", 0)) + int(turn.get("output", 0)))
+            self.set_total(usage_text.from_dict(total))
+            self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
+        else:
+            self.total.add(usage_text.from_dict(turn))
+            self.tasks = True
+
+    @property
+    def input_tokens(self) -> int:
+        return usage_text.prompt_tokens(self.total)
+
+    @property
+    def output_tokens(self) -> int:
+        return self.total.output
+
+    @property
+    def cost(self) -> float:
+        return self.total.cost
 
 
 class EventRouter:
