@@ -78,6 +78,9 @@ class Settings:
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
     context_window: int | None = None
+    # Thinking (off/low/medium/high, through litellm's reasoning_effort) and the reply limit.
+    effort: str | None = None
+    max_output_tokens: int | None = None
     max_budget_usd: float | None = None
     json_schema: dict | None = None
     ui_mode: str = "tui"  # "tui", "inline" or "plain"

@@ -14,10 +14,11 @@ from typing import Any
 
 from flue_tui.config import ConfigError, flue_home
 
-CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
+CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain"),
+           "model.effort": ("off", "low", "medium", "high")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
-KEYS: dict[str, tuple[type, str]] = {
-    "model": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "model": ((str, dict), "a string such as \"anthropic/claude-sonnet-4-5\", or a table ([model])"),
     "compaction_model": (str, "a string such as \"openai/gpt-4.1-mini\""),
     "auto_compact": (bool, "true or false"),
     "context_window": (int, "a whole number of tokens, more than 0"),
@@ -28,7 +29,13 @@ KEYS: dict[str, tuple[type, str]] = {
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
 }
-UI_KEYS: dict[str, tuple[type, str]] = {
+# `[model]`: the model's name and how it is asked (a plain `model = "..."` still works).
+MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "name": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+    "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
+    "max_output_tokens": (int, "a whole number of tokens, more than 0"),
+}
+UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "mode": (str, "\"tui\", \"inline\" or \"plain\""),
     "theme": (str, "a Textual theme name such as \"textual-dark\""),
 }
@@ -58,7 +65,7 @@ def _type_name(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
-def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
+def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> Any:
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     if ok and kind is int and value <= 0:
         ok = False
@@ -90,6 +97,13 @@ def read_layer(path: Path) -> Layer | None:
                 if not isinstance(item, str):
                     raise ConfigError(f"{where}: env.{name} must be a string, not {_type_name(item)} ({item!r})")
             values["env"] = dict(value)
+        elif key == "model" and isinstance(value, dict):
+            for name, item in value.items():
+                if name not in MODEL_KEYS:
+                    raise ConfigError(f"{where}: unknown key 'model.{name}' (known keys: "
+                                      f"{', '.join('model.' + k for k in MODEL_KEYS)})")
+                _check(where, f"model.{name}", item, *MODEL_KEYS[name])
+                values["model" if name == "name" else name] = item
         elif key == "ui":
             for name, item in value.items():
                 if name not in UI_KEYS:

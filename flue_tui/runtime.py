@@ -78,8 +78,11 @@ class Runtime:
     def _model(self, model: str) -> Any:
         from flue_tui.model.litellm_client import LiteLLMClient
 
-        window = self.settings.context_window if model == self.settings.model else None
-        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window)
+        same = model == self.settings.model
+        return LiteLLMClient(model, api_base=self.settings.api_base,
+                             context_window=self.settings.context_window if same else None,
+                             effort=self.settings.effort,
+                             max_output_tokens=self.settings.max_output_tokens if same else None)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model

@@ -12,7 +12,7 @@ from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Tur
 from flue_tui.agent.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.ids import new_id
-from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import AbortError, AbortSignal, tool_spec
 
 if TYPE_CHECKING:
@@ -70,6 +70,8 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
             elif isinstance(item, ThinkingChunk):
                 partial.thinking += item.text
                 session.emit(session.event(ThinkingDelta, delta=item.text))
+            elif isinstance(item, UsageChunk):
+                partial.usage = item.usage  # what the provider counted so far, kept if we abort
             else:
                 done.append(item)
 
@@ -91,7 +93,8 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
         raise _Failed(partial, exc)
     response = done[-1]
     return AssistantMessage(
-        text=response.text, thinking=response.thinking, tool_calls=response.tool_calls,
+        text=response.text, thinking=response.thinking, thinking_blocks=response.thinking_blocks,
+        tool_calls=response.tool_calls,
         stop_reason="length" if response.finish_reason == "length" else
         ("tool_calls" if response.tool_calls else "stop"),
         model=response.model or session.model.model, usage=response.usage)
@@ -134,6 +137,9 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
             error = stopped.error if isinstance(stopped, _Failed) else None
             session.emit(session.event(Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000),
                                        is_error=True, error=str(error) if error else "aborted"))
+            # Tokens the provider already counted are paid for: they go into the totals.
+            if stopped.partial.usage is not None:
+                session.record_usage(stopped.partial.usage)
             # Kept for the record; errored and aborted turns never reach the model again.
             _record(session, stopped.partial)
             if error is None:

@@ -54,6 +54,9 @@ class UserMessage:
 class AssistantMessage:
     text: str = ""
     thinking: str = ""
+    # Anthropic-style blocks ({type: thinking, thinking, signature} or {type: redacted_thinking,
+    # data}): stored and sent back exactly, as the provider checks their signatures.
+    thinking_blocks: list[dict[str, str]] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: StopReason = "stop"
     error: str | None = None
@@ -105,6 +108,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         return AssistantMessage(
             text=data.get("text", ""),
             thinking=data.get("thinking", ""),
+            thinking_blocks=[dict(b) for b in data.get("thinking_blocks") or [] if isinstance(b, dict)],
             tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls", [])],
             stop_reason=data.get("stop_reason", "stop"),
             error=data.get("error"),
@@ -153,6 +157,22 @@ def model_context(messages: list[Message]) -> list[Message]:
     return head + kept + list(messages[last + 1:])
 
 
+def wire_arguments(call: ToolCall) -> str:
+    """The arguments as streamed when they are a JSON object, else `{}`. A reply cut by the output
+    limit (or a model's broken JSON) leaves text no provider accepts back (litellm refuses it
+    before sending, on every later request); the call's result already tells the model what went
+    wrong, and the store keeps what really arrived."""
+    raw = call.raw_arguments
+    if raw:
+        try:
+            if isinstance(json.loads(raw), dict):
+                return raw
+        except ValueError:
+            pass
+        return "{}" if not call.arguments else json.dumps(call.arguments)
+    return json.dumps(call.arguments)
+
+
 def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
     """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
     wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -165,15 +185,14 @@ def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]
                 dropped.update(tc.id for tc in m.tool_calls)
                 continue
             out: dict[str, Any] = {"role": "assistant", "content": m.text if m.text or not m.tool_calls else None}
+            if m.thinking_blocks:
+                out["thinking_blocks"] = [dict(b) for b in m.thinking_blocks]
             if m.tool_calls:
                 out["tool_calls"] = [
                     {
                         "id": tc.id,
                         "type": "function",
-                        "function": {
-                            "name": tc.name,
-                            "arguments": tc.raw_arguments or json.dumps(tc.arguments),
-                        },
+                        "function": {"name": tc.name, "arguments": wire_arguments(tc)},
                     }
                     for tc in m.tool_calls
                 ]

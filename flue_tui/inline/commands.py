@@ -56,6 +56,10 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
             _try(app, lambda: app.sessions.switch_model(arg))
             if app.sessions.session is None and app.unavailable:
                 app.start()  # the session could not start without a model: try again with this one
+    elif name == "effort":
+        from flue_tui.model.turn_params import set_effort
+
+        _try(app, lambda: set_effort(app.settings, app.sessions.session, arg))
     elif name == "compact":
         await app.compact(arg or None)
     elif name == "skills":

@@ -30,6 +30,13 @@ class ThinkingChunk:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class UsageChunk:
+    """Usage as the provider reported it so far (Anthropic sends input tokens first)."""
+
+    usage: Usage
+
+
 @dataclass(slots=True)
 class TurnResponse:
     """The assembled turn, yielded last by `stream_turn`."""
@@ -40,9 +47,11 @@ class TurnResponse:
     finish_reason: str = "stop"
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    # Anthropic-style thinking blocks, signatures included, to be sent back exactly as received.
+    thinking_blocks: list[dict[str, str]] = field(default_factory=list)
 
 
-StreamItem = TextChunk | ThinkingChunk | TurnResponse
+StreamItem = TextChunk | ThinkingChunk | UsageChunk | TurnResponse
 
 
 class ModelError(Exception):

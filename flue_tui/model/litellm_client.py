@@ -7,11 +7,12 @@ import os
 import re
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent.messages import ToolCall, Usage
-from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.agent.messages import Usage
+from flue_tui.model import turn_params
+from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
 # our environment (and so into every command the agent runs); the other two keep import offline.
@@ -87,52 +88,6 @@ def key_var(model: str) -> str:
     return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
-@dataclass
-class _PendingCall:
-    id: str | None = None
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-
-
-class _ToolCallAccumulator:
-    """Assemble streamed tool calls by index *and* id: a server that omits `index` gets index 0 for
-    every call from litellm, so a new id at a used index starts a new call instead of merging."""
-
-    def __init__(self) -> None:
-        self.calls: list[_PendingCall] = []
-        self._by_index: dict[int, _PendingCall] = {}
-
-    def add(self, deltas: Any) -> None:
-        for tc in deltas or []:
-            idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
-            cur = self._by_index.get(idx)
-            if cur is None or (tc.id and cur.id and tc.id != cur.id):
-                cur = _PendingCall(id=tc.id)
-                self.calls.append(cur)
-                self._by_index[idx] = cur
-            if tc.id and not cur.id:
-                cur.id = tc.id
-            fn = getattr(tc, "function", None)
-            if fn is not None:
-                if fn.name and not cur.name:
-                    cur.name = fn.name
-                if fn.arguments:
-                    cur.args.append(fn.arguments)
-
-    def finish(self) -> list[ToolCall]:
-        out = []
-        for n, call in enumerate(self.calls):
-            raw = "".join(call.args)
-            try:
-                parsed = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError:
-                parsed = {}  # validation then tells the model what is missing
-            if not isinstance(parsed, dict):
-                parsed = {}
-            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw))
-        return out
-
-
 _PREFIX_RE = re.compile(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?")
 
 
@@ -161,8 +116,11 @@ class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0, context_window: int | None = None) -> None:
+                 timeout: float = 600.0, context_window: int | None = None, effort: str | None = None,
+                 max_output_tokens: int | None = None) -> None:
         self.model = model
+        self.effort = effort  # off/low/medium/high; /effort changes it on a live session
+        self.output_override = max_output_tokens
         # A user-set window wins over litellm's map (which knows nothing of local models).
         self.context_override = context_window
         self.api_base = api_base
@@ -231,13 +189,16 @@ class LiteLLMClient:
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
         kwargs = self._request_kwargs(litellm)
-        if max_tokens:
+        if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
+            kwargs.update(turn_params.for_turn(self.effort, self.output_override, self.max_output_tokens()))
+        else:
             kwargs["max_tokens"] = max_tokens
         if tools:
             kwargs["tools"] = tools
         text: list[str] = []
         thinking: list[str] = []
-        acc = _ToolCallAccumulator()
+        acc = ToolCallAccumulator()
+        folder = ThinkingFolder()
         finish = "stop"
         usage = Usage()
         response_model = self.model
@@ -250,6 +211,7 @@ class LiteLLMClient:
             async for chunk in stream:
                 if getattr(chunk, "usage", None):
                     usage = self._usage(litellm, chunk.usage)
+                    yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
                 if not chunk.choices:
                     continue
                 choice = chunk.choices[0]
@@ -261,6 +223,8 @@ class LiteLLMClient:
                 if delta.content:
                     text.append(delta.content)
                     yield TextChunk(delta.content)
+                if getattr(delta, "thinking_blocks", None):
+                    folder.add(delta.thinking_blocks)
                 if delta.tool_calls:
                     acc.add(delta.tool_calls)
                 if choice.finish_reason:
@@ -279,7 +243,8 @@ class LiteLLMClient:
         if calls and finish == "stop":
             finish = "tool_calls"
         yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
-                           finish_reason=finish, usage=usage, model=response_model)
+                           finish_reason=finish, usage=usage, model=response_model,
+                           thinking_blocks=folder.finish())
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
         prompt = getattr(raw, "prompt_tokens", 0) or 0
@@ -310,4 +275,4 @@ class LiteLLMClient:
         return self._info("max_input_tokens", "max_tokens")
 
     def max_output_tokens(self) -> int | None:
-        return self._info("max_output_tokens")
+        return self.output_override or self._info("max_output_tokens")

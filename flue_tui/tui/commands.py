@@ -25,6 +25,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
     Command("model", "[provider/model]", "show or switch the model"),
+    Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("cost", "", "tokens and cost so far"),
@@ -120,6 +121,15 @@ async def _model(app: FlueApp, arg: str) -> None:
     app.switch_model(arg)
 
 
+async def _effort(app: FlueApp, arg: str) -> None:
+    from flue_tui.model.turn_params import set_effort
+
+    try:
+        app.notice(set_effort(app.settings, app.session, arg))
+    except ValueError as exc:
+        app.notice(str(exc), "error")
+
+
 async def _compact(app: FlueApp, arg: str) -> None:
     app.compact(arg or None)
 
@@ -162,6 +172,6 @@ async def _quit(app: FlueApp, arg: str) -> None:
 
 
 _HANDLERS = {
-    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "compact": _compact,
+    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "effort": _effort, "compact": _compact,
     "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "quit": _quit, "exit": _quit,
 }

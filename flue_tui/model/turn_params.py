@@ -1,0 +1,66 @@
+"""The output limit and reasoning setting of an agent turn (summaries set their own limit).
+
+`max_tokens` is always sent when it is known: without it litellm picks 64000 for Anthropic, or
+6144 once thinking is on, which cuts replies (and tool calls) short. Effort goes through litellm's
+`reasoning_effort`, which it maps to each provider's control (Anthropic `thinking.budget_tokens`,
+OpenAI `reasoning_effort`, Gemini `thinkingConfig`, ...) and drops for models without one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EFFORTS = ("off", "low", "medium", "high")
+# A sane ceiling for one reply: bigger limits only make a runaway reply cost more.
+DEFAULT_OUTPUT_CAP = 32_000
+# Room left for the answer itself when a small limit meets a thinking budget.
+ANSWER_ROOM = 1024
+
+
+def check_effort(value: str) -> str:
+    """The effort, lower-cased; ValueError with one sentence when it is not one of EFFORTS."""
+    effort = value.strip().lower()
+    if effort not in EFFORTS:
+        raise ValueError(f"Unknown effort {value!r}: use one of {', '.join(EFFORTS)}.")
+    return effort
+
+
+def thinking_budget(effort: str) -> int:
+    """The thinking budget litellm gives Anthropic for this effort (its own constants)."""
+    from flue_tui.model.litellm_client import get_litellm
+
+    constants = get_litellm().constants
+    return int(getattr(constants, f"DEFAULT_REASONING_EFFORT_{effort.upper()}_THINKING_BUDGET", 0) or 0)
+
+
+def output_limit(override: int | None, model_limit: int | None) -> int | None:
+    if override:
+        return override
+    return min(model_limit, DEFAULT_OUTPUT_CAP) if model_limit else None
+
+
+def for_turn(effort: str | None, override: int | None, model_limit: int | None) -> dict[str, Any]:
+    """litellm keyword arguments for one agent turn."""
+    params: dict[str, Any] = {}
+    limit = output_limit(override, model_limit)
+    if effort and effort != "off":
+        params["reasoning_effort"] = effort
+        budget = thinking_budget(effort)
+        if limit is not None and budget and limit <= budget:
+            limit = budget + ANSWER_ROOM  # Anthropic requires max_tokens > budget_tokens
+    if limit is not None:
+        params["max_tokens"] = limit
+    return params
+
+
+def set_effort(settings: Any, session: Any, arg: str) -> str:
+    """`/effort [level]` in the app and inline mode: show it, or switch it for the next turns (the
+    live session's model client and the children it starts later). ValueError for a bad level."""
+    current = settings.effort or "off"
+    if not arg.strip():
+        return f"Thinking effort: {current}. Switch with /effort {'|'.join(EFFORTS)}."
+    effort = check_effort(arg)
+    settings.effort = effort
+    if session is not None and hasattr(session.model, "effort"):
+        session.model.effort = effort
+    return f"Thinking effort: {effort}."

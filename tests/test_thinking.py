@@ -1,0 +1,97 @@
+"""Thinking: `--effort` reaches the provider's reasoning control through litellm, and thinking blocks
+(signatures and redacted blocks included) go back exactly as Anthropic requires, across tool turns
+and across a resume. Real CLI, real litellm, the strict Anthropic stand-in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flue_tui.store.sessions import SessionStore
+from tests.fakellm import Call, FakeAnthropic, Turn
+from tests.fakellm.anthropic import redacted_data
+from tests.fakellm.anthropic_rules import sign
+
+MODEL = ("--model", "anthropic/claude-sonnet-4-5")
+
+
+def anthropic_env(flue_env: dict[str, str], llm: FakeAnthropic) -> dict[str, str]:
+    env = {k: v for k, v in flue_env.items() if not k.startswith("OPENAI_")}
+    env.update({"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_API_BASE": llm.base_url})
+    return env
+
+
+def thinking_blocks(request: dict) -> list[list[dict]]:
+    """Per assistant message of a request: its thinking / redacted_thinking blocks."""
+    return [[b for b in m["content"] if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+            for m in request["messages"] if m["role"] == "assistant" and isinstance(m["content"], list)]
+
+
+def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(fakeanthropic, run_flue, flue_env, tmp_path,
+                                                                 _isolated_home):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fakeanthropic.script([
+        Turn(match="inspect", reasoning="First I read a.txt to see what it says.",
+             calls=[Call("read", {"path": "a.txt"})]),
+        Turn(match="inspect", reasoning="Now count with bash.", redacted_thinking="hidden reasoning",
+             calls=[Call("bash", {"command": "wc -l < a.txt"})]),
+        Turn(match="inspect", reasoning="Both done; answer.", text="a.txt has one line: alpha."),
+        Turn(match="inspect", reasoning="Read it again after the resume.", calls=[Call("read", {"path": "a.txt"})]),
+        Turn(match="inspect", reasoning="Still alpha.", text="Still alpha."),
+    ])
+    env = anthropic_env(flue_env, fakeanthropic)
+    out = run_flue("-p", "inspect a.txt", *MODEL, "--effort", "high", "--output-format", "json", env=env,
+                   timeout=120)
+    assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result["result"] == "a.txt has one line: alpha." and not fakeanthropic.rejections
+    first, second, third = fakeanthropic.requests[:3]
+    # litellm maps effort=high to Anthropic's thinking budget; max_tokens stays above it.
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    assert first["max_tokens"] > 4096
+    reasoning = "First I read a.txt to see what it says."
+    assert thinking_blocks(second) == [[{"type": "thinking", "thinking": reasoning, "signature": sign(reasoning)}]]
+    assert thinking_blocks(third)[1] == [
+        {"type": "thinking", "thinking": "Now count with bash.", "signature": sign("Now count with bash.")},
+        {"type": "redacted_thinking", "data": redacted_data("hidden reasoning")}]
+
+    with SessionStore.open(_isolated_home / "sessions.db") as store:
+        stored = [m for m in store.load_context(result["session_id"]) if getattr(m, "role", "") == "assistant"]
+    assert stored[0].thinking_blocks[0]["signature"] == sign(reasoning)
+
+    again = run_flue("-p", "inspect it once more", "--resume", result["session_id"], *MODEL, "--effort", "high",
+                     "--output-format", "json", env=env, timeout=120)
+    assert again.code == 0, again.stderr + str(fakeanthropic.rejections)
+    assert json.loads(again.stdout.splitlines()[-1])["result"] == "Still alpha."
+    assert not fakeanthropic.rejections
+    resumed = fakeanthropic.requests[-1]
+    # Every earlier block is sent back as it arrived, signatures intact.
+    assert thinking_blocks(resumed)[:3] == [thinking_blocks(third)[0], thinking_blocks(third)[1],
+                                            [{"type": "thinking", "thinking": "Both done; answer.",
+                                              "signature": sign("Both done; answer.")}]]
+
+
+def test_effort_off_sends_no_thinking_and_bad_effort_is_one_sentence(fakeanthropic, run_flue, flue_env):
+    fakeanthropic.script([Turn(text="plain")])
+    env = anthropic_env(flue_env, fakeanthropic)
+    out = run_flue("-p", "hi", *MODEL, "--effort", "off", env=env, timeout=120)
+    assert out.code == 0, out.stderr
+    assert "thinking" not in fakeanthropic.requests[0]
+    bad = run_flue("-p", "hi", *MODEL, "--effort", "extreme", env=env, timeout=120)
+    assert bad.code == 2 and "Unknown effort 'extreme': use one of off, low, medium, high." in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_config_model_table_sets_effort_and_output_limit(fakeanthropic, run_flue, flue_env, tmp_path: Path,
+                                                         _isolated_home):
+    (_isolated_home / "config.toml").write_text(
+        '[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "low"\nmax_output_tokens = 3000\n')
+    fakeanthropic.script([Turn(reasoning="brief", text="ok")])
+    out = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
+    assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
+    request = fakeanthropic.requests[0]
+    assert request["model"] == "claude-sonnet-4-5"
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 1024} and request["max_tokens"] == 3000
+    (_isolated_home / "config.toml").write_text('[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "max"\n')
+    bad = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
+    assert bad.code == 2 and "model.effort must be" in bad.stderr, bad.stderr
