@@ -54,11 +54,23 @@ class TurnResponse:
 StreamItem = TextChunk | ThinkingChunk | UsageChunk | TurnResponse
 
 
+# litellm appends the whole request to some errors ("Received Messages=[...]": system prompt,
+# files read, everything) and the offending tool arguments to others; neither belongs in a message.
+_REQUEST_DUMP = re.compile(r"\s*(?:Received Messages=|\. Arguments: ).*\Z", re.DOTALL)
+
+
+def without_request(message: str) -> str:
+    """The error text without the request litellm pasted into it."""
+    cut = _REQUEST_DUMP.sub("", message)
+    return cut if cut.strip() else message[:200]
+
+
 class ModelError(Exception):
     """A failed model request. `message` is the provider's text; `hint` tells a user the fix."""
 
     def __init__(self, message: str, *, kind: ErrorKind = "other", status: int | None = None,
                  retryable: bool | None = None, hint: str | None = None) -> None:
+        message = without_request(message)
         super().__init__(message)
         self.message = message
         self.kind = kind
