@@ -112,6 +112,26 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
+class _EarlyUsage:
+    """The usage a provider reports before the end (Anthropic's input tokens come first). litellm
+    holds it back until the stream ends, but keeps the chunk in the stream's `chunks`: looked for
+    there until found, so an aborted turn still counts what the provider has already billed."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.pending = isinstance(getattr(stream, "chunks", None), list)
+        self._scanned = 0
+
+    def find(self) -> Any:
+        chunks = self.stream.chunks
+        for chunk in chunks[self._scanned:]:
+            if getattr(chunk, "usage", None):
+                self.pending = False
+                return chunk.usage
+        self._scanned = len(chunks)
+        return None
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
@@ -208,10 +228,13 @@ class LiteLLMClient:
                 model=self.model, messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
                 timeout=self.timeout, **kwargs)
+            early = _EarlyUsage(stream)
             async for chunk in stream:
                 if getattr(chunk, "usage", None):
                     usage = self._usage(litellm, chunk.usage)
                     yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
+                elif early.pending and (seen := early.find()) is not None:
+                    yield UsageChunk(self._usage(litellm, seen))
                 if not chunk.choices:
                     continue
                 choice = chunk.choices[0]
