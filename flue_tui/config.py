@@ -43,9 +43,9 @@ def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
     import json
     import urllib.request
 
-    base = url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
-    if not base.startswith("http"):
-        base = f"http://{base}"
+    from flue_tui.model.ollama import base_url  # no litellm: only the address rules
+
+    base = url or base_url()
     try:
         with urllib.request.urlopen(f"{base.rstrip('/')}/api/tags", timeout=timeout) as response:
             models = json.load(response).get("models") or []
@@ -81,6 +81,11 @@ class Settings:
     # Thinking (off/low/medium/high, through litellm's reasoning_effort) and the reply limit.
     effort: str | None = None
     max_output_tokens: int | None = None
+    # Anthropic-served models get cache breakpoints (flue_tui/model/caching.py) unless this is off.
+    prompt_cache: bool = True
+    # USD per million tokens, for a model litellm cannot price (or to override its price).
+    input_price: float | None = None
+    output_price: float | None = None
     max_budget_usd: float | None = None
     json_schema: dict | None = None
     ui_mode: str = "tui"  # "tui", "inline" or "plain"

@@ -25,6 +25,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "max_turns": (int, "a whole number, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
+    "prompt_cache": (bool, "true or false"),
+    "input_price": (float, "a number of USD per million input tokens, 0 or more"),
+    "output_price": (float, "a number of USD per million output tokens, 0 or more"),
     "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
@@ -34,6 +37,10 @@ MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "name": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
     "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
     "max_output_tokens": (int, "a whole number of tokens, more than 0"),
+    # Also accepted at the top level, as before the table existed.
+    "prompt_cache": KEYS["prompt_cache"],
+    "input_price": KEYS["input_price"],
+    "output_price": KEYS["output_price"],
 }
 UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "mode": (str, "\"tui\", \"inline\" or \"plain\""),
@@ -42,7 +49,7 @@ UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
 ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
-    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
 }
 
 
@@ -66,8 +73,12 @@ def _type_name(value: Any) -> str:
 
 
 def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # TOML's `3` is as good a price as `3.0`
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     if ok and kind is int and value <= 0:
+        ok = False
+    if ok and kind is float and not value >= 0:  # also refuses nan
         ok = False
     if ok and key in CHOICES and value not in CHOICES[key]:
         ok = False
@@ -91,7 +102,7 @@ def read_layer(path: Path) -> Layer | None:
     for key, value in data.items():
         if key not in KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} (known keys: {', '.join(KEYS)})")
-        _check(where, key, value, *KEYS[key])
+        value = _check(where, key, value, *KEYS[key])
         if key == "env":
             for name, item in value.items():
                 if not isinstance(item, str):
@@ -102,8 +113,8 @@ def read_layer(path: Path) -> Layer | None:
                 if name not in MODEL_KEYS:
                     raise ConfigError(f"{where}: unknown key 'model.{name}' (known keys: "
                                       f"{', '.join('model.' + k for k in MODEL_KEYS)})")
-                _check(where, f"model.{name}", item, *MODEL_KEYS[name])
-                values["model" if name == "name" else name] = item
+                values["model" if name == "name" else name] = _check(where, f"model.{name}", item,
+                                                                     *MODEL_KEYS[name])
         elif key == "ui":
             for name, item in value.items():
                 if name not in UI_KEYS:
@@ -123,9 +134,9 @@ def _parse_env(var: str, key: str, raw: str) -> Any:
         if lowered not in ("1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"{var} must be {expected} (or 1/0), not {raw!r}")
         value = lowered in ("1", "true", "yes")
-    elif kind is int:
+    elif kind in (int, float):
         try:
-            value = int(raw)
+            value = kind(raw)
         except ValueError:
             raise ConfigError(f"{var} must be {expected}, not {raw!r}") from None
     return _check(var, key, value, kind, expected)

@@ -90,6 +90,10 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
                       "set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model")]
     source = settings.sources.get("model", "default for the key that is set")
     checks = [Check("ok", "model", f"{settings.model} (from {source})")]
+    from flue_tui.model.ollama import is_ollama
+
+    if is_ollama(settings.model):
+        return checks + _ollama(settings, timeout)
     provider = provider_of(settings.model) or "openai"
     base = settings.api_base or (os.environ.get("OPENAI_BASE_URL") if provider == "openai" else None)
     var = key_var(settings.model)
@@ -103,6 +107,30 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
     endpoint = base or PROVIDER_HOSTS.get(provider)
     if endpoint:
         checks.append(_reach(endpoint, key if base or provider == "openai" else None, timeout))
+    return checks
+
+
+def _ollama(settings: Settings, timeout: float) -> list[Check]:
+    """The path a request takes: the server flue will call (OLLAMA_HOST), the model, and num_ctx."""
+    from flue_tui.model.ollama import base_url, context_length
+
+    base = settings.api_base or base_url()
+    name = settings.model.split("/", 1)[1] if settings.model else ""
+    checks = [Check("ok", "key", "none needed for Ollama")]
+    try:
+        with urllib.request.urlopen(f"{base}/api/tags", timeout=timeout) as response:  # noqa: S310 - local
+            models = [m.get("name") for m in (json.load(response).get("models") or []) if isinstance(m, dict)]
+    except (OSError, ValueError, AttributeError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return checks + [Check("fail", "endpoint", f"cannot reach Ollama at {base} within {timeout:g} s: {reason}",
+                               "start it with `ollama serve`, or set OLLAMA_HOST to where it runs")]
+    checks.append(Check("ok", "endpoint", f"Ollama at {base} answered ({len(models)} models)"))
+    if name not in models and f"{name}:latest" not in models:
+        checks.append(Check("fail", "ollama", f"{base} has no model {name!r}", f"ollama pull {name}"))
+        return checks
+    window = settings.context_window or context_length(base, settings.model, timeout)
+    checks.append(Check("ok", "ollama", f"{name} is installed; requests carry num_ctx {window}" if window
+                        else f"{name} is installed; its context length is unknown (set --context-window)"))
     return checks
 
 

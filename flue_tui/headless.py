@@ -31,7 +31,8 @@ def result_object(result: OperationResult, *, session_id: str, model: str | None
         "num_turns": result.num_turns,
         "duration_ms": result.duration_ms,
         "duration_api_ms": result.duration_api_ms,
-        "total_cost_usd": round(usage.cost, 10),
+        # null when a model had no known price: unknown, never a made-up $0.
+        "total_cost_usd": round(usage.cost, 10) if usage.priced else None,
         "usage": {
             "input_tokens": usage.input,
             "output_tokens": usage.output,
@@ -133,6 +134,16 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     from flue_tui.context.skills import skill_prompt
     from flue_tui.session_start import open_session
 
+    if settings.max_budget_usd is not None and settings.model:
+        from flue_tui.model.pricing import budget_problem
+        from flue_tui.runtime import prices
+
+        try:
+            problem = budget_problem(settings.model, prices(settings))
+        except ConfigError as exc:
+            problem = str(exc)
+        if problem:
+            return _failure(problem, fmt, settings.model, code=2)
     try:
         session, context = open_session(settings, sessions)  # resumes and records per the session flags
     except ConfigError as exc:

@@ -49,6 +49,7 @@ class Runtime:
                 "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
                 "or pass --model provider/model.")
         self.settings = settings
+        prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
         from flue_tui.permissions.config import load_config
@@ -78,11 +79,12 @@ class Runtime:
     def _model(self, model: str) -> Any:
         from flue_tui.model.litellm_client import LiteLLMClient
 
-        same = model == self.settings.model
+        main = model == self.settings.model
         return LiteLLMClient(model, api_base=self.settings.api_base,
-                             context_window=self.settings.context_window if same else None,
+                             context_window=self.settings.context_window if main else None,
+                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None,
                              effort=self.settings.effort,
-                             max_output_tokens=self.settings.max_output_tokens if same else None)
+                             max_output_tokens=self.settings.max_output_tokens if main else None)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
@@ -129,6 +131,17 @@ class Runtime:
         child.before_tool = parent.before_tool  # children answer to the same permission policy
         child.parent = parent  # its usage counts in the caller's totals
         return child
+
+
+def prices(settings: Settings) -> Any:
+    """The config's per-million prices for the main model, or None; both or neither must be set."""
+    from flue_tui.model.pricing import Prices
+
+    if settings.input_price is None and settings.output_price is None:
+        return None
+    if settings.input_price is None or settings.output_price is None:
+        raise ConfigError("Set both input_price and output_price (USD per million tokens), or neither.")
+    return Prices(settings.input_price, settings.output_price)
 
 
 def build_session(settings: Settings) -> Session:

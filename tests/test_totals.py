@@ -88,3 +88,17 @@ async def test_resume_starts_from_the_total_with_children(fakellm, tmp_path, mon
     assert (again.session.usage.input, again.session.usage.output) == (910, 185)
     again.recorder.close()
     again.store.close()
+
+
+def test_every_surface_words_the_total_the_same_way():
+    from flue_tui.agent import usage_text
+    from flue_tui.agent.messages import Usage
+
+    total = Usage(input=100, output=20, cache_read=700, cache_write=100, cost=0.0123)
+    assert usage_text.brief(total) == "900 in · 20 out · $0.0123"  # cache reads and writes are prompt tokens
+    assert usage_text.detailed(total, tasks=True) == ("Tokens: 900 in (700 cache read, 100 cache write) · 20 out · "
+                                                      "cost $0.0123 · task sub-agents included")
+    assert usage_text.from_dict(total.to_dict()) == total
+    unpriced = Usage(input=5, output=1, priced=False)
+    assert usage_text.brief(unpriced) == "5 in · 1 out · cost unknown"
+    assert usage_text.detailed(unpriced).endswith("1 out · cost unknown")

@@ -16,6 +16,8 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    # False once any part had no known price: the cost is then unknown (a lower bound), not $0.
+    priced: bool = True
 
     def add(self, other: Usage) -> None:
         self.input += other.input
@@ -23,6 +25,12 @@ class Usage:
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
         self.cost += other.cost
+        self.priced = self.priced and other.priced
+
+    @property
+    def known_cost(self) -> float | None:
+        """The cost in USD, or None when some turn's model had no known price."""
+        return self.cost if self.priced else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -32,6 +40,7 @@ class Usage:
             "cacheWrite": self.cache_write,
             "totalTokens": self.input + self.output,
             "cost": round(self.cost, 10),
+            "priced": self.priced,
         }
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
 from flue_tui.agent.messages import Usage
-from flue_tui.model import turn_params
+from flue_tui.model import ollama, turn_params
 from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
+from flue_tui.model.caching import anthropic_served, with_breakpoints
+from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.pricing import Prices, turn_cost
 
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
 # our environment (and so into every command the agent runs); the other two keep import offline.
@@ -88,11 +90,6 @@ def key_var(model: str) -> str:
     return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
-_PREFIX_RE = re.compile(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?")
-
-
-def _clean(message: str) -> str:
-    return _PREFIX_RE.sub("", message.strip(), count=1).strip() or message.strip()
 
 
 _CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
@@ -136,7 +133,8 @@ class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0, context_window: int | None = None, effort: str | None = None,
+                 timeout: float = 600.0, context_window: int | None = None, prompt_cache: bool = True,
+                 prices: Prices | None = None, effort: str | None = None,
                  max_output_tokens: int | None = None) -> None:
         self.model = model
         self.effort = effort  # off/low/medium/high; /effort changes it on a live session
@@ -146,16 +144,40 @@ class LiteLLMClient:
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.prompt_cache = prompt_cache and anthropic_served(model)
+        self.prices = prices
+        self._num_ctx: int | None = None  # Ollama: looked up once from /api/show
+
+    def _ollama_base(self) -> str:
+        return self.api_base or ollama.base_url()
+
+    def _ollama_ctx(self) -> int | None:
+        if self.context_override:
+            return self.context_override
+        if self._num_ctx is None:
+            self._num_ctx = ollama.context_length(self._ollama_base(), self.model) or 0
+        return self._num_ctx or None
 
     def _endpoint(self) -> str:
         if self.api_base:
             return self.api_base
+        if ollama.is_ollama(self.model):
+            return f"Ollama at {self._ollama_base()}"
         if provider_of(self.model) == "openai":
             return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "the OpenAI API"
         return f"the {provider_of(self.model) or 'provider'} API"
 
     def _request_kwargs(self, litellm: Any) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
+        if ollama.is_ollama(self.model):
+            # Local and keyless: litellm's key check would refuse it without OLLAMA_API_BASE.
+            kwargs["api_base"] = self._ollama_base()
+            num_ctx = self._ollama_ctx()
+            if num_ctx:
+                kwargs["num_ctx"] = num_ctx
+            if self.api_key is not None:
+                kwargs["api_key"] = self.api_key
+            return kwargs
         if self.api_base:
             kwargs["api_base"] = self.api_base
         key = self.api_key
@@ -179,22 +201,32 @@ class LiteLLMClient:
 
     def _map_error(self, exc: BaseException) -> ModelError:
         litellm = get_litellm()
-        message = _clean(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
         status = getattr(exc, "status_code", None)
+        connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
+        if not isinstance(status, int) or status < 400 or connection:
+            status = None  # litellm gives transport failures a made-up 500
+        message = readable(getattr(exc, "message", None) or str(exc) or type(exc).__name__,
+                           provider=provider_of(self.model), status=status,
+                           local=made_locally(exc) and not connection)
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(message, kind="overflow", status=status, retryable=False)
         if isinstance(exc, litellm.AuthenticationError):
             var = key_var(self.model)
             return ModelError(message, kind="auth", status=status, retryable=False,
                               hint=f"The provider rejected the API key for {self.model}: check {var}.")
+        if ollama.is_ollama(self.model) and status == 404:
+            name = self.model.split("/", 1)[1]
+            return ModelError(message, kind="model_unknown", status=status, retryable=False,
+                              hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.")
         if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
             return ModelError(message, kind="model_unknown", status=status, retryable=False,
                               hint=f"Unknown model '{self.model}': model ids are provider/model, "
                                    "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
-        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)) or _is_connection_failure(exc):
+        if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
+            fix = ("start it (`ollama serve`) or set OLLAMA_HOST" if ollama.is_ollama(self.model)
+                   else "check the network, or OPENAI_BASE_URL for a local server")
             return ModelError(message, kind="connection", status=status, retryable=True,
-                              hint=f"Could not reach {self._endpoint()}: check the network, or "
-                                   "OPENAI_BASE_URL for a local server.")
+                              hint=f"Could not reach {self._endpoint()}: {fix}.")
         if isinstance(exc, litellm.RateLimitError):
             return ModelError(message, kind="rate_limit", status=status, retryable=True)
         if isinstance(status, int) and status >= 500:
@@ -208,11 +240,17 @@ class LiteLLMClient:
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
+        if ollama.is_ollama(self.model) and self._num_ctx is None and not self.context_override:
+            import asyncio
+
+            await asyncio.to_thread(self._ollama_ctx)  # an HTTP lookup, once: keep it off the loop
         kwargs = self._request_kwargs(litellm)
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
             kwargs.update(turn_params.for_turn(self.effort, self.output_override, self.max_output_tokens()))
         else:
             kwargs["max_tokens"] = max_tokens
+        if self.prompt_cache:
+            messages, tools = with_breakpoints(messages, tools)
         if tools:
             kwargs["tools"] = tools
         text: list[str] = []
@@ -225,7 +263,7 @@ class LiteLLMClient:
         stream = None
         try:
             stream = await litellm.acompletion(
-                model=self.model, messages=messages, stream=True,
+                model=ollama.chat_model(self.model), messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
                 timeout=self.timeout, **kwargs)
             early = _EarlyUsage(stream)
@@ -275,18 +313,15 @@ class LiteLLMClient:
         details = getattr(raw, "prompt_tokens_details", None)
         cache_read = (getattr(details, "cached_tokens", 0) or 0) if details else 0
         cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
-        try:
-            p_cost, c_cost = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
-                                                    completion_tokens=completion)
-            cost = float(p_cost) + float(c_cost)
-        except Exception:
-            cost = 0.0  # an unmapped (e.g. local) model has no price: free, not an error
+        cost = turn_cost(litellm, self.model, raw, self.prices)
         return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
-                     cache_read=cache_read, cache_write=cache_write, cost=cost)
+                     cache_read=cache_read, cache_write=cache_write, cost=cost or 0.0, priced=cost is not None)
 
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:
             return self.context_override
+        if ollama.is_ollama(self.model) and "max_input_tokens" in keys:
+            return self._ollama_ctx()  # the window Ollama really loads is the num_ctx we send
         try:
             info = get_litellm().get_model_info(self.model)
         except Exception:

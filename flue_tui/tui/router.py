@@ -6,6 +6,7 @@ records what changed; `take()` hands the changes to the view when the flush time
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,7 @@ class Status:
     tasks: bool = False  # whether a task child's usage is in the total
 
     def set_total(self, total: Usage) -> None:
-        self.total = Usage(total.input, total.output, total.cache_read, total.cache_write, total.cost)
+        self.total = copy.copy(total)
 
     def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool) -> None:
         if root:

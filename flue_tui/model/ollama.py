@@ -1,0 +1,69 @@
+"""Ollama without setup: its address from OLLAMA_HOST (or the default), no key, and a real num_ctx.
+
+litellm reads only OLLAMA_API_BASE, and its key check calls the model unusable without it; Ollama
+itself (and its CLI) reads OLLAMA_HOST. Ollama also loads a model with a small default context
+(2-4k tokens) unless the request's options say `num_ctx`, and then silently drops the start of a
+coding session's prompt, so every request carries one: the user's --context-window, else the
+Modelfile's num_ctx, else the model's trained length capped at DEFAULT_CAP (memory grows with it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+
+DEFAULT_BASE = "http://127.0.0.1:11434"
+DEFAULT_CAP = 32768
+PROVIDERS = ("ollama", "ollama_chat")
+
+
+def is_ollama(model: str) -> bool:
+    return model.split("/", 1)[0] in PROVIDERS
+
+
+def chat_model(model: str) -> str:
+    """`ollama/x` goes to /api/generate in litellm, which has no tool messages; /api/chat has."""
+    return "ollama_chat/" + model.split("/", 1)[1] if model.startswith("ollama/") else model
+
+
+def base_url(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """OLLAMA_API_BASE (litellm's), else OLLAMA_HOST (Ollama's: `host`, `host:port` or a URL)."""
+    raw = (environ.get("OLLAMA_API_BASE") or environ.get("OLLAMA_HOST") or "").strip()
+    if not raw:
+        return DEFAULT_BASE
+    if "://" not in raw:
+        raw = f"http://{raw}"
+    scheme, _, rest = raw.partition("://")
+    host = rest.split("/", 1)[0]
+    if host.startswith("0.0.0.0"):  # a bind address, as OLLAMA_HOST is often set for the server
+        host = "127.0.0.1" + host[len("0.0.0.0"):]
+    if ":" not in host.rsplit("]", 1)[-1]:
+        host += ":11434"
+    return f"{scheme}://{host}"
+
+
+def _show(base: str, name: str, timeout: float) -> dict:
+    request = urllib.request.Request(f"{base.rstrip('/')}/api/show", data=json.dumps({"model": name}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - local server
+        data = json.load(response)
+    return data if isinstance(data, dict) else {}
+
+
+def context_length(base: str, model: str, timeout: float = 3.0) -> int | None:
+    """The num_ctx to send for `model`: the Modelfile's, else the trained length capped; None when
+    the server does not answer (the request then fails with a clear connection error anyway)."""
+    try:
+        info = _show(base, model.split("/", 1)[-1], timeout)
+    except (OSError, ValueError):
+        return None
+    params = info.get("parameters")
+    match = re.search(r"^\s*num_ctx\s+(\d+)", params, re.MULTILINE) if isinstance(params, str) else None
+    if match:
+        return int(match.group(1))
+    details = info.get("model_info")
+    trained = [v for k, v in details.items() if k.endswith(".context_length") and isinstance(v, int)] \
+        if isinstance(details, dict) else []
+    return min(trained[0], DEFAULT_CAP) if trained else None
