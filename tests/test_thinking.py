@@ -95,3 +95,14 @@ def test_config_model_table_sets_effort_and_output_limit(fakeanthropic, run_flue
     (_isolated_home / "config.toml").write_text('[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "max"\n')
     bad = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
     assert bad.code == 2 and "model.effort must be" in bad.stderr, bad.stderr
+
+
+def test_model_table_keys_layer_like_the_top_level_ones(tmp_path: Path, _isolated_home):
+    from flue_tui.config import Settings
+
+    (_isolated_home / "config.toml").write_text('[model]\nname = "openai/gpt-4.1"\neffort = "medium"\n'
+                                                'max_output_tokens = 5000\nprompt_cache = false\ninput_price = 3\n')
+    settings = Settings.from_env(cwd=str(tmp_path))
+    assert (settings.model, settings.effort, settings.max_output_tokens) == ("openai/gpt-4.1", "medium", 5000)
+    assert settings.prompt_cache is False and settings.input_price == 3.0
+    assert Settings.from_env(cwd=str(tmp_path), effort="off").effort == "off"  # the flag wins
