@@ -106,3 +106,24 @@ def test_model_table_keys_layer_like_the_top_level_ones(tmp_path: Path, _isolate
     assert (settings.model, settings.effort, settings.max_output_tokens) == ("openai/gpt-4.1", "medium", 5000)
     assert settings.prompt_cache is False and settings.input_price == 3.0
     assert Settings.from_env(cwd=str(tmp_path), effort="off").effort == "off"  # the flag wins
+
+
+async def test_other_providers_get_no_thinking_blocks_and_effort_only_where_it_means_something(fakellm, capfd):
+    """After /model switches a Claude session to OpenAI, the stored thinking blocks stay out of the
+    request (an OpenAI-style API refuses unknown message fields); effort goes to a reasoning model,
+    not to one without reasoning (where litellm would drop it with a warning printed over the app)."""
+    from flue_tui.model.litellm_client import LiteLLMClient
+
+    fakellm.script([Turn(text="plain", repeat=2)])
+    wire = [{"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b", "thinking_blocks": [
+                {"type": "thinking", "thinking": "t", "signature": sign("t")}]},
+            {"role": "user", "content": "c"}]
+    for model in ("openai/gpt-4.1", "openai/o3"):
+        client = LiteLLMClient(model, api_base=fakellm.base_url, api_key="sk-test", effort="high")
+        async for _ in client.stream_turn(wire, []):
+            pass
+    plain, reasoning = fakellm.requests
+    assert all("thinking_blocks" not in m for r in (plain, reasoning) for m in r["messages"])
+    assert "reasoning_effort" not in plain and reasoning["reasoning_effort"] == "high"
+    assert "Dropping reasoning_effort" not in capfd.readouterr().err

@@ -246,7 +246,12 @@ class LiteLLMClient:
             await asyncio.to_thread(self._ollama_ctx)  # an HTTP lookup, once: keep it off the loop
         kwargs = self._request_kwargs(litellm)
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
-            kwargs.update(turn_params.for_turn(self.effort, self.output_override, self.max_output_tokens()))
+            effort = self.effort if turn_params.can_reason(litellm, self.model) else None
+            kwargs.update(turn_params.for_turn(effort, self.output_override, self.max_output_tokens()))
+        if not anthropic_served(self.model):
+            # Thinking blocks are Claude's (kept when /model switched away from it): litellm would
+            # pass them on verbatim to an OpenAI-style API, which refuses unknown message fields.
+            messages = turn_params.without_thinking_blocks(messages)
         else:
             kwargs["max_tokens"] = max_tokens
         if self.prompt_cache:

@@ -33,6 +33,26 @@ def thinking_budget(effort: str) -> int:
     return int(getattr(constants, f"DEFAULT_REASONING_EFFORT_{effort.upper()}_THINKING_BUDGET", 0) or 0)
 
 
+def can_reason(litellm: Any, model: str) -> bool:
+    """Whether to send an effort: yes for a model litellm knows to reason, and for one it does not
+    know at all (a local server decides for itself); no for a known model without reasoning, which
+    litellm would only drop with a warning printed over the app."""
+    try:
+        litellm.get_model_info(model)
+    except Exception:
+        return True
+    try:
+        return bool(litellm.supports_reasoning(model=model))
+    except Exception:
+        return False
+
+
+def without_thinking_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with assistant `thinking_blocks` left out (copies only where one is)."""
+    return [{k: v for k, v in m.items() if k != "thinking_blocks"} if "thinking_blocks" in m else m
+            for m in messages]
+
+
 def output_limit(override: int | None, model_limit: int | None) -> int | None:
     if override:
         return override
