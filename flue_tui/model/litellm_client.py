@@ -248,12 +248,12 @@ class LiteLLMClient:
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
             effort = self.effort if turn_params.can_reason(litellm, self.model) else None
             kwargs.update(turn_params.for_turn(effort, self.output_override, self.max_output_tokens()))
+        else:
+            kwargs["max_tokens"] = max_tokens
         if not anthropic_served(self.model):
             # Thinking blocks are Claude's (kept when /model switched away from it): litellm would
             # pass them on verbatim to an OpenAI-style API, which refuses unknown message fields.
             messages = turn_params.without_thinking_blocks(messages)
-        else:
-            kwargs["max_tokens"] = max_tokens
         if self.prompt_cache:
             messages, tools = with_breakpoints(messages, tools)
         if tools:
