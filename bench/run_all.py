@@ -1,6 +1,6 @@
 """Run every benchmark in bench/ and print one table of their result lines.
 
-Usage: uv run python bench/run_all.py [NAME ...]   (names: print_overhead, tools, sessions, tui)
+Usage: uv run python bench/run_all.py [NAME ...]   (names: print_overhead, tools, sessions, tui, cost)
 Each benchmark prints its own numbers (with ratios against a baseline run in the same process);
 this collects the lines that carry results. Expect several minutes on a 2-core machine.
 """
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["print_overhead", "tools", "sessions", "tui"]
+ORDER = ["print_overhead", "tools", "sessions", "tui", "cost"]
 RESULT = re.compile(r"\d.*(ms|MB|ratio|target|tok/s|%)|\b(ratio|median|p95|peak)\b", re.IGNORECASE)
 
 

@@ -49,7 +49,8 @@ UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
 ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
-    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
+    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
+    "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
 }
 
 
@@ -168,3 +169,8 @@ def _project_cannot_loosen(project: Layer) -> None:
     if project.values.get("allow_network") is True:
         raise ConfigError(f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
                           "or the --allow-network flag")
+    for key in ("input_price", "output_price"):
+        # A price decides when --max-budget-usd stops a run: a repository could set it to 0.
+        if key in project.values:
+            raise ConfigError(f"{project.source}: {key} is only accepted from your own {user_file()} "
+                              f"or FLUE_{key.upper()}")

@@ -45,7 +45,7 @@ def test_json_result_object_has_exact_fields(fakellm, run_flue):
     assert obj["result"] == "done" and obj["num_turns"] == 2 and obj["model"] == "openai/fake"
     assert obj["usage"] == {"input_tokens": 190, "output_tokens": 15, "cache_read_input_tokens": 30,
                             "cache_creation_input_tokens": 0}
-    assert obj["total_cost_usd"] == 0 and obj["session_id"]
+    assert obj["total_cost_usd"] is None and obj["session_id"]  # openai/fake has no price: unknown, not $0
     assert obj["duration_ms"] >= obj["duration_api_ms"] >= 0
 
 

@@ -64,6 +64,10 @@ def _from_body(data: dict[str, Any]) -> tuple[str | None, str | None]:
 _TRANSPORT_NOISE = re.compile(r"\s*ssl:(?:<[^>]*>|default|None)")
 
 
+# A provider's text is untrusted: no terminal control sequences, and one line.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+
+
 def without_request(text: str) -> str:
     text = _TRANSPORT_NOISE.sub("", text)  # aiohttp's "Cannot connect to host h:p ssl:<SSLContext …>"
     cut = min((i for i in (text.find(m) for m in _DUMP_MARKERS) if i > 0), default=len(text))
@@ -91,7 +95,8 @@ def readable(raw: str, *, provider: str = "", status: int | None = None, local: 
         message, kind = _from_body(data)
         if message:
             text = message
-    text = without_request(_strip_prefixes(text)) or "no details"
+    text = without_request(_strip_prefixes(text))
+    text = " ".join(_CONTROL.sub(" ", text).split()) or "no details"
     if local and data is None:  # a provider's refusal carries its JSON error body; litellm's own does not
         return f"litellm refused to send the request: {text}"
     if status is None:

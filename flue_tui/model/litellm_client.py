@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -151,10 +152,11 @@ class LiteLLMClient:
     def _ollama_base(self) -> str:
         return self.api_base or ollama.base_url()
 
-    def _ollama_ctx(self) -> int | None:
+    def _ollama_ctx(self, retry: bool = False) -> int | None:
+        """0 remembers a failed lookup, so sync callers ask once; each turn retries (off the loop)."""
         if self.context_override:
             return self.context_override
-        if self._num_ctx is None:
+        if self._num_ctx is None or (retry and not self._num_ctx):
             self._num_ctx = ollama.context_length(self._ollama_base(), self.model) or 0
         return self._num_ctx or None
 
@@ -240,10 +242,10 @@ class LiteLLMClient:
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
-        if ollama.is_ollama(self.model) and self._num_ctx is None and not self.context_override:
+        if ollama.is_ollama(self.model) and not self._num_ctx and not self.context_override:
             import asyncio
 
-            await asyncio.to_thread(self._ollama_ctx)  # an HTTP lookup, once: keep it off the loop
+            await asyncio.to_thread(self._ollama_ctx, True)  # an HTTP lookup: keep it off the loop
         kwargs = self._request_kwargs(litellm)
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
             effort = self.effort if turn_params.can_reason(litellm, self.model) else None
@@ -313,11 +315,15 @@ class LiteLLMClient:
                            thinking_blocks=folder.finish())
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
-        prompt = getattr(raw, "prompt_tokens", 0) or 0
-        completion = getattr(raw, "completion_tokens", 0) or 0
+        def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
+            ok = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+            return max(0, int(value)) if ok else 0
+
+        prompt = count(getattr(raw, "prompt_tokens", 0))
+        completion = count(getattr(raw, "completion_tokens", 0))
         details = getattr(raw, "prompt_tokens_details", None)
-        cache_read = (getattr(details, "cached_tokens", 0) or 0) if details else 0
-        cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
+        cache_read = min(prompt, count(getattr(details, "cached_tokens", 0))) if details else 0
+        cache_write = min(prompt - cache_read, count(getattr(raw, "cache_creation_input_tokens", 0)))
         cost = turn_cost(litellm, self.model, raw, self.prices)
         return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
                      cache_read=cache_read, cache_write=cache_write, cost=cost or 0.0, priced=cost is not None)
@@ -325,8 +331,10 @@ class LiteLLMClient:
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:
             return self.context_override
-        if ollama.is_ollama(self.model) and "max_input_tokens" in keys:
-            return self._ollama_ctx()  # the window Ollama really loads is the num_ctx we send
+        if ollama.is_ollama(self.model):
+            # The window Ollama really loads is the num_ctx we send. litellm's lookup would ask
+            # /api/show at OLLAMA_API_BASE or localhost, not at OLLAMA_HOST, and block while it does.
+            return self._ollama_ctx() if "max_input_tokens" in keys else None
         try:
             info = get_litellm().get_model_info(self.model)
         except Exception:

@@ -9,6 +9,7 @@ Modelfile's num_ctx, else the model's trained length capped at DEFAULT_CAP (memo
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import urllib.request
 
 DEFAULT_BASE = "http://127.0.0.1:11434"
 DEFAULT_CAP = 32768
+MAX_SHOW_BYTES = 4 << 20  # /api/show answers in kilobytes; a server sending more is not believed
 PROVIDERS = ("ollama", "ollama_chat")
 
 
@@ -48,7 +50,7 @@ def _show(base: str, name: str, timeout: float) -> dict:
     request = urllib.request.Request(f"{base.rstrip('/')}/api/show", data=json.dumps({"model": name}).encode(),
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - local server
-        data = json.load(response)
+        data = json.loads(response.read(MAX_SHOW_BYTES + 1)[:MAX_SHOW_BYTES])  # cut short: not JSON, refused
     return data if isinstance(data, dict) else {}
 
 
@@ -57,13 +59,13 @@ def context_length(base: str, model: str, timeout: float = 3.0) -> int | None:
     the server does not answer (the request then fails with a clear connection error anyway)."""
     try:
         info = _show(base, model.split("/", 1)[-1], timeout)
-    except (OSError, ValueError):
+    except (OSError, ValueError, http.client.HTTPException):
         return None
     params = info.get("parameters")
-    match = re.search(r"^\s*num_ctx\s+(\d+)", params, re.MULTILINE) if isinstance(params, str) else None
-    if match:
+    match = re.search(r"^\s*num_ctx\s+(\d{1,9})\s*$", params, re.MULTILINE) if isinstance(params, str) else None
+    if match and int(match.group(1)) > 0:
         return int(match.group(1))
     details = info.get("model_info")
-    trained = [v for k, v in details.items() if k.endswith(".context_length") and isinstance(v, int)] \
-        if isinstance(details, dict) else []
+    trained = [v for k, v in details.items() if isinstance(k, str) and k.endswith(".context_length")
+               and isinstance(v, int) and not isinstance(v, bool) and v > 0] if isinstance(details, dict) else []
     return min(trained[0], DEFAULT_CAP) if trained else None

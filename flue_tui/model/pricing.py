@@ -9,6 +9,7 @@ config gives per-million prices; models served on this machine (Ollama) cost not
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ def turn_cost(litellm: Any, model: str, usage: Any, prices: Prices | None = None
     completion = getattr(usage, "completion_tokens", 0) or 0
     if prices is not None:
         # litellm's prompt_tokens already include cached and cache-written tokens.
-        return (prompt * prices.input + completion * prices.output) / 1e6
+        return _sane((max(0, prompt) * prices.input + max(0, completion) * prices.output) / 1e6)
     if is_local(model):
         return 0.0
     try:
@@ -42,7 +43,12 @@ def turn_cost(litellm: Any, model: str, usage: Any, prices: Prices | None = None
                                                 completion_tokens=completion)
     except Exception:
         return None  # not in litellm's map (a local or brand-new model): unknown, not free
-    return float(p_cost) + float(c_cost)
+    return _sane(float(p_cost) + float(c_cost))
+
+
+def _sane(cost: float) -> float | None:
+    """A stream's usage is untrusted: negative counts must not buy credit against the budget."""
+    return max(0.0, cost) if math.isfinite(cost) else None
 
 
 def is_priced(litellm: Any, model: str, prices: Prices | None = None) -> bool:

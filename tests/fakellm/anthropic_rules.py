@@ -185,9 +185,21 @@ def _sequence(body: dict[str, Any]) -> list[Any]:
     out: list[Any] = list(body.get("tools") or [])
     out += _blocks(body.get("system")) if body.get("system") else []
     for message in body.get("messages") or []:
-        out += [{"role": message.get("role"), **b} if isinstance(b, dict) else b
+        out += [{"role": message.get("role"), **_lifted(b)} if isinstance(b, dict) else b
                 for b in _blocks(message.get("content"))]
     return out
+
+
+def _lifted(block: dict[str, Any]) -> dict[str, Any]:
+    """A tool_result as the cache sees it: string content is one text part, and a mark on its own
+    content parts counts as a mark on the block (the API accepts both places)."""
+    if block.get("type") != "tool_result":
+        return block
+    parts = _blocks(block.get("content"))
+    marks = [p["cache_control"] for p in parts if isinstance(p, dict) and p.get("cache_control")]
+    bare = [{k: v for k, v in p.items() if k != "cache_control"} if isinstance(p, dict) else p for p in parts]
+    mark = block.get("cache_control") or (marks[-1] if marks else None)
+    return {**block, "content": bare, **({"cache_control": mark} if mark else {})}
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -12,13 +13,7 @@ from tests.fakellm import Call, Turn
 
 
 def marks(body: dict) -> int:
-    found = sum(1 for t in body.get("tools") or [] if t.get("cache_control"))
-    system = body.get("system")
-    found += sum(1 for b in system if b.get("cache_control")) if isinstance(system, list) else 0
-    for m in body["messages"]:
-        content = m["content"] if isinstance(m["content"], list) else []
-        found += sum(1 for b in content if b.get("cache_control"))
-    return found
+    return json.dumps(body).count('"cache_control"')
 
 
 def script_loop(llm, rounds: int) -> None:
@@ -107,3 +102,17 @@ def test_usage_dict_says_whether_the_cost_is_known():
     total = Usage(cost=1.0)
     total.add(Usage(cost=0.0, priced=False))
     assert total.known_cost is None and total.to_dict()["priced"] is False
+
+
+def test_after_a_compaction_the_tools_and_system_prefix_is_still_read(claude_session, anthropic_env):
+    from flue_tui.agent.messages import CompactionMessage
+
+    script_loop(anthropic_env, 1)
+    session = claude_session()
+    asyncio.run(session.prompt("define"))
+    session.messages.append(CompactionMessage(summary="The user asked for definitions.", kept=0))
+    anthropic_env.script(Turn(text="after"))
+    asyncio.run(session.prompt("continue"))
+    after = anthropic_env.usages[-1]
+    # The lookup tool's description alone is over 2,000 tokens; the history before the summary is gone.
+    assert 2000 < after["cache_read_input_tokens"] < anthropic_env.usages[1]["cache_read_input_tokens"]

@@ -18,6 +18,14 @@ def test_anthropic_error_body_becomes_a_sentence(claude_session, anthropic_env):
                             "messages.3: `tool_use` ids were found without results")
 
 
+def test_a_hostile_error_body_cannot_drive_the_terminal(claude_session, anthropic_env):
+    anthropic_env.script(Turn(status=400, error_message="bad\x1b[2J\x1b]0;pwned\x07\nsecond line\r" + "x" * 5000))
+    result = asyncio.run(claude_session().prompt("hi"))
+    assert "\x1b" not in result.error and "\n" not in result.error and "\r" not in result.error
+    assert result.error.startswith("prompt failed: Anthropic returned 400 (invalid_request_error): bad")
+    assert len(result.error) < 700
+
+
 def test_a_refusal_made_by_litellm_never_includes_the_messages(anthropic_env):
     litellm = get_litellm()
     messages = [{"role": "system", "content": "SECRET SYSTEM PROMPT"}, {"role": "user", "content": "SECRET USER"},

@@ -63,6 +63,17 @@ def test_an_unreachable_ollama_is_one_sentence(monkeypatch):
     assert "\n" not in result.error and "Exception" not in result.error
 
 
+def test_a_hostile_show_answer_is_not_believed(ollama_host):
+    # A 5000-digit num_ctx would make int() raise; a negative or boolean length is nonsense.
+    ollama_host.parameters = "num_ctx " + "9" * 5000
+    ollama_host.models["bad:1b"] = True
+    ollama_host.script([Turn(text="one"), Turn(text="two")])
+    run("ollama_chat/qwen3:8b")
+    assert ollama_host.requests[-1]["options"]["num_ctx"] == DEFAULT_CAP  # the trained length, capped
+    result = run("ollama_chat/bad:1b")
+    assert not result.is_error and "num_ctx" not in ollama_host.requests[-1]["options"]
+
+
 def test_a_missing_model_says_how_to_get_it(ollama_host):
     result = run("ollama_chat/llama9")
     assert result.error == 'prompt failed: Ollama returned 404: model "llama9" not found, try pulling it first'

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from flue_tui.agent.session import OperationResult, Session
+from flue_tui.agent.session import Session
 from flue_tui.config import ConfigError, Settings
 from flue_tui.headless import result_object
 from flue_tui.model.litellm_client import LiteLLMClient, get_litellm
@@ -102,20 +102,27 @@ def test_budget_needs_a_price():
     assert budget_problem("ollama_chat/qwen3:8b", None) is None  # local models cost nothing
 
 
-def test_price_settings_are_checked(tmp_path, monkeypatch):
+def test_price_settings_are_checked(tmp_path, _isolated_home):
     from flue_tui.runtime import Runtime
 
-    project = tmp_path / ".flue"
-    project.mkdir()
-    (project / "config.toml").write_text("input_price = 3\noutput_price = 15.0\nprompt_cache = false\n")
+    user = _isolated_home / "config.toml"
+    user.write_text("input_price = 3\noutput_price = 15.0\nprompt_cache = false\n")
     settings = Settings.from_env(cwd=str(tmp_path), model="openai/x")
     assert (settings.input_price, settings.output_price, settings.prompt_cache) == (3.0, 15.0, False)
-    (project / "config.toml").write_text("input_price = -1\n")
+    user.write_text("input_price = -1\n")
     with pytest.raises(ConfigError, match="input_price must be a number of USD per million input tokens"):
         Settings.from_env(cwd=str(tmp_path))
-    (project / "config.toml").write_text("input_price = 1\n")
+    user.write_text("input_price = 1\n")
     with pytest.raises(ConfigError, match="Set both input_price and output_price"):
         Runtime(Settings.from_env(cwd=str(tmp_path), model="openai/x"))
+
+
+def test_a_repository_cannot_price_its_way_past_the_budget(tmp_path, _isolated_home):
+    # A cloned repo's .flue/config.toml setting prices to 0 would make --max-budget-usd never trip.
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text("input_price = 0\noutput_price = 0\n")
+    with pytest.raises(ConfigError, match=r"input_price is only accepted from your own .*config.toml or FLUE_INPUT_PRICE"):
+        Settings.from_env(cwd=str(tmp_path), model="anthropic/claude-sonnet-4-5")
 
 
 def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue):
@@ -124,3 +131,14 @@ def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue
     assert out.code == 2 and len(fakellm.requests) == 0
     assert "--max-budget-usd needs a price for openai/my-local-model" in out.stderr
     assert json.loads(out.stdout)["is_error"] is True
+
+
+def test_negative_usage_from_a_hostile_stream_buys_no_budget_credit(fakellm):
+    # Before: -1,000 completion tokens priced at -$0.008 each, a -$100 turn that hid later spending.
+    fakellm.script([Turn(text="x", usage=(-50_000_000, -1000)), Turn(text="y", usage=(1000, 10))])
+    client = LiteLLMClient("openai/gpt-4.1", api_base=fakellm.base_url, api_key="sk-test")
+    session = Session(model=client, tools=[], system_prompt="s")
+    first = asyncio.run(session.prompt("hi"))
+    assert (first.usage.input, first.usage.output, first.usage.cost) == (0, 0, 0.0)
+    second = asyncio.run(session.prompt("again"))
+    assert second.usage.cost > 0 and session.usage.cost == second.usage.cost
