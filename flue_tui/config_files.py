@@ -15,7 +15,7 @@ from typing import Any
 from flue_tui.config import ConfigError, flue_home
 
 CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain"),
-           "model.effort": ("off", "low", "medium", "high")}
+           "effort": ("off", "low", "medium", "high"), "model.effort": ("off", "low", "medium", "high")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
 KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "model": ((str, dict), "a string such as \"anthropic/claude-sonnet-4-5\", or a table ([model])"),
@@ -25,6 +25,8 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "max_turns": (int, "a whole number, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
+    "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
+    "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
@@ -35,9 +37,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
 # `[model]`: the model's name and how it is asked (a plain `model = "..."` still works).
 MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "name": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
-    "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
-    "max_output_tokens": (int, "a whole number of tokens, more than 0"),
-    # Also accepted at the top level, as before the table existed.
+    # The same keys as at the top level: the table only gathers them.
+    "effort": KEYS["effort"],
+    "max_output_tokens": KEYS["max_output_tokens"],
     "prompt_cache": KEYS["prompt_cache"],
     "input_price": KEYS["input_price"],
     "output_price": KEYS["output_price"],
@@ -50,6 +52,7 @@ ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
     "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
+    "FLUE_EFFORT": "effort", "FLUE_MAX_OUTPUT_TOKENS": "max_output_tokens",
     "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
 }
 

@@ -53,8 +53,8 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
 def test_unknown_key_names_file_and_known_keys(files):
     cwd = files(proj='modle = "x"\n')
     assert error_of(cwd) == (f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
-                             "auto_compact, context_window, max_turns, sandbox, allow_network, prompt_cache, "
-                             "input_price, output_price, env, permissions, ui)")
+                             "auto_compact, context_window, max_turns, sandbox, allow_network, effort, "
+                             "max_output_tokens, prompt_cache, input_price, output_price, env, permissions, ui)")
 
 
 @pytest.mark.parametrize(("text", "message"), [

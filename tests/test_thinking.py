@@ -127,3 +127,21 @@ async def test_other_providers_get_no_thinking_blocks_and_effort_only_where_it_m
     assert all("thinking_blocks" not in m for r in (plain, reasoning) for m in r["messages"])
     assert "reasoning_effort" not in plain and reasoning["reasoning_effort"] == "high"
     assert "Dropping reasoning_effort" not in capfd.readouterr().err
+
+
+def test_effort_and_output_limit_also_at_the_top_level_and_in_the_environment(tmp_path: Path, _isolated_home,
+                                                                              monkeypatch):
+    from flue_tui.config import ConfigError, Settings
+
+    (_isolated_home / "config.toml").write_text('effort = "high"\nmax_output_tokens = 7000\n')
+    settings = Settings.from_env(cwd=str(tmp_path))
+    assert (settings.effort, settings.max_output_tokens) == ("high", 7000)
+    monkeypatch.setenv("FLUE_EFFORT", "low")
+    assert Settings.from_env(cwd=str(tmp_path)).effort == "low"
+    monkeypatch.setenv("FLUE_EFFORT", "turbo")
+    try:
+        Settings.from_env(cwd=str(tmp_path))
+    except ConfigError as exc:
+        assert str(exc) == 'FLUE_EFFORT: effort must be "off", "low", "medium" or "high", not a string (\'turbo\')'
+    else:
+        raise AssertionError("FLUE_EFFORT=turbo was accepted")
