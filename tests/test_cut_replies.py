@@ -53,6 +53,10 @@ def test_every_agent_turn_sends_max_tokens(fakeanthropic, run_flue, flue_env):
     assert fakeanthropic.requests[0]["max_tokens"] == 32000  # the model's 64000, capped
     assert run_flue("-p", "hi", *MODEL, "--max-output-tokens", "1234", env=env, timeout=120).code == 0
     assert fakeanthropic.requests[1]["max_tokens"] == 1234
+    # More than the model can write (a repository's config, a typo) would get every request refused.
+    fakeanthropic.script([Turn(text="three")])
+    assert run_flue("-p", "hi", *MODEL, "--max-output-tokens", "999999", env=env, timeout=120).code == 0
+    assert fakeanthropic.requests[2]["max_tokens"] == 64000
 
 
 def test_wire_arguments_are_always_a_json_object():

@@ -249,7 +249,7 @@ class LiteLLMClient:
         kwargs = self._request_kwargs(litellm)
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
             effort = self.effort if turn_params.can_reason(litellm, self.model) else None
-            kwargs.update(turn_params.for_turn(effort, self.output_override, self.max_output_tokens()))
+            kwargs.update(turn_params.for_turn(effort, self.output_override, self._info("max_output_tokens")))
         else:
             kwargs["max_tokens"] = max_tokens
         if not anthropic_served(self.model):
@@ -346,4 +346,5 @@ class LiteLLMClient:
         return self._info("max_input_tokens", "max_tokens")
 
     def max_output_tokens(self) -> int | None:
-        return self.output_override or self._info("max_output_tokens")
+        known = self._info("max_output_tokens")
+        return turn_params.output_limit(self.output_override, known) if self.output_override else known

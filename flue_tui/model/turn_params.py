@@ -54,8 +54,10 @@ def without_thinking_blocks(messages: list[dict[str, Any]]) -> list[dict[str, An
 
 
 def output_limit(override: int | None, model_limit: int | None) -> int | None:
+    """The user's limit (never above what the model can write: a repository's config asking for
+    more would get every request refused), else the model's, capped at DEFAULT_OUTPUT_CAP."""
     if override:
-        return override
+        return min(override, model_limit) if model_limit else override
     return min(model_limit, DEFAULT_OUTPUT_CAP) if model_limit else None
 
 
