@@ -108,6 +108,20 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return asdict(message)
 
 
+_THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+
+
+def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
+    """Stored thinking blocks as the provider may get them back: only the two block types, only
+    their own string fields (an imported session file is untrusted, and these go to the API)."""
+    out = []
+    for block in raw if isinstance(raw, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in _THINKING_FIELDS:
+            out.append({"type": kind, **{k: str(block.get(k) or "") for k in _THINKING_FIELDS[kind]}})
+    return out
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     role = data.get("role")
     if role == "user":
@@ -117,7 +131,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         return AssistantMessage(
             text=data.get("text", ""),
             thinking=data.get("thinking", ""),
-            thinking_blocks=[dict(b) for b in data.get("thinking_blocks") or [] if isinstance(b, dict)],
+            thinking_blocks=thinking_blocks_from(data.get("thinking_blocks")),
             tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls", [])],
             stop_reason=data.get("stop_reason", "stop"),
             error=data.get("error"),
