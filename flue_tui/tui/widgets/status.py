@@ -57,7 +57,9 @@ class StatusBar(Horizontal):
 
         right = Text(no_wrap=True)
         right.append(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", style="dim")
-        if status.cost or not status.total.priced:
+        if not status.total.priced:
+            right.append(" · $?", style="dim")  # a model with no known price: unknown, not $0
+        elif status.cost:
             right.append(f" · {usage_text.cost(status.total, 3)}", style="dim")
         if context_window and status.context_tokens:
             pct = 100 * status.context_tokens / context_window
