@@ -102,7 +102,7 @@ class Session:
                 print(f"flue: event listener failed: {exc!r}", file=sys.stderr)
 
     # -- usage --------------------------------------------------------------------------------
-    def record_usage(self, usage: Usage) -> None:
+    def record_usage(self, usage: Usage, purpose: str = "agent") -> None:
         """Count one model request's usage here and in every ancestor (a task's tokens are its
         caller's too), then tell listeners: `turn` is this request, `total` this session's total."""
         node: Session | None = self
@@ -111,7 +111,7 @@ class Session:
             if node._stats is not None:
                 node._stats.usage.add(usage)
             node = node.parent
-        self.emit(self.event(UsageEvent, turn=usage.to_dict(), total=self.usage.to_dict()))
+        self.emit(self.event(UsageEvent, turn=usage.to_dict(), total=self.usage.to_dict(), purpose=purpose))
 
     # -- operations ---------------------------------------------------------------------------
     @property

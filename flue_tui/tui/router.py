@@ -41,13 +41,15 @@ class Status:
     def set_total(self, total: Usage) -> None:
         self.total = copy.copy(total)
 
-    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool) -> None:
-        if root:
-            self.set_total(usage_text.from_dict(total))
-            self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
-        else:
+    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool,
+                  purpose: str = "agent") -> None:
+        if not root:
             self.total.add(usage_text.from_dict(turn))
             self.tasks = True
+            return
+        self.set_total(usage_text.from_dict(total))
+        if purpose == "agent":  # a summariser's prompt is not this conversation's context
+            self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
 
     @property
     def input_tokens(self) -> int:
@@ -264,7 +266,7 @@ class EventRouter:
         self._touch(entry)
 
     def _on_UsageEvent(self, e: ev.UsageEvent, t: Transcript, root: bool) -> None:
-        self.status.add_usage(e.session, e.total, e.turn, root)
+        self.status.add_usage(e.session, e.total, e.turn, root, e.purpose)
         self.status_dirty = True
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:

@@ -29,3 +29,24 @@ async def test_status_bar_and_cost_live_and_after_resume(make_app, fakellm, work
         await idle(pilot)
         assert resumed.session.id == sid
         await wait_for(pilot, lambda: "↑900 ↓180" in screen_text(resumed))
+
+
+async def test_a_compaction_counts_in_the_total_but_not_as_context(fakellm):
+    """The summariser's tokens are the session's (status total, /cost) but its prompt is not the
+    conversation's context (the gauge)."""
+    from flue_tui.tui.router import EventRouter
+    from flue_tui.tui.transcript import Transcript
+    from tests.agent.test_compaction import first_exchange, session_with
+    from tests.fakellm import Turn
+
+    session = session_with(fakellm, keep=5)
+    router = EventRouter(Transcript(session_id=session.id), lambda: None)
+    session.subscribe(router.handle)
+    await first_exchange(fakellm, session)  # two turns: (10, 5) then (100, 10)
+    assert router.status.context_tokens == 110
+    fakellm.script([Turn(text="THE SUMMARY", usage=(5000, 40))])
+    result = await session.compact()
+    assert result.text == "Compacted." and (result.usage.input, result.usage.output) == (5000, 40)
+    assert (router.status.input_tokens, router.status.output_tokens) == (5110, 55) == (session.usage.input,
+                                                                                      session.usage.output)
+    assert router.status.context_tokens == 110
