@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.agent.messages import ToolCall
+from flue_tui.ids import new_id
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -62,7 +63,7 @@ class ToolCallAccumulator:
 
     def finish(self) -> list[ToolCall]:
         out = []
-        for n, call in enumerate(self.calls):
+        for call in self.calls:
             raw = "".join(call.args)
             try:
                 parsed = json.loads(raw) if raw.strip() else {}
@@ -70,7 +71,9 @@ class ToolCallAccumulator:
                 parsed = {}  # validation then tells the model what is missing
             if not isinstance(parsed, dict):
                 parsed = {}
-            out.append(ToolCall(id=call.id or f"call_{n}", name="".join(call.name), arguments=parsed,
+            # A server that sends no ids still needs unique ones: results are matched by id, and
+            # Anthropic refuses a history where two tool uses share one.
+            out.append(ToolCall(id=call.id or new_id("call"), name="".join(call.name), arguments=parsed,
                                 raw_arguments=raw))
         return out
 

@@ -35,6 +35,17 @@ async def test_tool_calls_are_assembled_whatever_the_split(fakellm, make_session
     assert len({c.id for c in calls}) == 2  # each call answered under its own id
 
 
+async def test_id_less_calls_get_ids_unique_across_turns(fakellm, make_session):
+    tool = EchoAfter()
+    bare = {"omit_index": True, "omit_ids": True}
+    fakellm.script([Turn(calls=[Call("echo_after", {"text": "one"})], **bare),
+                    Turn(calls=[Call("echo_after", {"text": "two"})], **bare), Turn(text="done")])
+    session = make_session([tool])
+    assert (await session.prompt("go")).text == "done"
+    ids = [c.id for m in session.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
+    assert len(ids) == 2 and ids[0] != ids[1]
+
+
 async def test_usage_reported_before_an_abort_is_kept(fakeanthropic, monkeypatch):
     """Anthropic reports the input tokens in its first event; an abort after it still counts them."""
     monkeypatch.setenv("ANTHROPIC_API_BASE", fakeanthropic.base_url)
