@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from flue_tui.config import Settings
 from flue_tui.session_start import SessionOptions, start_session
