@@ -61,7 +61,7 @@ def test_unknown_key_names_file_and_known_keys(files):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('model = 3', 'model must be a string such as "anthropic/claude-sonnet-4-5", not a number (3)'),
+    ('model = 3', 'model must be a string such as "anthropic/claude-sonnet-4-5", or a table ([model]), not a number (3)'),
     ('auto_compact = "yes"', "auto_compact must be true or false, not a string ('yes')"),
     ('context_window = 0', "context_window must be a whole number of tokens, more than 0, not a number (0)"),
     ('max_turns = true', "max_turns must be a whole number, more than 0, not a boolean (True)"),

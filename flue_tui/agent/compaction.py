@@ -217,7 +217,7 @@ async def compact(session: Session, reason: Reason, focus: str | None = None) ->
                                modified_files=modified_files, request=request, usage=usage)
     session.messages.append(marker)
     session.emit(session.event(MessageEnd, message=message_to_dict(marker)))
-    session.usage.add(usage)
+    session.record_usage(usage, "compaction")
     if session.recompose is not None:  # AGENTS.md and skills are re-read, so they survive compaction
         session.system_prompt = session.recompose()
     after = len(model_context(session.messages))

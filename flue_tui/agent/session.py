@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
-from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart
+from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
 from flue_tui.core.ids import new_id
@@ -78,7 +78,12 @@ class Session:
         self.max_turns = max_turns
         self.retry_base_ms = retry_base_ms
         self.messages: list[Message] = list(messages or [])
+        # Every token this session and its task children used: the one total that the result, the
+        # `usage` events, the status bar, /cost and the budget check read (see record_usage).
         self.usage = Usage()
+        # The caller of a task child, so a child's usage reaches its ancestors' totals.
+        self.parent: Session | None = None
+        self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = None
         # Awaited before each model request (the MCP manager: servers started, tools current).
@@ -104,6 +109,18 @@ class Session:
                 fn(event)
             except Exception as exc:  # a broken listener must not break the run
                 print(f"flue: event listener failed: {exc!r}", file=sys.stderr)
+
+    # -- usage --------------------------------------------------------------------------------
+    def record_usage(self, usage: Usage, purpose: str = "agent") -> None:
+        """Count one model request's usage here and in every ancestor (a task's tokens are its
+        caller's too), then tell listeners: `turn` is this request, `total` this session's total."""
+        node: Session | None = self
+        while node is not None:
+            node.usage.add(usage)
+            if node._stats is not None:
+                node._stats.usage.add(usage)
+            node = node.parent
+        self.emit(self.event(UsageEvent, turn=usage.to_dict(), total=self.usage.to_dict(), purpose=purpose))
 
     # -- operations ---------------------------------------------------------------------------
     @property
@@ -135,7 +152,7 @@ class Session:
         signal = self._signal = AbortSignal()
         op_id = new_id("op")
         began = time.monotonic()
-        stats = RunStats()
+        stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
         outcome: Outcome | None = None
         if result_schema is not None:
@@ -173,6 +190,7 @@ class Session:
             subtype, error, hint = "error_during_execution", str(exc), exc.hint
         finally:
             self._signal = None
+            self._stats = None
             if outcome is not None:
                 self.tools.pop("finish", None)
                 self.tools.pop("give_up", None)
@@ -220,6 +238,7 @@ class Session:
         if self._signal is not None:
             raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
         self._signal = AbortSignal()
+        stats = self._stats = RunStats()
         op_id = new_id("op")
         began = time.monotonic()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="compact"))
@@ -231,13 +250,15 @@ class Session:
             error, text = str(exc), str(exc)
         finally:
             self._signal = None
+            self._stats = None
         duration = int((time.monotonic() - began) * 1000)
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="compact", duration_ms=duration,
-                             is_error=error is not None, error=error, result=None if error else text))
+                             is_error=error is not None, error=error, result=None if error else text,
+                             usage=stats.usage.to_dict()))
         self.emit(self.event(Idle))
         return OperationResult(text=text, is_error=error is not None, subtype="success" if error is None else
                                "error_during_execution", num_turns=0, duration_ms=duration, duration_api_ms=duration,
-                               usage=Usage(), error=error)
+                               usage=stats.usage, error=error)
 
     def last_assistant_text(self) -> str:
         for m in reversed(self.messages):

@@ -30,6 +30,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _effort(text: str) -> str:
+    from flue_tui.model.turn_params import check_effort  # no litellm import: only its constants later
+
+    try:
+        return check_effort(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _load_schema(value: str) -> dict:
     """`--json-schema` takes inline JSON or a path to a JSON file."""
     import json
@@ -88,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compaction-model", metavar="MODEL", help="model that writes compaction summaries")
     parser.add_argument("--context-window", type=_positive_int, metavar="TOKENS",
                         help="the model's context window, for models litellm does not know")
+    parser.add_argument("--effort", type=_effort, metavar="LEVEL",
+                        help="thinking effort: off, low, medium or high (default: off)")
+    parser.add_argument("--max-output-tokens", type=_positive_int, metavar="TOKENS",
+                        help="the longest reply a turn may write (default: the model's limit, at most 32000)")
     parser.add_argument("--plain", action="store_true",
                         help="line-mode front end instead of the full-screen app (automatic on dumb terminals)")
     parser.add_argument("--inline", action="store_true",
@@ -172,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                                      max_budget_usd=args.max_budget_usd,
                                      auto_compact=False if args.no_auto_compact else None,
                                      compaction_model=args.compaction_model, context_window=args.context_window,
+                                     effort=args.effort, max_output_tokens=args.max_output_tokens,
                                      ui_mode="inline" if args.inline else ("plain" if args.plain else None),
                                      **permissions)
         prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None

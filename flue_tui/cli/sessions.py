@@ -68,7 +68,7 @@ def _list(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     where = None if args.all else cwd
     infos = store.list_sessions(where, limit=args.limit or None)
     if args.json:
-        sys.stdout.write(list_json(infos))
+        sys.stdout.write(list_json(infos, {i.id: store.tree_usage(i.id) for i in infos}))
         return 0
     total = store.count_sessions(where) if args.limit and len(infos) == args.limit else len(infos)
     render_list(infos, sys.stdout, all_dirs=args.all, total=total, cwd=cwd)

@@ -72,8 +72,16 @@ def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool, total:
         out.write(style(f"… {total - len(infos)} older not shown (--limit 0 shows all)", "dim") + "\n")
 
 
-def list_json(infos: list[SessionInfo]) -> str:
-    return json.dumps([i.to_dict() for i in infos], indent=2, ensure_ascii=False) + "\n"
+def list_json(infos: list[SessionInfo], totals: dict[str, tuple[int, int, int, int, float]] | None = None) -> str:
+    """Each session's own columns, plus `total`: its tokens and cost with its task children's."""
+    rows = []
+    for info in infos:
+        row = info.to_dict()
+        if totals is not None and info.id in totals:
+            keys = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+            row["total"] = dict(zip(keys, totals[info.id], strict=True))
+        rows.append(row)
+    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_search(hits: list[SearchHit], out: TextIO, *, query: str) -> None:

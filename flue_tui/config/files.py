@@ -17,10 +17,11 @@ from flue_tui.config.paths import flue_home
 from flue_tui.config.project import Held, split_env
 from flue_tui.core.files import open_regular
 
-CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain")}
+CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain"),
+           "effort": ("off", "low", "medium", "high"), "model.effort": ("off", "low", "medium", "high")}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
-KEYS: dict[str, tuple[type, str]] = {
-    "model": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "model": ((str, dict), "a string such as \"anthropic/claude-sonnet-4-5\", or a table ([model])"),
     "compaction_model": (str, "a string such as \"openai/gpt-4.1-mini\""),
     "auto_compact": (bool, "true or false"),
     "context_window": (int, "a whole number of tokens, more than 0"),
@@ -29,6 +30,8 @@ KEYS: dict[str, tuple[type, str]] = {
     "max_reply_chars": (int, "a whole number of characters, more than 0"),
     "sandbox": (str, "\"local\" or \"workspace\""),
     "allow_network": (bool, "true or false"),
+    "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
+    "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
@@ -38,7 +41,17 @@ KEYS: dict[str, tuple[type, str]] = {
     "mcp_servers": (dict, "a table of servers ([mcp_servers.NAME]), read by flue_tui/mcp/config.py"),
 }
 ZERO_OK = {"input_price", "output_price"}
-UI_KEYS: dict[str, tuple[type, str]] = {
+# `[model]`: the model's name and how it is asked (a plain `model = "..."` still works).
+MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "name": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+    # The same keys as at the top level: the table only gathers them.
+    "effort": KEYS["effort"],
+    "max_output_tokens": KEYS["max_output_tokens"],
+    "prompt_cache": KEYS["prompt_cache"],
+    "input_price": KEYS["input_price"],
+    "output_price": KEYS["output_price"],
+}
+UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "mode": (str, "\"tui\", \"inline\" or \"plain\""),
     "theme": (str, "a Textual theme name such as \"textual-dark\""),
 }
@@ -46,6 +59,7 @@ ENV_VARS = {
     "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
     "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
     "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
+    "FLUE_EFFORT": "effort", "FLUE_MAX_OUTPUT_TOKENS": "max_output_tokens",
     "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
     "FLUE_IDLE_TIMEOUT": "idle_timeout", "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
 }
@@ -73,7 +87,7 @@ def _type_name(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)
 
 
-def _check(where: str, key: str, value: Any, kind: type, expected: str) -> Any:
+def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)  # TOML's `3` is as good a price (or number of seconds) as `3.0`
     ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
@@ -112,6 +126,13 @@ def read_layer(path: Path) -> Layer | None:
                 if not isinstance(item, str):
                     raise ConfigError(f"{where}: env.{name} must be a string, not {_type_name(item)} ({item!r})")
             values["env"] = dict(value)
+        elif key == "model" and isinstance(value, dict):
+            for name, item in value.items():
+                if name not in MODEL_KEYS:
+                    raise ConfigError(f"{where}: unknown key 'model.{name}' (known keys: "
+                                      f"{', '.join('model.' + k for k in MODEL_KEYS)})")
+                values["model" if name == "name" else name] = _check(where, f"model.{name}", item,
+                                                                     *MODEL_KEYS[name])
         elif key == "ui":
             for name, item in value.items():
                 if name not in UI_KEYS:

@@ -70,6 +70,9 @@ class Settings:
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
     context_window: int | None = None
+    # Thinking (off/low/medium/high, through litellm's reasoning_effort) and the reply limit.
+    effort: str | None = None
+    max_output_tokens: int | None = None
     # Anthropic-served models get cache breakpoints (flue_tui/model/caching.py) unless this is off.
     prompt_cache: bool = True
     # USD per million tokens, for a model litellm cannot price (or to override its price).

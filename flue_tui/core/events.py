@@ -155,6 +155,7 @@ class UsageEvent(Event):
     type: ClassVar[str] = "usage"
     turn: dict[str, Any]
     total: dict[str, Any]
+    purpose: str = "agent"  # or "compaction": the summariser's tokens count too, but not as context
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

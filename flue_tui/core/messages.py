@@ -65,6 +65,9 @@ class UserMessage:
 class AssistantMessage:
     text: str = ""
     thinking: str = ""
+    # Anthropic-style blocks ({type: thinking, thinking, signature} or {type: redacted_thinking,
+    # data}): stored and sent back exactly, as the provider checks their signatures.
+    thinking_blocks: list[dict[str, str]] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     stop_reason: StopReason = "stop"
     error: str | None = None
@@ -107,6 +110,20 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return asdict(message)
 
 
+_THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+
+
+def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
+    """Stored thinking blocks as the provider may get them back: only the two block types, only
+    their own string fields (an imported session file is untrusted, and these go to the API)."""
+    out = []
+    for block in raw if isinstance(raw, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in _THINKING_FIELDS:
+            out.append({"type": kind, **{k: str(block.get(k) or "") for k in _THINKING_FIELDS[kind]}})
+    return out
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     role = data.get("role")
     if role == "user":
@@ -116,6 +133,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         return AssistantMessage(
             text=data.get("text", ""),
             thinking=data.get("thinking", ""),
+            thinking_blocks=thinking_blocks_from(data.get("thinking_blocks")),
             tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls", [])],
             stop_reason=data.get("stop_reason", "stop"),
             error=data.get("error"),
@@ -164,6 +182,22 @@ def model_context(messages: list[Message]) -> list[Message]:
     return head + kept + list(messages[last + 1:])
 
 
+def wire_arguments(call: ToolCall) -> str:
+    """The arguments as streamed when they are a JSON object, else `{}`. A reply cut by the output
+    limit (or a model's broken JSON) leaves text no provider accepts back (litellm refuses it
+    before sending, on every later request); the call's result already tells the model what went
+    wrong, and the store keeps what really arrived."""
+    raw = call.raw_arguments
+    if raw:
+        try:
+            if isinstance(json.loads(raw), dict):
+                return raw
+        except ValueError:
+            pass
+        return "{}" if not call.arguments else json.dumps(call.arguments)
+    return json.dumps(call.arguments)
+
+
 def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
     """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
     wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -176,15 +210,14 @@ def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]
                 dropped.update(tc.id for tc in m.tool_calls)
                 continue
             out: dict[str, Any] = {"role": "assistant", "content": m.text if m.text or not m.tool_calls else None}
+            if m.thinking_blocks:
+                out["thinking_blocks"] = [dict(b) for b in m.thinking_blocks]
             if m.tool_calls:
                 out["tool_calls"] = [
                     {
                         "id": tc.id,
                         "type": "function",
-                        "function": {
-                            "name": tc.name,
-                            "arguments": tc.raw_arguments or json.dumps(tc.arguments),
-                        },
+                        "function": {"name": tc.name, "arguments": wire_arguments(tc)},
                     }
                     for tc in m.tool_calls
                 ]

@@ -16,6 +16,7 @@ from rich.text import Text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.inline import commands, terminal
+from flue_tui.agent import usage_text
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.prompt import QUIT, InlinePrompt
 from flue_tui.inline.renderer import Renderer
@@ -74,7 +75,7 @@ class InlineApp:
         parts = [self.settings.model or "no model", self.sessions.label() if self.sessions.started else state]
         if policy is not None:
             parts.append(f"{policy.mode} mode")
-        parts.append(f"{s.input_tokens:,} in · {s.output_tokens:,} out · ${s.cost:.4f}")
+        parts.append(usage_text.brief(s.total))
         return " · ".join(parts) + "   / commands · @ files · ctrl+j new line"
 
     # -- sessions ----------------------------------------------------------------------------------
@@ -183,10 +184,8 @@ class InlineApp:
             self.renderer.note("Interrupted. The session is intact: send a message to continue.", "warn")
         elif result.is_error:
             self.renderer.note(result.hint or result.error or "The prompt failed.", "error")
-        u = result.usage
         self.renderer.note(f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''} · "
-                           f"{toolfmt.seconds(result.duration_ms)} · {u.input + u.cache_read:,} in · "
-                           f"{u.output:,} out · ${u.cost:.4f}")
+                           f"{toolfmt.seconds(result.duration_ms)} · {usage_text.brief(result.usage)}")
 
     async def compact(self, focus: str | None) -> None:
         if not await self.ready():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from flue_tui.agent import usage_text
 from flue_tui.ui.commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
             _try(app, lambda: app.sessions.switch_model(arg))
             if app.sessions.session is None and app.unavailable:
                 app.start()  # the session could not start without a model: try again with this one
+    elif name == "effort":
+        from flue_tui.model.turn_params import set_effort
+
+        _try(app, lambda: set_effort(app.settings, app.sessions.session, arg))
     elif name == "compact":
         await app.compact(arg or None)
     elif name == "skills":
@@ -67,7 +72,7 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
                 + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
     elif name == "cost":
         s = app.renderer.router.status
-        say(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}")
+        say(usage_text.detailed(s.total, tasks=s.tasks))
     elif name == "export":
         _export(app, arg)
     elif name == "mode":

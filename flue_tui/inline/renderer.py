@@ -86,8 +86,8 @@ class Renderer:
             self._unsubscribe()
         self.router = EventRouter(Transcript(session_id=session.id), self._wake, cwd=self.cwd)
         usage = getattr(session, "usage", None)
-        if usage is not None and (usage.input or usage.output):
-            self.router.status.add_usage(session.id, usage.to_dict(), {}, root=False)
+        if usage is not None:  # a resumed session's stored total, its tasks' included
+            self.router.status.set_total(usage)
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
 

@@ -6,14 +6,13 @@ import asyncio
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable
-from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.config.endpoints import base_url
-from flue_tui.core.messages import ToolCall, Usage
-from flue_tui.core.jsonargs import parse_arguments
-from flue_tui.model import ollama
-from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.core.messages import Usage
+from flue_tui.model import ollama, turn_params
+from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.errors import made_locally, readable
 from flue_tui.model.loader import aget_litellm, get_litellm
@@ -36,53 +35,6 @@ def key_var(model: str) -> str:
     return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
-@dataclass
-class _PendingCall:
-    id: str | None = None
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-
-
-class _ToolCallAccumulator:
-    """Assemble streamed tool calls by index *and* id: a server that omits `index` gets index 0 for
-    every call from litellm, so a new id at a used index starts a new call instead of merging."""
-
-    def __init__(self) -> None:
-        self.calls: list[_PendingCall] = []
-        self._by_index: dict[int, _PendingCall] = {}
-
-    def add(self, deltas: Any) -> int:
-        """Take one chunk's deltas; returns how many characters they added (for the size bound)."""
-        added = 0
-        for tc in deltas or []:
-            idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
-            cur = self._by_index.get(idx)
-            if cur is None or (tc.id and cur.id and tc.id != cur.id):
-                cur = _PendingCall(id=tc.id)
-                self.calls.append(cur)
-                self._by_index[idx] = cur
-            if tc.id and not cur.id:
-                cur.id = tc.id
-            fn = getattr(tc, "function", None)
-            if fn is not None:
-                if fn.name and not cur.name:
-                    cur.name = fn.name
-                if fn.arguments:
-                    cur.args.append(fn.arguments)
-                    added += len(fn.arguments)
-                added += len(fn.name or "")
-        return added
-
-    def finish(self) -> list[ToolCall]:
-        out = []
-        for n, call in enumerate(self.calls):
-            raw = "".join(call.args)
-            parsed, refusal = parse_arguments(raw)
-            if refusal is not None:
-                raw = "{}"  # never replay the deep text: a provider's own parser would choke on it
-            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw,
-                                refusal=refusal))
-        return out
 
 
 _CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
@@ -157,14 +109,37 @@ def _trim_retained(stream: Any) -> None:
         del kept[KEEP_CHUNKS // 4:-KEEP_CHUNKS]
 
 
+class _EarlyUsage:
+    """The usage a provider reports before the end (Anthropic's input tokens come first). litellm
+    holds it back until the stream ends, but keeps the chunk in the stream's `chunks`: looked for
+    there until found, so an aborted turn still counts what the provider has already billed."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.pending = isinstance(getattr(stream, "chunks", None), list)
+        self._scanned = 0
+
+    def find(self) -> Any:
+        chunks = self.stream.chunks
+        for chunk in chunks[self._scanned:]:
+            if getattr(chunk, "usage", None):
+                self.pending = False
+                return chunk.usage
+        self._scanned = len(chunks)
+        return None
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
                  timeout: float = 600.0, context_window: int | None = None, prompt_cache: bool = True,
-                 prices: Prices | None = None, idle_timeout: float = IDLE_TIMEOUT_S,
+                 prices: Prices | None = None, effort: str | None = None,
+                 max_output_tokens: int | None = None, idle_timeout: float = IDLE_TIMEOUT_S,
                  max_reply_chars: int = MAX_REPLY_CHARS) -> None:
         self.model = model
+        self.effort = effort  # off/low/medium/high; /effort changes it on a live session
+        self.output_override = max_output_tokens
         # A user-set window wins over litellm's map (which knows nothing of local models).
         self.context_override = context_window
         self.api_base = api_base
@@ -274,15 +249,23 @@ class LiteLLMClient:
 
             await asyncio.to_thread(self._ollama_ctx, True)  # an HTTP lookup: keep it off the loop
         kwargs = self._request_kwargs(litellm)
-        if max_tokens:
+        if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
+            effort = self.effort if turn_params.can_reason(litellm, self.model) else None
+            kwargs.update(turn_params.for_turn(effort, self.output_override, self._info("max_output_tokens")))
+        else:
             kwargs["max_tokens"] = max_tokens
+        if not anthropic_served(self.model):
+            # Thinking blocks are Claude's (kept when /model switched away from it): litellm would
+            # pass them on verbatim to an OpenAI-style API, which refuses unknown message fields.
+            messages = turn_params.without_thinking_blocks(messages)
         if self.prompt_cache:
             messages, tools = with_breakpoints(messages, tools)
         if tools:
             kwargs["tools"] = tools
         text: list[str] = []
         thinking: list[str] = []
-        acc = _ToolCallAccumulator()
+        acc = ToolCallAccumulator()
+        folder = ThinkingFolder()
         finish: str | None = None
         usage = Usage()
         response_model = self.model
@@ -293,11 +276,15 @@ class LiteLLMClient:
                 model=ollama.chat_model(self.model), messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
                 timeout=self.timeout, **kwargs))
+            early = _EarlyUsage(stream)
             async for chunk in _IdleBounded(stream, self.idle_timeout):
                 if getattr(chunk, "usage", None):
                     usage = self._usage(litellm, chunk.usage)
+                    yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
+                elif early.pending and (seen := early.find()) is not None:
+                    yield UsageChunk(self._usage(litellm, seen))
                 size += CHUNK_COST
-                _trim_retained(stream)
+                _trim_retained(stream)  # after the early-usage look: that reads the head it keeps
                 if size > self.max_reply_chars:
                     finish = "length"  # an endless stream is cut like an output-limit cut
                     break
@@ -314,6 +301,8 @@ class LiteLLMClient:
                     size += len(delta.content)
                     text.append(delta.content)
                     yield TextChunk(delta.content)
+                if getattr(delta, "thinking_blocks", None):
+                    folder.add(delta.thinking_blocks)
                 if delta.tool_calls:
                     size += acc.add(delta.tool_calls)
                 if choice.finish_reason:
@@ -336,7 +325,8 @@ class LiteLLMClient:
         if finish is None or (calls and finish == "stop"):
             finish = "tool_calls" if calls else "stop"
         yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
-                           finish_reason=finish, usage=usage, model=response_model)
+                           finish_reason=finish, usage=usage, model=response_model,
+                           thinking_blocks=folder.finish())
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
         def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
@@ -370,4 +360,5 @@ class LiteLLMClient:
         return self._info("max_input_tokens", "max_tokens")
 
     def max_output_tokens(self) -> int | None:
-        return self._info("max_output_tokens")
+        known = self._info("max_output_tokens")
+        return turn_params.output_limit(self.output_override, known) if self.output_override else known

@@ -178,9 +178,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         store.close()
         raise
     if target is not None:
-        session.usage = Usage(input=target.input_tokens, output=target.output_tokens,
-                              cache_read=target.cache_read_tokens, cache_write=target.cache_write_tokens,
-                              cost=target.cost_usd)
+        session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
     recorder = None
     if options.persist:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,

@@ -89,9 +89,11 @@ class Runtime:
         from flue_tui.model.litellm_client import LiteLLMClient
 
         main = model == self.settings.model
-        window = self.settings.context_window if main else None
-        return LiteLLMClient(model, api_base=self.settings.api_base, context_window=window,
+        return LiteLLMClient(model, api_base=self.settings.api_base,
+                             context_window=self.settings.context_window if main else None,
                              prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None,
+                             effort=self.settings.effort,
+                             max_output_tokens=self.settings.max_output_tokens if main else None,
                              idle_timeout=self.settings.idle_timeout, max_reply_chars=self.settings.max_reply_chars)
 
     def _compaction(self) -> CompactionConfig:
@@ -139,6 +141,7 @@ class Runtime:
         child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
         child.before_tool = parent.before_tool  # children answer to the same permission policy
         self.mcp.attach(child)  # and get the same MCP servers
+        child.parent = parent  # its usage counts in the caller's totals
         return child
 
 

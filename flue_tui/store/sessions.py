@@ -182,6 +182,16 @@ class SessionStore(MessageLog):
             self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
         return int(count)
 
+    def tree_usage(self, session_id: str) -> tuple[int, int, int, int, float]:
+        """(input, output, cache read, cache write, cost) of a session and all its task children:
+        the stored side of the one total a live Session keeps (Session.record_usage)."""
+        row = self.conn.execute(
+            "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN t ON s.parent_id = t.id) "
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cost_usd), 0) "
+            "FROM sessions WHERE id IN (SELECT id FROM t)", (session_id,)).fetchone()
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4])
+
     def _descendants(self, session_id: str) -> list[str]:
         rows = self.conn.execute(
             "WITH RECURSIVE d(id) AS (SELECT id FROM sessions WHERE parent_id = ? "

@@ -214,8 +214,8 @@ class FlueApp(App[int]):
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(list(session.messages), self.settings.cwd)
         usage = getattr(session, "usage", None)
-        if usage is not None and (usage.input or usage.output):
-            self.router.status.add_usage(session.id, usage.to_dict(), {}, root=False)
+        if usage is not None:  # a resumed session's stored total, its tasks' included
+            self.router.status.set_total(usage)
         session.subscribe(self.router.handle)
         approvals.install(self, session)  # permission questions become the approval dialog
         await self.conversation.show(self.transcript)

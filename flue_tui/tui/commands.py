@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from flue_tui.agent import usage_text
 from flue_tui.ui.commands import help_text
 
 if TYPE_CHECKING:
@@ -61,6 +62,15 @@ async def _model(app: FlueApp, arg: str) -> None:
     app.switch_model(arg)
 
 
+async def _effort(app: FlueApp, arg: str) -> None:
+    from flue_tui.model.turn_params import set_effort
+
+    try:
+        app.notice(set_effort(app.settings, app.session, arg))
+    except ValueError as exc:
+        app.notice(str(exc), "error")
+
+
 async def _compact(app: FlueApp, arg: str) -> None:
     app.compact(arg or None)
 
@@ -77,7 +87,7 @@ async def _skills(app: FlueApp, arg: str) -> None:
 
 async def _cost(app: FlueApp, arg: str) -> None:
     s = app.router.status
-    app.notice(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}"
+    app.notice(usage_text.detailed(s.total, tasks=s.tasks)
                + (f" · context {app.context_label()}" if app.context_label() else ""))
 
 
@@ -113,6 +123,7 @@ async def _quit(app: FlueApp, arg: str) -> None:
 
 
 _HANDLERS = {
-    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "compact": _compact,
-    "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "mcp": _mcp, "quit": _quit, "exit": _quit,
+    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "effort": _effort,
+    "compact": _compact, "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "mcp": _mcp,
+    "quit": _quit, "exit": _quit,
 }

@@ -19,6 +19,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
     Command("model", "[provider/model]", "show or switch the model"),
+    Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("cost", "", "tokens and cost so far"),

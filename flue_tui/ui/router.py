@@ -6,11 +6,14 @@ records what changed; `take()` hands the changes to the view when the flush time
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
+from flue_tui.core.messages import Usage
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -29,22 +32,36 @@ class Status:
     """What the status bar shows besides model/name/cwd."""
 
     activity: str = "idle"
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
+    # The root session's total, task children included (Session.record_usage): set from each of
+    # the root's `usage` events; a child's turn is added until the root's next event includes it.
+    total: Usage = field(default_factory=Usage)
     context_tokens: int = 0  # the root's last prompt: input + cache + output
-    by_session: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tasks: bool = False  # whether a task child's usage is in the total
 
-    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool) -> None:
-        self.by_session[session] = total
-        totals = self.by_session.values()
-        self.input_tokens = sum(int(t.get("input", 0)) + int(t.get("cacheRead", 0)) + int(t.get("cacheWrite", 0))
-                                for t in totals)
-        self.output_tokens = sum(int(t.get("output", 0)) for t in totals)
-        self.cost = sum(float(t.get("cost", 0.0)) for t in totals)
-        if root:
-            self.context_tokens = (int(turn.get("input", 0)) + int(turn.get("cacheRead", 0))
-                                   + int(turn.get("cacheWrite", 0)) + int(turn.get("output", 0)))
+    def set_total(self, total: Usage) -> None:
+        self.total = copy.copy(total)
+
+    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool,
+                  purpose: str = "agent") -> None:
+        if not root:
+            self.total.add(usage_text.from_dict(turn))
+            self.tasks = True
+            return
+        self.set_total(usage_text.from_dict(total))
+        if purpose == "agent":  # a summariser's prompt is not this conversation's context
+            self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
+
+    @property
+    def input_tokens(self) -> int:
+        return usage_text.prompt_tokens(self.total)
+
+    @property
+    def output_tokens(self) -> int:
+        return self.total.output
+
+    @property
+    def cost(self) -> float:
+        return self.total.cost
 
 
 class EventRouter:
@@ -249,7 +266,7 @@ class EventRouter:
         self._touch(entry)
 
     def _on_UsageEvent(self, e: ev.UsageEvent, t: Transcript, root: bool) -> None:
-        self.status.add_usage(e.session, e.total, e.turn, root)
+        self.status.add_usage(e.session, e.total, e.turn, root, e.purpose)
         self.status_dirty = True
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:

@@ -11,6 +11,8 @@ from rich.padding import Padding
 from rich.rule import Rule
 from rich.text import Text
 
+from flue_tui.agent import usage_text
+from flue_tui.core.messages import Usage
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
 
@@ -42,8 +44,9 @@ class _Show:
         facts = Text(style="dim")
         facts.append(f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
                      f" · updated {local_time(info.updated_at)} · {info.message_count} messages")
-        if info.input_tokens or info.output_tokens:
-            facts.append(f" · {info.input_tokens} in / {info.output_tokens} out tokens · ${info.cost_usd:.4f}")
+        total = Usage(*self.store.tree_usage(info.id))  # its task children's tokens included
+        if total.input or total.output or total.cache_read or total.cache_write:
+            facts.append(f" · {usage_text.brief(total)}")
         if info.forked_from:
             facts.append(f" · forked from {info.forked_from}")
         if info.name and info.title:

@@ -65,6 +65,10 @@ class Turn:
     # Send tool-call deltas without "index"; only the first delta of each call
     # carries its id, so a client has to key calls by id / arrival order.
     omit_index: bool = False
+    # Send no tool-call ids at all (with omit_index: calls told apart only by their names), and
+    # split each name over this many deltas, as some vLLM/llama.cpp-style servers do.
+    omit_ids: bool = False
+    name_pieces: int = 1
     # None -> "tool_calls" when there are calls, else "stop".
     finish_reason: str | None = None
     # (prompt_tokens, completion_tokens[, cached_tokens[, cache_write_tokens]]). None -> (10, 5),

@@ -469,14 +469,14 @@ def _tool_call_deltas(turn: Turn, call_ids: list[str]) -> Iterator[dict[str, Any
     """Each call: a header delta (id, type, name, empty arguments), then the
     argument JSON split over several deltas carrying only the index."""
     for index, (call, call_id) in enumerate(zip(turn.calls, call_ids, strict=True)):
-        head: dict[str, Any] = {
-            "id": call_id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": ""},
-        }
-        if not turn.omit_index:
-            head = {"index": index, **head}
-        yield head
+        names = _split_n(call.name, turn.name_pieces) or [""]
+        for n, name in enumerate(names):
+            head: dict[str, Any] = {"function": {"name": name, "arguments": ""}}
+            if n == 0:
+                head = {"type": "function", **head} if turn.omit_ids else {"id": call_id, "type": "function", **head}
+            if not turn.omit_index:
+                head = {"index": index, **head}
+            yield head
         for piece in _split_n(call.arguments_json(), ARG_PIECES):
             part: dict[str, Any] = {"function": {"arguments": piece}}
             if not turn.omit_index:
