@@ -7,7 +7,7 @@ import sys
 
 from flue_tui import __version__
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
 def _positive_int(text: str) -> int:
@@ -59,7 +59,9 @@ def _load_schema(value: str) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from flue_tui.ccproto.flags import OneLineParser
+
+    parser = OneLineParser(
         prog="flue",
         description="A terminal coding agent. `flue` opens the app in the current directory; "
                     "`flue -p PROMPT` runs one prompt headless and prints the answer.",
@@ -69,9 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="headless: run the prompt, print the result and exit")
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                         help="print mode output: text (final answer), json (one result object), "
-                             "stream-json (one JSON event per line, result last)")
+                             "stream-json (Claude Code's messages, one per line, result last), "
+                             "events (flue's own events, one per line, result last)")
     parser.add_argument("--include-partial-messages", action="store_true",
-                        help="stream-json: also emit text_delta, thinking_delta and tool_output events")
+                        help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta "
+                             "and tool_output")
     parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
     parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--max-turns", type=_positive_int, metavar="N",
@@ -103,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     from flue_tui.permissions.flags import add_permission_arguments
 
     add_permission_arguments(parser)
+    from flue_tui.ccproto.flags import add_claude_arguments
+
+    add_claude_arguments(parser)
     return parser
 
 
@@ -139,9 +146,22 @@ def main(argv: list[str] | None = None) -> int:
 
     from flue_tui.permissions.flags import permission_settings
 
+    from flue_tui.ccproto.flags import claude_options
+
+    if args.input_format == "stream-json":
+        args.print_mode = True  # the Agent SDK never passes -p
     try:
+        claude, overrides = claude_options(args)
         sessions = options_from_args(args, print_mode=args.print_mode)
         permissions = permission_settings(args)
+        for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
+            if overrides.get(key):
+                permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
+        if permissions["permission_mode"] is None:
+            permissions["permission_mode"] = overrides.pop("permission_mode", None)
+        overrides.pop("permission_mode", None)
+        if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
+            permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
@@ -149,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     from flue_tui.config import ConfigError, Settings
 
     try:
-        settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
+        settings = Settings.from_env(model=args.model or overrides.get("model"), cwd=args.cwd,
+                                     system_prompt=args.system_prompt, max_turns=args.max_turns,
                                      system_prompt_file=args.system_prompt_file,
                                      append_system_prompt=args.append_system_prompt,
                                      json_schema=_load_schema(args.json_schema) if args.json_schema else None,
@@ -164,9 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_mode:
         from flue_tui.headless import run_print
 
-        prompt = _read_prompt(args, parser, required=not args.skill)
+        if claude.input_format == "stream-json":  # stdin carries the conversation, not one prompt
+            prompt = args.prompt
+        else:
+            prompt = _read_prompt(args, parser, required=not args.skill)
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
-                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
+                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions,
+                         claude=claude)
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
         from flue_tui.inline import run_inline
 

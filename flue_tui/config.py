@@ -69,6 +69,7 @@ class Settings:
     retry_base_ms: float = 2000.0
     extra_env: dict[str, str] = field(default_factory=dict)
     system_prompt_file: str | None = None
+    system_prompt: str | None = None  # --system-prompt TEXT (Claude Code's; "" means no built-in instructions)
     append_system_prompt: str | None = None
     # Permissions (flue_tui/permissions): None means the config files' mode, else the front end's
     # default, which is ask when `interactive` (the app) and yolo otherwise (`flue -p`).

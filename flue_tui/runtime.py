@@ -17,7 +17,7 @@ from flue_tui.ids import new_id
 
 
 def _instructions(settings: Settings) -> str:
-    text = PREAMBLE
+    text = PREAMBLE if settings.system_prompt is None else settings.system_prompt
     if settings.system_prompt_file:
         try:
             with open(settings.system_prompt_file, encoding="utf-8") as fh:

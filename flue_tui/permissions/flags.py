@@ -11,10 +11,13 @@ SANDBOX_CHOICES = ("local", "workspace")
 
 def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("permissions and sandbox")
-    group.add_argument("--permission-mode", choices=MODE_CHOICES,
+    from flue_tui.ccproto.flags import PERMISSION_MODES
+
+    group.add_argument("--permission-mode", choices=(*MODE_CHOICES, *PERMISSION_MODES),
                        help="ask: write, edit and bash ask first (the app's default); accept-edits: only bash asks; "
                             "plan: read-only; yolo: nothing asks (the default of -p). Print mode never waits: "
-                            "what would ask is refused and listed in permission_denials")
+                            "what would ask is refused and listed in permission_denials. Claude Code's names work too: "
+                            "default=ask, acceptEdits=accept-edits, plan, bypassPermissions=yolo")
     group.add_argument("--allowed-tools", "--allowedTools", action="append", metavar="RULES", default=[],
                        help='tools or patterns that run without asking, e.g. "read,bash(git *)" (repeatable)')
     group.add_argument("--disallowed-tools", "--disallowedTools", action="append", metavar="RULES", default=[],
@@ -31,6 +34,7 @@ def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
 
 def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Settings overrides from the flags (None leaves a setting at its default)."""
+    from flue_tui.ccproto.flags import permission_mode
     from flue_tui.permissions.rules import RuleError, parse_rules
 
     try:  # a malformed rule is a usage error, reported before anything starts
@@ -38,7 +42,7 @@ def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
     except RuleError as exc:
         raise ValueError(str(exc)) from None
     return {
-        "permission_mode": args.permission_mode,
+        "permission_mode": permission_mode(args),  # Claude Code's spellings mapped to flue's modes
         "interactive": not args.print_mode,
         "allowed_tools": list(args.allowed_tools) or None,
         "disallowed_tools": list(args.disallowed_tools) or None,
