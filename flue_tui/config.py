@@ -79,6 +79,7 @@ class Settings:
     disallowed_tools: list[str] = field(default_factory=list)
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
+    add_dirs: list[str] = field(default_factory=list)  # --add-dir: more roots for --sandbox workspace
     auto_compact: bool = True
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).

@@ -37,6 +37,7 @@ class SessionOptions:
     fork: bool = False
     persist: bool = True
     db: str | None = None
+    session_id: str | None = None  # --session-id UUID: that session resumed, or a new one with this id
 
     @property
     def uses_store(self) -> bool:
@@ -57,6 +58,9 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
                          "together with --fork-session (the fork gets that name)")
     if args.fork_session and not (args.session or args.continue_last or resume is not None):
         raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
+    session_id = getattr(args, "session_id", None)  # a UUID already (ccproto.flags.check_session_id)
+    if session_id is not None and (args.session is not None or args.continue_last or resume is not None):
+        raise ValueError("--session-id names the session itself; use it without --session, --continue or --resume")
     if args.session is not None:
         from flue_tui.store.db import StoreError
         from flue_tui.store.sessions import check_name
@@ -67,7 +71,7 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             raise ValueError(str(exc)) from None
     return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
                           continue_last=args.continue_last, fork=args.fork_session,
-                          persist=not args.no_session_persistence, db=args.db)
+                          persist=not args.no_session_persistence, db=args.db, session_id=session_id)
 
 
 @dataclass(slots=True)
@@ -84,6 +88,13 @@ class Started:
 
 def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None) -> SessionInfo | None:
     ref = options.resume
+    if options.session_id is not None:
+        found = store.get(options.session_id)
+        if found is not None and found.parent_id is not None:
+            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
+        if found is not None and found.cwd != cwd:
+            raise SessionStartError(f"Session {found.id} belongs to {found.cwd}; run flue there to resume it.")
+        return found  # None: a new session gets this id
     if options.continue_last:
         found = store.newest(cwd)
         if found is None:
@@ -119,7 +130,8 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
     if options is None or not options.uses_store:
-        session, context = runtime.new_session()
+        session, context = runtime.new_session(**({"session_id": options.session_id}
+                                                  if options is not None and options.session_id else {}))
         return Started(session, context)
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -144,6 +156,8 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         store.close()
         raise SessionStartError(str(exc)) from None
     kwargs: dict[str, Any] = {"session_id": target.id, "messages": messages} if target is not None else {}
+    if target is None and options.session_id is not None:
+        kwargs["session_id"] = options.session_id
     session, context = runtime.new_session(**kwargs)
     if target is not None:
         session.usage = Usage(input=target.input_tokens, output=target.output_tokens,

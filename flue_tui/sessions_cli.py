@@ -26,10 +26,10 @@ def _count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     common.add_argument("--db", metavar="PATH", help="the session database (default: $FLUE_HOME/sessions.db)")
     common.add_argument("--cwd", metavar="DIR", help="act as if run in DIR (default: current directory)")
-    parser = argparse.ArgumentParser(prog="flue sessions", description="Saved sessions: list, read, name, delete, "
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="flue sessions", description="Saved sessions: list, read, name, delete, "
                                      "export and search them. NAME is a session name in this directory or an id.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("list", parents=[common], help="this directory's sessions, newest first")
