@@ -143,6 +143,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     from flue_tui.ccproto import run as cc
 
     cc.restrict_tools(session, claude)
+    cc.use_fallback(session, settings, claude)
     session.max_budget_usd = settings.max_budget_usd
     if claude is not None and claude.input_format == "stream-json":
         return _serve(session, context, settings, claude, prompt, partial)

@@ -164,6 +164,8 @@ def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         raise ValueError("--input-format stream-json needs --output-format stream-json")
     if args.system_prompt is not None and args.system_prompt_file:
         raise ValueError("use either --system-prompt or --system-prompt-file, not both")
+    if args.fallback_model is not None and args.fallback_model == args.model:
+        raise ValueError("--fallback-model must differ from --model")
     tool = args.permission_prompt_tool
     if tool is not None and tool != "stdio":
         raise ValueError(f"--permission-prompt-tool {tool}: MCP tools are not supported yet; "

@@ -43,6 +43,19 @@ def restrict_tools(session: Session, opts: ClaudeOptions | None) -> None:
         session.tools = {name: tool for name, tool in session.tools.items() if name in opts.tools}
 
 
+def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) -> None:
+    """--fallback-model: wrap the session's model (sub-agents keep their own)."""
+    if opts is None or not opts.fallback_model:
+        return
+    import sys
+
+    from flue_tui.ccproto.fallback import FallbackClient
+    from flue_tui.model.litellm_client import LiteLLMClient
+
+    fallback = LiteLLMClient(opts.fallback_model, api_base=settings.api_base)
+    session.model = FallbackClient(session.model, fallback, lambda text: print(f"flue: {text}", file=sys.stderr))
+
+
 def write_init(write: Write, session: Session, context: Any, model: str | None, opts: ClaudeOptions | None) -> None:
     from flue_tui import __version__
 

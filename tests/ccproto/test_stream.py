@@ -84,3 +84,24 @@ def test_compaction_is_a_compact_boundary(fakellm, tmp_path, monkeypatch):
     boundary = [line for line in lines if line.get("subtype") == "compact_boundary"]
     assert len(boundary) == 1 and boundary[0]["compact_metadata"]["trigger"] == "manual"
     assert isinstance(parser.parse_message(boundary[0]), types.SystemMessage)
+
+
+def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path, monkeypatch):
+    from flue_tui.ccproto.fallback import FallbackClient
+    from flue_tui.model.litellm_client import LiteLLMClient
+
+    fakellm.script([Turn(status=529, error_message="Overloaded", match=lambda body: body["model"] == "main"),
+                    Turn(text="from the fallback", match=lambda body: body["model"] == "spare"),
+                    Turn(text="still the fallback", match=lambda body: body["model"] == "spare")])
+    session = _session(fakellm, tmp_path, monkeypatch)
+    notes: list[str] = []
+    session.model = FallbackClient(LiteLLMClient("openai/main", api_base=fakellm.base_url),
+                                   LiteLLMClient("openai/spare", api_base=fakellm.base_url), notes.append)
+
+    async def run() -> tuple:
+        return await session.prompt("hi"), await session.prompt("again")
+
+    first, second = asyncio.run(run())
+    assert (first.text, second.text) == ("from the fallback", "still the fallback")
+    assert [r["model"] for r in fakellm.requests] == ["main", "spare", "spare"]  # no retry storm on the main one
+    assert notes == ["openai/main is unavailable (Overloaded); using the fallback model openai/spare."]
