@@ -105,3 +105,16 @@ def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path,
     assert (first.text, second.text) == ("from the fallback", "still the fallback")
     assert [r["model"] for r in fakellm.requests] == ["main", "spare", "spare"]  # no retry storm on the main one
     assert notes == ["openai/main is unavailable (Overloaded); using the fallback model openai/spare."]
+
+
+def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
+    from flue_tui.ccproto.run import ClaudeOptions, restrict_tools
+
+    fakellm.script([Turn(calls=[Call("task", {"prompt": "run it", "agent": "flue-general"}, id="t")]),
+                    Turn(text="child done"), Turn(text="parent done")])
+    session = _session(fakellm, tmp_path, monkeypatch)
+    restrict_tools(session, ClaudeOptions(tools=frozenset({"read", "task"})))
+    assert set(session.tools) == {"read", "task"}
+    asyncio.run(session.prompt("delegate"))
+    offered = [sorted(t["function"]["name"] for t in r.get("tools", [])) for r in fakellm.requests]
+    assert offered == [["read", "task"], ["read", "task"], ["read", "task"]]
