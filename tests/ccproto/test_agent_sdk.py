@@ -120,3 +120,54 @@ def test_client_interrupts_a_command_and_continues_the_session(fakellm, flue_env
     # The second turn saw the first: same conversation, the interrupted command's result included.
     history = fakellm.requests[1]["messages"]
     assert [m["content"] for m in history if m["role"] == "user"] == ["run the long thing", "and now?"]
+
+
+def test_client_switches_mode_and_model_and_refuses_unknown_requests(fakellm, flue_env, tmp_path):
+    fakellm.script([Turn(calls=[Call("write", {"path": "x.txt", "content": "x"})], match=lambda b: b["model"] == "fake"),
+                    Turn(text="planned", match=lambda b: b["model"] == "fake"),
+                    Turn(text="from other", match=lambda b: b["model"] == "other")])
+
+    async def scenario() -> tuple[list[Any], list[Any], str]:
+        async with ClaudeSDKClient(options=_options(flue_env, tmp_path, permission_mode="acceptEdits")) as client:
+            await client.set_permission_mode("plan")
+            await client.query("write x")
+            first = [m async for m in client.receive_response()]
+            await client.set_model("openai/other")
+            await client.query("again")
+            second = [m async for m in client.receive_response()]
+            try:
+                await client.get_mcp_status()
+                refused = ""
+            except Exception as exc:  # the SDK raises the CLI's error response
+                refused = str(exc)
+        return first, second, refused
+
+    first, second, refused = _run(scenario())
+    assert first[0].data["permissionMode"] == "plan" and not (tmp_path / "x.txt").exists()
+    result = first[-1]
+    assert [d["tool_name"] for d in result.permission_denials] == ["write"]
+    assert second[0].data["model"] == "openai/other" and second[-1].result == "from other"
+    assert refused == "Unsupported control request subtype: mcp_status"
+
+
+def test_raw_stdin_garbage_gets_one_line_and_the_session_goes_on(fakellm, flue_env, tmp_path):
+    import json
+    import subprocess
+
+    fakellm.script([Turn(text="still here")])
+    lines = ["not json at all", "[1, 2]", json.dumps({"type": "control_request", "request_id": "r1",
+                                                         "request": {"subtype": "teleport"}}),
+             json.dumps({"type": "control_request", "request_id": "r2", "request": "nope"}),
+             json.dumps({"type": "control_response", "response": {"request_id": "unknown", "subtype": "success"}}),
+             json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "image"}]}}),
+             json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}})]
+    proc = subprocess.run([FLUE, "--input-format", "stream-json", "--output-format", "stream-json", "--model",
+                           "openai/fake"], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          cwd=tmp_path, env=flue_env, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    errors = {o["response"]["request_id"]: o["response"]["error"] for o in out if o["type"] == "control_response"}
+    assert errors == {"r1": "Unsupported control request subtype: teleport",
+                      "r2": "control_request needs a request_id and a request object"}
+    assert out[-1]["type"] == "result" and out[-1]["result"] == "still here"
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 3
