@@ -12,7 +12,8 @@ from flue_tui.config import ConfigError, Settings
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(allow_abbrev=False, 
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="flue trust",
         description="Let a project's .flue/config.toml loosen protection (allow rules, default_blocklist = "
                     "false, [env]) in later runs, until the file changes. Without --yes it shows what and asks.")

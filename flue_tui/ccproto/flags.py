@@ -42,7 +42,8 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
                             "requests as JSON lines on stdin, one session over many turns)")
     group.add_argument("--dangerously-skip-permissions", action="store_true",
                        help="same as --permission-mode yolo (bypassPermissions)")
-    group.add_argument("--session-id", metavar="UUID", help="use this id: a new session with it, or that session resumed")
+    group.add_argument("--session-id", metavar="UUID",
+                       help="use this id: a new session with it, or that session resumed")
     group.add_argument("--add-dir", action="append", default=[], metavar="DIR",
                        help="another directory the tools may use (with --sandbox workspace: contained too)")
     group.add_argument("--fallback-model", metavar="MODEL",
@@ -90,7 +91,8 @@ def tool_filter(value: str | None) -> set[str] | None:
     names = {n.strip() for n in value.replace(" ", ",").split(",") if n.strip()}
     unknown = sorted(n for n in names if n.lower() not in TOOL_NAMES)
     if unknown:
-        raise ValueError(f"--tools: unknown tool {unknown[0]!r} (flue has {', '.join(sorted(set(TOOL_NAMES.values())))})")
+        known = ", ".join(sorted(set(TOOL_NAMES.values())))
+        raise ValueError(f"--tools: unknown tool {unknown[0]!r} (flue has {known})")
     return {TOOL_NAMES[n.lower()] for n in names}
 
 

@@ -123,7 +123,8 @@ def test_client_interrupts_a_command_and_continues_the_session(fakellm, flue_env
 
 
 def test_client_switches_mode_and_model_and_refuses_unknown_requests(fakellm, flue_env, tmp_path):
-    fakellm.script([Turn(calls=[Call("write", {"path": "x.txt", "content": "x"})], match=lambda b: b["model"] == "fake"),
+    fakellm.script([Turn(calls=[Call("write", {"path": "x.txt", "content": "x"})],
+                         match=lambda b: b["model"] == "fake"),
                     Turn(text="planned", match=lambda b: b["model"] == "fake"),
                     Turn(text="from other", match=lambda b: b["model"] == "other")])
 
