@@ -91,12 +91,14 @@ def serve_stream_input(session: Session, context: Any, settings: Any, opts: Clau
     from flue_tui.workers import DaemonExecutor
 
     model = [settings.model]
-    session.subscribe(ClaudeStream(write, root=session.id, partial=partial, model=settings.model or ""))
+    stream = ClaudeStream(write, root=session.id, partial=partial, model=settings.model or "")
+    session.subscribe(stream)
 
     def set_model(name: str | None) -> None:
         from flue_tui.model.litellm_client import LiteLLMClient
 
         model[0] = name or settings.model
+        stream.model = model[0] or ""
         session.model = LiteLLMClient(model[0], api_base=settings.api_base,
                                       context_window=settings.context_window if model[0] == settings.model else None)
 

@@ -8,17 +8,20 @@ the Claude Agent SDK's message parser reads (claude_agent_sdk/_internal/message_
 from __future__ import annotations
 
 import json
+import re
 import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from flue_tui.agent.events import (CompactionStart, Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, Turn,
-                                   TurnStart)
+from flue_tui.agent.events import (CompactionStart, Event, Log, MessageEnd, TaskStart, TextDelta, ThinkingDelta,
+                                   Turn, TurnStart)
 from flue_tui.ccproto.result import STOP_REASONS
 
 Write = Callable[[dict[str, Any]], None]
+RETRY_LOG = "[flue:model-retry] Retrying transient model error"  # agent/loop.py's retry log line
+_RETRY_KINDS = (("rate_limit", r"rate.?limit|too many requests|429"), ("overloaded", r"overloaded|529"))
 
 
 class LineWriter:
@@ -93,6 +96,16 @@ class ClaudeStream:
             self._close_block(event)
         elif isinstance(event, MessageEnd):
             self._message(event)
+        elif isinstance(event, Log) and event.message == RETRY_LOG and event.session == self.root:
+            self._retry(event.attributes or {})
+
+    def _retry(self, attrs: dict[str, Any]) -> None:
+        """Claude Code's `system`/`api_retry` for flue's transient-error back-off."""
+        error = str(attrs.get("error", ""))
+        kind = next((k for k, pattern in _RETRY_KINDS if re.search(pattern, error, re.IGNORECASE)), "server_error")
+        self.write({"type": "system", "subtype": "api_retry", "attempt": attrs.get("attempt", 0),
+                    "max_retries": attrs.get("maxRetries", 0), "retry_delay_ms": attrs.get("delayMs", 0),
+                    "error_status": None, "error": kind, "session_id": self.root, "uuid": _uuid()})
 
     # -- whole messages --------------------------------------------------------------------------
     def _envelope(self, event: Event, kind: str, body: dict[str, Any]) -> dict[str, Any]:

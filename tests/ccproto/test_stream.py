@@ -118,3 +118,14 @@ def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
     asyncio.run(session.prompt("delegate"))
     offered = [sorted(t["function"]["name"] for t in r.get("tools", [])) for r in fakellm.requests]
     assert offered == [["read", "task"], ["read", "task"], ["read", "task"]]
+
+
+def test_a_retried_model_error_is_an_api_retry_message(fakellm, tmp_path, monkeypatch):
+    fakellm.script([Turn.rate_limit(), Turn(text="ok")])
+    session = _session(fakellm, tmp_path, monkeypatch)
+    lines: list[dict] = []
+    session.subscribe(ClaudeStream(lines.append, root=session.id, partial=False))
+    asyncio.run(session.prompt("hi"))
+    [retry] = [line for line in lines if line.get("subtype") == "api_retry"]
+    assert retry["attempt"] == 1 and retry["max_retries"] == 3 and retry["error"] == "rate_limit"
+    assert isinstance(parser.parse_message(retry), types.SystemMessage)
