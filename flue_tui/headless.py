@@ -78,7 +78,7 @@ class _Renderer:
         if self.fmt == "events":  # flue's own event stream (schema: EVENTS_SCHEMA_VERSION)
             if self.partial or not isinstance(event, _PARTIAL):
                 _write_line(sys.stdout, event.to_dict())
-        elif self.verbose:
+        elif self.verbose and self.fmt != "stream-json":  # Claude Code's --verbose there only unlocks the stream
             self._progress(event)
 
     def _progress(self, event: Event) -> None:
