@@ -45,9 +45,11 @@ def test_query_runs_a_multi_tool_session(fakellm, flue_env, tmp_path):
         Turn(calls=[Call("bash", {"command": "echo 42"})]),
         Turn(text="The answer is 42.", usage=(100, 7)),
     ])
+    stderr: list[str] = []
     opts = _options(flue_env, tmp_path, permission_mode="bypassPermissions", max_turns=5,
-                    allowed_tools=["Read", "Bash"])
+                    allowed_tools=["Read", "Bash"], stderr=stderr.append)
     messages = _run(_collect(query(prompt="look around", options=opts)))
+    assert stderr == []  # the SDK always passes --verbose: no progress lines on stderr
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.subtype == "init"
     assert init.data["permissionMode"] == "bypassPermissions" and init.data["model"] == "openai/fake"
