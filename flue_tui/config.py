@@ -79,7 +79,8 @@ class Settings:
     disallowed_tools: list[str] = field(default_factory=list)
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
-    add_dirs: list[str] = field(default_factory=list)  # --add-dir: more roots for --sandbox workspace
+    add_dirs: list[str] = field(default_factory=list)
+    setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local (None: all)  # --add-dir: more roots for --sandbox workspace
     auto_compact: bool = True
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
@@ -111,7 +112,9 @@ class Settings:
             raise ConfigError(f"Working directory does not exist: {cwd}")
         settings.overrides = dict(overrides)
         settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
-        for layer in layers(cwd, trusted=settings.project_trusted):
+        sources = overrides.get("setting_sources")  # --setting-sources: which files are read
+        for layer in layers(cwd, trusted=settings.project_trusted,
+                            sources=tuple(sources) if isinstance(sources, (list, tuple)) else None):
             settings.project_held.extend(layer.held)
             settings.project_never.extend(layer.never)
             for key, value in layer.values.items():

@@ -125,3 +125,21 @@ def test_session_id_creates_then_resumes_that_session(fakellm, run_flue):
     assert first["session_id"] == second["session_id"] == sid
     assert [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "user"] == ["remember 7",
                                                                                              "what number?"]
+
+
+def test_setting_sources_choose_which_config_files_are_read(_isolated_home, tmp_path, monkeypatch):
+    from flue_tui.config import Settings
+    from flue_tui.permissions.config import load_for
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    (_isolated_home / "config.toml").write_text('model = "user/m"\n[permissions]\ndeny = ["bash(rm *)"]\n')
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text('max_turns = 4\n[permissions]\ndeny = ["bash(curl *)"]\n')
+
+    def read(sources):
+        settings = Settings.from_env(cwd=str(tmp_path), setting_sources=sources)
+        return settings.model, settings.max_turns, load_for(settings).deny
+
+    assert read(None) == ("user/m", 4, ["bash(rm *)", "bash(curl *)"])
+    assert read(("project", "local")) == ("openai/gpt-4.1", 4, ["bash(curl *)"])
+    assert read(("user",)) == ("user/m", None, ["bash(rm *)"])
