@@ -61,8 +61,11 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--permission-prompt-tool", metavar="TOOL",
                        help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
                             "whenever a call needs approval")
-    group.add_argument("--max-thinking-tokens", type=int, metavar="N", help="thinking budget (passed to the provider)")
-    group.add_argument("--effort", choices=("off", "low", "medium", "high"), help="reasoning effort")
+    # The provider work (issue 12) defines these too; whichever parser part comes first owns them.
+    if "--max-thinking-tokens" not in parser._option_string_actions:
+        group.add_argument("--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens")
+    if "--effort" not in parser._option_string_actions:
+        group.add_argument("--effort", choices=("off", "low", "medium", "high"), help="reasoning effort")
     group.add_argument("--replay-user-messages", action="store_true",
                        help="stream-json input: echo each user message back on stdout")
 
@@ -184,7 +187,8 @@ def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         mcp_servers=tuple(mcp_server_names(args.mcp_config)), permission_prompt_tool=tool,
         replay_user_messages=args.replay_user_messages,
         add_dirs=tuple(os.path.abspath(os.path.expanduser(d)) for d in args.add_dir),
-        fallback_model=args.fallback_model, effort=args.effort, max_thinking_tokens=args.max_thinking_tokens,
+        fallback_model=args.fallback_model, effort=getattr(args, "effort", None),
+        max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
         setting_sources=setting_sources(args.setting_sources))
     if options.mcp_servers:
         print(f"flue: MCP is not supported yet: {', '.join(options.mcp_servers)} not started "
