@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal as _signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
@@ -27,7 +27,6 @@ class ClaudeOptions:
     effort: str | None = None
     max_thinking_tokens: int | None = None
     setting_sources: tuple[str, ...] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def claude_mode(session: Session) -> str:
