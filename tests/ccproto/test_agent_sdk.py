@@ -174,3 +174,33 @@ def test_raw_stdin_garbage_gets_one_line_and_the_session_goes_on(fakellm, flue_e
                       "r2": "control_request needs a request_id and a request object"}
     assert out[-1]["type"] == "result" and out[-1]["result"] == "still here"
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 3
+
+
+def test_interrupt_while_the_sdk_is_deciding_cancels_the_question(fakellm, flue_env, tmp_path):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "touch ran.txt"})]), Turn(text="after")])
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        asked = asyncio.Event()
+
+        async def can_use_tool(name: str, args: dict, context: Any) -> Any:
+            asked.set()
+            await asyncio.sleep(3600)  # a person who never answers
+
+        async with ClaudeSDKClient(options=_options(flue_env, tmp_path, can_use_tool=can_use_tool)) as client:
+            await client.query("touch it")
+
+            async def interrupt_when_asked() -> None:
+                await asked.wait()
+                await client.interrupt()
+
+            waiter = asyncio.ensure_future(interrupt_when_asked())
+            first = [m async for m in client.receive_response()]
+            await waiter
+            await client.query("and now?")
+            second = [m async for m in client.receive_response()]
+        return first, second
+
+    first, second = _run(scenario())
+    assert first[-1].is_error and first[-1].terminal_reason == "aborted_tools"
+    assert not (tmp_path / "ran.txt").exists()
+    assert second[-1].result == "after"
