@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         settings = Settings.from_env(model=args.model or overrides.get("model"), cwd=args.cwd,
-                                     system_prompt=args.system_prompt, add_dirs=list(claude.add_dirs) or None,
+                                     system_prompt=args.system_prompt,
+                                     add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
                                      max_turns=args.max_turns, setting_sources=claude.setting_sources,
                                      system_prompt_file=args.system_prompt_file,
                                      append_system_prompt=args.append_system_prompt,

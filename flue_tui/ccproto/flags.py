@@ -141,6 +141,11 @@ def claude_settings(value: str | None) -> dict[str, Any]:
                 if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
                     raise ValueError(f"--settings: permissions.{key} must be a list of rules")
                 out[target] = list(rules)
+        extra = perms.get("additionalDirectories")
+        if extra is not None:
+            if not isinstance(extra, list) or not all(isinstance(d, str) and os.path.isdir(d) for d in extra):
+                raise ValueError("--settings: permissions.additionalDirectories must be a list of directories")
+            out["add_dirs"] = [os.path.abspath(d) for d in extra]
         mode = perms.get("defaultMode")
         if mode is not None:
             if mode not in PERMISSION_MODES:

@@ -204,3 +204,23 @@ def test_interrupt_while_the_sdk_is_deciding_cancels_the_question(fakellm, flue_
     assert first[-1].is_error and first[-1].terminal_reason == "aborted_tools"
     assert not (tmp_path / "ran.txt").exists()
     assert second[-1].result == "after"
+
+
+def test_print_mode_stream_json_parses_line_by_line(fakellm, run_flue):
+    import json
+
+    from claude_agent_sdk._internal.message_parser import parse_message
+
+    fakellm.script([Turn(text="Looking", calls=[Call("bash", {"command": "echo hi"})]), Turn(text="bye")])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json", "--verbose",
+                   "--include-partial-messages", "--permission-mode", "bypassPermissions", timeout=TIMEOUT)
+    assert out.code == 0 and out.stderr == "", out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert all(parse_message(line) is not None for line in lines)
+    init = lines[0]
+    assert set(init) >= {"cwd", "session_id", "tools", "mcp_servers", "model", "permissionMode", "slash_commands",
+                         "apiKeySource", "claude_code_version", "output_style", "agents", "skills", "plugins", "uuid"}
+    assert init["permissionMode"] == "bypassPermissions"
+    kinds = [line["type"] for line in lines]
+    assert kinds[-1] == "result" and {"assistant", "user", "stream_event"} <= set(kinds)
+    assert lines[-1]["result"] == "bye" and lines[-1]["session_id"] == init["session_id"]
