@@ -165,7 +165,7 @@ def test_sigkill_mid_stream_then_continue(fakellm, flue_env, run_flue, tmp_path,
     fakellm.script([Turn(calls=[Call("read", {"path": "a.txt"})]),
                     Turn(text="Streaming slowly:", text_tokens=600, chunk_delay=0.03),  # ~18 s
                     Turn(text="Picked up.")])
-    proc, reader = _start(flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "stream-json",
+    proc, reader = _start(flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "events",
                           "--include-partial-messages")
     init = _wait_for(lambda: reader.lines and reader.lines[0][1])
     sid = init["session_id"]
@@ -196,7 +196,7 @@ def test_sigkill_mid_tool_then_continue_answers_every_call(fakellm, flue_env, ru
     (tmp_path / "a.txt").write_text("alpha\n")
     fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 5"}), Call("read", {"path": "a.txt"})]),
                     Turn(text="Recovered.")])
-    proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "stream-json")
+    proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "events")
     sid = _wait_for(lambda: reader.lines and reader.lines[0][1])["session_id"]
     _wait_for(lambda: any(e["type"] == "tool_start" and e["toolName"] == "bash" for _, e in reader.lines))
     time.sleep(0.3)

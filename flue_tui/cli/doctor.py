@@ -224,7 +224,8 @@ def _bwrap() -> Check:
 def run_doctor(argv: list[str]) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="flue doctor", description="Check flue's setup; one line per check.")
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="flue doctor",
+                                     description="Check flue's setup; one line per check.")
     parser.add_argument("--db", metavar="PATH", help="the session database to check")
     parser.add_argument("-m", "--model", help="the model to check (default: the configured one)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the endpoint (default 5)")

@@ -7,7 +7,7 @@ import sys
 
 from flue_tui import __version__
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
 def _positive_int(text: str) -> int:
@@ -65,7 +65,9 @@ def _load_schema(value: str) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from flue_tui.headless.claude.flags import OneLineParser
+
+    parser = OneLineParser(
         prog="flue",
         description="A terminal coding agent. `flue` opens the app in the current directory; "
                     "`flue -p PROMPT` runs one prompt headless and prints the answer.",
@@ -75,9 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="headless: run the prompt, print the result and exit")
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                         help="print mode output: text (final answer), json (one result object), "
-                             "stream-json (one JSON event per line, result last)")
+                             "stream-json (Claude Code's messages, one per line, result last), "
+                             "events (flue's own events, one per line, result last)")
     parser.add_argument("--include-partial-messages", action="store_true",
-                        help="stream-json: also emit text_delta, thinking_delta and tool_output events")
+                        help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta "
+                             "and tool_output")
     parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
     parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--max-turns", type=_positive_int, metavar="N",
@@ -116,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     from flue_tui.mcp.flags import add_mcp_arguments
 
     add_mcp_arguments(parser)
+    from flue_tui.headless.claude.flags import add_claude_arguments
+
+    add_claude_arguments(parser)
     return parser
 
 
@@ -158,12 +165,25 @@ def main(argv: list[str] | None = None) -> int:
 
     from flue_tui.permissions.flags import permission_settings
 
+    from flue_tui.headless.claude.flags import claude_options
+
+    if args.input_format == "stream-json":
+        args.print_mode = True  # the Agent SDK never passes -p
     try:
+        claude, overrides = claude_options(args)
         sessions = options_from_args(args, print_mode=args.print_mode)
         permissions = permission_settings(args)
         from flue_tui.mcp.flags import mcp_settings
 
         permissions.update(mcp_settings(args))
+        for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
+            if overrides.get(key):
+                permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
+        if permissions["permission_mode"] is None:
+            permissions["permission_mode"] = overrides.pop("permission_mode", None)
+        overrides.pop("permission_mode", None)
+        if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
+            permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
     except ValueError as exc:
@@ -178,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
             args.prompt = utf8_text("The prompt", args.prompt)
         if args.append_system_prompt is not None:
             args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
-        settings = Settings.from_env(model=args.model, cwd=args.cwd, max_turns=args.max_turns,
+        settings = Settings.from_env(model=args.model or overrides.get("model"), cwd=args.cwd,
+                                     system_prompt=args.system_prompt,
+                                     add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
+                                     max_turns=args.max_turns, setting_sources=claude.setting_sources,
                                      system_prompt_file=args.system_prompt_file,
                                      append_system_prompt=args.append_system_prompt,
                                      json_schema=_load_schema(args.json_schema) if args.json_schema else None,
@@ -197,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         from flue_tui.headless.printmode import run_print
 
         return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
-                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions)
+                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions,
+                         claude=claude)
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
         from flue_tui.inline import run_inline
 

@@ -14,6 +14,7 @@ from flue_tui.config.settings import Settings
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="flue trust",
         description="Let a project's .flue/config.toml loosen protection (allow rules, default_blocklist = "
                     "false, [env]) and its .mcp.json start MCP servers in later runs, until the file changes. "

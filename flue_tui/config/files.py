@@ -165,14 +165,22 @@ def env_layer(environ: dict[str, str] | os._Environ[str] = os.environ) -> Layer:
     return Layer("environment", values)
 
 
-def layers(cwd: str, *, trusted: bool = False) -> list[Layer]:
+def reads(sources: tuple[str, ...] | None, kind: str) -> bool:
+    """--setting-sources: whether the user ("user") or project ("project") file is read at all
+    (Claude Code's "local" is the project file too; None reads both)."""
+    if sources is None:
+        return True
+    return "user" in sources if kind == "user" else bool({"project", "local"} & set(sources))
+
+
+def layers(cwd: str, *, trusted: bool = False, sources: tuple[str, ...] | None = None) -> list[Layer]:
     """Lowest precedence first: user file, project file, FLUE_* environment. The project file's
     [env] applies only once the user trusts the project, and never its code-running variables."""
     out = []
-    user = read_layer(user_file())
+    user = read_layer(user_file()) if reads(sources, "user") else None
     if user is not None:
         out.append(user)
-    project = read_layer(project_file(cwd))
+    project = read_layer(project_file(cwd)) if reads(sources, "project") else None
     if project is not None:
         _project_cannot_loosen(project)
         values = dict(project.values)

@@ -57,6 +57,7 @@ class Settings:
     retry_base_ms: float = 2000.0
     extra_env: dict[str, str] = field(default_factory=dict)
     system_prompt_file: str | None = None
+    system_prompt: str | None = None  # --system-prompt TEXT (Claude Code's; "" means no built-in instructions)
     append_system_prompt: str | None = None
     # Permissions (flue_tui/permissions): None means the config files' mode, else the front end's
     # default, which is ask when `interactive` (the app) and yolo otherwise (`flue -p`).
@@ -66,6 +67,8 @@ class Settings:
     disallowed_tools: list[str] = field(default_factory=list)
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
+    add_dirs: list[str] = field(default_factory=list)
+    setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local (None: all)  # --add-dir: more roots for --sandbox workspace
     auto_compact: bool = True
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
@@ -114,7 +117,9 @@ class Settings:
             raise ConfigError(f"Working directory does not exist: {cwd}")
         settings.overrides = dict(overrides)
         settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
-        for layer in layers(cwd, trusted=settings.project_trusted):
+        sources = overrides.get("setting_sources")  # --setting-sources: which files are read
+        for layer in layers(cwd, trusted=settings.project_trusted,
+                            sources=tuple(sources) if isinstance(sources, (list, tuple)) else None):
             settings.project_held.extend(layer.held)
             settings.project_never.extend(layer.never)
             for key, value in layer.values.items():

@@ -7,7 +7,7 @@ import dataclasses
 import json
 import signal as _signal
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import Usage
@@ -17,40 +17,30 @@ from flue_tui.config.settings import Settings
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
 
+if TYPE_CHECKING:
+    from flue_tui.headless.claude.run import ClaudeOptions
+
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
+EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fields change meaning
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 
 def result_object(result: OperationResult, *, session_id: str, model: str | None,
-                  permission_denials: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The field names CI wrappers already parse (Claude Code's `result` message)."""
-    usage = result.usage
-    out: dict[str, Any] = {
-        "type": "result",
-        "subtype": result.subtype,
-        "is_error": result.is_error,
-        "result": result.text,
-        "session_id": session_id,
-        "num_turns": result.num_turns,
-        "duration_ms": result.duration_ms,
-        "duration_api_ms": result.duration_api_ms,
-        # null when a model had no known price: unknown, never a made-up $0.
-        "total_cost_usd": round(usage.cost, 10) if usage.priced else None,
-        "usage": {
-            "input_tokens": usage.input,
-            "output_tokens": usage.output,
-            "cache_read_input_tokens": usage.cache_read,
-            "cache_creation_input_tokens": usage.cache_write,
-        },
-        "model": model,
-        # Why the last reply ended (end_turn, max_tokens, tool_use); null when there was none.
-        "stop_reason": result.stop_reason,
-        # Every call the permission policy or the workspace sandbox refused, sub-agents included.
-        "permission_denials": list(permission_denials or []),
-    }
-    if result.structured_output is not None:
-        out["structured_output"] = result.structured_output
-    return out
+                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None
+                  ) -> dict[str, Any]:
+    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse."""
+    from flue_tui.headless.claude.result import result_message
+
+    return result_message(result, session_id=session_id, model=model, permission_denials=permission_denials,
+                          messages=session.messages if session is not None else None,
+                          context_window=_window(session))
+
+
+def _window(session: Session | None) -> int | None:
+    try:
+        return session.context_window() if session is not None else None
+    except Exception:  # an unknown model's window is not worth failing the result line for
+        return None
 
 
 def _denials(session: Session) -> list[dict[str, Any]]:
@@ -87,10 +77,10 @@ class _Renderer:
         self.fmt, self.verbose, self.partial = fmt, verbose, partial
 
     def __call__(self, event: Event) -> None:
-        if self.fmt == "stream-json":
+        if self.fmt == "events":  # flue's own event stream (schema: EVENTS_SCHEMA_VERSION)
             if self.partial or not isinstance(event, _PARTIAL):
                 _write_line(sys.stdout, event.to_dict())
-        elif self.verbose:
+        elif self.verbose and self.fmt != "stream-json":  # Claude Code's --verbose there only unlocks the stream
             self._progress(event)
 
     def _progress(self, event: Event) -> None:
@@ -108,7 +98,7 @@ def start_failure(message: str, fmt: str | None, model: str | None) -> int:
     """The run never started (flags, settings, config files, prompt bytes): one line on stderr, the
     result object too under json/stream-json, and one exit code for all of them."""
     print(f"flue: {message}", file=sys.stderr)
-    if fmt in ("json", "stream-json"):
+    if fmt in ("json", "stream-json", "events"):
         failed = OperationResult(text=message, is_error=True, subtype="error_during_execution", num_turns=0,
                                  duration_ms=0, duration_api_ms=0, usage=Usage(), error=message)
         _write_line(sys.stdout, result_object(failed, session_id="", model=model))
@@ -139,7 +129,8 @@ async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
 
 
 def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
-              partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None) -> int:
+              partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None,
+              claude: ClaudeOptions | None = None) -> int:
     from flue_tui.context.skills import skill_prompt
     from flue_tui.runtime.start import open_session
 
@@ -165,14 +156,26 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
             names = ", ".join(s.name for s in context.skills.skills) or "(none)"
             return start_failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
         prompt = skill_prompt(found, prompt)
+    from flue_tui.headless.claude import run as cc
+
+    cc.restrict_tools(session, claude)
+    cc.use_fallback(session, settings, claude)
+    session.max_budget_usd = settings.max_budget_usd
+    if claude is not None and claude.input_format == "stream-json":
+        return _serve(session, context, settings, claude, prompt, partial)
     if not prompt or not prompt.strip():
         return start_failure("No prompt given.", fmt, settings.model)
-    if fmt == "stream-json":
-        _write_line(sys.stdout, {"type": "system", "subtype": "init", "session_id": session.id,
-                                 "cwd": settings.cwd, "model": settings.model, "tools": list(session.tools),
-                                 "permissionMode": _policy_mode(session)})
+    if fmt == "events":
+        _write_line(sys.stdout, {"type": "system", "subtype": "init", "schema_version": EVENTS_SCHEMA_VERSION,
+                                 "session_id": session.id, "cwd": settings.cwd, "model": settings.model,
+                                 "tools": list(session.tools), "permissionMode": _policy_mode(session)})
+    elif fmt == "stream-json":
+        from flue_tui.headless.claude.stream import ClaudeStream
+
+        cc.write_init(lambda obj: _write_line(sys.stdout, obj), session, context, settings.model, claude)
+        session.subscribe(ClaudeStream(lambda obj: _write_line(sys.stdout, obj), root=session.id, partial=partial,
+                                       model=settings.model or ""))
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
-    session.max_budget_usd = settings.max_budget_usd
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())
@@ -190,9 +193,9 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
                                      hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
     elif unsaved is not None:
         print(f"flue: {unsaved}", file=sys.stderr)
-    if fmt in ("json", "stream-json"):
+    if fmt in ("json", "stream-json", "events"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
-                                              permission_denials=_denials(session)))
+                                              permission_denials=_denials(session), session=session))
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
         sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
         sys.stdout.flush()
@@ -205,3 +208,20 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if signalled is not None:
         exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK
+
+
+def _serve(session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None,
+           partial: bool) -> int:
+    """`--input-format stream-json`: turns from stdin (headless/claude/control.py), Claude Code's stream out."""
+    from flue_tui.headless.claude.run import serve_stream_input
+
+    def result_line(result: OperationResult, s: Session, model: str | None, denials: list[dict[str, Any]]) -> dict:
+        return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
+
+    results, signalled = serve_stream_input(session, context, settings, claude,
+                                            lambda obj: _write_line(sys.stdout, obj), partial=partial,
+                                            first_prompt=prompt if prompt and prompt.strip() else None,
+                                            result_line=result_line)
+    if signalled is not None:
+        exit_now(signalled)
+    return EXIT_OK

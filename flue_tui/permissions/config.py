@@ -102,16 +102,19 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
     return set(table)
 
 
-def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag_mode: str | None = None
-                ) -> PermissionConfig:
+def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag_mode: str | None = None,
+                sources: tuple[str, ...] | None = None) -> PermissionConfig:
     """The user file, then the project file: its loosening keys only when `trusted`. `base_mode` is
     the mode that applies without the project file's (the front end's default), `flag_mode` the
     --permission-mode flag: a project mode looser than the user's or the default waits for trust."""
+    from flue_tui.config.files import reads
+
     conf = PermissionConfig()
-    read_file(flue_home() / "config.toml", conf, project=False)
+    if reads(sources, "user"):  # --setting-sources
+        read_file(flue_home() / "config.toml", conf, project=False)
     path = Path(cwd) / ".flue" / "config.toml"
     project = PermissionConfig()
-    keys = read_file(path, project, project=True)
+    keys = read_file(path, project, project=True) if reads(sources, "project") else set()
     conf.sources.extend(project.sources)
     conf.deny.extend(project.deny)
     conf.blocklist.extend(project.blocklist)  # added to the default patterns unless those are dropped
@@ -139,7 +142,8 @@ def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag
 def load_for(settings: Any) -> PermissionConfig:
     """load_config for a run's settings: its trust, its front end's default mode, its flag."""
     return load_config(settings.cwd, trusted=getattr(settings, "project_trusted", False),
-                       base_mode=default_mode(settings), flag_mode=getattr(settings, "permission_mode", None))
+                       base_mode=default_mode(settings), flag_mode=getattr(settings, "permission_mode", None),
+                       sources=getattr(settings, "setting_sources", None))
 
 
 def default_mode(settings: Any) -> str:

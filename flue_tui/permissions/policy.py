@@ -64,6 +64,8 @@ class ApprovalRequest:
 class Approval:
     choice: Literal["once", "session", "deny"]
     note: str = ""  # with "deny": shown to the model so it can work around the refusal
+    # With "once": the arguments to run instead (the Agent SDK's updatedInput); checked like the model's.
+    updated_input: dict[str, Any] | None = None
 
 
 Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
@@ -180,13 +182,30 @@ class PermissionPolicy:
                                       tuple(session_rules_for(tool_name, kind, args)))
             answer = await self.asker(request)
         if answer.choice == "once":
-            return None
+            return None if answer.updated_input is None else self._replace(tool_name, args, tool, answer.updated_input)
         if answer.choice == "session":
             self.allow_for_session(request.session_rules)
             return None
         text = USER_TEXT.format(tool=tool_name)
         note = answer.note.strip()
         return f"{text} Their note: {note}" if note else text
+
+
+    def _replace(self, tool_name: str, args: dict[str, Any], tool: Any, updated: dict[str, Any]) -> str | None:
+        """Run the call with `updated` instead: validated against the tool's schema, and refused by
+        the guard or a deny rule exactly as the model's own arguments would be."""
+        from flue_tui.core.validation import validate_arguments
+
+        new, problem = validate_arguments(tool_name, tool.parameters, updated)
+        if problem is not None or new is None:
+            return problem or "invalid arguments"
+        refusal = self.guard.check(tool_name, new, tool) if self.guard is not None else None
+        if refusal is None and (decision := self.decide(tool_name, new, tool)).verdict == "deny":
+            refusal = decision.reason
+        if refusal is None:
+            args.clear()  # the dict the tool is about to run with (toolrun's validated arguments)
+            args.update(new)
+        return refusal
 
 
 def policy_of(session: Any) -> PermissionPolicy | None:

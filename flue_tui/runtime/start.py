@@ -43,6 +43,7 @@ class SessionOptions:
     persist: bool = True
     db: str | None = None
     owner: str = "flue"  # what this process is, for the sentence a second writer of the session gets
+    session_id: str | None = None  # --session-id UUID: that session resumed, or a new one with this id
 
     @property
     def uses_store(self) -> bool:
@@ -68,6 +69,9 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
                          "together with --fork-session (the fork gets that name)")
     if args.fork_session and not (args.session or args.continue_last or resume is not None):
         raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
+    session_id = getattr(args, "session_id", None)  # a UUID already (headless.claude.flags.check_session_id)
+    if session_id is not None and (args.session is not None or args.continue_last or resume is not None):
+        raise ValueError("--session-id names the session itself; use it without --session, --continue or --resume")
     if args.session is not None:
         from flue_tui.store.db import StoreError
         from flue_tui.store.sessions import check_name
@@ -78,7 +82,8 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             raise ValueError(str(exc)) from None
     return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
                           continue_last=args.continue_last, fork=args.fork_session,
-                          persist=not args.no_session_persistence, db=args.db, owner=_owner(args, print_mode))
+                          persist=not args.no_session_persistence, db=args.db, owner=_owner(args, print_mode),
+                          session_id=session_id)
 
 
 def _owner(args: argparse.Namespace, print_mode: bool) -> str:
@@ -103,6 +108,13 @@ class Started:
 
 def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None) -> SessionInfo | None:
     ref = options.resume
+    if options.session_id is not None:
+        found = store.get(options.session_id)
+        if found is not None and found.parent_id is not None:
+            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
+        if found is not None and found.cwd != cwd:
+            raise SessionStartError(f"Session {found.id} belongs to {found.cwd}; run flue there to resume it.")
+        return found  # None: a new session gets this id
     if options.continue_last:
         found = store.newest(cwd)
         if found is None:
@@ -138,7 +150,8 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
     if options is None or not options.uses_store:
-        session, context = runtime.new_session()
+        session, context = runtime.new_session(**({"session_id": options.session_id}
+                                                  if options is not None and options.session_id else {}))
         return Started(session, context)
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -161,7 +174,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         if target is not None and options.fork and options.persist:
             fork_name = options.name if (options.resume or options.continue_last or options.pick) else None
             target = store.fork(target.id, name=fork_name, cwd=settings.cwd)
-        session_id = target.id if target is not None else new_id("ses")
+        session_id = target.id if target is not None else (options.session_id or new_id("ses"))
         if options.persist:  # before reading: what we resume is what no one else is adding to
             locks = _lock(store, options, settings.cwd, session_id, target, new_name)
         messages = store.load_context(target.id) if target is not None else None

@@ -20,7 +20,7 @@ from flue_tui.core.ids import new_id
 
 
 def _instructions(settings: Settings) -> str:
-    text = PREAMBLE
+    text = PREAMBLE if settings.system_prompt is None else settings.system_prompt
     if settings.system_prompt_file:
         text = read_utf8_file(settings.system_prompt_file, "--system-prompt-file")
     if settings.append_system_prompt:

@@ -37,7 +37,7 @@ def test_hostile_schema_is_reduced_to_an_object_schema():
 
 
 def test_hostile_nested_schema_cannot_break_the_argument_checker():
-    from flue_tui.agent.validation import validate_arguments
+    from flue_tui.core.validation import validate_arguments
 
     raw = {"type": "object", "properties": {
         "o": {"type": "object", "properties": "x", "required": 5},

@@ -77,7 +77,7 @@ def test_cli_run_survives_deep_arguments(fakellm, run_flue, fmt):
 
 def test_every_later_step_handles_the_deepest_accepted_arguments():
     from flue_tui.core.messages import AssistantMessage, ToolCall, message_from_dict
-    from flue_tui.agent.validation import validate_arguments
+    from flue_tui.core.validation import validate_arguments
 
     args, refusal = parse_arguments(nested(MAX_ARGUMENT_DEPTH))
     assert refusal is None
