@@ -22,6 +22,7 @@ from rich.text import Text
 from flue_tui.core import events as ev
 from flue_tui.inline.blocks import Trimmed, complete_prefix
 from flue_tui.ui import toolfmt
+from flue_tui.core.toolcall import one_line
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.transcript import (
     Entry,
@@ -256,7 +257,7 @@ class Renderer:
                 lines.append(Text(f"… {hidden} more lines", style="dim"))
             self.print(Text("\n").join(Text(inner) + ln for ln in lines), "child" if depth else "tool")
         elif e.status == "error" and e.result_text and not e.result_text.startswith("This operation was aborted"):
-            self.print(Text(inner + toolfmt.one_line(e.result_text, 300), style="red"), kind)
+            self.print(Text(inner + one_line(e.result_text, 300), style="red"), kind)
         elif e.name == "bash" and e.details.get("exitCode") not in (None, 0) and e.tail is not None:
             last = e.tail.last(3)
             if last:
