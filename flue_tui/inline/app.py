@@ -121,10 +121,8 @@ class InlineApp:
         from flue_tui.ui.keys import missing_key
 
         resumed = started.resumed
-        if resumed is not None and started.store is not None:
-            from flue_tui.ui.sessions_show import show
-
-            show(started.store, resumed, last=RECAP_MESSAGES, console=self.console)
+        if resumed is not None:
+            self.renderer.replay(list(started.session.messages)[-RECAP_MESSAGES:])
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
