@@ -52,9 +52,8 @@ KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"permissions.asking", "permissions.policy"}),
     frozenset({"sandbox.local", "sandbox.procguard"}),
     frozenset({"store.db", "store.migrations"}),
-    frozenset({"inline.app", "inline.commands"}),
     frozenset({"tui.widgets.task", "tui.widgets.views"}),
-    frozenset({"tui.app", "tui.approvals", "tui.commands", "tui.palette", "tui.session_ctl"}),
+    frozenset({"tui.app", "tui.session_ctl"}),
 }
 
 
