@@ -8,10 +8,11 @@ import json
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
 
 from flue_tui.agent import compaction_prompts as prompts
-from flue_tui.core.events import Compaction, CompactionStart, Log, MessageEnd, Turn, TurnStart
+from flue_tui.core.events import Compaction, CompactionStart, Event, Log, MessageEnd, Turn, TurnStart
 from flue_tui.core.messages import (
     AssistantMessage,
     CompactionMessage,
@@ -25,8 +26,23 @@ from flue_tui.core.messages import (
 from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 
-if TYPE_CHECKING:
-    from flue_tui.agent.session import Session
+
+class CompactionHost(Protocol):
+    """What compaction needs of its Session (a Protocol: session.py imports this module)."""
+
+    messages: list[Message]
+    system_prompt: str
+
+    @property
+    def model(self) -> ModelClient: ...
+    @property
+    def compaction(self) -> CompactionConfig: ...
+    @property
+    def recompose(self) -> Callable[[], str] | None: ...
+    def context_window(self) -> int | None: ...
+    def record_usage(self, usage: Usage, purpose: str = "agent") -> None: ...
+    def event(self, cls: type[Event], **fields: Any) -> Any: ...
+    def emit(self, event: Event) -> None: ...
 
 Reason = Literal["threshold", "overflow", "manual"]
 TOOL_RESULT_CHARS = 2000
@@ -137,7 +153,7 @@ def _file_ops(messages: list[Message], previous: CompactionMessage | None) -> tu
     return sorted(read - modified), sorted(modified)
 
 
-async def _summarise(session: Session, model: ModelClient, user_text: str, max_tokens: int,
+async def _summarise(session: CompactionHost, model: ModelClient, user_text: str, max_tokens: int,
                      purpose: str, usage: Usage) -> str:
     turn_id = new_id("turn")
     session.emit(session.event(TurnStart, turn_id=turn_id, purpose=purpose))
@@ -161,7 +177,7 @@ async def _summarise(session: Session, model: ModelClient, user_text: str, max_t
     return response.text.strip()
 
 
-async def compact(session: Session, reason: Reason, focus: str | None = None) -> CompactionMessage | None:
+async def compact(session: CompactionHost, reason: Reason, focus: str | None = None) -> CompactionMessage | None:
     """Summarise and append a CompactionMessage; None when there is nothing to compact."""
     context = [m for m in model_context(session.messages) if _usable(m)]
     previous = next((m for m in reversed(session.messages) if isinstance(m, CompactionMessage)), None)
@@ -229,7 +245,7 @@ async def compact(session: Session, reason: Reason, focus: str | None = None) ->
     return marker
 
 
-def over_threshold(session: Session) -> tuple[int, int, int] | None:
+def over_threshold(session: CompactionHost) -> tuple[int, int, int] | None:
     """(tokens, window, reserve) when the last turn's usage crossed the threshold, else None."""
     window = session.context_window()
     if not session.compaction.auto or not window:

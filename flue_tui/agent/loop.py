@@ -5,19 +5,40 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
-from flue_tui.agent.compaction import CompactionFailed, compact
+from flue_tui.agent.compaction import CompactionFailed, CompactionHost, compact
 from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
-from flue_tui.core.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
-from flue_tui.agent.toolrun import run_tool_batch
+from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict, to_wire
+from flue_tui.agent.toolrun import ToolHost, run_tool_batch
 from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.tools.base import tool_spec
 
-if TYPE_CHECKING:
-    from flue_tui.agent.session import RunStats, Session
+
+class LoopHost(CompactionHost, ToolHost, Protocol):
+    """What one operation needs of its Session (a Protocol: session.py imports this module)."""
+
+    @property
+    def max_turns(self) -> int | None: ...
+    @property
+    def max_budget_usd(self) -> float | None: ...
+    @property
+    def reminder(self) -> tuple[int, str] | None: ...
+    @property
+    def retry_base_ms(self) -> float: ...
+    @property
+    def before_turn(self) -> Callable[[Any], Awaitable[None]] | None: ...
+
+
+class Stats(Protocol):
+    """The operation's running counts (session.RunStats)."""
+
+    turns: int
+    api_ms: float
+    usage: Usage
 
 MAX_RETRIES = 3
 
@@ -39,12 +60,12 @@ class OperationFailed(Exception):
         self.kind = kind
 
 
-def _record(session: Session, message: Message) -> None:
+def _record(session: LoopHost, message: Message) -> None:
     session.messages.append(message)
     session.emit(session.event(MessageEnd, message=message_to_dict(message)))
 
 
-async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> AssistantMessage:
+async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> AssistantMessage:
     """Stream one assistant message; an abort cancels the request (closing the connection)."""
     partial = AssistantMessage(model=session.model.model)
     done: list[TurnResponse] = []
@@ -121,7 +142,7 @@ async def _backoff(signal: AbortSignal, delay_ms: float) -> None:
     signal.throw_if_aborted()
 
 
-async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> None:
+async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None:
     """Raises AbortError, MaxTurnsReached or OperationFailed; the history stays valid in every case."""
     retries = 0
     overflow_recovered = False

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
+from flue_tui.agent.toolrun import BeforeTool
 from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
 from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient
@@ -56,10 +57,6 @@ RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls":
 LENGTH_CUT = ("The reply was cut off at the output limit (finish_reason \"length\"): the answer is incomplete.")
 
 Subscriber = Callable[[Event], None]
-# Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
-# None to allow it, or the refusal text the model sees. The id lets a policy report which call it
-# refused (print mode's permission_denials).
-BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[str | None]]
 
 
 class Session:

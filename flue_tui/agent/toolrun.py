@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
-from flue_tui.core.events import ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
 from flue_tui.core.validation import validate_arguments
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
-if TYPE_CHECKING:
-    from flue_tui.agent.session import Session
+# Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
+# None to allow it, or the refusal text the model sees. The id lets a
+# policy report which call it refused (print mode's permission_denials).
+BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[str | None]]
+
+
+class ToolHost(Protocol):
+    """What running a batch needs of its Session (a Protocol: session.py imports this module)."""
+
+    @property
+    def tools(self) -> dict[str, Tool]: ...
+    @property
+    def before_tool(self) -> BeforeTool | None: ...
+    def event(self, cls: type[Event], **fields: Any) -> Any: ...
+    def emit(self, event: Event) -> None: ...
 
 ABANDONED_SUFFIX = " The tool execution could not be confirmed cancelled and may still be running."
 # How long an aborted tool may take to settle by itself before it is abandoned. The sandbox kills a
@@ -63,7 +77,7 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
     return result
 
 
-async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortSignal,
+async def run_tool_batch(session: ToolHost, calls: list[ToolCall], signal: AbortSignal,
                          *, truncated: bool = False) -> list[ToolResultMessage]:
     results: list[ToolResult | None] = [None] * len(calls)
     started: list[float] = [0.0] * len(calls)

@@ -86,7 +86,7 @@ def _rg() -> Check:
 
 
 def _model(settings: Settings, timeout: float) -> list[Check]:
-    from flue_tui.model.litellm_client import key_var, provider_of
+    from flue_tui.model.keys import key_need
 
     if not settings.model:
         return [Check("fail", "model", "no model configured",
@@ -97,9 +97,8 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
 
     if is_ollama(settings.model):
         return checks + _ollama(settings, timeout)
-    provider = provider_of(settings.model) or "openai"
-    base = settings.api_base or (os.environ.get("OPENAI_BASE_URL") if provider == "openai" else None)
-    var = key_var(settings.model)
+    need = key_need(settings.model, settings.api_base)
+    provider, base, var = need.provider, need.base, need.var
     key = os.environ.get(var)
     if key:
         checks.append(Check("ok", "key", f"{var} is set"))

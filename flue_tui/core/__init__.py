@@ -4,5 +4,6 @@ messages.py  conversation messages, their storage dicts and the OpenAI-chat wire
 events.py    the event vocabulary every front end, the store and print mode consume
 ids.py       sortable, copyable ids
 abort.py     AbortSignal/AbortError and ToolError (raised by tools and sandboxes alike)
+toolcall.py  what a tool call is about, in a few words, for every surface
 jsstr.py     JavaScript string semantics (whitespace, UTF-16 length) Flue's limits count in
 """

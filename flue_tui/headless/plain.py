@@ -8,7 +8,7 @@ import sys
 from flue_tui.core.events import Event, Log, TextDelta, ToolEnd, ToolStart
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.headless.printmode import _summary
+from flue_tui.core.toolcall import call_summary
 from flue_tui.runtime.start import SessionOptions
 
 
@@ -19,7 +19,7 @@ def _render(event: Event) -> None:
         sys.stdout.write(event.text)
         sys.stdout.flush()
     elif isinstance(event, ToolStart):
-        print(f"\n· {event.tool_name} {_summary(event.args)}", file=sys.stderr)
+        print(f"\n· {event.tool_name} {call_summary(event.tool_name, event.args)}", file=sys.stderr)
     elif isinstance(event, ToolEnd) and event.is_error:
         first = event.result["content"][0]["text"].splitlines()[:1]
         print(f"  ✗ {first[0] if first else 'error'}", file=sys.stderr)

@@ -16,6 +16,7 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
+from flue_tui.core.toolcall import call_summary
 
 if TYPE_CHECKING:
     from flue_tui.headless.claude.run import ClaudeOptions
@@ -62,14 +63,6 @@ def _write_line(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _summary(args: dict[str, Any]) -> str:
-    for key in ("command", "path", "pattern", "prompt"):
-        if isinstance(args.get(key), str):
-            value = args[key].replace("\n", " ")
-            return value if len(value) <= 80 else value[:77] + "..."
-    return ""
-
-
 class _Renderer:
     """Turns session events into stdout/stderr output for one format."""
 
@@ -86,7 +79,7 @@ class _Renderer:
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
         if isinstance(event, ToolStart):
-            print(f"{indent}tool {event.tool_name} {_summary(event.args)}".rstrip(), file=sys.stderr)
+            print(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip(), file=sys.stderr)
         elif isinstance(event, ToolEnd) and event.is_error:
             text = event.result["content"][0]["text"].splitlines()[0:1]
             print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)

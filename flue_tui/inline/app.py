@@ -15,21 +15,25 @@ from rich.text import Text
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.inline import commands, terminal
+from flue_tui.inline import terminal
 from flue_tui.agent import usage_text
 from flue_tui.inline.asking import make_asker
+from flue_tui.inline.commands import InlineCommands
 from flue_tui.inline.prompt import QUIT, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
+from flue_tui.ui.commands import COMMANDS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
 RECAP_MESSAGES = 6  # a resumed session shows its last few messages, not its whole history
 
 
-class InlineApp:
+class InlineApp(InlineCommands):
+    """The loop; also the `FrontEnd` slash commands run over (ui/commands.py, inline/commands.py)."""
+
     def __init__(self, settings: Settings, first: str | None, options: SessionOptions | None) -> None:
         self.settings = settings
         self.first = first
@@ -56,7 +60,7 @@ class InlineApp:
         return skills.get(name) if skills is not None else None
 
     def command_items(self) -> list[tuple[str, str]]:
-        return [(c.name, c.help) for c in commands.COMMANDS] + self.skill_list()
+        return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
 
     def policy(self) -> Any:
         from flue_tui.permissions.policy import policy_of
@@ -115,16 +119,15 @@ class InlineApp:
         policy = self.policy()
         if policy is not None:
             policy.asker = make_asker(self.renderer, self.interrupt, self.dumb)
+            policy.listeners.append(self.remember_mode)
         self._greet(started)
 
     def _greet(self, started: Any) -> None:
         from flue_tui.ui.keys import missing_key
 
         resumed = started.resumed
-        if resumed is not None and started.store is not None:
-            from flue_tui.ui.sessions_show import show
-
-            show(started.store, resumed, last=RECAP_MESSAGES, console=self.console)
+        if resumed is not None:
+            self.renderer.replay(list(started.session.messages)[-RECAP_MESSAGES:])
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
@@ -217,8 +220,8 @@ class InlineApp:
                 break
             if not text.strip():
                 continue
-            parsed = _parse(text.strip())
-            if parsed is not None and await commands.run(self, *parsed):
+            parsed = parse(text.strip())
+            if parsed is not None and await dispatch(self, *parsed):
                 continue
             await self.send(text)
         return 0
@@ -242,12 +245,6 @@ class InlineApp:
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
         fut.add_done_callback(self._background.discard)
-
-
-def _parse(text: str) -> tuple[str, str] | None:
-    from flue_tui.ui.commands import parse
-
-    return parse(text)
 
 
 def run_inline(settings: Settings, first: str | None, *, sessions: SessionOptions | None = None) -> int:

@@ -1,16 +1,22 @@
-"""Slash commands inline. The command table is shared (flue_tui/ui/commands.py),
-so `/` completion and /help list the same names; the actions print lines instead of notices."""
+"""Inline mode's side of the slash commands: the `FrontEnd` operations (ui/commands.py) that the
+shared dispatcher calls, printed into the scrollback instead of shown as notices.
+
+A mixin of InlineApp (it never imports the app, so the two do not form an import cycle); what it
+uses of the app is declared below.
+"""
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING
-
-from flue_tui.agent import usage_text
-from flue_tui.ui.commands import COMMANDS
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flue_tui.inline.app import InlineApp
+    from flue_tui.agent.session import Session
+    from flue_tui.config.settings import Settings
+    from flue_tui.context.skills import Skill
+    from flue_tui.inline.renderer import Renderer
+    from flue_tui.inline.sessions import InlineSessions
+    from flue_tui.ui.router import Status
 
 KEYS = (
     ("enter", "send"),
@@ -23,124 +29,80 @@ KEYS = (
 )
 
 
-def help_text(skills: list[tuple[str, str]]) -> str:
-    width = max(len(f"/{c.name} {c.args}".strip()) for c in COMMANDS)
-    lines = ["Commands:", *(f"  {f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in COMMANDS)]
-    if skills:
-        lines.append("Skills: " + ", ".join(f"/{name}" for name, _ in skills))
-    kw = max(len(k) for k, _ in KEYS)
-    lines += ["Keys:", *(f"  {k:<{kw}}  {v}" for k, v in KEYS)]
-    return "\n".join(lines)
+class InlineCommands:
+    help_keys = KEYS
 
+    # Provided by InlineApp.
+    settings: Settings
+    renderer: Renderer
+    sessions: InlineSessions
+    unavailable: str | None
+    quitting: bool
+    switch_session: Callable[[str | None], Awaitable[None]]
+    send: Callable[[str], Awaitable[None]]
+    start: Callable[[], None]
 
-async def run(app: InlineApp, name: str, arg: str) -> bool:
-    """Run `/name arg`; False when it is neither a command nor a skill (then it is a prompt)."""
-    say = app.renderer.note
-    if name == "help":
-        say(help_text(app.skill_list()))
-    elif name in ("quit", "exit"):
-        app.quitting = True
-    elif name == "new":
-        await app.switch_session(None)
-    elif name == "resume":
-        await _resume(app, arg)
-    elif name == "name":
-        if not arg:
-            say(f"This session is {app.sessions.label()}. Rename it with /name NEW.")
-        else:
-            _try(app, lambda: app.sessions.rename(arg))
-    elif name == "model":
-        if not arg:
-            say(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model.")
-        else:
-            _try(app, lambda: app.sessions.switch_model(arg))
-            if app.sessions.session is None and app.unavailable:
-                app.start()  # the session could not start without a model: try again with this one
-    elif name == "effort":
-        from flue_tui.model.turn_params import set_effort
+    @property
+    def session(self) -> Session | None:
+        return self.sessions.session
 
-        _try(app, lambda: set_effort(app.settings, app.sessions.session, arg))
-    elif name == "compact":
-        await app.compact(arg or None)
-    elif name == "skills":
-        skills = app.skill_list()
-        if not skills:
-            say("No skills found. Add one as .agents/skills/<name>/SKILL.md.")
-        else:
-            width = max(len(n) for n, _ in skills) + 1
-            say("Skills (run one with /<name> [extra instructions]):\n"
-                + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
-    elif name == "cost":
-        s = app.renderer.router.status
-        say(usage_text.detailed(s.total, tasks=s.tasks))
-    elif name == "export":
-        _export(app, arg)
-    elif name == "mode":
-        _mode(app, arg)
-    elif name == "mcp":
-        from flue_tui.mcp.commands import run as mcp_run
+    @property
+    def usage(self) -> Status:
+        return self.renderer.router.status
 
-        text, level = await mcp_run(arg)
-        say(text, level)
-    else:
-        skill = app.find_skill(name)
-        if skill is None:
-            return False
+    def notice(self, text: str, level: str = "info") -> None:
+        self.renderer.note(text, level)
+
+    def session_label(self) -> str:
+        return self.sessions.label()
+
+    def context_label(self) -> str:
+        return ""  # inline mode does not look the context window up (yet)
+
+    def remember_mode(self, mode: str) -> None:
+        self.settings.permission_mode = mode  # /new and /resume keep the mode the user chose
+
+    async def new_session(self) -> None:
+        await self.switch_session(None)
+
+    async def open_picker(self, ref: str | None) -> None:
+        """/resume NAME resumes it; /resume alone lists the recent sessions to pick from."""
+        if not self.sessions.persist:
+            self.notice("Sessions are not saved in this run (--no-session-persistence).", "warn")
+            return
+        if ref:
+            await self.switch_session(ref)
+            return
+        from flue_tui.store.values import local_time
+
+        recent = self.sessions.recent()
+        if not recent:
+            self.notice("No saved sessions in this directory yet.")
+            return
+        lines = [f"  {local_time(i.updated_at)}  {i.label}  ({i.message_count} messages)  {i.id}" for i in recent]
+        self.notice("Recent sessions (resume one with /resume NAME or an id prefix):\n" + "\n".join(lines))
+
+    async def rename_session(self, name: str) -> None:
+        self._try(lambda: self.sessions.rename(name))
+
+    async def switch_model(self, model: str) -> None:
+        self._try(lambda: self.sessions.switch_model(model))
+        if self.sessions.session is None and self.unavailable:
+            self.start()  # the session could not start without a model: try again with this one
+
+    async def run_skill(self, skill: Skill, extra: str) -> None:
         from flue_tui.context.skills import skill_prompt
 
-        await app.send(skill_prompt(skill, arg or None))
-    return True
+        await self.send(skill_prompt(skill, extra or None))
 
+    async def run_slow(self, job: Coroutine[Any, Any, None]) -> None:
+        await job  # inline commands run in turn: the prompt comes back when it is done
 
-def _try(app: InlineApp, action: object) -> None:
-    try:
-        app.renderer.note(action())  # type: ignore[operator]
-    except ValueError as exc:
-        app.renderer.note(str(exc), "error")
+    async def quit(self) -> None:
+        self.quitting = True
 
-
-async def _resume(app: InlineApp, arg: str) -> None:
-    if not app.sessions.persist:
-        app.renderer.note("Sessions are not saved in this run (--no-session-persistence).", "warn")
-        return
-    if arg:
-        await app.switch_session(arg)
-        return
-    from flue_tui.store.values import local_time
-
-    recent = app.sessions.recent()
-    if not recent:
-        app.renderer.note("No saved sessions in this directory yet.")
-        return
-    lines = [f"  {local_time(i.updated_at)}  {i.label}  ({i.message_count} messages)  {i.id}" for i in recent]
-    app.renderer.note("Recent sessions (resume one with /resume NAME or an id prefix):\n" + "\n".join(lines))
-
-
-def _export(app: InlineApp, arg: str) -> None:
-    from flue_tui.ui.export import export_markdown
-
-    session = app.sessions.session
-    if session is None:
-        app.renderer.note("Nothing to export yet.", "warn")
-        return
-    path = export_markdown(session.messages, app.settings.cwd, arg or None, app.sessions.label(),
-                           app.settings.model or "")
-    app.renderer.note(f"Exported the conversation to {os.path.relpath(path, app.settings.cwd)}")
-
-
-def _mode(app: InlineApp, arg: str) -> None:
-    from flue_tui.permissions.policy import MODES
-    from flue_tui.ui.commands import MODE_HELP
-
-    policy = app.policy()
-    if policy is None:
-        app.renderer.note("No session yet.", "warn")
-    elif not arg:
-        app.renderer.note(f"Permission mode: {policy.mode} ({MODE_HELP[policy.mode]}). "
-                          f"Switch with /mode {'|'.join(MODES)} or Shift+Tab.")
-    elif arg not in MODES:
-        app.renderer.note(f"Unknown permission mode {arg!r}: choose one of {', '.join(MODES)}.", "error")
-    else:
-        policy.set_mode(arg)
-        app.settings.permission_mode = arg  # /new and /resume keep the mode the user chose
-        app.renderer.note(f"Permission mode: {arg} ({MODE_HELP[arg]}).")
+    def _try(self, action: Callable[[], str]) -> None:
+        try:
+            self.notice(action())
+        except ValueError as exc:
+            self.notice(str(exc), "error")

@@ -11,6 +11,7 @@ above the current turn is ever redrawn.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from typing import Any
 
@@ -20,8 +21,11 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from flue_tui.core import events as ev
+from flue_tui.core.messages import Message
+from flue_tui.core.toolcall import one_line
 from flue_tui.inline.blocks import Trimmed, complete_prefix
 from flue_tui.ui import toolfmt
+from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.transcript import (
     Entry,
@@ -90,6 +94,16 @@ class Renderer:
             self.router.status.set_total(usage)
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
+
+    def replay(self, messages: list[Message]) -> None:
+        """A resumed session's last messages, drawn as live output is: the app's backfill turns
+        them into the same entries the router builds from events, and each prints as a finished one."""
+        self.flush()
+        for entry in make_backfill(messages, self.cwd)(sys.maxsize):  # all of them, oldest first
+            if isinstance(entry, UserEntry):
+                self.print(Text.assemble(("› ", "bold"), (entry.text, "bold")), "prompt")
+            else:
+                self._show(entry, 0)
 
     def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.CompactionStart) and event.task_id is None:
@@ -256,7 +270,7 @@ class Renderer:
                 lines.append(Text(f"… {hidden} more lines", style="dim"))
             self.print(Text("\n").join(Text(inner) + ln for ln in lines), "child" if depth else "tool")
         elif e.status == "error" and e.result_text and not e.result_text.startswith("This operation was aborted"):
-            self.print(Text(inner + toolfmt.one_line(e.result_text, 300), style="red"), kind)
+            self.print(Text(inner + one_line(e.result_text, 300), style="red"), kind)
         elif e.name == "bash" and e.details.get("exitCode") not in (None, 0) and e.tail is not None:
             last = e.tail.last(3)
             if last:

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
-from flue_tui.model.litellm_client import _KEY_VARS
+from flue_tui.model.keys import configured_providers
 from flue_tui.model.loader import get_litellm
 
-
-def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
-    """Providers whose API key is set, plus `openai` when an OpenAI-compatible endpoint is."""
-    found = [provider for provider, var in _KEY_VARS.items() if environ.get(var)]
-    if environ.get("OPENAI_BASE_URL") and "openai" not in found:
-        found.append("openai")
-    return found
+__all__ = ["configured_providers", "known_models"]  # the /model list asks here
 
 
 def known_models(providers: list[str]) -> dict[str, list[str]]:

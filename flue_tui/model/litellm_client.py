@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
@@ -15,27 +14,9 @@ from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.keys import key_need, key_var, openai_base, provider_of
 from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, turn_cost
-
-# Provider → the variable that holds its key (for error hints).
-_KEY_VARS = {
-    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
-}
-
-
-def provider_of(model: str) -> str:
-    return model.split("/", 1)[0] if "/" in model else ""
-
-
-def key_var(model: str) -> str:
-    provider = provider_of(model) or "openai"
-    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
-
-
-
 
 _CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
                      "ConnectionRefusedError", "ClientConnectionError"}
@@ -168,7 +149,7 @@ class LiteLLMClient:
         if ollama.is_ollama(self.model):
             return f"Ollama at {self._ollama_base()}"
         if provider_of(self.model) == "openai":
-            return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "the OpenAI API"
+            return openai_base() or "the OpenAI API"
         return f"the {provider_of(self.model) or 'provider'} API"
 
     def _request_kwargs(self, litellm: Any) -> dict[str, Any]:
@@ -185,9 +166,8 @@ class LiteLLMClient:
         if self.api_base:
             kwargs["api_base"] = self.api_base
         key = self.api_key
-        local_openai = provider_of(self.model) == "openai" and (
-            self.api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE"))
-        if key is None and local_openai and not os.environ.get("OPENAI_API_KEY"):
+        need = key_need(self.model, self.api_base)
+        if key is None and need.provider == "openai" and need.base and not need.present:
             key = "sk-no-key-required"  # local OpenAI-compatible servers accept any key
         if key is None:
             try:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from flue_tui.core.toolcall import call_summary
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
 
@@ -91,7 +92,8 @@ def _message(m: StoredMessage, level: int, children: dict[str, SessionInfo],
         if d.get("text"):
             yield d["text"] + "\n"
         for call in d.get("tool_calls") or []:
-            yield f"**{call.get('name')}**\n\n" + _fence(json.dumps(call.get("arguments"), indent=2), "json") + "\n"
+            about = call_summary(str(call.get("name")), call.get("arguments"))
+            yield f"**{call.get('name')}**" + (f" · {about}" if about else "") + "\n\n" + _fence(json.dumps(call.get("arguments"), indent=2), "json") + "\n"
             child = children.get(call.get("id"))
             if child is not None:
                 yield from _session(store, child, level + 2, clean)

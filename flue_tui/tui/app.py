@@ -11,7 +11,8 @@ import asyncio
 import sys
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -21,17 +22,20 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.tui import approvals, commands
+from flue_tui.tui import approvals
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.backfill import make_backfill
-from flue_tui.ui.commands import COMMANDS, parse
+from flue_tui.ui.commands import COMMANDS, KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
-from flue_tui.ui.router import EventRouter
+from flue_tui.ui.router import EventRouter, Status
 from flue_tui.ui.transcript import NoticeEntry, Transcript
+
+if TYPE_CHECKING:
+    from flue_tui.permissions.policy import PermissionPolicy
 
 FLUSH_S = 0.066        # render budget while following the stream
 FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
@@ -46,10 +50,13 @@ def litellm_ready() -> bool:
 
 
 class FlueApp(App[int]):
+    """The app; also the `FrontEnd` slash commands run over (ui/commands.py)."""
+
     CSS_PATH = "app.tcss"
     TITLE = "flue"
     AUTO_FOCUS = "#prompt"
     PAUSE_GC_ON_SCROLL = True
+    help_keys = KEYS
     BINDINGS = [
         # Priority: handled on arrival, not after hopping through the prompt and the screen while
         # a fast stream keeps the loop busy (see check_action for the screens that need Esc).
@@ -193,6 +200,19 @@ class FlueApp(App[int]):
     def notice(self, text: str, level: str = "info") -> None:
         self.router.add(NoticeEntry(text=text, level=level))
 
+    @property
+    def usage(self) -> Status:
+        return self.router.status
+
+    def policy(self) -> PermissionPolicy | None:
+        return approvals.current(self)
+
+    async def run_slow(self, job: Coroutine[Any, Any, None]) -> None:
+        self.run_worker(job, group="slow-command", exit_on_error=False)  # keys keep working meanwhile
+
+    async def quit(self) -> None:
+        await self.action_quit()
+
     # -- sessions ----------------------------------------------------------------------------------
     @property
     def session(self) -> Any:
@@ -240,7 +260,7 @@ class FlueApp(App[int]):
     async def rename_session(self, name: str) -> None:
         await self.ctl.rename(name)
 
-    def switch_model(self, model: str) -> None:
+    async def switch_model(self, model: str) -> None:
         self.ctl.switch_model(model)
         self.context_window = None
         if self.session is not None:
@@ -256,7 +276,7 @@ class FlueApp(App[int]):
         skills = getattr(self.ctl.context, "skills", None)
         return skills.get(name) if skills is not None else None
 
-    def run_skill(self, skill: Any, extra: str) -> None:
+    async def run_skill(self, skill: Any, extra: str) -> None:
         from flue_tui.context.skills import skill_prompt
 
         self.send(skill_prompt(skill, extra or None), display=f"/{skill.name}" + (f" {extra}" if extra else ""))
@@ -272,7 +292,7 @@ class FlueApp(App[int]):
         self.prompt.set_text("")
         self.history.add(text)
         parsed = parse(text.strip())
-        if parsed is not None and await commands.run(self, *parsed):
+        if parsed is not None and await dispatch(self, *parsed):
             return
         await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
         self.send(text)
@@ -323,7 +343,7 @@ class FlueApp(App[int]):
         if not aborted:
             self.send_next()
 
-    def compact(self, focus: str | None) -> None:
+    async def compact(self, focus: str | None) -> None:
         if self.session is None:
             self.notice(self.ctl.unavailable or "No session yet.", "warn")
         elif self.busy:

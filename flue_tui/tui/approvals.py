@@ -1,5 +1,5 @@
 """The app's side of the permission policy: it answers the policy's questions with the approval
-dialog, switches modes (Shift+Tab, /mode) and shows the mode in the status bar.
+dialog, switches modes with Shift+Tab (/mode is in ui/commands.py) and shows the mode in the status bar.
 
 The policy itself (flue_tui.permissions) knows nothing of Textual; this module plugs the dialog in
 as its `asker` whenever the app attaches a session.
@@ -8,15 +8,25 @@ as its `asker` whenever the app attaches a session.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from flue_tui.permissions.policy import MODES, Approval, ApprovalRequest, PermissionPolicy, policy_of
+from flue_tui.permissions.policy import Approval, ApprovalRequest, PermissionPolicy, policy_of
 from flue_tui.ui.commands import MODE_HELP
 
 if TYPE_CHECKING:
-    from flue_tui.tui.app import FlueApp
+    from flue_tui.config.settings import Settings
 
-def install(app: FlueApp, session: Any) -> None:
+
+class Host(Protocol):
+    """What of the app the approval side uses (the app, without importing it: no cycle)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    def request_flush(self) -> None: ...
+    def refresh_status(self) -> None: ...
+
+
+def install(app: Host, session: Any) -> None:
     """Make `app` the one who answers `session`'s permission questions."""
     policy = policy_of(session)
     if policy is None:
@@ -72,20 +82,3 @@ def cycle(app: Any) -> None:
         return
     mode = policy.cycle_mode()
     app.notice(f"Permission mode: {mode} ({MODE_HELP[mode]}).")
-
-
-def set_mode(app: Any, arg: str) -> None:
-    """/mode [ask|accept-edits|plan|yolo]."""
-    policy = current(app)
-    if policy is None:
-        app.notice("No session yet.", "warn")
-        return
-    if not arg:
-        app.notice(f"Permission mode: {policy.mode} ({MODE_HELP[policy.mode]}). Switch with /mode "
-                   f"{'|'.join(MODES)} or Shift+Tab.")
-        return
-    if arg not in MODES:
-        app.notice(f"Unknown permission mode {arg!r}: choose one of {', '.join(MODES)}.", "error")
-        return
-    policy.set_mode(arg)
-    app.notice(f"Permission mode: {arg} ({MODE_HELP[arg]}).")

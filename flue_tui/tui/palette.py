@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from flue_tui.tui import commands
+from flue_tui.ui.commands import FrontEnd, dispatch
 
-if TYPE_CHECKING:
-    from flue_tui.tui.app import FlueApp
+
+class _Host(FrontEnd, Protocol):
+    def command_items(self) -> list[tuple[str, str, bool]]: ...
 
 
 class SlashCommandsProvider(Provider):
     def _items(self) -> list[tuple[str, str]]:
-        app: FlueApp = self.app  # type: ignore[assignment]
-        return [(name, help_text) for name, help_text, _ in app.command_items()]
+        return [(name, help_text) for name, help_text, _ in cast(_Host, self.app).command_items()]
 
     async def _run(self, name: str) -> None:
-        app: FlueApp = self.app  # type: ignore[assignment]
-        await commands.run(app, name, "")
+        await dispatch(cast(_Host, self.app), name, "")
 
     async def discover(self) -> Hits:
         for name, help_text in self._items():

@@ -1,9 +1,26 @@
 """The slash commands every front end offers: the table (for `/` completion, /help and the
-command palette), the key help, the permission modes' one-line help, and parsing `/name rest`."""
+command palette), the key help, the permission modes' one-line help, parsing `/name rest`, and the
+one dispatcher that runs them over a small front-end protocol (`FrontEnd`).
+
+A command decides here what it says and does; the front end (the app, inline mode) only knows how
+to show text, open a session picker or list, run a prompt, work in the background and quit. So
+`/model` lists the same models and `/cost` says the same thing in both.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import os
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+    from flue_tui.config.settings import Settings
+    from flue_tui.context.skills import Skill
+    from flue_tui.permissions.policy import PermissionPolicy
+    from flue_tui.ui.router import Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +60,15 @@ KEYS = (
 )
 
 
-def help_text(skills: list[tuple[str, str]]) -> str:
+def help_text(skills: list[tuple[str, str]], keys: tuple[tuple[str, str], ...] = KEYS) -> str:
     width = max(len(f"/{c.name} {c.args}".strip()) for c in COMMANDS)
     lines = ["Commands:"]
     lines += [f"  {f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in COMMANDS]
     if skills:
         lines.append("Skills: " + ", ".join(f"/{name}" for name, _ in skills))
     lines.append("Keys:")
-    kw = max(len(k) for k, _ in KEYS)
-    lines += [f"  {k:<{kw}}  {v}" for k, v in KEYS]
+    kw = max(len(k) for k, _ in keys)
+    lines += [f"  {k:<{kw}}  {v}" for k, v in keys]
     return "\n".join(lines)
 
 
@@ -72,3 +89,136 @@ MODE_HELP = {
     "plan": "read-only: write, edit and bash are refused",
     "yolo": "nothing asks",
 }
+
+
+class FrontEnd(Protocol):
+    """What a slash command needs from the front end running it."""
+
+    help_keys: tuple[tuple[str, str], ...]  # the keys this front end binds, for /help
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def session(self) -> Session | None: ...
+    @property
+    def usage(self) -> Status: ...  # the totals the status line shows
+
+    def notice(self, text: str, level: str = "info") -> None: ...  # show a line or a list
+    def skill_list(self) -> list[tuple[str, str]]: ...
+    def find_skill(self, name: str) -> Skill | None: ...
+    async def run_skill(self, skill: Skill, extra: str) -> None: ...  # run it as a prompt
+    def session_label(self) -> str: ...
+    def context_label(self) -> str: ...  # "12,000 of 200,000 tokens (6%)", or "" when unknown
+    def policy(self) -> PermissionPolicy | None: ...
+    async def new_session(self) -> None: ...
+    async def open_picker(self, ref: str | None) -> None: ...  # /resume: the picker, or a list
+    async def rename_session(self, name: str) -> None: ...
+    async def switch_model(self, model: str) -> None: ...
+    async def compact(self, focus: str | None) -> None: ...
+    async def run_slow(self, job: Coroutine[Any, Any, None]) -> None: ...  # the app: in a worker
+    async def quit(self) -> None: ...
+
+
+async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
+    """Run `/name arg`; False when it is neither a command nor a skill (then it is a prompt)."""
+    if name in ("quit", "exit"):
+        await fe.quit()
+    elif name == "help":
+        fe.notice(help_text(fe.skill_list(), fe.help_keys))
+    elif name == "new":
+        await fe.new_session()
+    elif name == "resume":
+        await fe.open_picker(arg or None)
+    elif name == "name":
+        if arg:
+            await fe.rename_session(arg)
+        else:
+            fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
+    elif name == "model":
+        await (fe.switch_model(arg) if arg else _list_models(fe))
+    elif name == "effort":
+        from flue_tui.model.turn_params import set_effort
+
+        try:
+            fe.notice(set_effort(fe.settings, fe.session, arg))
+        except ValueError as exc:
+            fe.notice(str(exc), "error")
+    elif name == "compact":
+        await fe.compact(arg or None)
+    elif name == "skills":
+        _skills(fe)
+    elif name == "cost":
+        from flue_tui.agent import usage_text
+
+        status, context = fe.usage, fe.context_label()
+        fe.notice(usage_text.detailed(status.total, tasks=status.tasks) + (f" · context {context}" if context else ""))
+    elif name == "export":
+        _export(fe, arg)
+    elif name == "mode":
+        _mode(fe, arg)
+    elif name == "mcp":
+        await fe.run_slow(_mcp(fe, arg))
+    else:
+        skill = fe.find_skill(name)
+        if skill is None:
+            return False
+        await fe.run_skill(skill, arg)
+    return True
+
+
+async def _list_models(fe: FrontEnd) -> None:
+    from flue_tui.model.catalog import configured_providers, known_models
+
+    providers = configured_providers()
+    listing = await asyncio.to_thread(known_models, providers) if providers else {}  # imports litellm
+    lines = []
+    for provider, names in listing.items():
+        shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
+        lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
+    fe.notice(f"Model: {fe.settings.model or '(none)'}. Switch with /model provider/model.\n"
+              + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
+
+
+def _skills(fe: FrontEnd) -> None:
+    skills = fe.skill_list()
+    if not skills:
+        fe.notice("No skills found. Add one as .agents/skills/<name>/SKILL.md.")
+        return
+    width = max(len(n) for n, _ in skills) + 1
+    fe.notice("Skills (run one with /<name> [extra instructions]):\n"
+              + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
+
+
+def _export(fe: FrontEnd, arg: str) -> None:
+    from flue_tui.ui.export import export_markdown
+
+    if fe.session is None:
+        fe.notice("Nothing to export yet.", "warn")
+        return
+    cwd = fe.settings.cwd
+    path = export_markdown(fe.session.messages, cwd, arg or None, fe.session_label(), fe.settings.model or "")
+    fe.notice(f"Exported the conversation to {os.path.relpath(path, cwd)}")
+
+
+def _mode(fe: FrontEnd, arg: str) -> None:
+    """/mode [ask|accept-edits|plan|yolo]; the policy tells its listeners, who keep the choice."""
+    from flue_tui.permissions.policy import MODES
+
+    policy = fe.policy()
+    if policy is None:
+        fe.notice("No session yet.", "warn")
+    elif not arg:
+        fe.notice(f"Permission mode: {policy.mode} ({MODE_HELP[policy.mode]}). Switch with /mode "
+                  f"{'|'.join(MODES)} or Shift+Tab.")
+    elif arg not in MODES:
+        fe.notice(f"Unknown permission mode {arg!r}: choose one of {', '.join(MODES)}.", "error")
+    else:
+        policy.set_mode(arg)
+        fe.notice(f"Permission mode: {arg} ({MODE_HELP[arg]}).")
+
+
+async def _mcp(fe: FrontEnd, arg: str) -> None:
+    from flue_tui.mcp.commands import run as mcp_run
+
+    text, level = await mcp_run(arg)  # a restart waits for the server
+    fe.notice(text, level)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.core.toolcall import call_summary
 
 
 def _fence(text: str) -> str:
@@ -36,7 +37,8 @@ def to_markdown(messages: list[Message], title: str, model: str,
             if m.text:
                 out += [clean(m.text).rstrip(), ""]
             for call in m.tool_calls:
-                out += [f"**Tool call** `{call.name}`", "", _fence(json.dumps(scrub(call.arguments, clean), indent=2,
+                about = clean(call_summary(call.name, call.arguments))
+                out += [f"**Tool call** `{call.name}`" + (f" · {about}" if about else ""), "", _fence(json.dumps(scrub(call.arguments, clean), indent=2,
                                                                                ensure_ascii=False)), ""]
             if m.stop_reason == "aborted":
                 out += ["*(interrupted)*", ""]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -15,18 +13,9 @@ from flue_tui.agent import usage_text
 from flue_tui.core.messages import Usage
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
+from flue_tui.core.toolcall import call_summary
 
 RESULT_LINES = 8  # tool output is shown in full by `export`; here only its head
-
-
-def _args_summary(args: Any) -> str:
-    if isinstance(args, dict):
-        for key in ("command", "path", "pattern", "prompt", "description"):
-            if isinstance(args.get(key), str):
-                value = " ".join(args[key].split())
-                return value if len(value) <= 100 else value[:99] + "…"
-        return json.dumps(args, ensure_ascii=False)[:100]
-    return ""
 
 
 class _Show:
@@ -86,7 +75,7 @@ class _Show:
                 self.out(Text(f"({d.get('stop_reason')}: {reason})", style="yellow"), depth)
             for call in d.get("tool_calls") or []:
                 self.out(Text.assemble(("· ", "cyan"), (str(call.get("name")), "bold cyan"), " ",
-                                       (_args_summary(call.get("arguments")), "cyan")), depth)
+                                       (call_summary(str(call.get("name")), call.get("arguments")), "cyan")), depth)
                 child = by_call.get(call.get("id"))
                 if child is not None:
                     self.session(child, depth + 1)

@@ -6,65 +6,20 @@ data in `details` (path, lines, diff, exitCode, matchCount), so nothing here par
 
 from __future__ import annotations
 
-import os
 import re
 
 from rich.text import Text
 
+from flue_tui.core.toolcall import call_summary, one_line
 from flue_tui.ui.transcript import ToolEntry
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 HUNK_RE = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
-def short_path(path: str, cwd: str) -> str:
-    if cwd and os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path, cwd)
-        except ValueError:
-            return path
-        if not rel.startswith(".."):
-            return rel
-    return path
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    first, _, rest = text.strip().partition("\n")
-    if rest.strip():
-        first += " …"
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
 def key_argument(entry: ToolEntry) -> str:
-    """The argument that says what the call is about: path, command, pattern, agent."""
-    a = entry.args
-    name = entry.name
-
-    def s(key: str) -> str:
-        value = a.get(key)
-        return value if isinstance(value, str) else ""
-
-    if name in ("read", "write", "edit"):
-        text = short_path(s("path"), entry.cwd)
-        if name == "read" and (a.get("offset") or a.get("limit")):
-            start = a.get("offset") or 1
-            text += f":{start}" + (f"+{a['limit']}" if a.get("limit") else "")
-        return text
-    if name == "bash":
-        return one_line(s("command"))
-    if name in ("grep", "glob"):
-        text = s("pattern")
-        if s("path"):
-            text += f"  in {short_path(s('path'), entry.cwd)}"
-        if s("include"):
-            text += f"  ({s('include')})"
-        return text
-    if name == "task":
-        return " · ".join(x for x in (s("agent"), one_line(s("description") or s("prompt"), 120)) if x)
-    for value in a.values():
-        if isinstance(value, str) and value:
-            return one_line(value)
-    return ""
+    """The entry's call as every surface names it (core/toolcall.py)."""
+    return call_summary(entry.name, entry.args, entry.cwd)
 
 
 def diff_counts(diff: str) -> tuple[int, int]:

@@ -3,18 +3,26 @@
 The nested steps are an EntryList bound to the child's transcript, showing only its last few
 entries, so several children streaming at once stay cheap. A finished child collapses to its
 answer; clicking the header shows the steps again.
+
+Child entries are made into widgets by the `MakeView` that views.py hands in (it makes the
+TaskView too): passed, not imported, so the two modules need not import each other.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.containers import VerticalGroup
+from textual.widget import Widget
 from textual.widgets import Static
 
 from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 from flue_tui.tui.widgets.tool import ToolView
+
+MakeView = Callable[[Entry], Widget]
 
 CHILD_VISIBLE = 6
 ANSWER_LINES = 12
@@ -23,19 +31,18 @@ ANSWER_LINES = 12
 class EntryList(VerticalGroup):
     """The last `limit` entries of a (child) transcript, mounted; older ones are left out."""
 
-    def __init__(self, transcript: Transcript, limit: int = CHILD_VISIBLE) -> None:
+    def __init__(self, transcript: Transcript, make_view: MakeView, limit: int = CHILD_VISIBLE) -> None:
         super().__init__(classes="entries")
         self.transcript = transcript
+        self.make_view = make_view
         self.limit = limit
         self.more = Static("", classes="more")
 
     def compose(self):
-        from flue_tui.tui.widgets.views import make_view
-
         yield self.more
         for e in self.transcript.entries[-self.limit:]:
             if e.view is None:
-                yield make_view(e)
+                yield self.make_view(e)
         self._update_more()
 
     def on_mount(self) -> None:
@@ -56,9 +63,7 @@ class EntryList(VerticalGroup):
         self.more.display = hidden > 0
 
     async def add_entries(self, entries: list[Entry]) -> None:
-        from flue_tui.tui.widgets.views import make_view
-
-        views = [make_view(e) for e in entries if e.view is None]
+        views = [self.make_view(e) for e in entries if e.view is None]
         if views:
             await self.mount_all(views)
         mounted = self._mounted()
@@ -85,9 +90,10 @@ class TaskHeader(ToolView):
 
 
 class TaskView(VerticalGroup):
-    def __init__(self, entry: TaskEntry) -> None:
+    def __init__(self, entry: TaskEntry, make_view: MakeView) -> None:
         super().__init__(classes="task")
         self.entry = entry
+        self.make_view = make_view
         self.header = TaskHeader(entry)
         self.prompt = Static("", classes="task-prompt")
         self.answer = Static("", classes="task-answer")
@@ -117,7 +123,7 @@ class TaskView(VerticalGroup):
         show_steps = e.child is not None and (not self.finished or e.expanded)
         if show_steps and self.steps is None:
             assert e.child is not None
-            self.steps = EntryList(e.child)
+            self.steps = EntryList(e.child, self.make_view)
             await self.mount(self.steps, before=self.answer)
         elif not show_steps and self.steps is not None:
             steps, self.steps = self.steps, None

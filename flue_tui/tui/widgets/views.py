@@ -23,7 +23,7 @@ def make_view(entry: Entry) -> Widget:
 
     view: Widget
     if isinstance(entry, TaskEntry):
-        view = TaskView(entry)
+        view = TaskView(entry, make_view)  # its child's steps are made here too
     elif isinstance(entry, ToolEntry):
         view = ToolView(entry)
     elif isinstance(entry, ReplyEntry):

@@ -1,0 +1,71 @@
+"""Is an API key needed, and which variable holds it: decided here once, without importing litellm.
+
+The startup warning (ui/keys.py), `flue doctor`, the `/model` list (catalog.py) and the request
+itself (litellm_client.py) all ask `key_need`, so they agree on every case: Ollama needs no key; an
+explicit `api_base`, or for OpenAI `OPENAI_BASE_URL`/`OPENAI_API_BASE`, points at an endpoint that
+may be keyless (a local OpenAI-compatible server), so a missing key is not an error there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from flue_tui.model.ollama import is_ollama
+
+# Provider → the variable that holds its key. Providers not listed use `<PROVIDER>_API_KEY`.
+KEY_VARS = {
+    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
+}
+OPENAI_BASE_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")  # both spellings litellm and the SDK read
+
+
+def provider_of(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else ""
+
+
+def key_var(model: str) -> str:
+    provider = provider_of(model) or "openai"
+    return KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+
+
+def openai_base(environ: Mapping[str, str] = os.environ) -> str | None:
+    return next((environ[v] for v in OPENAI_BASE_VARS if environ.get(v)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyNeed:
+    provider: str      # "openai" when the model names none
+    var: str           # the variable that would hold the key; "" when none is ever needed (Ollama)
+    present: bool      # that variable is set
+    base: str | None   # the endpoint that makes the key optional, if any
+
+    @property
+    def missing(self) -> bool:
+        """A key is needed and not set: say so before the first request fails."""
+        return bool(self.var) and not self.present and self.base is None
+
+    @property
+    def well_known(self) -> bool:
+        """Its key lives in one documented variable (KEY_VARS), so naming the variable helps."""
+        return self.provider in KEY_VARS
+
+
+def key_need(model: str, api_base: str | None = None, environ: Mapping[str, str] = os.environ) -> KeyNeed:
+    provider = provider_of(model) or "openai"
+    if is_ollama(model):
+        return KeyNeed(provider, "", False, api_base)
+    var = key_var(model)
+    base = api_base or (openai_base(environ) if provider == "openai" else None)
+    return KeyNeed(provider, var, bool(environ.get(var)), base)
+
+
+def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
+    """Providers whose API key is set, plus `openai` when an OpenAI-compatible endpoint is."""
+    found = [provider for provider, var in KEY_VARS.items() if environ.get(var)]
+    if openai_base(environ) and "openai" not in found:
+        found.append("openai")
+    return found
