@@ -108,6 +108,9 @@ class FlueApp(App[int]):
             yield self.prompt
             yield self.status_bar
 
+    def on_unmount(self) -> None:
+        self.ctl.close()  # however the app ended, its session's lock and database are let go
+
     def on_mount(self) -> None:
         self.completion.display = False
         self.queue_view.display = False
