@@ -319,8 +319,8 @@ class LiteLLMClient:
                     if choice.finish_reason and finish is None:
                         # The first reason is the provider's; litellm's parser makes up "stop" for [DONE].
                         finish = choice.finish_reason
-                if direct and finish is None:
-                    raise StreamEndedEarly(EOF_MESSAGE)
+                if direct and finish is None and (text or thinking or acc.calls or usage.output):
+                    raise StreamEndedEarly(EOF_MESSAGE)  # a cut reply; nothing at all is the empty-stream check's
             except (ModelError, StreamEndedEarly):
                 raise
             except Exception as exc:
