@@ -17,7 +17,7 @@ from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly, from_generic, mapped, provider_chunks
 from flue_tui.model.errors import made_locally, readable
 from flue_tui.model.loader import aget_litellm, get_litellm
-from flue_tui.model.pricing import Prices, turn_cost
+from flue_tui.model.pricing import Prices, is_local, turn_cost
 
 # Provider → the variable that holds its key (for error hints).
 _KEY_VARS = {
@@ -272,6 +272,8 @@ class LiteLLMClient:
         folder = ThinkingFolder()
         finish: str | None = None
         usage = Usage()
+        seen_usage = False
+        direct = False
         response_model = self.model
         stream = None
         size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
@@ -289,6 +291,7 @@ class LiteLLMClient:
                     if isinstance(chunk, dict):
                         chunk = from_generic(litellm, chunk)
                     if getattr(chunk, "usage", None):
+                        seen_usage = True
                         usage = self._usage(litellm, chunk.usage)
                         yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
                     elif early is not None and early.pending and (seen := early.find()) is not None:
@@ -337,6 +340,8 @@ class LiteLLMClient:
                     await stream.aclose()
                 except Exception:
                     pass
+        if direct and not seen_usage and not is_local(self.model):
+            usage = Usage(priced=False)  # the server sent no usage: unknown, not free (litellm would guess)
         calls = acc.finish()
         if not (text or thinking or calls) and usage.output == 0:
             # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
