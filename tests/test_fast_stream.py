@@ -227,3 +227,12 @@ async def test_route_off_the_allow_list_streams_through_the_wrapper(client_cls, 
     _, done = await run_turn(client)
     assert (done.text, done.finish_reason, done.usage.output) == ("Hi from Gemini.", "stop", 4)
     assert not client.last_direct
+
+
+async def test_no_usage_from_the_server_is_an_unknown_cost(raw_sse) -> None:
+    """Some servers ignore stream_options: the turn's cost is unknown, never a made-up $0."""
+    raw_sse[1] = _event({"content": "hi"}) + _event({}, "stop") + b"data: [DONE]\n\n"
+    client = make(LiteLLMClient, raw_sse[0])
+    _, done = await run_turn(client)
+    assert client.last_direct
+    assert (done.text, done.usage.output, done.usage.priced) == ("hi", 0, False)
