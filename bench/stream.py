@@ -173,36 +173,11 @@ async def flue_client(url: str) -> Stream:
     return run
 
 
-async def fast_client(url: str) -> Stream:
-    """flue's agent loop over the prototype (flue_tui/model/fast_stream.py)."""
-    _litellm()
-    from flue_tui.core.events import TextDelta
-    from flue_tui.agent.session import Session
-    from flue_tui.model.fast_stream import FastStreamClient
-
-    async def run(n: int) -> int:
-        session = Session(model=FastStreamClient("openai/fake", api_base=url, api_key="sk-bench"), tools=[],
-                          system_prompt="bench")
-        got = 0
-
-        def on_event(event: object) -> None:
-            nonlocal got
-            if isinstance(event, TextDelta):
-                got += len(event.text)
-
-        session.subscribe(on_event)
-        await session.prompt(f"stream {n}")
-        return got
-
-    return run
-
-
 CLIENTS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
     "httpx": ("raw httpx reading the SSE", httpx_client),
     "openai": ("openai SDK", openai_client),
     "litellm": ("bare litellm acompletion(stream=True)", litellm_client),
     "flue": ("flue's agent loop (LiteLLMClient)", flue_client),
-    "fast": ("flue's agent loop (fast_stream prototype)", fast_client),
 }
 
 
@@ -257,11 +232,6 @@ def main() -> int:
 
         CLIENTS.update(OPTIONS)
     names = [n for n in args.only.split(",") if n] or list(CLIENTS)
-    if "fast" in names:
-        try:
-            import flue_tui.model.fast_stream  # noqa: F401
-        except ImportError:
-            names.remove("fast")
     server = subprocess.Popen([sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert server.stdout is not None
@@ -277,7 +247,7 @@ def main() -> int:
     for name, (us, wall) in results.items():
         ratio = f"{us / base:8.2f}x" if base else ""
         print(f"{CLIENTS[name][0]:<44} {us:7.0f} µs {wall:6.2f} s {ratio}")
-    for name in ("flue", "fast"):
+    for name in ("flue",):
         if name in results and base:
             us = results[name][0]
             print(f"{name}: {us:.0f} µs/chunk, ratio {us / base:.2f} vs openai SDK   target <= 250 µs and <= 1.5")

@@ -173,6 +173,4 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
     "lt-no-usage": ("litellm, no stream_options", lt_no_usage),
     "flue-vllm": ("flue loop, LiteLLMClient, hosted_vllm/", _flue("flue_tui.model.litellm_client.LiteLLMClient",
                                                                 "hosted_vllm/fake")),
-    "fast-vllm": ("flue loop, prototype, hosted_vllm/", _flue("flue_tui.model.fast_stream.FastStreamClient",
-                                                             "hosted_vllm/fake")),
 }

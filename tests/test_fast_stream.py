@@ -1,7 +1,8 @@
-"""The fast_stream prototype gives the same turns and errors as LiteLLMClient, through real litellm.
+"""LiteLLMClient reads litellm's provider chunks from under its stream wrapper (model/chunks.py):
+the same turns and errors as through the wrapper, through real litellm.
 
-Every behaviour test runs both clients against the scripted server, so a difference shows up as a
-failure of one parameter. Misbehaving streams the scripted server cannot produce (a clean end before
+These began as the prototype's equality tests against the wrapper-read client; `last_direct` pins
+which route a turn took. Misbehaving streams the scripted server cannot produce (a clean end before
 any finish_reason, an error event mid-stream, a malformed event) come from `raw_sse`, a server that
 sends the given bytes verbatim and then closes the connection cleanly.
 """
@@ -17,16 +18,13 @@ import pytest
 from aiohttp import web
 
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
-from flue_tui.model.fast_stream import FastStreamClient
 from flue_tui.model.litellm_client import LiteLLMClient
 from tests.fakellm import Call, Turn
 
-CLIENTS = {"litellm": LiteLLMClient, "fast": FastStreamClient}
 
-
-@pytest.fixture(params=list(CLIENTS))
-def client_cls(request: pytest.FixtureRequest) -> type[LiteLLMClient]:
-    return CLIENTS[request.param]
+@pytest.fixture
+def client_cls() -> type[LiteLLMClient]:
+    return LiteLLMClient
 
 
 async def run_turn(client: LiteLLMClient, tools: list[dict[str, Any]] | None = None) -> tuple[list[Any], TurnResponse]:
@@ -41,7 +39,9 @@ def make(client_cls: type[LiteLLMClient], base_url: str) -> LiteLLMClient:
 
 async def test_text_reasoning_and_usage(client_cls, fakellm) -> None:
     fakellm.script([Turn(reasoning="Think it over.", text="The answer is 42.", usage=(120, 9, 100))])
-    items, done = await run_turn(make(client_cls, fakellm.base_url))
+    client = make(client_cls, fakellm.base_url)
+    items, done = await run_turn(client)
+    assert client.last_direct
     assert "".join(i.text for i in items if isinstance(i, ThinkingChunk)) == "Think it over."
     assert "".join(i.text for i in items if isinstance(i, TextChunk)) == "The answer is 42."
     assert (done.text, done.thinking, done.finish_reason) == ("The answer is 42.", "Think it over.", "stop")
@@ -166,9 +166,9 @@ async def test_malformed_event_is_one_model_error(client_cls, raw_sse) -> None:
 
 async def test_many_identical_chunks_are_delivered(raw_sse) -> None:
     """A reply that repeats a chunk (a long `----` rule, indentation) is text, not an error.
-    litellm's wrapper aborts after 100 identical chunks (its loop guard); the fast path keeps them."""
+    litellm's wrapper aborts after 100 identical chunks (its loop guard); read from under it, they are kept."""
     raw_sse[1] = b"".join(_event({"content": "----"}) for _ in range(150)) + _event({}, "stop") + b"data: [DONE]\n\n"
-    client = make(FastStreamClient, raw_sse[0])
+    client = make(LiteLLMClient, raw_sse[0])
     _, done = await run_turn(client)
     assert done.text == "----" * 150
     assert client.last_direct
@@ -198,17 +198,14 @@ ANTHROPIC_THINKING = _anthropic(
 
 
 async def test_anthropic_thinking_signature_and_cache_usage(client_cls, raw_sse) -> None:
-    """litellm's Anthropic parser runs on the fast path too: thinking, its signature, cache usage."""
+    """litellm's Anthropic parser runs under the wrapper too: thinking, its signature, cache usage."""
     raw_sse[1] = ANTHROPIC_THINKING
     client = client_cls("anthropic/claude-sonnet-4-5", api_base=raw_sse[0].removesuffix("/v1"), api_key="sk-ant")
     _, done = await run_turn(client)
     assert (done.text, done.thinking, done.finish_reason) == ("Hello.", "Let me think.", "stop")
     assert (done.usage.input, done.usage.output, done.usage.cache_read, done.usage.cache_write) == (10, 15, 300, 20)
-    if isinstance(client, FastStreamClient):
-        assert client.last_direct
-        signed = [b for b in client.last_thinking_blocks if b.get("signature")]
-        assert signed and signed[-1]["signature"] == "sig-abc"
-        assert client.last_raw_usage.completion_tokens_details.reasoning_tokens > 0
+    assert client.last_direct
+    assert done.thinking_blocks == [{"type": "thinking", "thinking": "Let me think.", "signature": "sig-abc"}]
 
 
 async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse) -> None:
@@ -221,7 +218,7 @@ async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse)
 
 
 async def test_route_off_the_allow_list_streams_through_the_wrapper(client_cls, raw_sse) -> None:
-    """Gemini's iterator is not on the allow-list: the prototype reads it through litellm's wrapper."""
+    """Gemini's iterator is not on the allow-list: it is read through litellm's wrapper."""
     event = {"candidates": [{"content": {"parts": [{"text": "Hi from Gemini."}], "role": "model"},
                              "finishReason": "STOP", "index": 0}],
              "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 4, "totalTokenCount": 9}}
@@ -229,5 +226,13 @@ async def test_route_off_the_allow_list_streams_through_the_wrapper(client_cls, 
     client = client_cls("gemini/gemini-2.5-flash", api_base=raw_sse[0], api_key="g-key")
     _, done = await run_turn(client)
     assert (done.text, done.finish_reason, done.usage.output) == ("Hi from Gemini.", "stop", 4)
-    if isinstance(client, FastStreamClient):
-        assert not client.last_direct
+    assert not client.last_direct
+
+
+async def test_no_usage_from_the_server_is_an_unknown_cost(raw_sse) -> None:
+    """Some servers ignore stream_options: the turn's cost is unknown, never a made-up $0."""
+    raw_sse[1] = _event({"content": "hi"}) + _event({}, "stop") + b"data: [DONE]\n\n"
+    client = make(LiteLLMClient, raw_sse[0])
+    _, done = await run_turn(client)
+    assert client.last_direct
+    assert (done.text, done.usage.output, done.usage.priced) == ("hi", 0, False)

@@ -13,10 +13,11 @@ from flue_tui.model import ollama, turn_params
 from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
+from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly, from_generic, mapped, provider_chunks
 from flue_tui.model.errors import made_locally, readable
 from flue_tui.model.keys import key_need, key_var, openai_base, provider_of
 from flue_tui.model.loader import aget_litellm, get_litellm
-from flue_tui.model.pricing import Prices, turn_cost
+from flue_tui.model.pricing import Prices, is_local, turn_cost
 
 _CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
                      "ConnectionRefusedError", "ClientConnectionError"}
@@ -131,6 +132,9 @@ class LiteLLMClient:
         self.prompt_cache = prompt_cache and anthropic_served(model)
         self.prices = prices
         self._num_ctx: int | None = None  # Ollama: looked up once from /api/show
+        # litellm's model map does not change during a run: looked up once per model, not per turn.
+        self._known: dict[str, tuple[dict[str, Any] | None, bool]] = {}
+        self.last_direct = False  # whether the last turn was read from under litellm's wrapper (chunks.py)
 
     def _ollama_base(self) -> str:
         return self.api_base or base_url()
@@ -230,7 +234,7 @@ class LiteLLMClient:
             await asyncio.to_thread(self._ollama_ctx, True)  # an HTTP lookup: keep it off the loop
         kwargs = self._request_kwargs(litellm)
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
-            effort = self.effort if turn_params.can_reason(litellm, self.model) else None
+            effort = self.effort if self._lookup(litellm)[1] else None
             kwargs.update(turn_params.for_turn(effort, self.output_override, self._info("max_output_tokens")))
         else:
             kwargs["max_tokens"] = max_tokens
@@ -248,6 +252,8 @@ class LiteLLMClient:
         folder = ThinkingFolder()
         finish: str | None = None
         usage = Usage()
+        seen_usage = False
+        direct = False
         response_model = self.model
         stream = None
         size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
@@ -256,37 +262,54 @@ class LiteLLMClient:
                 model=ollama.chat_model(self.model), messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
                 timeout=self.timeout, **kwargs))
-            early = _EarlyUsage(stream)
-            async for chunk in _IdleBounded(stream, self.idle_timeout):
-                if getattr(chunk, "usage", None):
-                    usage = self._usage(litellm, chunk.usage)
-                    yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
-                elif early.pending and (seen := early.find()) is not None:
-                    yield UsageChunk(self._usage(litellm, seen))
-                size += CHUNK_COST
-                _trim_retained(stream)  # after the early-usage look: that reads the head it keeps
-                if size > self.max_reply_chars:
-                    finish = "length"  # an endless stream is cut like an output-limit cut
-                    break
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                delta = choice.delta
-                reasoning = getattr(delta, "reasoning_content", None)
-                if reasoning:
-                    size += len(reasoning)
-                    thinking.append(reasoning)
-                    yield ThinkingChunk(reasoning)
-                if delta.content:
-                    size += len(delta.content)
-                    text.append(delta.content)
-                    yield TextChunk(delta.content)
-                if getattr(delta, "thinking_blocks", None):
-                    folder.add(delta.thinking_blocks)
-                if delta.tool_calls:
-                    size += acc.add(delta.tool_calls)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
+            # One fold below for every route; only where the chunks come from differs (chunks.py).
+            chunks, direct = provider_chunks(stream)
+            self.last_direct = direct
+            early = None if direct else _EarlyUsage(stream)
+            try:
+                async for chunk in _IdleBounded(chunks, self.idle_timeout):
+                    if isinstance(chunk, dict):
+                        chunk = from_generic(litellm, chunk)
+                    if getattr(chunk, "usage", None):
+                        seen_usage = True
+                        usage = self._usage(litellm, chunk.usage)
+                        yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
+                    elif early is not None and early.pending and (seen := early.find()) is not None:
+                        yield UsageChunk(self._usage(litellm, seen))
+                    size += CHUNK_COST
+                    if early is not None:
+                        _trim_retained(stream)  # after the early-usage look: that reads the head it keeps
+                    if size > self.max_reply_chars:
+                        finish = "length"  # an endless stream is cut like an output-limit cut
+                        break
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    delta = choice.delta
+                    reasoning = getattr(delta, "reasoning_content", None)
+                    if reasoning:
+                        size += len(reasoning)
+                        thinking.append(reasoning)
+                        yield ThinkingChunk(reasoning)
+                    if delta.content:
+                        size += len(delta.content)
+                        text.append(delta.content)
+                        yield TextChunk(delta.content)
+                    if getattr(delta, "thinking_blocks", None):
+                        folder.add(delta.thinking_blocks)
+                    if delta.tool_calls:
+                        size += acc.add(delta.tool_calls)
+                    if choice.finish_reason and finish is None:
+                        # The first reason is the provider's; litellm's parser makes up "stop" for [DONE].
+                        finish = choice.finish_reason
+                if direct and finish is None and (text or thinking or acc.calls or usage.output):
+                    raise StreamEndedEarly(EOF_MESSAGE)  # a cut reply; nothing at all is the empty-stream check's
+            except (ModelError, StreamEndedEarly):
+                raise
+            except Exception as exc:
+                if not direct:
+                    raise
+                raise mapped(exc, self.model, stream) from exc  # what the wrapper would have raised
         except ModelError:
             raise
         except Exception as exc:  # litellm wraps provider and transport failures in its own types
@@ -297,6 +320,8 @@ class LiteLLMClient:
                     await stream.aclose()
                 except Exception:
                     pass
+        if direct and not seen_usage and not is_local(self.model):
+            usage = Usage(priced=False)  # the server sent no usage: unknown, not free (litellm would guess)
         calls = acc.finish()
         if not (text or thinking or calls) and usage.output == 0:
             # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
@@ -329,12 +354,22 @@ class LiteLLMClient:
             # The window Ollama really loads is the num_ctx we send. litellm's lookup would ask
             # /api/show at OLLAMA_API_BASE or localhost, not at OLLAMA_HOST, and block while it does.
             return self._ollama_ctx() if "max_input_tokens" in keys else None
-        try:
-            info = get_litellm().get_model_info(self.model)
-        except Exception:
+        info = self._lookup(get_litellm())[0]
+        if info is None:
             return None  # unmapped local models are fine
         value = next((info.get(k) for k in keys if info.get(k)), None)
         return int(value) if value else None
+
+    def _lookup(self, litellm: Any) -> tuple[dict[str, Any] | None, bool]:
+        """(litellm's model info or None, whether to send an effort), once per model."""
+        known = self._known.get(self.model)
+        if known is None:
+            try:
+                info: dict[str, Any] | None = dict(litellm.get_model_info(self.model))
+            except Exception:
+                info = None
+            known = self._known[self.model] = (info, turn_params.can_reason(litellm, self.model))
+        return known
 
     def context_window(self) -> int | None:
         return self._info("max_input_tokens", "max_tokens")

@@ -31,6 +31,11 @@ def get_litellm() -> Any:
                 litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
                 litellm.drop_params = True
                 litellm.set_verbose = False
+                # litellm counts every request's prompt with tiktoken (loading it on the first call,
+                # ~150 ms, then the whole conversation each turn) for a cost estimate flue never
+                # reads: flue prices turns from the provider's usage (pricing.py). Its only other
+                # use here is splitting Anthropic's reasoning tokens out, which flue does not show.
+                litellm.disable_token_counter = True
                 _litellm = litellm
     return _litellm
 
