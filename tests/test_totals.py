@@ -27,7 +27,7 @@ PARENT_AND_CHILD = [
 def test_print_result_events_and_store_count_the_task_child(fakellm, run_flue, tmp_path, _isolated_home):
     (tmp_path / "notes.txt").write_text("hi\n")
     fakellm.script(PARENT_AND_CHILD)
-    out = run_flue("-p", "parent job", "--model", "openai/fake", "--output-format", "stream-json", timeout=120)
+    out = run_flue("-p", "parent job", "--model", "openai/fake", "--output-format", "events", timeout=120)
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     result = lines[-1]

@@ -33,7 +33,7 @@ def test_a_stream_of_only_done_is_retried_and_then_an_error(fakellm, run_flue):
 
 def test_an_empty_stream_then_a_reply_succeeds_after_one_retry(fakellm, run_flue):
     fakellm.script([Turn(empty_stream=True), Turn(text="here it is")])
-    out = run_flue("-p", "hello", *MODEL, "--output-format", "stream-json", timeout=120)
+    out = run_flue("-p", "hello", *MODEL, "--output-format", "events", timeout=120)
     events = _lines(out.stdout)
     assert out.code == 0, out.stderr
     retries = [e for e in events if e["type"] == "log" and "Retrying transient" in e["message"]]
@@ -66,7 +66,7 @@ def test_silence_after_headers_and_mid_stream_is_retried(fakellm, run_flue, flue
     fakellm.script([Turn(text="never seen", stall=60), Turn(text="half of it, then", stall=60, stall_after=2),
                     Turn(text="recovered")])
     env = {**flue_env, "FLUE_IDLE_TIMEOUT": "3"}
-    out = run_flue("-p", "hello", *MODEL, "--output-format", "stream-json", env=env, timeout=50)
+    out = run_flue("-p", "hello", *MODEL, "--output-format", "events", env=env, timeout=50)
     events = _lines(out.stdout)
     assert out.code == 0, out.stderr
     retries = [e["attributes"] for e in events if e["type"] == "log" and "Retrying transient" in e["message"]]

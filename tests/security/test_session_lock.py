@@ -132,7 +132,7 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
     fakellm.script([Turn(text="first run answering slowly", delay=0.2, text_tokens=40, tokens_per_second=20),
                     Turn(text="second")])
     args = [sys.executable, "-m", "flue_tui", "-p", "--session", "same", "--db", str(db), "--model", "openai/fake",
-            "--output-format", "stream-json", "--include-partial-messages"]
+            "--output-format", "events", "--include-partial-messages"]
     first = subprocess.Popen([*args, "one"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=flue_env, cwd=tmp_path, text=True)
     try:
