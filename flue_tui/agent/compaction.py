@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.core.events import Compaction, CompactionStart, Log, MessageEnd, Turn, TurnStart
+from flue_tui.core.ids import new_id
 from flue_tui.core.messages import (
     AssistantMessage,
     CompactionMessage,
@@ -22,7 +23,6 @@ from flue_tui.core.messages import (
     message_to_dict,
     model_context,
 )
-from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 
 if TYPE_CHECKING:

@@ -8,12 +8,12 @@ import time
 from typing import TYPE_CHECKING
 
 from flue_tui.agent.compaction import CompactionFailed, compact
-from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
-from flue_tui.core.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import run_tool_batch
-from flue_tui.core.ids import new_id
-from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
+from flue_tui.core.ids import new_id
+from flue_tui.core.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
+from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import tool_spec
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
+from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.core.events import ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
 from flue_tui.core.validation import validate_arguments
-from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import Any, Protocol
 
-from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.context.subagents import Roster, Subagent
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
+from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
 MAX_DELEGATION_DEPTH = 4
@@ -83,6 +83,7 @@ class TaskTool:
             parent.emit(child.event(TaskEnd, agent=agent.name, is_error=result is None or result.is_error,
                                     result=_answer(result), duration_ms=int((time.monotonic() - began) * 1000),
                                     tool_call_id=ctx.call_id))
+        assert result is not None  # the finally above only falls through after a result
         if result.aborted:
             raise AbortError()
         if result.is_error:
