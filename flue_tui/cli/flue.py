@@ -56,10 +56,10 @@ def _load_schema(value: str) -> dict:
     if not isinstance(schema, dict):
         raise ConfigError("--json-schema must be a JSON object (a JSON Schema).")
     try:
-        import jsonschema
+        from jsonschema import SchemaError, validators
 
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as exc:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
         raise ConfigError(f"--json-schema is not a valid JSON Schema: {exc.message}") from None
     return schema
 

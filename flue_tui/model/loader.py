@@ -30,7 +30,7 @@ def get_litellm() -> Any:
 
                 litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
                 litellm.drop_params = True
-                litellm.set_verbose = False
+                litellm.set_verbose = False  # pyright: ignore[reportPrivateImportUsage]
                 _litellm = litellm
     return _litellm
 

@@ -151,4 +151,5 @@ def _number(value: Any, kind: type) -> Any:
 
 def session_from_row(row: tuple[Any, ...]) -> SessionInfo:
     counts = tuple(_number(v, int) for v in row[12:17])
-    return SessionInfo(*row[:12], *counts, _number(row[17], float))
+    # pyright cannot count a starred slice; the row's 12 leading columns are SessionInfo's first fields.
+    return SessionInfo(*row[:12], *counts, _number(row[17], float))  # pyright: ignore[reportCallIssue]
