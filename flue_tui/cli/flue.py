@@ -161,11 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.runtime.start import options_from_args
-
-    from flue_tui.permissions.flags import permission_settings
-
     from flue_tui.headless.claude.flags import claude_options
+    from flue_tui.permissions.flags import permission_settings
+    from flue_tui.runtime.start import options_from_args
 
     if args.input_format == "stream-json":
         args.print_mode = True  # the Agent SDK never passes -p

@@ -21,8 +21,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from flue_tui.core.messages import Usage
-from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 from flue_tui.model.assembly import ToolCallAccumulator
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.loader import aget_litellm
 

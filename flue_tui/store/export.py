@@ -14,7 +14,6 @@ from typing import Any
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
 
-
 Clean = Callable[[str], str]
 
 

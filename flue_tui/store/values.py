@@ -21,7 +21,7 @@ SESSION_COLUMNS = ("id, name, title, cwd, model, parent_id, parent_tool_call_id,
 
 def now_iso() -> str:
     """UTC, millisecond precision, `Z` suffix: sorts as text and reads back with fromisoformat."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def local_time(iso: str | None) -> str:

@@ -89,7 +89,7 @@ class GiveUpTool:
     kind: ToolKind = "other"
     description = ("Call this only when you are sure you cannot finish the task or cannot produce an answer that "
                    "fits the required schema. Give a clear `reason`. This ends the task as a failure.")
-    parameters = {"type": "object", "properties": {"reason": {
+    parameters = {"type": "object", "properties": {"reason": {  # noqa: RUF012 - read-only, as Tool declares it
         "type": "string", "minLength": 1, "description": "A clear explanation of why the task cannot be completed."}},
         "required": ["reason"], "additionalProperties": False}
 

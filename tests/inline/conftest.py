@@ -64,7 +64,7 @@ class Term:
             text = self.text()
             if cond(text):
                 return text
-            if time.monotonic() > deadline or not self.child.isalive() and not self._pending():
+            if time.monotonic() > deadline or (not self.child.isalive() and not self._pending()):
                 raise AssertionError(f"timed out waiting for {what or cond}; terminal was:\n{text[-4000:]}")
 
     def _pending(self) -> bool:
