@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from flue_tui.model.litellm_client import _KEY_VARS
+from flue_tui.model.litellm_client import KEY_VARS
 from flue_tui.model.loader import get_litellm
 
 
 def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
     """Providers whose API key is set, plus `openai` when an OpenAI-compatible endpoint is."""
-    found = [provider for provider, var in _KEY_VARS.items() if environ.get(var)]
+    found = [provider for provider, var in KEY_VARS.items() if environ.get(var)]
     if environ.get("OPENAI_BASE_URL") and "openai" not in found:
         found.append("openai")
     return found

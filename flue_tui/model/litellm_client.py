@@ -18,8 +18,8 @@ from flue_tui.model.errors import made_locally, readable
 from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, turn_cost
 
-# Provider → the variable that holds its key (for error hints).
-_KEY_VARS = {
+# Provider → the variable that holds its key (error hints; the catalog reads it too, so public).
+KEY_VARS = {
     "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
     "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
     "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
@@ -32,7 +32,7 @@ def provider_of(model: str) -> str:
 
 def key_var(model: str) -> str:
     provider = provider_of(model) or "openai"
-    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+    return KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
 
