@@ -49,7 +49,8 @@ def flue_env(fakellm, tmp_path: Path) -> dict[str, str]:
 def run_flue(flue_env: dict[str, str], tmp_path: Path):
     """Run `python -m flue_tui ARGS` in a subprocess (the real CLI, real litellm) and capture it."""
 
-    def run(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 60,
+    # Generous: a loaded 2-core machine can take tens of seconds to import litellm in a new process.
+    def run(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 180,
             env: dict[str, str] | None = None) -> CLIResult:
         proc = subprocess.run(
             [sys.executable, "-m", "flue_tui", *args], input=stdin,

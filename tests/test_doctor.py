@@ -6,8 +6,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-from flue_tui.config.settings import ollama_model
 from flue_tui.cli.doctor import run_doctor
+from flue_tui.config.settings import ollama_model
 
 
 def checks(capsys, *argv: str) -> tuple[int, dict[str, list[dict]]]:

@@ -346,9 +346,8 @@ async def test_requests_are_recorded(litellm: Any, fakellm: FakeLLM) -> None:
 
 
 def test_wait_for_requests_times_out() -> None:
-    with FakeLLM() as llm:
-        with pytest.raises(TimeoutError):
-            llm.wait_for_requests(1, timeout=0.05)
+    with FakeLLM() as llm, pytest.raises(TimeoutError):
+        llm.wait_for_requests(1, timeout=0.05)
 
 
 def post_json(url: str, body: dict[str, Any]) -> dict[str, Any]:

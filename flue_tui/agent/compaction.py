@@ -7,12 +7,13 @@ import asyncio
 import json
 import math
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.core.events import Compaction, CompactionStart, Event, Log, MessageEnd, Turn, TurnStart
+from flue_tui.core.ids import new_id
 from flue_tui.core.messages import (
     AssistantMessage,
     CompactionMessage,
@@ -23,7 +24,6 @@ from flue_tui.core.messages import (
     message_to_dict,
     model_context,
 )
-from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 
 

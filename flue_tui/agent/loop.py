@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from flue_tui.agent.compaction import CompactionFailed, CompactionHost, compact
-from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
-from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import ToolHost, run_tool_batch
-from flue_tui.core.ids import new_id
-from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
+from flue_tui.core.ids import new_id
+from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict, to_wire
+from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import tool_spec
 
 

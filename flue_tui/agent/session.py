@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
-from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.toolrun import BeforeTool
-from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
-from flue_tui.core.ids import new_id
-from flue_tui.model.base import ModelClient
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
+from flue_tui.core.ids import new_id
+from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
+from flue_tui.model.base import ModelClient
 from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 

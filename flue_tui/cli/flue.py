@@ -56,10 +56,10 @@ def _load_schema(value: str) -> dict:
     if not isinstance(schema, dict):
         raise ConfigError("--json-schema must be a JSON object (a JSON Schema).")
     try:
-        import jsonschema
+        from jsonschema import SchemaError, validators
 
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as exc:
+        validators.validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
         raise ConfigError(f"--json-schema is not a valid JSON Schema: {exc.message}") from None
     return schema
 
@@ -161,11 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.runtime.start import options_from_args
-
-    from flue_tui.permissions.flags import permission_settings
-
     from flue_tui.headless.claude.flags import claude_options
+    from flue_tui.permissions.flags import permission_settings
+    from flue_tui.runtime.start import options_from_args
 
     if args.input_format == "stream-json":
         args.print_mode = True  # the Agent SDK never passes -p

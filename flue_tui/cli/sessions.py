@@ -109,9 +109,8 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.store.export import to_json, to_markdown
-
     from flue_tui.permissions.secrets import Redactor
+    from flue_tui.store.export import to_json, to_markdown
 
     info = store.require(args.ref, cwd)
     # Values of *_KEY / *_TOKEN / *_SECRET variables never leave in an export: each stored string is

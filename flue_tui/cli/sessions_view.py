@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any, TextIO
 
 from flue_tui.store.transcript import MARK_END, MARK_START

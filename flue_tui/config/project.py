@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+
 from flue_tui.config import trust
 
 PROJECT_CONFIG = ".flue/config.toml"

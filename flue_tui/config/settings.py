@@ -106,7 +106,6 @@ class Settings:
     def from_env(cls, **overrides: object) -> Settings:
         """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
         from flue_tui.config.files import layers
-
         from flue_tui.config.project import project_state
 
         settings = cls()

@@ -112,8 +112,10 @@ def grant(directory: str | os.PathLike[str], files: Mapping[str, str | None]) ->
     file that changed while they were asked is not trusted), or None for its bytes now."""
     key = directory_key(directory)
     projects = _load(strict=True)
-    entry = projects.get(key) if isinstance(projects.get(key), dict) else {}
-    known = dict(entry.get("files") or {}) if isinstance(entry.get("files"), dict) else {}
+    raw = projects.get(key)
+    entry: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw_files = entry.get("files")
+    known = dict(raw_files) if isinstance(raw_files, dict) else {}
     for rel, sha in files.items():
         sha = sha or digest(Path(key) / rel)
         if sha is not None:
@@ -136,7 +138,8 @@ def entries() -> list[TrustEntry]:
     for directory, entry in sorted(_load(strict=True).items()):
         if not isinstance(entry, dict):
             continue
-        files = entry.get("files") if isinstance(entry.get("files"), dict) else {}
+        raw_files = entry.get("files")
+        files: dict[str, Any] = raw_files if isinstance(raw_files, dict) else {}
         out.append(TrustEntry(directory, tuple(sorted((str(k), str(v)) for k, v in files.items())),
                               str(entry.get("trusted_at", ""))))
     return out

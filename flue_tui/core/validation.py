@@ -46,11 +46,12 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[tuple[str
         if not isinstance(value, _TYPE_NAMES[type_]) or (type_ != "boolean" and isinstance(value, bool)):
             errors.append((path, f"must be {type_}"))
             return
-    if type_ == "string" and "minLength" in schema and len(value) < schema["minLength"]:
+    # The isinstance checks only narrow for the type checker: the type test above returned already.
+    if type_ == "string" and isinstance(value, str) and "minLength" in schema and len(value) < schema["minLength"]:
         errors.append((path, f"must not have fewer than {schema['minLength']} characters"))
-    if type_ == "object":
+    if type_ == "object" and isinstance(value, dict):
         _check_object(value, schema, path, errors)
-    if type_ == "array" and "items" in schema:
+    if type_ == "array" and isinstance(value, list) and "items" in schema:
         for i, item in enumerate(value):
             _check(item, schema["items"], f"{path}.{i}" if path != "root" else str(i), errors)
 

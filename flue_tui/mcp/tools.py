@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolKind, ToolResult
 from flue_tui.core.abort import ToolError
+from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolKind, ToolResult
 from flue_tui.tools.truncate import truncate_head
 
 PREFIX = "mcp__"

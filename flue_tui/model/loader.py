@@ -30,7 +30,7 @@ def get_litellm() -> Any:
 
                 litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
                 litellm.drop_params = True
-                litellm.set_verbose = False
+                litellm.set_verbose = False  # pyright: ignore[reportPrivateImportUsage]
                 # litellm counts every request's prompt with tiktoken (loading it on the first call,
                 # ~150 ms, then the whole conversation each turn) for a cost estimate flue never
                 # reads: flue prices turns from the provider's usage (pricing.py). Its only other

@@ -14,7 +14,6 @@ import json
 import re
 import urllib.request
 
-
 DEFAULT_CAP = 32768
 MAX_SHOW_BYTES = 4 << 20  # /api/show answers in kilobytes; a server sending more is not believed
 PROVIDERS = ("ollama", "ollama_chat")

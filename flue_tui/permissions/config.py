@@ -22,9 +22,9 @@ from typing import Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.paths import flue_home
+from flue_tui.config.project import Held
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
-from flue_tui.config.project import Held
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
 # How much each mode asks: a project file may raise it without being trusted, never lower it.

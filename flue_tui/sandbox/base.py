@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from flue_tui.core.abort import AbortSignal, OutputCallback
 
@@ -39,3 +40,11 @@ class Sandbox(Protocol):
     ) -> ExecResult:
         """Run `command` in the shell; stream chunks to on_output; keep only bounded output."""
         ...
+
+
+@runtime_checkable
+class StreamingReads(Protocol):
+    """A sandbox that can hand `read` a file to stream (blocking; used from a worker thread), so a
+    huge file is never loaded whole. Sandboxes without it are read through `read_bytes`."""
+
+    def open_binary(self, path: str) -> io.BufferedIOBase: ...

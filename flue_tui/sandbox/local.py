@@ -6,20 +6,20 @@ import asyncio
 import codecs
 import errno
 import functools
+import io
 import os
 import re
 import signal as _signal
 import subprocess
 import threading
-from typing import BinaryIO
 
-from flue_tui.sandbox import procguard
 from flue_tui.core import files
+from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
+from flue_tui.core.jsstr import len16
+from flue_tui.sandbox import procguard
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
-from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
-from flue_tui.core.jsstr import len16
 
 MAX_OUTPUT = 64 * 1024 * 1024  # JS string units over stdout + stderr
 KILL_GRACE_S = 2.0
@@ -189,7 +189,7 @@ class LocalSandbox:
         or NotRegular for a FIFO, socket or device. The workspace sandbox overrides this."""
         return files.open_file(resolved, write=write, parents=parents)
 
-    def open_binary(self, path: str) -> BinaryIO:
+    def open_binary(self, path: str) -> io.BufferedIOBase:
         """Open for streaming reads (blocking; call from a worker thread). Node-style errors."""
         resolved = self.resolve_path(path)
         try:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core import files
+from flue_tui.core.abort import ToolError
 from flue_tui.sandbox.command_checks import CommandChecker
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, clean_env, posix_resolve
-from flue_tui.core.abort import ToolError
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 PROBE_TIMEOUT_S = 10

@@ -15,7 +15,6 @@ from flue_tui.core.toolcall import call_summary
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
 
-
 Clean = Callable[[str], str]
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from flue_tui.core.messages import ToolCall, Usage
-
 from flue_tui.store.db import StoreError, write
 from flue_tui.store.sessions import SessionStore, check_name
 from flue_tui.store.values import SessionInfo, encode, now_iso

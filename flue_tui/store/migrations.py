@@ -71,7 +71,7 @@ def m001_sessions_and_messages(db: Database) -> None:
 
 
 def m002_message_search(db: Database) -> None:
-    db["messages"].enable_fts(["text"], create_triggers=True)
+    db.table("messages").enable_fts(["text"], create_triggers=True)
 
 
 MIGRATIONS: list[Callable[[Any], None]] = [m001_sessions_and_messages, m002_message_search]

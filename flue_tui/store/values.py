@@ -21,7 +21,7 @@ SESSION_COLUMNS = ("id, name, title, cwd, model, parent_id, parent_tool_call_id,
 
 def now_iso() -> str:
     """UTC, millisecond precision, `Z` suffix: sorts as text and reads back with fromisoformat."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def local_time(iso: str | None) -> str:
@@ -151,4 +151,5 @@ def _number(value: Any, kind: type) -> Any:
 
 def session_from_row(row: tuple[Any, ...]) -> SessionInfo:
     counts = tuple(_number(v, int) for v in row[12:17])
-    return SessionInfo(*row[:12], *counts, _number(row[17], float))
+    # pyright cannot count a starred slice; the row's 12 leading columns are SessionInfo's first fields.
+    return SessionInfo(*row[:12], *counts, _number(row[17], float))  # pyright: ignore[reportCallIssue]

@@ -8,12 +8,11 @@ result.py      finish/give_up; truncate.py Flue's limits; locks.py per-file lock
 
 from __future__ import annotations
 
-from typing import Any
-
+from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import Tool
 
 
-def builtin_tools(sandbox: Any) -> list[Tool]:
+def builtin_tools(sandbox: Sandbox) -> list[Tool]:
     """read, write, edit, bash, grep, glob over `sandbox`, in the order Flue hands them to the model."""
     from flue_tui.tools.bash import BashTool
     from flue_tui.tools.edit import EditTool

@@ -6,6 +6,8 @@ import asyncio
 import time
 from typing import Any
 
+from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
@@ -15,7 +17,6 @@ from flue_tui.tools.base import (
     prop,
     schema,
 )
-from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import js_number, js_trim, truncate_tail
 
@@ -45,15 +46,18 @@ class BashTool:
         ["command"],
     )
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_abort(ctx.signal)
         command: str = args["command"]
-        timeout = args.get("timeout")
-        has_timeout = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
-        timeout_ms = timeout * 1000 if has_timeout else None
+        raw_timeout = args.get("timeout")
+        # A bool is an int to Python but not a number to the schema; it means no timeout.
+        timeout: float | None = None
+        if isinstance(raw_timeout, int | float) and not isinstance(raw_timeout, bool):
+            timeout = raw_timeout
+        timeout_ms = timeout * 1000 if timeout is not None else None
 
         # Like Flue: a tool-owned timeout signal merged with the host signal, so a timeout can be
         # told apart from a host abort whichever way exec ends.
@@ -74,14 +78,14 @@ class BashTool:
                 command, timeout_ms=timeout_ms, signal=merged, on_output=ctx.on_output
             )
         except AbortError:
-            if timed_out.aborted and not ctx.signal.aborted:
+            if timeout is not None and timed_out.aborted and not ctx.signal.aborted:
                 return self._timed_out(command, timeout, started)
             raise
         finally:
             remove()
             if timer is not None:
                 timer.cancel()
-        if timed_out.aborted and not ctx.signal.aborted:
+        if timeout is not None and timed_out.aborted and not ctx.signal.aborted:
             return self._timed_out(command, timeout, started)
         return ToolResult(
             format_bash_text(result.stdout, result.stderr, result.exit_code),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+
+from flue_tui.sandbox.base import Sandbox, StreamingReads
 
 # difflib is superlinear on large inputs; beyond this the UI gets no diff rather than a stall.
 MAX_DIFF_CHARS = 1 << 20
@@ -19,13 +20,12 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "\n".join(lines)
 
 
-def read_before(sandbox: Any, path: str) -> str:
+def read_before(sandbox: Sandbox | None, path: str) -> str:
     """The current text of a file about to be overwritten ("" if absent or too big); blocking."""
-    opener = getattr(sandbox, "open_binary", None)
-    if opener is None:
+    if not isinstance(sandbox, StreamingReads):
         return ""
     try:
-        with opener(path) as f:
+        with sandbox.open_binary(path) as f:
             data = f.read(MAX_DIFF_CHARS + 1)
     except Exception:
         return ""

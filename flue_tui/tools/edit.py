@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.core.abort import ToolError
+from flue_tui.sandbox.base import Sandbox
+from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.diff import unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 
@@ -29,7 +30,7 @@ class EditTool:
         ["path", "oldText", "newText"],
     )
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import HeadLines, path_operand, shell_quote
@@ -27,7 +28,7 @@ class GlobTool:
         ["pattern"],
     )
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

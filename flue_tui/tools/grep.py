@@ -10,6 +10,9 @@ import sysconfig
 import weakref
 from typing import Any
 
+from flue_tui.core.abort import ToolError
+from flue_tui.core.jsstr import len16
+from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_GREP_LINE_LENGTH,
     MAX_GREP_MATCHES,
@@ -19,10 +22,8 @@ from flue_tui.tools.base import (
     prop,
     schema,
 )
-from flue_tui.core.abort import ToolError
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import HeadLines, shell_quote, slice16
-from flue_tui.core.jsstr import len16
 
 PROBE_TIMEOUT_MS = 10_000
 PROBE_RACE_S = 15.0
@@ -44,7 +45,7 @@ def find_rg() -> str | None:
     return cand if os.path.exists(cand) else shutil.which(exe)
 
 
-def _refuse_special(sandbox: Any, path: str) -> None:
+def _refuse_special(sandbox: Sandbox, path: str) -> None:
     """rg and grep read a FIFO or device named as the search path until it ends: refuse it first."""
     from flue_tui.core.files import refuse_special
 
@@ -73,7 +74,7 @@ class GrepTool:
         ["pattern"],
     )
 
-    def __init__(self, sandbox: Any, *, rg_path: str | None = None, use_rg: bool = True) -> None:
+    def __init__(self, sandbox: Sandbox, *, rg_path: str | None = None, use_rg: bool = True) -> None:
         """`rg_path` overrides discovery; `use_rg=False` forces the grep fallback (no probe)."""
         self.sandbox = sandbox
         self.rg_path = rg_path

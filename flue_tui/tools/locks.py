@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.sandbox.base import Sandbox
 
 T = TypeVar("T")
 
@@ -24,14 +25,14 @@ def check_abort(signal: AbortSignal | None) -> None:
         raise AbortError(TOOL_ABORT_MESSAGE)
 
 
-def lock_key(sandbox: Any, path: str) -> str:
+def lock_key(sandbox: Sandbox, path: str) -> str:
     try:
         return sandbox.resolve_path(path)
     except Exception:
         return path
 
 
-async def with_file_lock(sandbox: Any, path: str, operation: Callable[[], Awaitable[T]]) -> T:
+async def with_file_lock(sandbox: Sandbox, path: str, operation: Callable[[], Awaitable[T]]) -> T:
     """Run `operation` after every earlier mutation of the same resolved path has finished.
 
     The queue position is taken synchronously, before the first await, so concurrently

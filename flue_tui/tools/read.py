@@ -9,8 +9,10 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
+from flue_tui.core.abort import ToolError
+from flue_tui.sandbox.base import Sandbox, StreamingReads
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
@@ -20,7 +22,6 @@ from flue_tui.tools.base import (
     prop,
     schema,
 )
-from flue_tui.core.abort import ToolError
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import js_number, truncate_head
 
@@ -59,7 +60,7 @@ def _nth_newline(buf: bytearray, lo: int, hi: int, k: int) -> int:
     return a
 
 
-def _scan(f: BinaryIO, start: int, chunk: int = CHUNK, external: bool = True) -> _Scan:
+def _scan(f: io.BufferedIOBase, start: int, chunk: int = CHUNK, external: bool = True) -> _Scan:
     """One pass: count every newline, keep the bytes of lines start.. up to the read budget."""
     buf = bytearray(chunk)
     newlines = 0
@@ -103,7 +104,7 @@ def _scan(f: BinaryIO, start: int, chunk: int = CHUNK, external: bool = True) ->
     return _Scan(None, newlines, bytes(collected))
 
 
-def _count_rest_externally(f: BinaryIO) -> int | None:
+def _count_rest_externally(f: io.BufferedIOBase) -> int | None:
     """Newlines from f's position to EOF via `wc -l` on the same descriptor; None if unavailable."""
     wc = shutil.which("wc")
     if wc is None:
@@ -121,7 +122,7 @@ def _count_rest_externally(f: BinaryIO) -> int | None:
         return None
 
 
-def _has_fd(f: BinaryIO) -> bool:
+def _has_fd(f: io.BufferedIOBase) -> bool:
     try:
         f.fileno()
         return True
@@ -129,7 +130,7 @@ def _has_fd(f: BinaryIO) -> bool:
         return False
 
 
-def _size(f: BinaryIO) -> int:
+def _size(f: io.BufferedIOBase) -> int:
     return f.seek(0, io.SEEK_END)
 
 
@@ -158,26 +159,26 @@ class ReadTool:
         ["path"],
     )
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_abort(ctx.signal)
         path: str = args["path"]
         offset, limit = args.get("offset"), args.get("limit")
-        if hasattr(self.sandbox, "open_binary"):
+        if isinstance(self.sandbox, StreamingReads):
             return await asyncio.to_thread(_read_with, self.sandbox, path, offset, limit)
         data = await self.sandbox.read_bytes(path)
         return await asyncio.to_thread(read_result, io.BytesIO(data), path, offset, limit)
 
 
-def _read_with(sandbox: Any, path: str, offset: Any, limit: Any) -> ToolResult:
+def _read_with(sandbox: StreamingReads, path: str, offset: Any, limit: Any) -> ToolResult:
     with sandbox.open_binary(path) as f:
         return read_result(f, path, offset, limit)
 
 
 def read_result(
-    f: BinaryIO,
+    f: io.BufferedIOBase,
     path: str,
     offset: Any = None,
     limit: Any = None,

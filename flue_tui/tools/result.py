@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flue_tui.tools.base import ToolContext, ToolResult
 from flue_tui.core.abort import ToolError
+from flue_tui.tools.base import ToolContext, ToolKind, ToolResult
 
 FOOTER = (
     "\n"
@@ -52,18 +52,18 @@ def _issue_path(path: Any) -> str:
 class FinishTool:
     name = "finish"
     label = "finish"
-    kind = "other"
+    kind: ToolKind = "other"
     description = ("Call this when the task is done, passing your final answer as the arguments. The arguments are "
                    "checked against the required schema; if the check fails you get an error and may call it "
                    "again. The first successful `finish` call is final, so do not call `finish` again after it.")
 
     def __init__(self, result_schema: dict[str, Any], outcome: Outcome) -> None:
-        import jsonschema
+        from jsonschema import validators
 
         self.enveloped = result_schema.get("type") != "object"
         self.parameters = ({"type": "object", "properties": {"result": result_schema}, "required": ["result"],
                             "additionalProperties": False} if self.enveloped else result_schema)
-        self._validator = jsonschema.validators.validator_for(self.parameters)(self.parameters)
+        self._validator = validators.validator_for(self.parameters)(self.parameters)
         self.outcome = outcome
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -86,10 +86,10 @@ class FinishTool:
 class GiveUpTool:
     name = "give_up"
     label = "give_up"
-    kind = "other"
+    kind: ToolKind = "other"
     description = ("Call this only when you are sure you cannot finish the task or cannot produce an answer that "
                    "fits the required schema. Give a clear `reason`. This ends the task as a failure.")
-    parameters = {"type": "object", "properties": {"reason": {
+    parameters = {"type": "object", "properties": {"reason": {  # noqa: RUF012 - read-only, as Tool declares it
         "type": "string", "minLength": 1, "description": "A clear explanation of why the task cannot be completed."}},
         "required": ["reason"], "additionalProperties": False}
 

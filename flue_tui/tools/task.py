@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import Any, Protocol
 
-from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.context.subagents import Roster, Subagent
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
+from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
 MAX_DELEGATION_DEPTH = 4
@@ -65,17 +65,14 @@ class TaskTool:
         parent.emit(child.event(TaskStart, prompt=args["prompt"], agent=agent.name, cwd=child.cwd,
                                 tool_call_id=ctx.call_id))
 
-        def finished(run: asyncio.Future[Any]) -> None:
-            result = None if run.cancelled() else run.result()
-            parent.emit(child.event(TaskEnd, agent=agent.name, is_error=result is None or result.is_error,
-                                    result=_answer(result), duration_ms=int((time.monotonic() - began) * 1000),
-                                    tool_call_id=ctx.call_id))
-
-        # The child runs as its own task: if the parent abandons this call, the child still winds
-        # down through its own abort path and reports its end.
+        # The child runs as its own task: if this call is cancelled, the child still winds down
+        # through its own abort path. Its end event is emitted here, before this call returns or
+        # raises, so it always precedes the parent's next event (a done callback could run after
+        # the parent had already moved on).
         run = asyncio.ensure_future(child.prompt(args["prompt"]))
-        run.add_done_callback(finished)
+        run.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved, asyncio stays quiet
         remove = ctx.signal.add_callback(child.abort)
+        result = None
         try:
             result = await asyncio.shield(run)
         except asyncio.CancelledError:
@@ -83,6 +80,10 @@ class TaskTool:
             raise
         finally:
             remove()
+            parent.emit(child.event(TaskEnd, agent=agent.name, is_error=result is None or result.is_error,
+                                    result=_answer(result), duration_ms=int((time.monotonic() - began) * 1000),
+                                    tool_call_id=ctx.call_id))
+        assert result is not None  # the finally above only falls through after a result
         if result.aborted:
             raise AbortError()
         if result.is_error:

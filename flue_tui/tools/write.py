@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from flue_tui.core.jsstr import len16
+from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.diff import read_before, unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
-from flue_tui.core.jsstr import len16
 
 
 class WriteTool:
@@ -26,7 +27,7 @@ class WriteTool:
         ["path", "content"],
     )
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

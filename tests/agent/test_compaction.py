@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.agent.compaction import CompactionConfig
+from flue_tui.agent.session import Session
 from flue_tui.core.events import Compaction, CompactionStart
 from flue_tui.core.messages import (
     AssistantMessage,
@@ -12,7 +13,6 @@ from flue_tui.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from flue_tui.agent.session import Session
 from flue_tui.model.litellm_client import LiteLLMClient
 from tests.agent.conftest import EchoAfter
 from tests.fakellm import CONTEXT_OVERFLOW_MESSAGE, Call, Turn
@@ -107,7 +107,7 @@ async def test_split_turn_summarises_the_prefix_and_keeps_the_request(fakellm):
                     Turn(text="PREFIX SUMMARY", match=lambda body: "PREFIX of a turn" in str(body) or
                          "BEGINNING of a turn" in str(body))])
     await session.prompt("big task with <tags> & more")
-    system, user = summariser_request(fakellm.requests[-1])
+    _system, user = summariser_request(fakellm.requests[-1])
     assert user.startswith("<conversation>\n[User]: big task with <tags> & more\n\n[Assistant tool calls]: echo_after(")
     assert user.endswith(prompts.TURN_PREFIX)
     marker = session.messages[-1]

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from flue_tui.core.messages import AssistantMessage
 from flue_tui.agent.session import Session
+from flue_tui.core.messages import AssistantMessage
 from flue_tui.model.litellm_client import LiteLLMClient
 from tests.agent.conftest import EchoAfter
 from tests.fakellm import Call, Turn

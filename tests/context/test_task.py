@@ -116,3 +116,28 @@ async def test_abort_reaches_running_children(fakellm, runtime_for, tmp_path):
     assert result.aborted
     ends = [e for e in events if isinstance(e, TaskEnd)]
     assert len(ends) == 1 and ends[0].is_error
+
+
+async def test_child_end_precedes_parent_events_however_slow_the_wind_down(fakellm, runtime_for, tmp_path,
+                                                                           monkeypatch):
+    # A machine so loaded that no tool settles within the abandon window: the delegate must still
+    # wait for its child, so the child's end comes before the parent's tool end and run's return.
+    from flue_tui.agent import toolrun
+    from flue_tui.core.events import ToolEnd
+    monkeypatch.setattr(toolrun, "SETTLE_S", 0.0)
+    fakellm.script([Turn(match="go", calls=[Call("task", {"prompt": "sleepy", "agent": "flue-general"})]),
+                    Turn(match="sleepy", calls=[Call("bash", {"command": "sleep 30"})]),
+                    Turn(match="sleepy", text="never")])
+    session, _ = runtime_for(tmp_path).new_session()
+    events = []
+    session.subscribe(events.append)
+    run = asyncio.ensure_future(session.prompt("go"))
+    while not any(isinstance(e, ToolStart) and e.tool_name == "bash" for e in events):
+        await asyncio.sleep(0.02)
+    session.abort()
+    result = await asyncio.wait_for(run, 60)
+    assert result.aborted
+    ends = [i for i, e in enumerate(events) if isinstance(e, TaskEnd)]
+    task_tool_end = [i for i, e in enumerate(events) if isinstance(e, ToolEnd) and e.tool_name == "task"]
+    assert len(ends) == 1 and len(task_tool_end) == 1
+    assert ends[0] < task_tool_end[0]

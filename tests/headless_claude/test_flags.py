@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.headless.claude.flags import claude_options
 from flue_tui.cli.flue import build_parser
+from flue_tui.headless.claude.flags import claude_options
 from flue_tui.permissions.flags import permission_settings
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.sandbox.workspace import WorkspaceGuard, WorkspaceSandbox

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from flue_tui.agent.compaction import CompactionConfig
+from flue_tui.config.settings import Settings
 from flue_tui.headless.claude.result import result_message
 from flue_tui.headless.claude.stream import ClaudeStream
-from flue_tui.config.settings import Settings
 from flue_tui.runtime.wiring import Runtime
 from tests.fakellm import Call, Turn
 

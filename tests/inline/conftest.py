@@ -56,7 +56,7 @@ class Term:
     def screen_text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)
 
-    def wait(self, cond: Callable[[str], object], timeout: float = 60.0, what: str = "") -> str:
+    def wait(self, cond: Callable[[str], object], timeout: float = 120.0, what: str = "") -> str:
         """Pump output until cond(screen + scrollback text) holds; fail with the screen if it never does."""
         deadline = time.monotonic() + timeout
         while True:
@@ -64,7 +64,7 @@ class Term:
             text = self.text()
             if cond(text):
                 return text
-            if time.monotonic() > deadline or not self.child.isalive() and not self._pending():
+            if time.monotonic() > deadline or (not self.child.isalive() and not self._pending()):
                 raise AssertionError(f"timed out waiting for {what or cond}; terminal was:\n{text[-4000:]}")
 
     def _pending(self) -> bool:
@@ -76,7 +76,7 @@ class Term:
         self.stream.feed(data)
         return True
 
-    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
+    def wait_for(self, needle: str, timeout: float = 120.0) -> str:
         return self.wait(lambda t: needle in t, timeout, repr(needle))
 
     def send(self, keys: str) -> None:

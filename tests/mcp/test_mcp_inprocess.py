@@ -14,8 +14,8 @@ from flue_tui.mcp.config import McpSetup, ServerConfig, load
 from flue_tui.mcp.manager import McpManager
 from flue_tui.mcp.tools import safe_schema, tool_name
 from flue_tui.permissions.policy import PLAN_TEXT, PermissionPolicy
-from flue_tui.permissions.rules import parse_rule
 from flue_tui.permissions.project import accept, pending
+from flue_tui.permissions.rules import parse_rule
 from tests.mcp.conftest import SERVER, mcp_json, stdio_entry
 
 
@@ -181,10 +181,10 @@ def test_sessions_get_tools_and_list_changes_reach_them():
 
 
 def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
-    from flue_tui.core.events import Log
     from flue_tui.agent.session import Session
-    from flue_tui.tools.base import ToolContext
     from flue_tui.core.abort import ToolError
+    from flue_tui.core.events import Log
+    from flue_tui.tools.base import ToolContext
 
     async def run() -> None:
         manager = McpManager()
@@ -195,7 +195,7 @@ def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
         config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"))
         manager.configure(McpSetup((config,)), ".")
         await session.before_turn(session)
-        with pytest.raises(ToolError, match="^MCP server t failed: the server closed the connection"):
+        with pytest.raises(ToolError, match=r"^MCP server t failed: the server closed the connection"):
             await session.tools["mcp__t__crash"].execute({}, ToolContext("c1", None))
         assert not any(name.startswith("mcp__") for name in session.tools)  # its tools are gone
         assert len(logs) == 1 and logs[0].startswith("MCP server t failed: the server closed the connection")

@@ -6,8 +6,8 @@ import asyncio
 import json
 import sys
 
-from flue_tui.config.settings import Settings
 from flue_tui.config.files import user_file
+from flue_tui.config.settings import Settings
 from flue_tui.mcp import commands, doctor
 from flue_tui.mcp.cli import main
 from flue_tui.mcp.config import load

@@ -31,7 +31,7 @@ def test_tool_loop_reads_the_cache_from_the_second_request_on(claude_session, an
     assert len(bodies) == 5 and all(1 <= marks(b) <= 4 for b in bodies)
     usages = anthropic_env.usages
     assert usages[0]["cache_read_input_tokens"] == 0 and usages[0]["cache_creation_input_tokens"] > 1000
-    for before, now in zip(usages, usages[1:]):
+    for before, now in zip(usages, usages[1:], strict=False):
         # Everything the previous request wrote is read back; only the new tail is written.
         assert now["cache_read_input_tokens"] == before["cache_read_input_tokens"] + before["cache_creation_input_tokens"]
     # The app's usage carries the cache counts the API reported.

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from flue_tui.agent.session import Session
+from flue_tui.config.endpoints import base_url
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.ollama import DEFAULT_CAP
-from flue_tui.config.endpoints import base_url
 from tests.fakellm import Call, FakeOllama, Turn
 from tests.model.conftest import Lookup
 

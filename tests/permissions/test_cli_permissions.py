@@ -44,7 +44,7 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
              Call("bash", {"command": "echo reboot > note.txt && cat note.txt"}, id="c4")]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
     out = run_flue("-p", "go", "--model", "openai/fake", "--sandbox", "workspace", "--output-format", "events",
-                   "--disallowed-tools", "bash(git push *)", cwd=ws, timeout=90)
+                   "--disallowed-tools", "bash(git push *)", cwd=ws, timeout=180)
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["permissionMode"] == "yolo"

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell
-from flue_tui.core.abort import AbortError, AbortSignal
 
 from .conftest import read_pid, reset_peak_rss, status_kb, wait_dead
 

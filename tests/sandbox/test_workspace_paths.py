@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from flue_tui.core.abort import AbortSignal
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.sandbox.workspace import WorkspaceEscape, WorkspaceGuard, WorkspaceSandbox, real_path
 from flue_tui.tools import builtin_tools
-from flue_tui.core.abort import AbortSignal
 from flue_tui.tools.base import ToolContext
 from tests.permissions.conftest import run_calls
 

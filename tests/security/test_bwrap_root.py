@@ -6,8 +6,8 @@ where bwrap is missing or cannot create namespaces."""
 from __future__ import annotations
 
 import os
-import socket
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -25,7 +25,7 @@ needs_root_bwrap = pytest.mark.skipif(
 def test_the_box_drops_capabilities_and_has_its_own_pid_namespace():
     argv = Bwrap("/usr/bin/bwrap").argv(("/ws",), "/ws", "/bin/bash", "true")
     flags = argv[:argv.index("--")]
-    assert ["--cap-drop", "ALL"] == flags[flags.index("--cap-drop"):flags.index("--cap-drop") + 2]
+    assert flags[flags.index("--cap-drop"):flags.index("--cap-drop") + 2] == ["--cap-drop", "ALL"]
     for flag in ("--unshare-pid", "--unshare-user-try", "--die-with-parent", "--unshare-net"):
         assert flag in flags
     # /proc is mounted after the PID namespace exists, so it is the box's own.

@@ -15,17 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.agent.toolrun import run_tool_batch
-from flue_tui.core.messages import ToolCall
-from flue_tui.core.events import ToolOutput
 from flue_tui.agent.session import Session
+from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.cli.flue import main
 from flue_tui.config.errors import EXIT_CONFIG
 from flue_tui.config.settings import Settings
+from flue_tui.core.abort import AbortSignal
+from flue_tui.core.events import ToolOutput
+from flue_tui.core.messages import ToolCall
 from flue_tui.permissions.policy import policy_of
 from flue_tui.runtime.wiring import Runtime
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.core.abort import AbortSignal
 from flue_tui.tools.bash import BashTool
 
 MODEL = ("--model", "openai/fake")

@@ -10,12 +10,12 @@ import json
 
 import pytest
 
-from flue_tui.core.messages import message_to_dict
 from flue_tui.core.jsonargs import MAX_ARGUMENT_DEPTH, TOO_DEEP, parse_arguments
+from flue_tui.core.messages import message_to_dict
+from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.store.recorder import Recorder
 from flue_tui.store.sessions import SessionStore
 from flue_tui.tools.read import ReadTool
-from flue_tui.sandbox.local import LocalSandbox
 from tests.fakellm import Call, Turn
 from tests.store.conftest import make_session  # noqa: F401 - fixture
 

@@ -15,9 +15,9 @@ import pytest
 
 from flue_tui.config import trust
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.project import PROJECT_CONFIG, runs_code
 from flue_tui.config.settings import Settings
 from flue_tui.permissions.config import build_policy, load_for
-from flue_tui.config.project import PROJECT_CONFIG, runs_code
 from flue_tui.permissions.project import accept, notices, pending
 from tests.fakellm import Call, Turn
 

@@ -142,7 +142,7 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
                 break
         second = subprocess.run([*args, "two"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                 env=flue_env, cwd=tmp_path, timeout=120)
-        rest, _ = first.communicate(timeout=120)
+        _rest, _ = first.communicate(timeout=120)
     finally:
         first.kill()
     assert second.returncode == 1, second.stderr

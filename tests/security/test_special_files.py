@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from flue_tui.core.abort import AbortSignal, ToolError
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.sandbox.workspace import WorkspaceSandbox
-from flue_tui.core.abort import AbortSignal, ToolError
 from flue_tui.tools.base import ToolContext
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.read import ReadTool

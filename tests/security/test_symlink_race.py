@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from flue_tui.core import files
-from flue_tui.sandbox.workspace import WorkspaceEscape, WorkspaceSandbox
 from flue_tui.core.abort import AbortSignal, ToolError
+from flue_tui.sandbox.workspace import WorkspaceEscape, WorkspaceSandbox
 from flue_tui.tools.base import ToolContext
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.read import ReadTool

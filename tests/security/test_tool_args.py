@@ -10,9 +10,9 @@ import os
 
 import pytest
 
+from flue_tui.core.abort import AbortSignal, ToolError
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.sandbox.workspace import WorkspaceSandbox
-from flue_tui.core.abort import AbortSignal, ToolError
 from flue_tui.tools.base import ToolContext
 from flue_tui.tools.glob import NO_FILES, GlobTool
 from flue_tui.tools.grep import GrepTool

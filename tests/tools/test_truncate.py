@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from flue_tui.core.jsstr import len16
 from flue_tui.tools.truncate import (
     HeadLines,
     js_number,
@@ -15,7 +16,6 @@ from flue_tui.tools.truncate import (
     truncate_head,
     truncate_tail,
 )
-from flue_tui.core.jsstr import len16
 
 
 def test_len16_counts_astral_as_two():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.core.abort import AbortError, ToolError
+from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.write import WriteTool
 

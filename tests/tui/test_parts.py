@@ -6,13 +6,13 @@ import subprocess
 from pathlib import Path
 
 from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-from flue_tui.ui.commands import parse
+from flue_tui.tui.widgets.reply import cut_points, split_frozen
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.commands import parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex, walk_paths
 from flue_tui.ui.toolfmt import diff_text, key_argument
 from flue_tui.ui.transcript import OutputTail, ReplyEntry, ToolEntry, UserEntry
-from flue_tui.tui.widgets.reply import cut_points, split_frozen
 
 
 def test_output_tail_stays_bounded_and_clean():

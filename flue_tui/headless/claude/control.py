@@ -121,7 +121,7 @@ class Controller:
             response = msg.get("response")
             rid = response.get("request_id") if isinstance(response, dict) else None
             future = self._asks.pop(rid, None) if isinstance(rid, str) else None
-            if future is not None and not future.done():
+            if future is not None and not future.done() and isinstance(response, dict):
                 future.set_result(response)
         elif kind == "control_cancel_request":
             pass  # flue sends no long-running requests the SDK could cancel
@@ -192,7 +192,8 @@ class Controller:
         response = await future
         if response.get("subtype") != "success":
             return Approval("deny", note=f"the permission callback failed: {response.get('error', 'no answer')}")
-        data = response.get("response") if isinstance(response.get("response"), dict) else {}
+        raw = response.get("response")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if data.get("behavior") == "allow":
             updated = data.get("updatedInput")
             changed = isinstance(updated, dict) and updated != request.args
