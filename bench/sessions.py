@@ -31,7 +31,7 @@ RESUME = """
 import json, resource, sys, time, tracemalloc
 sys.path.insert(0, {root!r})
 from flue_tui.store.sessions import SessionStore
-from flue_tui.agent.messages import to_wire
+from flue_tui.core.messages import to_wire
 store = SessionStore.open({db!r})
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 c0 = time.process_time(); t0 = time.perf_counter(); ctx = store.load_context({sid!r}); t1 = time.perf_counter()

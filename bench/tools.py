@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from flue_tui.sandbox.local import LocalSandbox  # noqa: E402
-from flue_tui.tools.base import AbortSignal, ToolContext  # noqa: E402
+from flue_tui.core.abort import AbortSignal
+from flue_tui.tools.base import ToolContext  # noqa: E402
 from flue_tui.tools.grep import GrepTool, find_rg  # noqa: E402
 
 WORDS = [

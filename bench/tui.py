@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 FIRST_FRAME_CHILD = r"""
 import asyncio, sys, time
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
 async def main():
@@ -39,7 +39,8 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         while app.first_frame_at is None:
             await pilot.pause(0.002)
-        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()}", flush=True)
+        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()} {'mcp' in sys.modules}",
+              flush=True)
         app.exit()
 
 asyncio.run(main())
@@ -78,24 +79,32 @@ def pct(values: list[float], p: float) -> float:
 
 
 # -- first frame ------------------------------------------------------------------------------------
-def _first_frames(child: str, runs: int) -> tuple[list[float], list[float], list[bool]]:
+def _first_frames(child: str, runs: int, mcp_servers: int = 0) -> tuple[list[float], list[float], list[bool]]:
     times, cpu, litellm_loaded = [], [], []
     with tempfile.TemporaryDirectory() as cwd:
         env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
                    FLUE_HOME=str(Path(cwd) / "home"))
+        if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
+            (Path(cwd) / "home").mkdir()
+            server = ROOT / "tests" / "mcp" / "server.py"
+            (Path(cwd) / "home" / "config.toml").write_text("".join(
+                f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
+                f'"stdio"]\n' for i in range(mcp_servers)))
         for _ in range(runs):
             start = time.time()
             proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
                                   env=env, cwd=ROOT, timeout=120)
-            stamp, loaded, cpu_s = proc.stdout.split()[:3]
+            stamp, loaded, cpu_s, *mcp = proc.stdout.split()[:4]
             times.append(float(stamp) - start)
             cpu.append(float(cpu_s))
-            litellm_loaded.append(loaded == "True")
+            litellm_loaded.append(loaded == "True" or mcp == ["True"])
     return times, cpu, litellm_loaded
 
 
 def bench_first_frame(runs: int = 5) -> dict:
     times, cpu, litellm_loaded = _first_frames(FIRST_FRAME_CHILD, runs)
+    # With three MCP servers configured: they start after the first frame, so nothing may change.
+    mcp_times, mcp_cpu, mcp_loaded = _first_frames(FIRST_FRAME_CHILD, runs, mcp_servers=3)
     # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
     bare_times, bare_cpu, _ = _first_frames(BARE_CHILD, runs)
     return {"first_frame_ms_median": round(1000 * statistics.median(times)),
@@ -104,7 +113,10 @@ def bench_first_frame(runs: int = 5) -> dict:
             "first_frame_ms_all": [round(1000 * t) for t in times],
             # CPU the process spent up to its first frame: what the wall time is on an idle machine.
             "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
-            "litellm_loaded_at_first_frame": any(litellm_loaded)}
+            "litellm_loaded_at_first_frame": any(litellm_loaded),
+            "first_frame_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_times)),
+            "first_frame_cpu_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_cpu)),
+            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp_loaded)}
 
 
 # -- a scripted server in its own process ----------------------------------------------------------
@@ -127,8 +139,8 @@ class Server:
 
 def make_app(url: str, cwd: str):
     os.environ.update(OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test")
-    from flue_tui.config import Settings
-    from flue_tui.session_start import SessionOptions
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.start import SessionOptions
     from flue_tui.tui.app import FlueApp
 
     return FlueApp(Settings.from_env(model="openai/fake", cwd=cwd), sessions=SessionOptions(persist=False))
@@ -138,7 +150,7 @@ async def ready(pilot) -> None:
     app = pilot.app
     while app.session is None:
         await pilot.pause(0.05)
-    from flue_tui.model.litellm_client import aget_litellm
+    from flue_tui.model.loader import aget_litellm
 
     await aget_litellm()
 
@@ -157,8 +169,8 @@ async def after_refresh(app) -> float:
 
 # -- stream -----------------------------------------------------------------------------------------
 async def _stream(url: str, cwd: str, tokens: int) -> dict:
-    from flue_tui.agent.events import MessageEnd, TextDelta
-    from flue_tui.tui.transcript import ReplyEntry
+    from flue_tui.core.events import MessageEnd, TextDelta
+    from flue_tui.ui.transcript import ReplyEntry
 
     app = make_app(url, cwd)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -205,10 +217,10 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
 
 async def _no_ui(url: str, cwd: str) -> dict:
     """The same stream with no UI at all: what litellm and the agent loop cost by themselves."""
-    from flue_tui.agent.events import TextDelta
-    from flue_tui.config import Settings
-    from flue_tui.model.litellm_client import aget_litellm
-    from flue_tui.session_start import SessionOptions, start_session
+    from flue_tui.core.events import TextDelta
+    from flue_tui.config.settings import Settings
+    from flue_tui.model.loader import aget_litellm
+    from flue_tui.runtime.start import SessionOptions, start_session
 
     await aget_litellm()
     started = start_session(Settings.from_env(model="openai/fake", cwd=cwd), SessionOptions(persist=False))

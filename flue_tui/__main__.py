@@ -1,3 +1,3 @@
-from flue_tui.cli import main
+from flue_tui.cli.flue import main
 
 raise SystemExit(main())

@@ -11,8 +11,10 @@ import sys
 from tests.fakellm import Call, Turn
 
 RESULT_FIELDS = {"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
-                 "duration_api_ms", "total_cost_usd", "usage", "model", "permission_denials"}
-USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
+                 "duration_api_ms", "total_cost_usd", "usage", "model", "permission_denials",
+                 "stop_reason", "modelUsage", "terminal_reason", "uuid"}
+USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+                "server_tool_use"}
 
 
 def test_multi_turn_tool_run_prints_the_final_answer(fakellm, run_flue, tmp_path):
@@ -42,20 +44,22 @@ def test_json_result_object_has_exact_fields(fakellm, run_flue):
     obj = json.loads(lines[0])
     assert set(obj) == RESULT_FIELDS and set(obj["usage"]) == USAGE_FIELDS
     assert obj["type"] == "result" and obj["subtype"] == "success" and obj["is_error"] is False
+    assert obj["stop_reason"] == "end_turn"
     assert obj["result"] == "done" and obj["num_turns"] == 2 and obj["model"] == "openai/fake"
     assert obj["usage"] == {"input_tokens": 190, "output_tokens": 15, "cache_read_input_tokens": 30,
-                            "cache_creation_input_tokens": 0}
-    assert obj["total_cost_usd"] == 0 and obj["session_id"]
+                            "cache_creation_input_tokens": 0,
+                            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}}
+    assert obj["total_cost_usd"] is None and obj["session_id"]  # openai/fake has no price: unknown, not $0
     assert obj["duration_ms"] >= obj["duration_api_ms"] >= 0
 
 
-def test_stream_json_init_events_and_result_last(fakellm, run_flue):
+def test_events_init_events_and_result_last(fakellm, run_flue):
     fakellm.script([Turn(text="Looking", calls=[Call("bash", {"command": "echo hi"})]), Turn(text="bye")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json")
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "events")
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     init, result = lines[0], lines[-1]
-    assert init["type"] == "system" and init["subtype"] == "init"
+    assert init["type"] == "system" and init["subtype"] == "init" and init["schema_version"] == 1
     assert init["tools"] == ["read", "write", "edit", "bash", "grep", "glob", "task", "activate_skill"]
     assert init["model"] == "openai/fake" and init["session_id"] == result["session_id"]
     assert set(result) == RESULT_FIELDS and result["result"] == "bye"
@@ -68,9 +72,9 @@ def test_stream_json_init_events_and_result_last(fakellm, run_flue):
     assert all(line["session"] == init["session_id"] for line in lines[1:-1])
 
 
-def test_stream_json_partial_messages(fakellm, run_flue):
+def test_events_partial_messages(fakellm, run_flue):
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo live"})]), Turn(text="streamed answer")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json",
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "events",
                    "--include-partial-messages")
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     deltas = [line["text"] for line in lines if line["type"] == "text_delta"]
@@ -135,7 +139,7 @@ def test_bad_flags_exit_2(run_flue):
 def test_sigterm_mid_run_prints_result_and_exits_143(fakellm, flue_env, tmp_path):
     fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 30"})]), Turn(text="never")])
     proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake",
-                             "--output-format", "stream-json"],
+                             "--output-format", "events"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=flue_env, cwd=tmp_path, text=True)
     try:
@@ -168,7 +172,7 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
 def test_no_model_configured(run_flue, flue_env):
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", env=env)
-    assert out.code == 1 and out.stderr.startswith("flue: No model configured:")
+    assert out.code == 2 and out.stderr.startswith("flue: No model configured:")
 
 
 def test_help_and_version_do_not_import_litellm(tmp_path):

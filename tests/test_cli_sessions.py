@@ -86,7 +86,7 @@ def test_unknown_names_and_bad_flags_get_clear_messages(run_flue, _isolated_home
         store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAAAAA", cwd=str(tmp_path), name="auth-refactor")
         store.append("ses_01AAAAAAAAAAAAAAAAAAAAAAAAAA", user("hi"))
     out = run_flue("-p", "hello", "--resume", "auth-refactr", *MODEL)
-    assert out.code == 1 and "Traceback" not in out.stderr
+    assert out.code == 2 and "Traceback" not in out.stderr  # the run never started: a bad flag value
     assert 'No session named "auth-refactr"' in out.stderr and "Did you mean: auth-refactor?" in out.stderr
     shown = run_flue("sessions", "show", "auth-refactr")
     assert shown.code == 1 and "auth-refactor" in shown.stderr and "Traceback" not in shown.stderr
@@ -101,7 +101,7 @@ def test_unknown_names_and_bad_flags_get_clear_messages(run_flue, _isolated_home
     clash = run_flue("sessions", "rename", "other", "auth-refactor")
     assert clash.code == 1 and "already exists" in clash.stderr
     nothing = run_flue("-p", "hi", "-c", *MODEL, "--cwd", str(_isolated_home))
-    assert nothing.code == 1 and "No session to continue" in nothing.stderr
+    assert nothing.code == 2 and "No session to continue" in nothing.stderr
 
 
 def test_sessions_as_a_prompt_and_no_persistence(fakellm, run_flue, _isolated_home):
@@ -114,7 +114,7 @@ def test_sessions_as_a_prompt_and_no_persistence(fakellm, run_flue, _isolated_ho
 
 def test_corrupt_and_newer_databases_through_the_cli(run_flue, _isolated_home):
     path = _isolated_home / "sessions.db"
-    path.write_bytes(b"garbage" * 1000)
+    path.write_bytes(b"SQLite format 3\x00" + b"garbage" * 1000)  # damaged, so it may be moved aside
     out = run_flue("sessions", "list")
     assert out.code == 0 and "No sessions" in out.stdout
     assert str(path) in out.stderr and "moved aside" in out.stderr and "Traceback" not in out.stderr
@@ -125,7 +125,7 @@ def test_corrupt_and_newer_databases_through_the_cli(run_flue, _isolated_home):
     refused = run_flue("sessions", "list")
     assert refused.code == 1 and "newer version of flue" in refused.stderr and str(path) in refused.stderr
     run = run_flue("-p", "hi", *MODEL)
-    assert run.code == 1 and "newer version of flue" in run.stderr and "--no-session-persistence" in run.stderr
+    assert run.code == 2 and "newer version of flue" in run.stderr and "--no-session-persistence" in run.stderr
     assert path.read_bytes() == before
 
 
@@ -165,7 +165,7 @@ def test_sigkill_mid_stream_then_continue(fakellm, flue_env, run_flue, tmp_path,
     fakellm.script([Turn(calls=[Call("read", {"path": "a.txt"})]),
                     Turn(text="Streaming slowly:", text_tokens=600, chunk_delay=0.03),  # ~18 s
                     Turn(text="Picked up.")])
-    proc, reader = _start(flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "stream-json",
+    proc, reader = _start(flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "events",
                           "--include-partial-messages")
     init = _wait_for(lambda: reader.lines and reader.lines[0][1])
     sid = init["session_id"]
@@ -196,7 +196,7 @@ def test_sigkill_mid_tool_then_continue_answers_every_call(fakellm, flue_env, ru
     (tmp_path / "a.txt").write_text("alpha\n")
     fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 5"}), Call("read", {"path": "a.txt"})]),
                     Turn(text="Recovered.")])
-    proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "stream-json")
+    proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "events")
     sid = _wait_for(lambda: reader.lines and reader.lines[0][1])["session_id"]
     _wait_for(lambda: any(e["type"] == "tool_start" and e["toolName"] == "bash" for _, e in reader.lines))
     time.sleep(0.3)

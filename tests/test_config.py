@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 
 
 @pytest.fixture
@@ -39,7 +40,9 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
     assert (s.model, s.auto_compact, s.extra_env) == ("user/m", False, {"A": "user", "B": "user"})
     assert s.sources["model"] == str(_isolated_home / "config.toml")
     files(proj='model = "project/m"\n[env]\nB = "project"\n[ui]\ntheme = "nord"\n')
-    s = Settings.from_env(cwd=str(cwd))
+    s = Settings.from_env(cwd=str(cwd))  # a project's [env] waits until the project is trusted
+    assert s.extra_env == {"A": "user", "B": "user"} and [h.key for h in s.project_held] == ["[env] B"]
+    s = Settings.from_env(cwd=str(cwd), trust_project=True)
     assert (s.model, s.auto_compact, s.extra_env, s.theme) == ("project/m", False,
                                                                {"A": "user", "B": "project"}, "nord")
     monkeypatch.setenv("FLUE_MODEL", "env/m")
@@ -53,11 +56,12 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
 def test_unknown_key_names_file_and_known_keys(files):
     cwd = files(proj='modle = "x"\n')
     assert error_of(cwd) == (f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
-                             "auto_compact, context_window, max_turns, sandbox, allow_network, env, permissions, ui)")
+                             "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
+                             "allow_network, prompt_cache, input_price, output_price, env, permissions, ui, mcp_servers)")
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('model = 3', 'model must be a string such as "anthropic/claude-sonnet-4-5", not a number (3)'),
+    ('model = 3', 'model must be a string such as "anthropic/claude-sonnet-4-5", or a table ([model]), not a number (3)'),
     ('auto_compact = "yes"', "auto_compact must be true or false, not a string ('yes')"),
     ('context_window = 0', "context_window must be a whole number of tokens, more than 0, not a number (0)"),
     ('max_turns = true', "max_turns must be a whole number, more than 0, not a boolean (True)"),
@@ -66,6 +70,9 @@ def test_unknown_key_names_file_and_known_keys(files):
     ('[env]\nA = 1', "env.A must be a string, not a number (1)"),
     ('[ui]\nmode = "gui"', "ui.mode must be \"tui\", \"inline\" or \"plain\", not a string ('gui')"),
     ('[ui]\ncolour = "red"', "unknown key 'ui.colour' (known keys: ui.mode, ui.theme)"),
+    ('idle_timeout = 0', "idle_timeout must be a number of seconds, more than 0, not a number (0.0)"),
+    ('idle_timeout = true', "idle_timeout must be a number of seconds, more than 0, not a boolean (True)"),
+    ('max_reply_chars = 1.5', "max_reply_chars must be a whole number of characters, more than 0, not a number (1.5)"),
 ])
 def test_wrong_types_name_file_key_and_expectation(files, _isolated_home, text, message):
     cwd = files(user=text + "\n")
@@ -101,3 +108,13 @@ def test_config_error_is_one_line_through_the_cli(files, run_flue):
     out = run_flue("-p", "hi", cwd=cwd)
     assert out.code == 2 and out.stderr.startswith(f"flue: {cwd}/.flue/config.toml: model must be a string")
     assert "Traceback" not in out.stderr
+
+
+def test_provider_fault_bounds_from_file_and_environment(files, monkeypatch):
+    cwd = files(user="idle_timeout = 30\nmax_reply_chars = 5000\n")
+    s = Settings.from_env(cwd=str(cwd))
+    assert (s.idle_timeout, s.max_reply_chars) == (30, 5000)
+    monkeypatch.setenv("FLUE_IDLE_TIMEOUT", "2.5")
+    assert Settings.from_env(cwd=str(cwd)).idle_timeout == 2.5
+    monkeypatch.setenv("FLUE_IDLE_TIMEOUT", "soon")
+    assert error_of(cwd) == "FLUE_IDLE_TIMEOUT must be a number of seconds, more than 0, not 'soon'"

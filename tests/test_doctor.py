@@ -6,8 +6,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-from flue_tui.config import ollama_model
-from flue_tui.doctor import run_doctor
+from flue_tui.config.settings import ollama_model
+from flue_tui.cli.doctor import run_doctor
 
 
 def checks(capsys, *argv: str) -> tuple[int, dict[str, list[dict]]]:
@@ -78,3 +78,16 @@ def test_ollama_default_model_when_a_server_answers():
     finally:
         server.shutdown()
     assert ollama_model("http://127.0.0.1:9") is None
+
+
+def test_ollama_path_needs_no_key_and_reports_num_ctx(fakeollama, monkeypatch, capsys, tmp_path, _isolated_home):
+    monkeypatch.delenv("OLLAMA_API_BASE", raising=False)
+    monkeypatch.setenv("OLLAMA_HOST", fakeollama.base_url)
+    monkeypatch.chdir(tmp_path)
+    code, found = checks(capsys)  # no key, no model: the Ollama default
+    assert found["model"][0]["detail"] == "ollama_chat/qwen3:8b (from default for the key that is set)"
+    assert found["key"][0] == {"status": "ok", "check": "key", "detail": "none needed for Ollama", "fix": ""}
+    assert found["endpoint"][0]["status"] == "ok"
+    assert found["ollama"][0]["detail"] == "qwen3:8b is installed; requests carry num_ctx 32768"
+    code, found = checks(capsys, "--model", "ollama_chat/llama9")
+    assert code == 1 and found["ollama"][0]["fix"] == "ollama pull llama9"

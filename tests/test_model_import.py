@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from flue_tui.model import litellm_client
+from flue_tui.model import loader
 
 
 async def test_import_failure_is_raised_not_hung(monkeypatch):
-    monkeypatch.setattr(litellm_client, "_litellm", None)
+    monkeypatch.setattr(loader, "_litellm", None)
     monkeypatch.setitem(sys.modules, "litellm", None)  # makes `import litellm` raise ImportError
     with pytest.raises(ImportError):
-        await asyncio.wait_for(litellm_client.aget_litellm(), 30)
+        await asyncio.wait_for(loader.aget_litellm(), 30)

@@ -39,7 +39,7 @@ def test_import_rejects_garbage_without_traceback(run_flue, tmp_path):
     assert out.code == 1 and out.stderr.startswith(f"flue: {bad} is not JSON") and "Traceback" not in out.stderr
     bad.write_text('{"hello": 1}')
     out = run_flue("sessions", "import", str(bad))
-    assert out.code == 1 and "Not a flue session export" in out.stderr
+    assert out.code == 1 and "not a flue session export" in out.stderr
 
 
 def test_export_redacts_secret_values(fakellm, run_flue, flue_env):

@@ -11,10 +11,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from flue_tui.agent import compaction_prompts as prompts
-from flue_tui.agent.events import Compaction, CompactionStart, Log, MessageEnd, Turn, TurnStart
-from flue_tui.agent.messages import (AssistantMessage, CompactionMessage, Message, ToolResultMessage, Usage,
-                                     UserMessage, message_to_dict, model_context)
-from flue_tui.ids import new_id
+from flue_tui.core.events import Compaction, CompactionStart, Log, MessageEnd, Turn, TurnStart
+from flue_tui.core.messages import (
+    AssistantMessage,
+    CompactionMessage,
+    Message,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    message_to_dict,
+    model_context,
+)
+from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 
 if TYPE_CHECKING:
@@ -209,7 +217,7 @@ async def compact(session: Session, reason: Reason, focus: str | None = None) ->
                                modified_files=modified_files, request=request, usage=usage)
     session.messages.append(marker)
     session.emit(session.event(MessageEnd, message=message_to_dict(marker)))
-    session.usage.add(usage)
+    session.record_usage(usage, "compaction")
     if session.recompose is not None:  # AGENTS.md and skills are re-read, so they survive compaction
         session.system_prompt = session.recompose()
     after = len(model_context(session.messages))

@@ -8,12 +8,13 @@ import time
 from typing import TYPE_CHECKING
 
 from flue_tui.agent.compaction import CompactionFailed, compact
-from flue_tui.agent.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart, UsageEvent
-from flue_tui.agent.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
+from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
+from flue_tui.core.messages import AssistantMessage, Message, UserMessage, message_to_dict, to_wire
 from flue_tui.agent.toolrun import run_tool_batch
-from flue_tui.ids import new_id
-from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
-from flue_tui.tools.base import AbortError, AbortSignal, tool_spec
+from flue_tui.core.ids import new_id
+from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
+from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.tools.base import tool_spec
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import RunStats, Session
@@ -70,6 +71,8 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
             elif isinstance(item, ThinkingChunk):
                 partial.thinking += item.text
                 session.emit(session.event(ThinkingDelta, delta=item.text))
+            elif isinstance(item, UsageChunk):
+                partial.usage = item.usage  # what the provider counted so far, kept if we abort
             else:
                 done.append(item)
 
@@ -91,7 +94,8 @@ async def _stream_turn(session: Session, signal: AbortSignal, turn_id: str) -> A
         raise _Failed(partial, exc)
     response = done[-1]
     return AssistantMessage(
-        text=response.text, thinking=response.thinking, tool_calls=response.tool_calls,
+        text=response.text, thinking=response.thinking, thinking_blocks=response.thinking_blocks,
+        tool_calls=response.tool_calls,
         stop_reason="length" if response.finish_reason == "length" else
         ("tool_calls" if response.tool_calls else "stop"),
         model=response.model or session.model.model, usage=response.usage)
@@ -122,6 +126,8 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
     retries = 0
     overflow_recovered = False
     while True:
+        if session.before_turn is not None:  # MCP servers still starting: their tools join this turn
+            await session.before_turn(session)
         signal.throw_if_aborted()
         turn_id = new_id("turn")
         session.emit(session.event(TurnStart, turn_id=turn_id))
@@ -134,6 +140,9 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
             error = stopped.error if isinstance(stopped, _Failed) else None
             session.emit(session.event(Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000),
                                        is_error=True, error=str(error) if error else "aborted"))
+            # Tokens the provider already counted are paid for: they go into the totals.
+            if stopped.partial.usage is not None:
+                session.record_usage(stopped.partial.usage)
             # Kept for the record; errored and aborted turns never reach the model again.
             _record(session, stopped.partial)
             if error is None:
@@ -171,14 +180,11 @@ async def run_loop(session: Session, signal: AbortSignal, stats: RunStats) -> No
         stats.api_ms += elapsed * 1000
         stats.turns += 1
         turn_usage = message.usage
-        if turn_usage is not None:
-            stats.usage.add(turn_usage)
-            session.usage.add(turn_usage)
         session.emit(session.event(
             Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000), is_error=False,
             finish_reason=message.stop_reason, usage=turn_usage.to_dict() if turn_usage else None))
         if turn_usage is not None:
-            session.emit(session.event(UsageEvent, turn=turn_usage.to_dict(), total=session.usage.to_dict()))
+            session.record_usage(turn_usage)
         _record(session, message)
         if not message.tool_calls:
             return

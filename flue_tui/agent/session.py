@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
-from flue_tui.agent.events import Event, Idle, Log, MessageEnd, Operation, OperationStart
+from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
-from flue_tui.agent.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
-from flue_tui.ids import new_id
+from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
+from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient
-from flue_tui.tools.base import AbortError, AbortSignal, Tool
+from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 
 Subtype = Literal["success", "error_max_turns", "error_max_budget_usd", "error_during_execution"]
@@ -46,7 +47,13 @@ class OperationResult:
     hint: str | None = None
     aborted: bool = False
     structured_output: Any = None
+    # Why the last reply ended, in Claude Code's words: end_turn, max_tokens, tool_use (None: no reply).
+    stop_reason: str | None = None
 
+
+# Our stop reasons as Claude Code's result reports them.
+RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+LENGTH_CUT = ("The reply was cut off at the output limit (finish_reason \"length\"): the answer is incomplete.")
 
 Subscriber = Callable[[Event], None]
 # Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
@@ -71,9 +78,16 @@ class Session:
         self.max_turns = max_turns
         self.retry_base_ms = retry_base_ms
         self.messages: list[Message] = list(messages or [])
+        # Every token this session and its task children used: the one total that the result, the
+        # `usage` events, the status bar, /cost and the budget check read (see record_usage).
         self.usage = Usage()
+        # The caller of a task child, so a child's usage reaches its ancestors' totals.
+        self.parent: Session | None = None
+        self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = None
+        # Awaited before each model request (the MCP manager: servers started, tools current).
+        self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.max_budget_usd: float | None = None
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -95,6 +109,18 @@ class Session:
                 fn(event)
             except Exception as exc:  # a broken listener must not break the run
                 print(f"flue: event listener failed: {exc!r}", file=sys.stderr)
+
+    # -- usage --------------------------------------------------------------------------------
+    def record_usage(self, usage: Usage, purpose: str = "agent") -> None:
+        """Count one model request's usage here and in every ancestor (a task's tokens are its
+        caller's too), then tell listeners: `turn` is this request, `total` this session's total."""
+        node: Session | None = self
+        while node is not None:
+            node.usage.add(usage)
+            if node._stats is not None:
+                node._stats.usage.add(usage)
+            node = node.parent
+        self.emit(self.event(UsageEvent, turn=usage.to_dict(), total=self.usage.to_dict(), purpose=purpose))
 
     # -- operations ---------------------------------------------------------------------------
     @property
@@ -126,7 +152,7 @@ class Session:
         signal = self._signal = AbortSignal()
         op_id = new_id("op")
         began = time.monotonic()
-        stats = RunStats()
+        stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
         outcome: Outcome | None = None
         if result_schema is not None:
@@ -141,14 +167,18 @@ class Session:
         error: str | None = None
         hint: str | None = None
         aborted = False
+        reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         try:
             if outcome is None:
                 await run_loop(self, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
+            reply_stop = self._last_reply_stop()
             await self._maybe_compact()
             if outcome is not None and outcome.kind == "give_up":
                 error = f"The agent gave up: {outcome.reason}"
+            elif outcome is None and reply_stop == "length":
+                error = LENGTH_CUT  # a truncated answer is not a success; its text is still the result
         except MaxTurnsReached:
             subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
         except BudgetExceeded:
@@ -160,22 +190,32 @@ class Session:
             subtype, error, hint = "error_during_execution", str(exc), exc.hint
         finally:
             self._signal = None
+            self._stats = None
             if outcome is not None:
                 self.tools.pop("finish", None)
                 self.tools.pop("give_up", None)
         if error is not None and subtype == "success":
             subtype = "error_during_execution"
         duration = int((time.monotonic() - began) * 1000)
-        final = self.last_assistant_text() if error is None else ""
+        cut = error == LENGTH_CUT
+        final = self.last_assistant_text() if error is None or cut else ""
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="prompt", duration_ms=duration,
-                             is_error=error is not None, error=error, result=final if error is None else None,
-                             usage=stats.usage.to_dict()))
+                             is_error=error is not None, error=error,
+                             result=final if error is None or cut else None, usage=stats.usage.to_dict()))
         self.emit(self.event(Idle))
-        return OperationResult(text=final if error is None else error, is_error=error is not None,
+        stop = reply_stop if error is None or cut else None
+        return OperationResult(text=final if error is None or cut else error, is_error=error is not None,
                                subtype=subtype, num_turns=stats.turns, duration_ms=duration,
                                duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
                                hint=hint, aborted=aborted,
-                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None)
+                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
+                               stop_reason=RESULT_STOP_REASONS.get(stop or ""))
+
+    def _last_reply_stop(self) -> str | None:
+        for m in reversed(self.messages):
+            if isinstance(m, AssistantMessage):
+                return m.stop_reason
+        return None
 
     def context_window(self) -> int | None:
         return self.model.context_window()
@@ -198,6 +238,7 @@ class Session:
         if self._signal is not None:
             raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
         self._signal = AbortSignal()
+        stats = self._stats = RunStats()
         op_id = new_id("op")
         began = time.monotonic()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="compact"))
@@ -209,13 +250,15 @@ class Session:
             error, text = str(exc), str(exc)
         finally:
             self._signal = None
+            self._stats = None
         duration = int((time.monotonic() - began) * 1000)
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="compact", duration_ms=duration,
-                             is_error=error is not None, error=error, result=None if error else text))
+                             is_error=error is not None, error=error, result=None if error else text,
+                             usage=stats.usage.to_dict()))
         self.emit(self.event(Idle))
         return OperationResult(text=text, is_error=error is not None, subtype="success" if error is None else
                                "error_during_execution", num_turns=0, duration_ms=duration, duration_api_ms=duration,
-                               usage=Usage(), error=error)
+                               usage=stats.usage, error=error)
 
     def last_assistant_text(self) -> str:
         for m in reversed(self.messages):

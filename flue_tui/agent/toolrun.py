@@ -6,15 +6,20 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from flue_tui.agent.events import ToolEnd, ToolOutput, ToolStart
-from flue_tui.agent.messages import ToolCall, ToolResultMessage
-from flue_tui.agent.validation import validate_arguments
-from flue_tui.tools.base import ABORT_MESSAGE, AbortSignal, Tool, ToolContext, ToolResult
+from flue_tui.core.events import ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.messages import ToolCall, ToolResultMessage
+from flue_tui.core.validation import validate_arguments
+from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
+from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
 
 ABANDONED_SUFFIX = " The tool execution could not be confirmed cancelled and may still be running."
+# How long an aborted tool may take to settle by itself before it is abandoned. The sandbox kills a
+# command's process group on abort and returns once it has exited (Flue's local() does the same), so
+# a killed command reports the plain abort; only a tool still busy after this gets the suffix.
+SETTLE_S = 0.5
 LENGTH_TEXT = ('Tool call "{name}" was not executed: the response hit the output token limit, so its '
                "arguments may be truncated. Re-issue the tool call with complete arguments.")
 
@@ -39,9 +44,9 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
     finally:
         aborted.cancel()
     if not task.done():
-        # One loop pass lets an abort-aware tool reject with its own, more specific error first.
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        # An abort-aware tool rejects with its own, more specific error, or settles once what it
+        # started has stopped; only then is the suffix's "may still be running" not a lie.
+        await asyncio.wait({task}, timeout=SETTLE_S)
     if not task.done():
         task.cancel()  # our tools clean up on cancel (the sandbox kills the process group)
         # An abandoned tool may still end with its own error; retrieve it so asyncio stays quiet.
@@ -82,6 +87,9 @@ async def run_tool_batch(session: Session, calls: list[ToolCall], signal: AbortS
             continue
         if tool is None:
             finish(i, _error(f"Tool {call.name} not found"))
+            continue
+        if call.refusal is not None:
+            finish(i, _error(call.refusal))
             continue
         args, problem = validate_arguments(call.name, tool.parameters, call.arguments)
         if problem is not None or args is None:

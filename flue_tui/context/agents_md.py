@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from flue_tui.core.files import read_regular_text
+
 
 @dataclass(frozen=True, slots=True)
 class WorkspaceContext:
@@ -19,8 +21,7 @@ def discover_workspace(cwd: str) -> WorkspaceContext:
     for name in ("AGENTS.md", "CLAUDE.md"):
         path = os.path.join(cwd, name)
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read().strip()
+            text = read_regular_text(path).strip()  # a FIFO named AGENTS.md must not hang start-up
         except OSError:
             continue
         if text:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
+from flue_tui.core.files import read_regular_text
 
 SkillSource = Literal["workspace", "user", "packaged"]
 PACKAGED_ROOT = "/.flue/packaged-skills"
@@ -89,7 +90,7 @@ def _scan(root: Path, source: SkillSource, into: SkillSet) -> list[Skill]:
     for entry, path in _skill_dirs(root):
         skill_md = path / "SKILL.md"
         try:
-            doc = parse_skill_markdown(skill_md.read_text("utf-8", errors="replace"), str(skill_md), entry)
+            doc = parse_skill_markdown(read_regular_text(str(skill_md)), str(skill_md), entry)
         except (SkillFormatError, OSError) as exc:
             into.warnings.append(f'[flue] Skipping invalid {source} skill "{entry}": {exc}')
             continue
@@ -132,7 +133,7 @@ def resource_path(skill: Skill, rel: str) -> str:
 
 def activation_text(skill: Skill) -> str:
     """What activate_skill returns; the body is re-read now, so edits mid-session are picked up."""
-    text = Path(skill.skill_md).read_text("utf-8", errors="replace")
+    text = read_regular_text(skill.skill_md)
     doc = parse_skill_markdown(text, skill.skill_md, Path(skill.directory).name)
     head = f'Run the skill named "{skill.name}".\n\n<skill_instructions>\n{doc.body}\n</skill_instructions>'
     if skill.source == "packaged":

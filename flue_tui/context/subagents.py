@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_tui.context.frontmatter import SkillFormatError, check_name, split_frontmatter
+from flue_tui.core.files import read_regular_text
 
 GENERAL_DESCRIPTION = (
     "General-purpose agent for independent research, file exploration, and parallel work. Runs with a "
@@ -38,7 +39,7 @@ class Roster:
 
 
 def _parse(path: Path) -> Subagent:
-    data, body = split_frontmatter(path.read_text("utf-8", errors="replace"), str(path))
+    data, body = split_frontmatter(read_regular_text(str(path)), str(path))
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(f"[flue] Agent {path} must define frontmatter name as a non-empty string.")

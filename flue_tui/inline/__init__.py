@@ -1,5 +1,8 @@
 """`flue --inline`: the agent rendered straight into the terminal's scrollback (rich + prompt-toolkit).
 
+app.py the loop; sessions.py which session; renderer.py, blocks.py output; prompt.py the input line;
+commands.py slash commands; asking.py questions; terminal.py the console. Never imports flue_tui.tui.
+
 No Textual here. Imported lazily by the CLI, so `flue --help` stays fast.
 """
 
@@ -8,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flue_tui.config import Settings
+    from flue_tui.config.settings import Settings
 
 
 def run_inline(settings: Settings, first: str | None, *, sessions: Any = None) -> int:

@@ -13,16 +13,18 @@ from typing import Any
 
 from rich.text import Text
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.inline import commands, terminal
+from flue_tui.agent import usage_text
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.prompt import QUIT, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
-from flue_tui.session_start import SessionOptions
-from flue_tui.tui import toolfmt
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.ui import toolfmt
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex
 
 RECAP_MESSAGES = 6  # a resumed session shows its last few messages, not its whole history
 
@@ -73,7 +75,7 @@ class InlineApp:
         parts = [self.settings.model or "no model", self.sessions.label() if self.sessions.started else state]
         if policy is not None:
             parts.append(f"{policy.mode} mode")
-        parts.append(f"{s.input_tokens:,} in · {s.output_tokens:,} out · ${s.cost:.4f}")
+        parts.append(usage_text.brief(s.total))
         return " · ".join(parts) + "   / commands · @ files · ctrl+j new line"
 
     # -- sessions ----------------------------------------------------------------------------------
@@ -102,6 +104,9 @@ class InlineApp:
             return False
         self.unavailable = None
         await self.say(lambda: self._bind(started))
+        from flue_tui.mcp.manager import manager
+
+        manager().start()  # MCP servers, in the background, once the session is there
         return True
 
     def _bind(self, started: Any) -> None:
@@ -113,11 +118,11 @@ class InlineApp:
         self._greet(started)
 
     def _greet(self, started: Any) -> None:
-        from flue_tui.tui.session_ctl import missing_key
+        from flue_tui.ui.keys import missing_key
 
         resumed = started.resumed
         if resumed is not None and started.store is not None:
-            from flue_tui.sessions_show import show
+            from flue_tui.ui.sessions_show import show
 
             show(started.store, resumed, last=RECAP_MESSAGES, console=self.console)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
@@ -179,10 +184,8 @@ class InlineApp:
             self.renderer.note("Interrupted. The session is intact: send a message to continue.", "warn")
         elif result.is_error:
             self.renderer.note(result.hint or result.error or "The prompt failed.", "error")
-        u = result.usage
         self.renderer.note(f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''} · "
-                           f"{toolfmt.seconds(result.duration_ms)} · {u.input + u.cache_read:,} in · "
-                           f"{u.output:,} out · ${u.cost:.4f}")
+                           f"{toolfmt.seconds(result.duration_ms)} · {usage_text.brief(result.usage)}")
 
     async def compact(self, focus: str | None) -> None:
         if not await self.ready():
@@ -192,13 +195,14 @@ class InlineApp:
 
     # -- the loop ----------------------------------------------------------------------------------
     async def run(self) -> int:
-        from flue_tui.model.litellm_client import warm_in_background
-        from flue_tui.session_start import pick_by_number
+        from flue_tui.model.loader import warm_in_background
+        from flue_tui.runtime.start import pick_by_number
 
         self.console.print(Text.assemble(("flue", "bold"), f" · {self.settings.model or 'no model'} · "
                                          f"{self.settings.cwd}", style="dim"))
         warm_in_background()
         self._spawn(asyncio.to_thread(self.paths.build))
+        await self._ask_trust()
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=pick_by_number if opts is not None and opts.pick else None)
@@ -219,6 +223,21 @@ class InlineApp:
             await self.send(text)
         return 0
 
+    async def _ask_trust(self) -> None:
+        """Before the first session: may the project's .flue/config.toml loosen protection?"""
+        from flue_tui.inline.asking import ask_trust
+        from flue_tui.permissions.project import accept, pending
+
+        asked = await asyncio.to_thread(pending, self.settings)
+        if asked is None or not await ask_trust(self.console, asked, self.dumb):
+            return  # the session starts with the one-line notice of what was ignored
+        try:
+            await asyncio.to_thread(accept, self.settings, asked)
+        except ConfigError as exc:
+            self.renderer.note(f"flue: {exc}", "error")
+            return
+        self.renderer.note(f"Trusted {asked.path}.")
+
     def _spawn(self, aw: Awaitable[Any]) -> None:
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
@@ -226,7 +245,7 @@ class InlineApp:
 
 
 def _parse(text: str) -> tuple[str, str] | None:
-    from flue_tui.tui.commands import parse
+    from flue_tui.ui.commands import parse
 
     return parse(text)
 
@@ -237,7 +256,7 @@ def run_inline(settings: Settings, first: str | None, *, sessions: SessionOption
         return asyncio.run(app.run())
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
     finally:

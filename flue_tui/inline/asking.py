@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from flue_tui.inline import terminal
-from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal
+from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal, session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
-from flue_tui.tui import toolfmt
+from flue_tui.permissions.project import Pending, question
+from flue_tui.permissions.project import ask_on_terminal as ask_on_terminal_trust
+from flue_tui.ui import toolfmt
 
 if TYPE_CHECKING:
     from flue_tui.inline.renderer import Renderer
@@ -42,21 +44,29 @@ def _body(request: ApprovalRequest) -> Text:
     return Text("\n").join(Text("  │ ", style="dim") + line for line in body.split("\n"))
 
 
-async def _one_key(question: str) -> str:
+# The trust question's keys (flue_tui/permissions/project.py): y trusts the folder, anything else does not.
+TRUST_KEYS = {
+    "y": ("trust", "trusted"), "1": ("trust", "trusted"),
+    "n": ("no", "not trusted · starting without them"), "2": ("no", "not trusted · starting without them"),
+    "escape": ("no", "not trusted · starting without them"), "c-c": ("no", "not trusted · starting without them"),
+}
+
+
+async def _one_key(question: str, keys: dict[str, tuple[str, str]] = KEYS) -> str:
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 
     answer: list[str] = []
     kb = KeyBindings()
-    for key in KEYS:
+    for key in keys:
         kb.add(key, eager=True)(lambda event, k=key: (answer.append(k), event.app.exit(result=k)))
 
     def text() -> Any:
         # Once answered, the line left in the scrollback says what was decided, not the menu.
         if answer:
-            choice, said = KEYS[answer[0]]
-            return [("bold green" if choice in ("once", "session") else "bold red", f"  → {said}")]
+            choice, said = keys[answer[0]]
+            return [("bold green" if choice in ("once", "session", "trust") else "bold red", f"  → {said}")]
         return [("bold", question)]
 
     app: Application[str] = Application(layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True)),
@@ -71,7 +81,7 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
     async def ask(request: ApprovalRequest) -> Approval:
         renderer.hold()
         try:
-            rules = ", ".join(request.session_rules) or "this tool"
+            rules = session_label(request)
             renderer.print(Text.assemble((f"{request.title}?", "bold yellow"),
                                          (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
             renderer.console.print(_body(request))
@@ -97,3 +107,20 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
             renderer.release()
 
     return ask
+
+
+async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
+    """Whether the user trusts the project's config (asked before the first session starts)."""
+    if dumb:  # no cursor control: the plain front end's line question
+        return await ask_on_terminal_trust(asked)
+    title, lines = question(asked)
+    console.print(Text(title, style="bold yellow"))
+    console.print(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines))
+    terminal.drop_typeahead()
+    try:
+        with terminal.normal_input():
+            key = await _one_key("  [y] trust this folder (asked again if the file changes)  [n] not now, "
+                                 "start without them", TRUST_KEYS)
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return TRUST_KEYS[key][0] == "trust"

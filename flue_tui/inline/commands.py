@@ -1,4 +1,4 @@
-"""Slash commands inline. The command table is the TUI's (flue_tui/tui/commands.py, Textual-free),
+"""Slash commands inline. The command table is shared (flue_tui/ui/commands.py),
 so `/` completion and /help list the same names; the actions print lines instead of notices."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from flue_tui.tui.commands import COMMANDS
+from flue_tui.agent import usage_text
+from flue_tui.ui.commands import COMMANDS
 
 if TYPE_CHECKING:
     from flue_tui.inline.app import InlineApp
@@ -55,6 +56,10 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
             _try(app, lambda: app.sessions.switch_model(arg))
             if app.sessions.session is None and app.unavailable:
                 app.start()  # the session could not start without a model: try again with this one
+    elif name == "effort":
+        from flue_tui.model.turn_params import set_effort
+
+        _try(app, lambda: set_effort(app.settings, app.sessions.session, arg))
     elif name == "compact":
         await app.compact(arg or None)
     elif name == "skills":
@@ -67,11 +72,16 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
                 + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
     elif name == "cost":
         s = app.renderer.router.status
-        say(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}")
+        say(usage_text.detailed(s.total, tasks=s.tasks))
     elif name == "export":
         _export(app, arg)
     elif name == "mode":
         _mode(app, arg)
+    elif name == "mcp":
+        from flue_tui.mcp.commands import run as mcp_run
+
+        text, level = await mcp_run(arg)
+        say(text, level)
     else:
         skill = app.find_skill(name)
         if skill is None:
@@ -107,7 +117,7 @@ async def _resume(app: InlineApp, arg: str) -> None:
 
 
 def _export(app: InlineApp, arg: str) -> None:
-    from flue_tui.tui.export import export_markdown
+    from flue_tui.ui.export import export_markdown
 
     session = app.sessions.session
     if session is None:
@@ -120,7 +130,7 @@ def _export(app: InlineApp, arg: str) -> None:
 
 def _mode(app: InlineApp, arg: str) -> None:
     from flue_tui.permissions.policy import MODES
-    from flue_tui.tui.approvals import MODE_HELP
+    from flue_tui.ui.commands import MODE_HELP
 
     policy = app.policy()
     if policy is None:

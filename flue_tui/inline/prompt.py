@@ -18,8 +18,8 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex, completion_text
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex, completion_text
 
 QUIT_WINDOW_S = 3.0  # a second Ctrl+C at the prompt within this quits
 QUIT = object()  # what read() returns when the user asked to leave

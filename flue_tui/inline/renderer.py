@@ -19,12 +19,19 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from flue_tui.agent import events as ev
+from flue_tui.core import events as ev
 from flue_tui.inline.blocks import Trimmed, complete_prefix
-from flue_tui.tui import toolfmt
-from flue_tui.tui.router import EventRouter
-from flue_tui.tui.transcript import (
-    Entry, NoticeEntry, ReplyEntry, TaskEntry, ThinkingEntry, ToolEntry, Transcript, UserEntry,
+from flue_tui.ui import toolfmt
+from flue_tui.ui.router import EventRouter
+from flue_tui.ui.transcript import (
+    Entry,
+    NoticeEntry,
+    ReplyEntry,
+    TaskEntry,
+    ThinkingEntry,
+    ToolEntry,
+    Transcript,
+    UserEntry,
 )
 
 FLUSH_S = 0.08     # coalesce a token stream into ~12 writes a second
@@ -79,8 +86,8 @@ class Renderer:
             self._unsubscribe()
         self.router = EventRouter(Transcript(session_id=session.id), self._wake, cwd=self.cwd)
         usage = getattr(session, "usage", None)
-        if usage is not None and (usage.input or usage.output):
-            self.router.status.add_usage(session.id, usage.to_dict(), {}, root=False)
+        if usage is not None:  # a resumed session's stored total, its tasks' included
+            self.router.status.set_total(usage)
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from flue_tui.config import ConfigError, Settings
-from flue_tui.session_start import SessionOptions, Started, start_session
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions, Started, start_session
 
 
 class InlineSessions:
@@ -65,7 +66,7 @@ class InlineSessions:
     async def replace(self, resume: str | None) -> Started:
         """/new (resume None) or /resume REF. A failure raises ConfigError and keeps this session."""
         base = self.options or SessionOptions()
-        options = SessionOptions(persist=base.persist, db=base.db, resume=resume)
+        options = SessionOptions(persist=base.persist, db=base.db, resume=resume, owner=base.owner)
         started = await asyncio.to_thread(start_session, self.settings, options)
         self.close()
         self._adopt(started, options)
@@ -98,7 +99,7 @@ class InlineSessions:
         return f"Session renamed to {name}."
 
     def switch_model(self, model: str) -> str:
-        from flue_tui.runtime import Runtime
+        from flue_tui.runtime.wiring import Runtime
 
         if "/" not in model:
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")

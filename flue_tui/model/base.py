@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flue_tui.agent.messages import ToolCall, Usage
+from flue_tui.core.messages import ToolCall, Usage
 
 ErrorKind = Literal["auth", "model_unknown", "connection", "rate_limit", "server", "overflow", "bad_request", "other"]
 
@@ -30,6 +30,13 @@ class ThinkingChunk:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class UsageChunk:
+    """Usage as the provider reported it so far (Anthropic sends input tokens first)."""
+
+    usage: Usage
+
+
 @dataclass(slots=True)
 class TurnResponse:
     """The assembled turn, yielded last by `stream_turn`."""
@@ -40,9 +47,22 @@ class TurnResponse:
     finish_reason: str = "stop"
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    # Anthropic-style thinking blocks, signatures included, to be sent back exactly as received.
+    thinking_blocks: list[dict[str, str]] = field(default_factory=list)
 
 
-StreamItem = TextChunk | ThinkingChunk | TurnResponse
+StreamItem = TextChunk | ThinkingChunk | UsageChunk | TurnResponse
+
+
+# litellm appends the whole request to some errors ("Received Messages=[...]": system prompt,
+# files read, everything) and the offending tool arguments to others; neither belongs in a message.
+_REQUEST_DUMP = re.compile(r"\s*(?:Received Messages=|\. Arguments: ).*\Z", re.DOTALL)
+
+
+def without_request(message: str) -> str:
+    """The error text without the request litellm pasted into it."""
+    cut = _REQUEST_DUMP.sub("", message)
+    return cut if cut.strip() else message[:200]
 
 
 class ModelError(Exception):
@@ -50,6 +70,7 @@ class ModelError(Exception):
 
     def __init__(self, message: str, *, kind: ErrorKind = "other", status: int | None = None,
                  retryable: bool | None = None, hint: str | None = None) -> None:
+        message = without_request(message)
         super().__init__(message)
         self.message = message
         self.kind = kind

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from flue_tui.model.litellm_client import _KEY_VARS, get_litellm
+from flue_tui.model.litellm_client import _KEY_VARS
+from flue_tui.model.loader import get_litellm
 
 
 def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:

@@ -1,28 +1,22 @@
-"""The only module that imports litellm: lazily, after setting its environment, warmable in a thread."""
+"""Streams one assistant turn through litellm (imported by `loader.py`): requests, chunks, usage, errors."""
 
 from __future__ import annotations
 
-import json
+import asyncio
+import math
 import os
-import re
-import threading
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
-from flue_tui.agent.messages import ToolCall, Usage
-from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
-
-# Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
-# our environment (and so into every command the agent runs); the other two keep import offline.
-_LITELLM_ENV = {
-    "LITELLM_MODE": "PRODUCTION",
-    "LITELLM_OFFLINE_MODE": "true",
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-}
-
-_lock = threading.Lock()
-_litellm: Any = None
+from flue_tui.config.endpoints import base_url
+from flue_tui.core.messages import Usage
+from flue_tui.model import ollama, turn_params
+from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
+from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
+from flue_tui.model.caching import anthropic_served, with_breakpoints
+from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.loader import aget_litellm, get_litellm
+from flue_tui.model.pricing import Prices, turn_cost
 
 # Provider → the variable that holds its key (for error hints).
 _KEY_VARS = {
@@ -30,52 +24,6 @@ _KEY_VARS = {
     "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
     "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
 }
-
-
-def get_litellm() -> Any:
-    """Import litellm once (thread-safe); call from a worker thread to warm it in the background."""
-    global _litellm
-    if _litellm is None:
-        with _lock:
-            if _litellm is None:
-                for key, value in _LITELLM_ENV.items():
-                    os.environ[key] = value
-                import litellm
-
-                litellm.suppress_debug_info = True  # no "Provider List" / "Give Feedback" prints
-                litellm.drop_params = True
-                litellm.set_verbose = False
-                _litellm = litellm
-    return _litellm
-
-
-async def aget_litellm() -> Any:
-    """Await the import without blocking the event loop. A daemon thread, not the default executor:
-    asyncio.run() joins executor threads at exit, which would hold a SIGTERM'd run for seconds."""
-    import asyncio
-
-    if _litellm is not None:
-        return _litellm
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def work() -> None:
-        try:
-            result: Any = get_litellm()
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
-            # Bound as a default: Python unbinds `exc` when the except block ends, before the
-            # callback runs on the loop, and a failed import would then hang the caller.
-            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
-            return
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
-
-    threading.Thread(target=work, name="litellm-import", daemon=True).start()
-    return await future
-
-
-def warm_in_background() -> None:
-    """Start importing litellm now so the first request does not wait for it."""
-    threading.Thread(target=get_litellm, name="litellm-warm", daemon=True).start()
 
 
 def provider_of(model: str) -> str:
@@ -87,57 +35,6 @@ def key_var(model: str) -> str:
     return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
-@dataclass
-class _PendingCall:
-    id: str | None = None
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-
-
-class _ToolCallAccumulator:
-    """Assemble streamed tool calls by index *and* id: a server that omits `index` gets index 0 for
-    every call from litellm, so a new id at a used index starts a new call instead of merging."""
-
-    def __init__(self) -> None:
-        self.calls: list[_PendingCall] = []
-        self._by_index: dict[int, _PendingCall] = {}
-
-    def add(self, deltas: Any) -> None:
-        for tc in deltas or []:
-            idx = tc.index if getattr(tc, "index", None) is not None else len(self.calls)
-            cur = self._by_index.get(idx)
-            if cur is None or (tc.id and cur.id and tc.id != cur.id):
-                cur = _PendingCall(id=tc.id)
-                self.calls.append(cur)
-                self._by_index[idx] = cur
-            if tc.id and not cur.id:
-                cur.id = tc.id
-            fn = getattr(tc, "function", None)
-            if fn is not None:
-                if fn.name and not cur.name:
-                    cur.name = fn.name
-                if fn.arguments:
-                    cur.args.append(fn.arguments)
-
-    def finish(self) -> list[ToolCall]:
-        out = []
-        for n, call in enumerate(self.calls):
-            raw = "".join(call.args)
-            try:
-                parsed = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError:
-                parsed = {}  # validation then tells the model what is missing
-            if not isinstance(parsed, dict):
-                parsed = {}
-            out.append(ToolCall(id=call.id or f"call_{n}", name=call.name, arguments=parsed, raw_arguments=raw))
-        return out
-
-
-_PREFIX_RE = re.compile(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?")
-
-
-def _clean(message: str) -> str:
-    return _PREFIX_RE.sub("", message.strip(), count=1).strip() or message.strip()
 
 
 _CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
@@ -157,27 +54,134 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
+# Provider-fault bounds (config `idle_timeout` / `max_reply_chars`). A reply above ~2M characters
+# is past every model's output limit: only a broken or hostile stream gets there. Each chunk costs
+# at least CHUNK_COST, so a stream of empty deltas is bounded too (250,000 chunks by default, twice
+# a 128k-token reply sent one token per chunk).
+IDLE_TIMEOUT_S = 120.0
+MAX_REPLY_CHARS = 2_000_000
+CHUNK_COST = 8
+# litellm's stream wrapper keeps every chunk object (~4 KB each) for its own bookkeeping; past
+# this many, the middle is dropped (the head holds e.g. Anthropic's input usage, the tail is what
+# its repetition check reads), so a long reply costs memory for its text only.
+KEEP_CHUNKS = 256
+EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
+
+
+def idle_error(seconds: float) -> ModelError:
+    # Worded so Flue's transient test ("timed out") agrees that it is retried.
+    return ModelError(f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
+                      kind="connection", retryable=True,
+                      hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
+                           "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
+
+
+async def _within(seconds: float, awaitable: Awaitable[Any]) -> Any:
+    """Await it, or raise the idle-timeout error when nothing arrives for `seconds`."""
+    scope = asyncio.timeout(seconds)
+    try:
+        async with scope:
+            return await awaitable
+    except TimeoutError:
+        if scope.expired():
+            raise idle_error(seconds) from None
+        raise  # the transport's own timeout: mapped like any other failure
+
+
+class _IdleBounded:
+    """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
+    chunk is timed: the consumer's own time between chunks is not the provider's silence."""
+
+    def __init__(self, stream: Any, seconds: float) -> None:
+        self.chunks = stream.__aiter__()
+        self.seconds = seconds
+
+    def __aiter__(self) -> _IdleBounded:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await _within(self.seconds, self.chunks.__anext__())
+
+
+def _trim_retained(stream: Any) -> None:
+    kept = getattr(stream, "chunks", None)
+    if isinstance(kept, list) and len(kept) > 2 * KEEP_CHUNKS:
+        del kept[KEEP_CHUNKS // 4:-KEEP_CHUNKS]
+
+
+class _EarlyUsage:
+    """The usage a provider reports before the end (Anthropic's input tokens come first). litellm
+    holds it back until the stream ends, but keeps the chunk in the stream's `chunks`: looked for
+    there until found, so an aborted turn still counts what the provider has already billed."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.pending = isinstance(getattr(stream, "chunks", None), list)
+        self._scanned = 0
+
+    def find(self) -> Any:
+        chunks = self.stream.chunks
+        for chunk in chunks[self._scanned:]:
+            if getattr(chunk, "usage", None):
+                self.pending = False
+                return chunk.usage
+        self._scanned = len(chunks)
+        return None
+
+
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0, context_window: int | None = None) -> None:
+                 timeout: float = 600.0, context_window: int | None = None, prompt_cache: bool = True,
+                 prices: Prices | None = None, effort: str | None = None,
+                 max_output_tokens: int | None = None, idle_timeout: float = IDLE_TIMEOUT_S,
+                 max_reply_chars: int = MAX_REPLY_CHARS) -> None:
         self.model = model
+        self.effort = effort  # off/low/medium/high; /effort changes it on a live session
+        self.output_override = max_output_tokens
         # A user-set window wins over litellm's map (which knows nothing of local models).
         self.context_override = context_window
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.idle_timeout = idle_timeout
+        self.max_reply_chars = max_reply_chars
+        self.prompt_cache = prompt_cache and anthropic_served(model)
+        self.prices = prices
+        self._num_ctx: int | None = None  # Ollama: looked up once from /api/show
+
+    def _ollama_base(self) -> str:
+        return self.api_base or base_url()
+
+    def _ollama_ctx(self, retry: bool = False) -> int | None:
+        """0 remembers a failed lookup, so sync callers ask once; each turn retries (off the loop)."""
+        if self.context_override:
+            return self.context_override
+        if self._num_ctx is None or (retry and not self._num_ctx):
+            self._num_ctx = ollama.context_length(self._ollama_base(), self.model) or 0
+        return self._num_ctx or None
 
     def _endpoint(self) -> str:
         if self.api_base:
             return self.api_base
+        if ollama.is_ollama(self.model):
+            return f"Ollama at {self._ollama_base()}"
         if provider_of(self.model) == "openai":
             return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "the OpenAI API"
         return f"the {provider_of(self.model) or 'provider'} API"
 
     def _request_kwargs(self, litellm: Any) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
+        if ollama.is_ollama(self.model):
+            # Local and keyless: litellm's key check would refuse it without OLLAMA_API_BASE.
+            kwargs["api_base"] = self._ollama_base()
+            num_ctx = self._ollama_ctx()
+            if num_ctx:
+                kwargs["num_ctx"] = num_ctx
+            if self.api_key is not None:
+                kwargs["api_key"] = self.api_key
+            return kwargs
         if self.api_base:
             kwargs["api_base"] = self.api_base
         key = self.api_key
@@ -201,22 +205,32 @@ class LiteLLMClient:
 
     def _map_error(self, exc: BaseException) -> ModelError:
         litellm = get_litellm()
-        message = _clean(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
         status = getattr(exc, "status_code", None)
+        connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
+        if not isinstance(status, int) or status < 400 or connection:
+            status = None  # litellm gives transport failures a made-up 500
+        message = readable(getattr(exc, "message", None) or str(exc) or type(exc).__name__,
+                           provider=provider_of(self.model), status=status,
+                           local=made_locally(exc) and not connection)
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(message, kind="overflow", status=status, retryable=False)
         if isinstance(exc, litellm.AuthenticationError):
             var = key_var(self.model)
             return ModelError(message, kind="auth", status=status, retryable=False,
                               hint=f"The provider rejected the API key for {self.model}: check {var}.")
+        if ollama.is_ollama(self.model) and status == 404:
+            name = self.model.split("/", 1)[1]
+            return ModelError(message, kind="model_unknown", status=status, retryable=False,
+                              hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.")
         if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
             return ModelError(message, kind="model_unknown", status=status, retryable=False,
                               hint=f"Unknown model '{self.model}': model ids are provider/model, "
                                    "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
-        if isinstance(exc, (litellm.APIConnectionError, litellm.Timeout)) or _is_connection_failure(exc):
+        if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
+            fix = ("start it (`ollama serve`) or set OLLAMA_HOST" if ollama.is_ollama(self.model)
+                   else "check the network, or OPENAI_BASE_URL for a local server")
             return ModelError(message, kind="connection", status=status, retryable=True,
-                              hint=f"Could not reach {self._endpoint()}: check the network, or "
-                                   "OPENAI_BASE_URL for a local server.")
+                              hint=f"Could not reach {self._endpoint()}: {fix}.")
         if isinstance(exc, litellm.RateLimitError):
             return ModelError(message, kind="rate_limit", status=status, retryable=True)
         if isinstance(status, int) and status >= 500:
@@ -230,39 +244,67 @@ class LiteLLMClient:
     async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                           max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
+        if ollama.is_ollama(self.model) and not self._num_ctx and not self.context_override:
+            import asyncio
+
+            await asyncio.to_thread(self._ollama_ctx, True)  # an HTTP lookup: keep it off the loop
         kwargs = self._request_kwargs(litellm)
-        if max_tokens:
+        if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
+            effort = self.effort if turn_params.can_reason(litellm, self.model) else None
+            kwargs.update(turn_params.for_turn(effort, self.output_override, self._info("max_output_tokens")))
+        else:
             kwargs["max_tokens"] = max_tokens
+        if not anthropic_served(self.model):
+            # Thinking blocks are Claude's (kept when /model switched away from it): litellm would
+            # pass them on verbatim to an OpenAI-style API, which refuses unknown message fields.
+            messages = turn_params.without_thinking_blocks(messages)
+        if self.prompt_cache:
+            messages, tools = with_breakpoints(messages, tools)
         if tools:
             kwargs["tools"] = tools
         text: list[str] = []
         thinking: list[str] = []
-        acc = _ToolCallAccumulator()
-        finish = "stop"
+        acc = ToolCallAccumulator()
+        folder = ThinkingFolder()
+        finish: str | None = None
         usage = Usage()
         response_model = self.model
         stream = None
+        size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
         try:
-            stream = await litellm.acompletion(
-                model=self.model, messages=messages, stream=True,
+            stream = await _within(self.idle_timeout, litellm.acompletion(
+                model=ollama.chat_model(self.model), messages=messages, stream=True,
                 stream_options={"include_usage": True}, num_retries=0, max_retries=0,
-                timeout=self.timeout, **kwargs)
-            async for chunk in stream:
+                timeout=self.timeout, **kwargs))
+            early = _EarlyUsage(stream)
+            async for chunk in _IdleBounded(stream, self.idle_timeout):
                 if getattr(chunk, "usage", None):
                     usage = self._usage(litellm, chunk.usage)
+                    yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
+                elif early.pending and (seen := early.find()) is not None:
+                    yield UsageChunk(self._usage(litellm, seen))
+                size += CHUNK_COST
+                _trim_retained(stream)  # after the early-usage look: that reads the head it keeps
+                if size > self.max_reply_chars:
+                    finish = "length"  # an endless stream is cut like an output-limit cut
+                    break
                 if not chunk.choices:
                     continue
                 choice = chunk.choices[0]
                 delta = choice.delta
                 reasoning = getattr(delta, "reasoning_content", None)
                 if reasoning:
+                    size += len(reasoning)
                     thinking.append(reasoning)
                     yield ThinkingChunk(reasoning)
                 if delta.content:
+                    size += len(delta.content)
                     text.append(delta.content)
                     yield TextChunk(delta.content)
+                if getattr(delta, "thinking_blocks", None):
+                    folder.add(delta.thinking_blocks)
                 if delta.tool_calls:
-                    acc.add(delta.tool_calls)
+                    size += acc.add(delta.tool_calls)
                 if choice.finish_reason:
                     finish = choice.finish_reason
         except ModelError:
@@ -276,29 +318,37 @@ class LiteLLMClient:
                 except Exception:
                     pass
         calls = acc.finish()
-        if calls and finish == "stop":
-            finish = "tool_calls"
+        if not (text or thinking or calls) and usage.output == 0:
+            # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
+            # nothing in it and no output tokens counted is a broken stream, not a silent model.
+            raise ModelError(EMPTY_STREAM_MESSAGE, kind="server", retryable=True)
+        if finish is None or (calls and finish == "stop"):
+            finish = "tool_calls" if calls else "stop"
         yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
-                           finish_reason=finish, usage=usage, model=response_model)
+                           finish_reason=finish, usage=usage, model=response_model,
+                           thinking_blocks=folder.finish())
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
-        prompt = getattr(raw, "prompt_tokens", 0) or 0
-        completion = getattr(raw, "completion_tokens", 0) or 0
+        def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
+            ok = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+            return max(0, int(value)) if ok else 0
+
+        prompt = count(getattr(raw, "prompt_tokens", 0))
+        completion = count(getattr(raw, "completion_tokens", 0))
         details = getattr(raw, "prompt_tokens_details", None)
-        cache_read = (getattr(details, "cached_tokens", 0) or 0) if details else 0
-        cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
-        try:
-            p_cost, c_cost = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
-                                                    completion_tokens=completion)
-            cost = float(p_cost) + float(c_cost)
-        except Exception:
-            cost = 0.0  # an unmapped (e.g. local) model has no price: free, not an error
+        cache_read = min(prompt, count(getattr(details, "cached_tokens", 0))) if details else 0
+        cache_write = min(prompt - cache_read, count(getattr(raw, "cache_creation_input_tokens", 0)))
+        cost = turn_cost(litellm, self.model, raw, self.prices)
         return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
-                     cache_read=cache_read, cache_write=cache_write, cost=cost)
+                     cache_read=cache_read, cache_write=cache_write, cost=cost or 0.0, priced=cost is not None)
 
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:
             return self.context_override
+        if ollama.is_ollama(self.model):
+            # The window Ollama really loads is the num_ctx we send. litellm's lookup would ask
+            # /api/show at OLLAMA_API_BASE or localhost, not at OLLAMA_HOST, and block while it does.
+            return self._ollama_ctx() if "max_input_tokens" in keys else None
         try:
             info = get_litellm().get_model_info(self.model)
         except Exception:
@@ -310,4 +360,5 @@ class LiteLLMClient:
         return self._info("max_input_tokens", "max_tokens")
 
     def max_output_tokens(self) -> int | None:
-        return self._info("max_output_tokens")
+        known = self._info("max_output_tokens")
+        return turn_params.output_limit(self.output_override, known) if self.output_override else known

@@ -57,6 +57,11 @@ async def preview(tool_name: str, args: dict[str, Any], tool: Any) -> tuple[str,
     return title, _text(args), "json"
 
 
+def session_label(request: ApprovalRequest) -> str:
+    """What "allow for this session" adds, in the rules' own words; an unclear command gets no rule."""
+    return ", ".join(request.session_rules) or "no rule can allow this command, so it only runs this once"
+
+
 async def ask_on_terminal(request: ApprovalRequest) -> Approval:
     """The plain front end's asker: 1 allows once, 2 for the session, 3 (or Enter) refuses."""
     from flue_tui.permissions.policy import Approval  # policy imports this module
@@ -67,7 +72,7 @@ async def ask_on_terminal(request: ApprovalRequest) -> Approval:
         body += f"\n… {len(lines) - MAX_LINES} more lines"
     print(f"\n{request.title}?  ({request.tool_name} · {request.mode} mode)", file=sys.stderr)
     print(textwrap.indent(body, "  │ "), file=sys.stderr)
-    rules = ", ".join(request.session_rules)
+    rules = session_label(request)
     prompt = f"  [1] allow once  [2] allow for this session ({rules})  [3] deny > "
     try:
         while True:

@@ -4,10 +4,15 @@ built from it plus the command-line flags.
 Only this table is read here (the general config file is issue 9's). Precedence: a flag beats the
 project file, which beats the user file, which beats the front end's default (yolo for `flue -p`,
 ask for the app). Rule lists add up across files and flags; deny always wins over allow.
+
+A project file is untrusted until the user trusts its directory (flue_tui/config/project.py): what
+tightens (deny rules, blocklist patterns, a stricter mode) always applies; what loosens (allow
+rules, default_blocklist = false, a looser mode) is held back until then.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -15,11 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flue_tui.config import ConfigError, flue_home
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
+from flue_tui.config.project import Held
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
+# How much each mode asks: a project file may raise it without being trusted, never lower it.
+STRICTNESS = {"yolo": 0, "accept-edits": 1, "ask": 2, "plan": 3}
 SANDBOXES = ("local", "workspace")
 
 
@@ -31,6 +40,7 @@ class PermissionConfig:
     blocklist: list[str] = field(default_factory=list)  # regexes added to the bash blocklist
     default_blocklist: bool = True
     sources: list[str] = field(default_factory=list)
+    held: list[Held] = field(default_factory=list)  # the project's loosening settings, until trusted
 
 
 def _strings(path: Path, key: str, value: Any) -> list[str]:
@@ -39,20 +49,22 @@ def _strings(path: Path, key: str, value: Any) -> list[str]:
     return list(value)
 
 
-def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> None:
-    """Merge the [permissions] table of `path` (if the file exists) into conf."""
+def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
+    """Merge the [permissions] table of `path` (if the file exists) into conf; the keys it set."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except FileNotFoundError:
-        return
+        return set()
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8.") from None
     table = data.get("permissions")
     if table is None:
-        return
+        return set()
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: permissions must be a table ([permissions]), not a {type(table).__name__}")
     for key in table:
@@ -87,21 +99,62 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> None:
         if not isinstance(table["default_blocklist"], bool):
             raise ConfigError(f"{path}: [permissions] default_blocklist must be true or false")
         conf.default_blocklist = table["default_blocklist"]
+    return set(table)
 
 
-def load_config(cwd: str) -> PermissionConfig:
+def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag_mode: str | None = None,
+                sources: tuple[str, ...] | None = None) -> PermissionConfig:
+    """The user file, then the project file: its loosening keys only when `trusted`. `base_mode` is
+    the mode that applies without the project file's (the front end's default), `flag_mode` the
+    --permission-mode flag: a project mode looser than the user's or the default waits for trust."""
+    from flue_tui.config.files import reads
+
     conf = PermissionConfig()
-    read_file(flue_home() / "config.toml", conf, project=False)
-    read_file(Path(cwd) / ".flue" / "config.toml", conf, project=True)
+    if reads(sources, "user"):  # --setting-sources
+        read_file(flue_home() / "config.toml", conf, project=False)
+    path = Path(cwd) / ".flue" / "config.toml"
+    project = PermissionConfig()
+    keys = read_file(path, project, project=True) if reads(sources, "project") else set()
+    conf.sources.extend(project.sources)
+    conf.deny.extend(project.deny)
+    conf.blocklist.extend(project.blocklist)  # added to the default patterns unless those are dropped
+    if project.allow:
+        if trusted:
+            conf.allow.extend(project.allow)
+        else:
+            conf.held.append(Held("[permissions] allow", f"[permissions] allow = {json.dumps(project.allow)}"))
+    if "default_blocklist" in keys:
+        if project.default_blocklist or trusted:
+            conf.default_blocklist = project.default_blocklist
+        else:
+            conf.held.append(Held("[permissions] default_blocklist = false",
+                                  "[permissions] default_blocklist = false (drops the default command blocklist)"))
+    if project.mode is not None and flag_mode is None:
+        floor = conf.mode or base_mode
+        if trusted or STRICTNESS[project.mode] >= STRICTNESS[floor]:
+            conf.mode = project.mode
+        else:
+            conf.held.append(Held(f'[permissions] mode = "{project.mode}"',
+                                  f'[permissions] mode = "{project.mode}" (instead of "{floor}")'))
     return conf
+
+
+def load_for(settings: Any) -> PermissionConfig:
+    """load_config for a run's settings: its trust, its front end's default mode, its flag."""
+    return load_config(settings.cwd, trusted=getattr(settings, "project_trusted", False),
+                       base_mode=default_mode(settings), flag_mode=getattr(settings, "permission_mode", None),
+                       sources=getattr(settings, "setting_sources", None))
+
+
+def default_mode(settings: Any) -> str:
+    return "ask" if getattr(settings, "interactive", False) else "yolo"
 
 
 def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any = None) -> PermissionPolicy:
     """A fresh policy for one session from settings (flags) and the config files."""
-    conf = conf if conf is not None else load_config(settings.cwd)
+    conf = conf if conf is not None else load_for(settings)
     flag = getattr(settings, "permission_mode", None)
-    default = "ask" if getattr(settings, "interactive", False) else "yolo"
-    mode = flag or conf.mode or default
+    mode = flag or conf.mode or default_mode(settings)
     if mode not in MODES:
         raise ConfigError(f"Unknown permission mode {mode!r}: choose one of {', '.join(MODES)}.")
     try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from flue_tui.permissions.asking import preview
-from flue_tui.permissions.rules import Rule, matches, parse_rule, session_rules_for
+from flue_tui.permissions.rules import Rule, matches, parse_rule, redirect_targets, session_rules_for, unseen_by_deny
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
@@ -32,6 +32,8 @@ _DEFAULTS: dict[str, dict[str, Verdict]] = {
 PLAN_TEXT = ("Permission denied: plan mode is read-only, so {tool} cannot run. Describe the change or the "
              "command you would make instead.")
 RULE_TEXT = 'Permission denied: {tool} is blocked by the rule "{rule}".'
+UNCLEAR_TEXT = ('Permission denied: {tool} is blocked by the rule "{rule}": flue cannot tell what this command '
+                'runs ({why}), so it cannot check the rule. Name each program plainly.')
 NO_ASK_TEXT = ("Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
                "run (print mode never asks). Allow it with --allowed-tools or --permission-mode.")
 USER_TEXT = "Permission denied: the user refused this {tool} call."
@@ -62,6 +64,8 @@ class ApprovalRequest:
 class Approval:
     choice: Literal["once", "session", "deny"]
     note: str = ""  # with "deny": shown to the model so it can work around the refusal
+    # With "once": the arguments to run instead (the Agent SDK's updatedInput); checked like the model's.
+    updated_input: dict[str, Any] | None = None
 
 
 Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
@@ -124,18 +128,32 @@ class PermissionPolicy:
         """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
         kind = getattr(tool, "kind", "other")
-        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True)
+        writes = redirect_targets(tool_name, args)
+        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
+            (r for path in writes for tool in ("write", "edit")
+             if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))), None)
         if hit is not None:
             return Decision("deny", RULE_TEXT.format(tool=tool_name, rule=hit.text))
         default = _DEFAULTS[self.mode].get(kind, "allow")
         if default == "deny":  # plan mode is read-only whatever the allow rules say
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
         if default == "allow":
+            unseen = unseen_by_deny(self.deny, tool_name, args)
+            if unseen is not None:  # it would run unasked past a deny rule that cannot read it
+                return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
         for rules in (self.allow, self.session_allow):
             if matches(rules, tool_name, args, base=base, root=self.root, deny=False) is not None:
-                return Decision("allow")
+                # A shell redirection writes a file: allowed only where a write would be.
+                if all(self._may_write(path, base) for path in writes):
+                    return Decision("allow")
         return Decision("ask")
+
+    def _may_write(self, path: str, base: str) -> bool:
+        if _DEFAULTS[self.mode].get("edit", "allow") == "allow":
+            return True
+        return any(matches(rules, "write", {"path": path}, base=base, root=self.root, deny=False) is not None
+                   for rules in (self.allow, self.session_allow))
 
     async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
         """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
@@ -164,13 +182,30 @@ class PermissionPolicy:
                                       tuple(session_rules_for(tool_name, kind, args)))
             answer = await self.asker(request)
         if answer.choice == "once":
-            return None
+            return None if answer.updated_input is None else self._replace(tool_name, args, tool, answer.updated_input)
         if answer.choice == "session":
             self.allow_for_session(request.session_rules)
             return None
         text = USER_TEXT.format(tool=tool_name)
         note = answer.note.strip()
         return f"{text} Their note: {note}" if note else text
+
+
+    def _replace(self, tool_name: str, args: dict[str, Any], tool: Any, updated: dict[str, Any]) -> str | None:
+        """Run the call with `updated` instead: validated against the tool's schema, and refused by
+        the guard or a deny rule exactly as the model's own arguments would be."""
+        from flue_tui.core.validation import validate_arguments
+
+        new, problem = validate_arguments(tool_name, tool.parameters, updated)
+        if problem is not None or new is None:
+            return problem or "invalid arguments"
+        refusal = self.guard.check(tool_name, new, tool) if self.guard is not None else None
+        if refusal is None and (decision := self.decide(tool_name, new, tool)).verdict == "deny":
+            refusal = decision.reason
+        if refusal is None:
+            args.clear()  # the dict the tool is about to run with (toolrun's validated arguments)
+            args.update(new)
+        return refusal
 
 
 def policy_of(session: Any) -> PermissionPolicy | None:

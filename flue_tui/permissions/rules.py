@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
+
 # The argument a pattern is matched against, per tool.
 SUBJECT_KEYS = {"bash": "command", "read": "path", "write": "path", "edit": "path", "grep": "path",
                 "glob": "path", "task": "agent", "activate_skill": "name", "read_skill_resource": "path"}
 PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "glob"})
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=\S*\s+")
-_WRAPPER = re.compile(r"^(?:sudo|doas|env|exec|nohup|command|builtin|time|nice|xargs)\s+(?:-\S+\s+)*")
+_RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
 SUBCOMMAND_TOOLS = frozenset(
     "git npm pnpm yarn bun deno cargo go uv uvx pip pip3 poetry pdm hatch tox nox docker podman kubectl helm gh "
     "make just dotnet mvn gradle terraform brew conda rustup".split())
+# Subcommands that run a program or script named by the next word: the session rule keeps it too
+# (`npm run test`, `uv run pytest`), so one answer does not allow every script.
+RUNNER_SUBCOMMANDS = frozenset("run exec x dlx".split())
+RUNNER_PROGRAMS = frozenset("npx pnpx bunx uvx pipx".split())  # `npx eslint` → `npx eslint`, not `npx`
+PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
 class RuleError(ValueError):
@@ -43,7 +47,12 @@ class Rule:
     text: str  # as written, quoted back in refusals
 
     def covers_tool(self, tool_name: str) -> bool:
-        return self.tool in ("*", tool_name.lower())
+        # A `*` in the name is a glob over tool names: `mcp__github__*` is every tool of that server.
+        name = tool_name.lower()
+        if self.tool in ("*", name) or ("*" in self.tool and fnmatchcase(name, self.tool)):
+            return True
+        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it.
+        return self.tool.startswith("mcp__") and self.tool.count("__") == 1 and name.startswith(self.tool + "__")
 
 
 def parse_rule(text: str) -> Rule:
@@ -80,69 +89,6 @@ def parse_rules(values: Iterable[str]) -> list[Rule]:
     return [parse_rule(text) for value in values for text in split_rule_list(value)]
 
 
-def split_commands(command: str) -> list[str]:
-    """The simple commands of a shell line: split on ; & | newlines and (sub)shell brackets, with
-    `$(...)` and backtick contents as commands of their own; quotes respected."""
-    segments: list[str] = []
-    stack: list[list[str]] = [[]]  # one buffer per open substitution
-    closers: list[str] = []  # what ends each open substitution: ")" or "`"
-    quotes: list[str] = []  # the quote state outside each open substitution
-    quote = ""
-    i = 0
-
-    def cut() -> None:
-        text = "".join(stack[-1]).strip().lstrip("{(!").rstrip("})").strip()
-        if text:
-            segments.append(text)
-        stack[-1].clear()
-
-    while i < len(command):
-        ch = command[i]
-        if ch == "\\" and quote != "'" and i + 1 < len(command):
-            stack[-1].append(command[i:i + 2])
-            i += 2
-            continue
-        if quote == "'":
-            quote = "" if ch == "'" else quote
-        elif closers and quote == "" and ch == closers[-1]:
-            cut()
-            stack.pop()
-            closers.pop()
-            quote = quotes.pop()
-            i += 1
-            continue
-        elif command.startswith("$(", i) or ch == "`":
-            closers.append(")" if ch == "$" else "`")
-            quotes.append(quote)
-            quote = ""
-            stack.append([])
-            i += 2 if ch == "$" else 1
-            continue
-        elif quote == '"':
-            quote = "" if ch == '"' else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in ";&|\n(){}":
-            cut()
-            i += 1
-            continue
-        stack[-1].append(ch)
-        i += 1
-    while stack:
-        cut()
-        stack.pop()
-    return segments
-
-
-def _unwrapped(segment: str) -> str:
-    """Drop leading VAR=value assignments and wrappers (sudo, env...) so deny rules see the command."""
-    prev = None
-    while prev != segment:
-        prev = segment
-        segment = _WRAPPER.sub("", _ASSIGNMENT.sub("", segment))
-    return segment
-
-
 def _glob(pattern: str, subject: str) -> bool:
     if pattern.endswith(":*"):
         pattern = pattern[:-2] + " *"
@@ -175,19 +121,8 @@ def matches(rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base
     if not isinstance(subject, str):
         return None
     if tool_name.lower() == "bash":
-        segments = split_commands(subject) or [subject.strip()]
-        if deny:
-            for seg in segments:
-                for rule in rules:
-                    if rule.pattern and (_glob(rule.pattern, seg) or _glob(rule.pattern, _unwrapped(seg))):
-                        return rule
-            return None
-        chosen = None
-        for seg in segments:
-            chosen = next((r for r in rules if r.pattern and _glob(r.pattern, seg)), None)
-            if chosen is None:
-                return None
-        return chosen
+        reading = read_command(subject)
+        return _bash_deny(rules, reading) if deny else _bash_allow(rules, reading)
     subjects = (_path_subjects(subject, base, root, strict=not deny) if tool_name.lower() in PATH_TOOLS
                 else [subject])
     for rule in rules:
@@ -196,25 +131,92 @@ def matches(rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base
     return None
 
 
-def command_prefix(segment: str) -> str:
-    """`git status --short` → `git status`; `ls -la` → `ls`; `echo hi` → `echo`: what "allow for this
-    session" remembers."""
-    try:
-        words = shlex.split(segment)
-    except ValueError:
-        words = segment.split()
+def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
+    """The files a bash command's redirections write (`> out.txt`), judged like the write tool's paths."""
+    command = args.get("command")
+    if tool_name.lower() != "bash" or not isinstance(command, str):
+        return ()
+    return read_command(command).writes
+
+
+def _bash_glob(pattern: str, subject: str) -> bool:
+    """Commands are matched after quote removal, so a rule written with quotes (`bash(echo 'a b')`)
+    is read the same way."""
+    return _glob(pattern, subject) or (("'" in pattern or '"' in pattern)
+                                       and _glob(pattern.replace("'", "").replace('"', ""), subject))
+
+
+def unseen_by_deny(rules: Iterable[Rule], tool_name: str, args: dict[str, Any]) -> tuple[Rule, str] | None:
+    """A bash deny pattern and why it cannot be checked, when the command is unclear: such a command
+    must not run unasked, since the deny rule cannot see what it runs."""
+    command = args.get("command")
+    if tool_name.lower() != "bash" or not isinstance(command, str):
+        return None
+    rule = next((r for r in rules if r.covers_tool("bash") and r.pattern), None)
+    unclear = read_command(command).unclear if rule is not None else ()
+    return (rule, unclear[0]) if rule is not None and unclear else None
+
+
+def _bash_deny(rules: list[Rule], reading: Reading) -> Rule | None:
+    for command in reading.commands:
+        for subject in command.deny_subjects():
+            for rule in rules:
+                if rule.pattern and _bash_glob(rule.pattern, subject):
+                    return rule
+    return None
+
+
+def _bash_allow(rules: list[Rule], reading: Reading) -> Rule | None:
+    """A rule for every command that needs one, and nothing unclear; a command of harmless parts
+    only (`true`, `x=1`) is allowed by any bash rule."""
+    if reading.unclear:
+        return None
+    chosen = rules[0]
+    for command in reading.needs_rules:
+        hit = next((r for r in rules if r.pattern and _bash_glob(r.pattern, command.text) and _names(r, command)),
+                   None)
+        if hit is None:
+            return None
+        chosen = hit
+    return chosen
+
+
+def _names(rule: Rule, command: SimpleCommand) -> bool:
+    """A git alias is allowed only by a rule that spells it out: `bash(git co *)`, not `bash(git *)`."""
+    named = command.only_named
+    return named is None or rule.pattern == named or (rule.pattern or "").startswith((named + " ", named + ":"))
+
+
+def command_prefix(command: SimpleCommand) -> str:
+    """`git status --short` → `git status`; `ls -la` → `ls`; `python -m pytest -q` → `python -m pytest`;
+    `npm run test` → `npm run test`: what "allow for this session" remembers."""
+    if command.only_named:
+        return command.only_named
+    words = [w for w in command.argv if w != "…"]
     if not words:
-        return segment
-    if len(words) > 1 and words[0] in SUBCOMMAND_TOOLS and _SUBCOMMAND.match(words[1]):
+        return ""
+    prog = words[0].rsplit("/", 1)[-1]
+    if PYTHONS.match(prog) and len(words) > 2 and words[1] == "-m" and _SUBCOMMAND.match(words[2]):
+        return " ".join(words[:3])
+    if len(words) > 1 and prog in RUNNER_PROGRAMS and _SUBCOMMAND.match(words[1]):
+        return f"{words[0]} {words[1]}"
+    if len(words) > 1 and prog in SUBCOMMAND_TOOLS and _SUBCOMMAND.match(words[1]):
+        if words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and _SUBCOMMAND.match(words[2]):
+            return " ".join(words[:3])
         return f"{words[0]} {words[1]}"
     return words[0]
 
 
 def session_rules_for(tool_name: str, kind: str, args: dict[str, Any]) -> list[str]:
-    """The rules an "allow for this session" answer adds."""
+    """The rules an "allow for this session" answer adds: for bash, one per program the command
+    actually runs (`for i in $(seq 3); do echo $i; done 2>&1` → `bash(seq *)`, `bash(echo *)`), and
+    none when the command is unclear, since no rule could allow it."""
     if tool_name == "bash" and isinstance(args.get("command"), str):
-        prefixes = dict.fromkeys(command_prefix(s) for s in split_commands(args["command"]))
-        return [f"bash({p} *)" for p in prefixes if p] or ["bash"]
+        reading = read_command(args["command"])
+        if reading.unclear:
+            return []
+        prefixes = dict.fromkeys(command_prefix(c) for c in reading.needs_rules)
+        return [f"bash({p} *)" for p in prefixes if p]
     if kind == "edit":
         return ["write", "edit"]  # one answer covers file changes, like Claude Code's accept-edits
     return [tool_name]

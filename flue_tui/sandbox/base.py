@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from flue_tui.tools.base import AbortSignal, OutputCallback
+from flue_tui.core.abort import AbortSignal, OutputCallback
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import errno
+import functools
 import os
 import re
 import signal as _signal
@@ -12,11 +13,13 @@ import subprocess
 import threading
 from typing import BinaryIO
 
+from flue_tui.sandbox import procguard
+from flue_tui.core import files
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
-from flue_tui.tools.base import AbortError, AbortSignal, OutputCallback
-from flue_tui.tools.truncate import len16
+from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
+from flue_tui.core.jsstr import len16
 
 MAX_OUTPUT = 64 * 1024 * 1024  # JS string units over stdout + stderr
 KILL_GRACE_S = 2.0
@@ -41,14 +44,20 @@ def _resolve_shell() -> str:
     global _shell
     if _shell is None:
         try:
-            probe = subprocess.run(
-                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10
+            probe = subprocess.run(  # no provider key in a helper's environment either
+                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10,
+                env=clean_env(), stdin=subprocess.DEVNULL,
             )
             found = probe.stdout.strip() if probe.returncode == 0 else ""
         except (OSError, subprocess.SubprocessError):
             found = ""
         _shell = found if found.startswith("/") else "/bin/sh"
     return _shell
+
+
+def clean_env() -> dict[str, str]:
+    """The allowlisted part of flue's environment: what every process flue spawns starts from."""
+    return {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
 
 
 def posix_resolve(base: str, path: str) -> str:
@@ -74,11 +83,13 @@ def _killpg(pgid: int, sig: int) -> None:
 
 
 class _Group:
-    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there."""
+    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there.
+    While it runs, the reaper knows it, so it is killed if flue dies (see procguard)."""
 
     def __init__(self, pgid: int) -> None:
         self.pgid = pgid
         self._timer: threading.Timer | None = None
+        procguard.reaper.watch(pgid)
 
     def terminate(self) -> None:
         if self._timer is not None:
@@ -86,18 +97,26 @@ class _Group:
         _killpg(self.pgid, _signal.SIGTERM)
         # A thread timer, not loop.call_later: the escalation must happen even if the event
         # loop is closed in the meantime (e.g. the app quits right after cancelling a tool).
-        self._timer = threading.Timer(KILL_GRACE_S, _killpg, (self.pgid, _signal.SIGKILL))
+        self._timer = threading.Timer(KILL_GRACE_S, self._kill)
         self._timer.daemon = True
         self._timer.start()
 
+    def _kill(self) -> None:
+        _killpg(self.pgid, _signal.SIGKILL)
+        procguard.reaper.release(self.pgid)
+
     def settle(self) -> None:
-        """Drop the pending SIGKILL once the group is empty, so a recycled pgid is never hit."""
+        """Once the shell has exited: forget the group (what it left in the background on purpose
+        may outlive flue, as in Flue), and drop a pending SIGKILL once the group is empty, so a
+        recycled pgid is never hit."""
         if self._timer is None:
+            procguard.reaper.release(self.pgid)
             return
         try:
             os.killpg(self.pgid, 0)
         except ProcessLookupError:
             self._timer.cancel()
+            procguard.reaper.release(self.pgid)
         except PermissionError:
             pass
 
@@ -151,7 +170,8 @@ class LocalSandbox:
         if env is not None and not isinstance(env, dict):
             raise TypeError(_ENV_TYPE_ERROR)
         self.cwd = posix_resolve(os.getcwd(), cwd) if cwd is not None else os.getcwd()
-        base = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
+        procguard.harden()  # before any command can run: flue's /proc entries hold the keys
+        base = clean_env()
         for key, value in (env or {}).items():
             if value is None:
                 base.pop(key, None)
@@ -164,11 +184,16 @@ class LocalSandbox:
 
     # ---- files -------------------------------------------------------------------------
 
+    def open_file(self, path: str, resolved: str, *, write: bool = False, parents: bool = False) -> int:
+        """A descriptor of the regular file at `resolved` (`path` as the model gave it); OSError,
+        or NotRegular for a FIFO, socket or device. The workspace sandbox overrides this."""
+        return files.open_file(resolved, write=write, parents=parents)
+
     def open_binary(self, path: str) -> BinaryIO:
         """Open for streaming reads (blocking; call from a worker thread). Node-style errors."""
         resolved = self.resolve_path(path)
         try:
-            return open(resolved, "rb")  # noqa: SIM115 - the caller owns the handle
+            return os.fdopen(self.open_file(path, resolved), "rb")
         except OSError as err:
             raise read_error(err, resolved) from None
 
@@ -180,12 +205,11 @@ class LocalSandbox:
         return data.decode("utf-8", "replace")
 
     def _read_bytes(self, path: str) -> bytes:
-        resolved = self.resolve_path(path)
-        try:
-            with open(resolved, "rb") as f:
+        with self.open_binary(path) as f:
+            try:
                 return f.read()
-        except OSError as err:
-            raise read_error(err, resolved) from None
+            except OSError as err:
+                raise read_error(err, self.resolve_path(path)) from None
 
     async def write_text(self, path: str, content: str) -> None:
         await asyncio.to_thread(self._write_text, path, content)
@@ -195,19 +219,19 @@ class LocalSandbox:
         # JS strings may hold lone surrogates; Node writes them as U+FFFD.
         data = _LONE_SURROGATE.sub("\ufffd", content).encode("utf-8")
         try:
-            _write_once(resolved, data)
+            self._write_once(path, resolved, data, parents=False)
             return
         except OSError:
             pass
         # Like Flue: create parents only after a failed write, then retry once.
         try:
-            os.makedirs(os.path.dirname(resolved), exist_ok=True)
-        except OSError:
-            pass
-        try:
-            _write_once(resolved, data)
+            self._write_once(path, resolved, data, parents=True)
         except OSError as err:
             raise write_error(err, resolved) from None
+
+    def _write_once(self, path: str, resolved: str, data: bytes, *, parents: bool) -> None:
+        with os.fdopen(self.open_file(path, resolved, write=True, parents=parents), "wb") as f:
+            f.write(data)
 
     # ---- processes ---------------------------------------------------------------------
 
@@ -238,6 +262,7 @@ class LocalSandbox:
                 cwd=self.resolve_path(cwd) if cwd else self.cwd,
                 env=self.env,
                 start_new_session=True,
+                preexec_fn=functools.partial(procguard.child_setup, os.getpid()),
             )
         except OSError as err:
             # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`.
@@ -285,8 +310,3 @@ class LocalSandbox:
         if signal is not None and signal.aborted:
             raise AbortError()
         return result
-
-
-def _write_once(path: str, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno as _errno
 import os
 
-from flue_tui.tools.base import ToolError
+from flue_tui.core.abort import ToolError
 
 # libuv's uv_strerror texts for the codes a file tool can meet.
 _UV_MESSAGES: dict[str, str] = {

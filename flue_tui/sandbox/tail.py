@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from flue_tui.tools.truncate import JS_WHITESPACE
+from flue_tui.core.jsstr import JS_WHITESPACE
 
 
 class StreamTail:

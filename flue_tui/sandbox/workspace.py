@@ -18,13 +18,15 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from flue_tui.core import files
 from flue_tui.sandbox.command_checks import CommandChecker
-from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, posix_resolve
-from flue_tui.tools.base import ToolError
+from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, clean_env, posix_resolve
+from flue_tui.core.abort import ToolError
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 PROBE_TIMEOUT_S = 10
-PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path"}
+# A task's cwd is checked here too, so a refused one is a permission denial like any other path.
+PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path", "task": "cwd"}
 NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
                    "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)")
 
@@ -34,6 +36,26 @@ NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only
 # --allow-network. The sandbox's ordinary shell runs `exec bwrap ... -- bash -c CMD`: it only
 # replaces itself with bwrap, so the process group LocalSandbox kills on timeout or abort is the
 # same one, and no text of the command runs outside the box.
+#
+# The box is a boundary for root too (CI containers, devcontainers): every capability is dropped,
+# so `mount -o remount,rw /` fails and the read-only host stays read-only; a user namespace is
+# added where the kernel allows one; its own PID namespace and /proc hide flue's process (and its
+# keys) and every other process on the host; and it dies with flue, taking the whole PID namespace.
+_ISOLATION = ("--unshare-user-try", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent")
+
+
+def _private_run() -> list[str]:
+    """/run holds the host's service sockets (systemd, D-Bus, docker, postgres), and connect() to a
+    socket works on a read-only mount: a command could ask a service to act outside the box. So
+    the box gets an empty /run; resolv.conf often points into it, and that one file stays."""
+    args: list[str] = []
+    for run in ("/run", "/var/run"):
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += ["--tmpfs", run]
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if args and resolv.startswith(("/run/", "/var/run/")):
+        args += ["--ro-bind-try", resolv, resolv]
+    return args
 _probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> problem text or None
 
 
@@ -43,13 +65,14 @@ class Bwrap:
     network: bool = False
 
     def argv(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> list[str]:
-        args = [self.path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        # Bound after the private /tmp, so a workspace under /tmp stays the real, writable one.
+        args = [self.path, *_ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp", *_private_run()]
+        # Bound after the private /tmp and /run, so a workspace under them stays the real, writable one.
         for path in dict.fromkeys(roots):
             args += ["--bind", path, path]
         if not self.network:
             args.append("--unshare-net")
-        args += ["--die-with-parent", "--chdir", cwd, "--", shell, "-c", command]
+        args += ["--chdir", cwd, "--", shell, "-c", command]
         return args
 
     def wrap(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> str:
@@ -64,7 +87,7 @@ def probe(path: str, network: bool) -> str | None:
         argv = Bwrap(path, network).argv((), "/", "/bin/sh", "true")
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL)
+                                  stdin=subprocess.DEVNULL, env=clean_env())
             lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
             problem = None if done.returncode == 0 else lines[-1]
         except (OSError, subprocess.SubprocessError) as exc:
@@ -131,15 +154,18 @@ def inside(real_root: str, real: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip("/") + "/")
 
 
-def contain(real_root: str, base: str, path: str) -> str:
+def contain(real_root: str | tuple[str, ...], base: str, path: str) -> str:
     """The lexical absolute path of `path` (relative to base) if its real location is inside the
-    workspace; raises WorkspaceEscape naming `path` as given otherwise (symlink loops included)."""
+    workspace (one of its roots, with --add-dir); raises WorkspaceEscape naming `path` as given
+    otherwise (symlink loops included)."""
+    roots = (real_root,) if isinstance(real_root, str) else real_root
     lexical = posix_resolve(base, path)
     # Checked both ways: local() opens the lexically collapsed path, while a shell (grep, glob)
     # lets the kernel resolve `link/..` after following the link.
     raw = path if path.startswith("/") else f"{base}/{path}"
     try:
-        escaped = not (inside(real_root, real_path(lexical)) and inside(real_root, real_path(raw)))
+        real_lexical, real_raw = real_path(lexical), real_path(raw)
+        escaped = not any(inside(root, real_lexical) and inside(root, real_raw) for root in roots)
     except (_Loop, OSError):
         escaped = True
     if escaped:
@@ -151,30 +177,48 @@ class WorkspaceSandbox(LocalSandbox):
     """LocalSandbox confined to `root`: contained paths, bash inside bubblewrap when available."""
 
     def __init__(self, cwd: str | None = None, env: dict[str, str | None] | None = None, *, root: str,
-                 bwrap: Bwrap | None = None) -> None:
+                 bwrap: Bwrap | None = None, extra_roots: tuple[str, ...] = ()) -> None:
         super().__init__(cwd, env)
         self.root = posix_resolve(os.getcwd(), root)
         self.real_root = real_path(self.root)
+        # --add-dir: more directories the tools may use, each contained exactly like the root.
+        self.extra_roots = tuple(posix_resolve(os.getcwd(), r) for r in extra_roots)
+        self.real_roots = (self.real_root, *(real_path(r) for r in self.extra_roots))
         self.bwrap = bwrap
-        contain(self.real_root, self.root, self.cwd)  # a task child may not start outside either
+        contain(self.real_roots, self.root, self.cwd)  # a task child may not start outside either
 
     def resolve_path(self, path: str) -> str:
-        return contain(self.real_root, self.cwd, path)
+        return contain(self.real_roots, self.cwd, path)
+
+    def open_file(self, path: str, resolved: str, *, write: bool = False, parents: bool = False) -> int:
+        # resolve_path checked the path, but a symlink can be swapped before the open: the open
+        # itself walks with O_NOFOLLOW and refuses whatever ends up outside.
+        try:
+            real = real_path(resolved)
+        except (_Loop, OSError):
+            raise WorkspaceEscape(path) from None
+        root = next((r for r in self.real_roots if inside(r, real)), self.real_root)
+        try:
+            return files.open_beneath(root, resolved, write=write, parents=parents)
+        except files.Escape:
+            raise WorkspaceEscape(path) from None
 
     async def exec(self, command: str, *, cwd: str | None = None, **kw: Any) -> Any:
         if self.bwrap is not None:
             run_cwd = self.resolve_path(cwd) if cwd else self.cwd
             # Both spellings of the root stay writable: the one we cd into and the one it links to.
-            command = self.bwrap.wrap((self.real_root, self.root), run_cwd, _resolve_shell(), command)
+            roots = (self.real_root, self.root, *self.real_roots[1:], *self.extra_roots)
+            command = self.bwrap.wrap(roots, run_cwd, _resolve_shell(), command)
         return await super().exec(command, cwd=cwd, **kw)
 
 
 class WorkspaceGuard:
     """The permission policy's hard checks: path containment for file tools, command checks for bash."""
 
-    def __init__(self, root: str, checker: CommandChecker | None = None) -> None:
+    def __init__(self, root: str, checker: CommandChecker | None = None, extra_roots: tuple[str, ...] = ()) -> None:
         self.root = posix_resolve(os.getcwd(), root)
         self.real_root = real_path(self.root)
+        self.real_roots = (self.real_root, *(real_path(posix_resolve(os.getcwd(), r)) for r in extra_roots))
         self.checker = checker or CommandChecker()
 
     def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None:
@@ -183,7 +227,7 @@ class WorkspaceGuard:
         if isinstance(value, str) and value:
             base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
             try:
-                contain(self.real_root, base, value)
+                contain(self.real_roots, base, value)
             except WorkspaceEscape as exc:
                 return str(exc)
         if getattr(tool, "kind", None) == "execute" and isinstance(args.get("command"), str):
@@ -191,12 +235,12 @@ class WorkspaceGuard:
         return None
 
 
-def workspace_sandbox(cwd: str, *, root: str, env: dict[str, str | None] | None, network: bool
-                      ) -> tuple[WorkspaceSandbox, str | None]:
+def workspace_sandbox(cwd: str, *, root: str, env: dict[str, str | None] | None, network: bool,
+                      extra_roots: tuple[str, ...] = ()) -> tuple[WorkspaceSandbox, str | None]:
     """The sandbox plus, when bubblewrap is unavailable, the one-time notice saying so."""
     bwrap, reason = detect(network)
     notice = NO_BWRAP_NOTICE.format(reason=reason) if bwrap is None else None
-    return WorkspaceSandbox(cwd, env, root=root, bwrap=bwrap), notice
+    return WorkspaceSandbox(cwd, env, root=root, bwrap=bwrap, extra_roots=extra_roots), notice
 
 
 def make_sandbox(settings: Any, cwd: str, notices: list[str]) -> LocalSandbox:
@@ -204,7 +248,8 @@ def make_sandbox(settings: Any, cwd: str, notices: list[str]) -> LocalSandbox:
     env = dict(settings.extra_env) or None
     if getattr(settings, "sandbox", "local") != "workspace":
         return LocalSandbox(cwd, env=env)
-    sandbox, notice = workspace_sandbox(cwd, root=settings.cwd, env=env, network=settings.allow_network)
+    sandbox, notice = workspace_sandbox(cwd, root=settings.cwd, env=env, network=settings.allow_network,
+                                        extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()))
     if notice is not None and notice not in notices:
         notices.append(notice)
     return sandbox
@@ -216,4 +261,5 @@ def workspace_guard(settings: Any, blocklist: list[str], default_blocklist: bool
         return None
     from flue_tui.sandbox.command_checks import blocklist_from
 
-    return WorkspaceGuard(settings.cwd, CommandChecker(blocklist_from(blocklist, defaults=default_blocklist)))
+    return WorkspaceGuard(settings.cwd, CommandChecker(blocklist_from(blocklist, defaults=default_blocklist)),
+                          extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()))

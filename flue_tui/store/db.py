@@ -1,9 +1,10 @@
 """Opening the session database: a private file, WAL, busy retries, and what to do on a bad day.
 
-Policy (documented in README "Sessions"): a file SQLite reports as corrupt or not a database is
-renamed to `<file>.corrupt-<timestamp>` (with its -wal/-shm) and a fresh database is started; a
-file we may not open or write is left alone and this run keeps its sessions in memory; a file from
-a newer flue is refused, unchanged. Each case produces one notice naming the file.
+Policy (documented in README "Sessions"): only a file that starts with SQLite's header and that
+SQLite reports as corrupt is renamed to `<file>.corrupt-<timestamp>` (with its -wal/-shm) and a
+fresh database started; anything else in the way (a directory, a user's notes, an unreadable file)
+is left alone, and the caller hears why (`Opened.problem`); a file we may read but not write is
+opened read-only (`Opened.readonly`); a file from a newer flue is refused, unchanged.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import contextlib
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from flue_tui.store.dbfile import create_private, examine, make_private, move_aside
 
 BUSY_TIMEOUT_S = 5.0
 # BEGIN IMMEDIATE waits BUSY_TIMEOUT_S per attempt; a writer holding the lock for longer than all
@@ -24,6 +28,8 @@ DB_NAME = "sessions.db"
 MEMORY = ":memory:"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_READONLY_CODE = 8  # SQLITE_READONLY
+_FULL_CODE = 13  # SQLITE_FULL
 
 
 class StoreError(Exception):
@@ -39,16 +45,14 @@ class Opened:
     conn: sqlite3.Connection
     path: str  # MEMORY when the file could not be used
     notices: tuple[str, ...]
+    problem: str | None = None  # why the file is not used (then path is MEMORY): one sentence
+    readonly: bool = False  # the file could be read but not written
 
 
 def default_path() -> Path:
-    from flue_tui.config import flue_home
+    from flue_tui.config.paths import flue_home
 
     return flue_home() / DB_NAME
-
-
-def stamp() -> str:
-    return time.strftime("%Y%m%d-%H%M%S")
 
 
 def _code(exc: sqlite3.Error) -> int:
@@ -61,19 +65,17 @@ def is_corrupt(exc: BaseException) -> bool:
     return _code(exc) in _CORRUPT_CODES or "not a database" in str(exc) or "malformed" in str(exc)
 
 
+def is_readonly(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.Error) and (_code(exc) == _READONLY_CODE or "readonly database" in str(exc))
+
+
+def is_full(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.Error) and (_code(exc) == _FULL_CODE or "disk is full" in str(exc))
+
+
 def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and (
         _code(exc) in _BUSY_CODES or "locked" in str(exc) or "busy" in str(exc))
-
-
-def _create_private(path: Path) -> None:
-    """Create the file 0600 ourselves; SQLite would use 0644, and transcripts hold secrets."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return
-    os.close(fd)
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -111,27 +113,34 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
-def _move_aside(path: Path) -> Path:
-    target = path.with_name(f"{path.name}.corrupt-{stamp()}")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp()}-{n}")
-        n += 1
-    os.replace(path, target)
-    for suffix in ("-wal", "-shm"):
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            os.replace(side, target.with_name(target.name + suffix))
-    return target
-
-
 def _open_file(path: Path) -> sqlite3.Connection:
     from flue_tui.store.migrations import migrate
 
-    _create_private(path)
+    create_private(path)
+    make_private(path)
     conn = connect(str(path))
     try:
         migrate(conn, str(path))
+        _probe(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """A file we may read but not write: reads work, every write fails with SQLITE_READONLY."""
+    from flue_tui.store.migrations import MIGRATIONS, applied_names
+
+    conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
+                           isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        applied, known = applied_names(conn), [fn.__name__ for fn in MIGRATIONS]
+        if applied != known:
+            raise StoreError(f"The session database {path} is read-only and its schema is not this flue's "
+                             f"({applied[-1] if applied else 'empty'}), so it cannot be updated; make it "
+                             "writable once, or give another path with --db.")
         _probe(conn)
     except BaseException:
         conn.close()
@@ -158,10 +167,23 @@ def _memory() -> sqlite3.Connection:
 
 def open_database(path: str | os.PathLike[str] | None = None) -> Opened:
     """Open (creating and migrating as needed) the database; never raises for a bad file except
-    NewerSchemaError, which must stop the caller rather than let it write elsewhere silently."""
+    NewerSchemaError, which must stop the caller rather than let it write elsewhere silently.
+    A file that cannot be used gives an in-memory database and `problem`; the caller decides
+    whether that is fatal (a named session, `flue sessions`) or a notice (a fresh app run)."""
     if path is not None and str(path) == MEMORY:
         return Opened(_memory(), MEMORY, ())
     target = Path(path).expanduser() if path is not None else default_path()
+    state = examine(target)
+    if not state.usable:
+        return _unusable(target, state.problem or "")
+    if not state.writable:
+        try:
+            return Opened(_open_readonly(target), str(target), (state.problem or "",), readonly=True)
+        except StoreError as exc:
+            return _unusable(target, str(exc))
+        except sqlite3.Error as exc:
+            return _unusable(target, f"The session database {target} is read-only ({state.reason}) and could "
+                                     f"not be read ({exc}).")
     try:
         return Opened(_open_file(target), str(target), ())
     except NewerSchemaError:
@@ -171,28 +193,27 @@ def open_database(path: str | os.PathLike[str] | None = None) -> Opened:
             raise StoreError(f"The session database {target} stayed locked by another process "
                              f"({exc}). Try again in a moment.") from None
         if not is_corrupt(exc):
-            return _unusable(target, exc)
+            return _unusable(target, f"The session database {target} cannot be used ({exc}).")
         try:
-            moved = _move_aside(target)
+            moved = move_aside(target)
         except OSError as move_exc:
-            return _unusable(target, move_exc)
+            return _unusable(target, f"The session database {target} is damaged ({exc}) and could not be "
+                                     f"moved aside ({move_exc.strerror or move_exc}).")
         notice = (f"The session database {target} could not be read ({exc}). It was moved aside to "
                   f"{moved} and a fresh database was started. To try to recover old sessions: "
                   f"sqlite3 {moved} .recover | sqlite3 recovered.db")
         try:
             return Opened(_open_file(target), str(target), (notice,))
         except (OSError, sqlite3.Error) as again:
-            return _unusable(target, again)
+            return _unusable(target, f"The session database {target} cannot be used "
+                                     f"({getattr(again, 'strerror', None) or again}).")
     except OSError as exc:
-        return _unusable(target, exc)
+        return _unusable(target, f"The session database {target} cannot be used ({exc.strerror or exc}).")
 
 
-def _unusable(target: Path, exc: BaseException) -> Opened:
-    reason = getattr(exc, "strerror", None) or str(exc)
-    notice = (f"The session database {target} cannot be used ({reason}). Sessions are not saved this run. "
-              f"Fix its permissions, or move it aside (mv {target} {target}.bak) and flue will start a "
-              f"fresh one.")
-    return Opened(_memory(), MEMORY, (notice,))
+def _unusable(target: Path, problem: str) -> Opened:
+    notice = f"{problem} Sessions are not saved this run."
+    return Opened(_memory(), MEMORY, (notice,), problem=problem)
 
 
 @contextlib.contextmanager
@@ -204,5 +225,16 @@ def friendly_errors(path: str) -> Iterator[None]:
         if is_busy(exc):
             raise StoreError(f"The session database {path} stayed locked by another process ({exc}). "
                              "Try again in a moment.") from None
-        raise StoreError(f"The session database {path} failed: {exc}. If it is damaged, move it aside "
-                         f"(mv {path} {path}.bak) and flue will start a fresh one.") from None
+        raise StoreError(describe_failure(path, exc)) from None
+
+
+def describe_failure(path: str, exc: BaseException) -> str:
+    """One true sentence for a failed read or write: full, read-only, damaged, or what SQLite said."""
+    if is_full(exc):
+        return f"The session database {path} could not be written: the disk is full ({exc})."
+    if is_readonly(exc):
+        return f"The session database {path} is read-only ({exc}); nothing was changed."
+    if is_corrupt(exc):
+        return (f"The session database {path} is damaged ({exc}). Move it aside (mv {path} {path}.bak) "
+                "and flue will start a fresh one.")
+    return f"The session database {path} failed: {exc}."

@@ -6,6 +6,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from flue_tui.store.dbfile import examine
 from flue_tui.store.migrations import MIGRATIONS, applied_names
 
 
@@ -18,12 +19,16 @@ class Health:
     current: bool = True  # schema matches this flue
     problem: str | None = None  # corrupt, unreadable, newer version...
     sessions: int = 0
+    ours: bool = True  # an SQLite file (so moving it aside is the fix); False: a directory, a user's file
 
 
 def inspect(path: str | Path) -> Health:
     target = Path(path)
     if not target.exists():
         return Health(str(target), exists=False)
+    state = examine(target)
+    if not state.usable:
+        return Health(str(target), True, problem=state.problem, ours=False)
     size = target.stat().st_size
     try:
         # Read-only: a doctor never changes what it examines.

@@ -14,12 +14,13 @@ import asyncio
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flue_tui.agent.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
-from flue_tui.store.db import StoreError, write
+from flue_tui.core.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
+from flue_tui.store.db import StoreError, describe_failure, write
+from flue_tui.store.lock import SessionLock
 from flue_tui.store.sessions import SessionStore, title_from
 
 CHECKPOINT_S = 0.5
@@ -42,8 +43,9 @@ class _Partial:
 class Recorder:
     def __init__(self, store: SessionStore, *, session_id: str, cwd: str, model: str | None = None,
                  name: str | None = None, exists: bool = False, checkpoint_s: float = CHECKPOINT_S,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, locks: Sequence[SessionLock] = ()) -> None:
         self.store = store
+        self.locks = list(locks)  # this process is the session's one writer until close()
         # Where problems are told: stderr by default; the TUI points this at its notices.
         self.warn: Callable[[str], None] = warn or _stderr
         self.root = session_id
@@ -56,6 +58,7 @@ class Recorder:
         self._tasks: dict[str, TaskStart] = {}
         self._partials: dict[str, _Partial] = {}
         self._warned: set[str] = set()
+        self.failure: str | None = None  # the first write that failed, as one sentence: the run did not save
         self.closed = False
 
     def __call__(self, event: Event) -> None:
@@ -76,11 +79,14 @@ class Recorder:
             self._warn(exc)
 
     def _warn(self, exc: BaseException) -> None:
-        # One line per distinct failure: the run goes on; later messages are still attempted.
-        key = str(exc)
-        if key not in self._warned:
-            self._warned.add(key)
-            self.warn(f"Could not save the session to {self.store.path}: {exc}")
+        # One line per distinct failure: the run goes on; later messages are still attempted, and
+        # `failure` keeps the first, so print mode can report the run as failed.
+        text = describe_failure(self.store.path, exc) if isinstance(exc, sqlite3.Error) else str(exc)
+        if self.failure is None:
+            self.failure = f"The session {self.root} was not saved completely. {text}"
+        if text not in self._warned:
+            self._warned.add(text)
+            self.warn(f"Could not save the session: {text}")
 
     # -- sessions ---------------------------------------------------------------------------------
     def _ensure(self, session_id: str, event: Event, first: dict[str, Any]) -> None:
@@ -198,6 +204,17 @@ class Recorder:
                 except (sqlite3.Error, StoreError) as exc:
                     self._warn(exc)
 
-    def close(self) -> None:
+    def cut(self) -> None:
+        """The process is being stopped (SIGTERM): write what has streamed so far as a cut-off draft,
+        as the periodic checkpoint does, and record nothing after it, so a resume keeps that text
+        and tells the model the stream broke, as it does after kill -9."""
         self.flush()
         self.closed = True
+
+    def close(self) -> None:
+        if not self.closed:
+            self.flush()
+        self.closed = True
+        for lock in self.locks:
+            lock.release()
+        self.locks = []

@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flue_tui.agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, message_from_dict
+from flue_tui.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+    message_from_dict,
+)
 
 INTERRUPTED_TOOL_TEXT = ('{"type":"interrupted","message":"Tool execution was interrupted before completion. '
                          'The outcome is unknown."}')

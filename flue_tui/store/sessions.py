@@ -10,7 +10,7 @@ import os
 import sqlite3
 from typing import Any
 
-from flue_tui.ids import new_id
+from flue_tui.core.ids import new_id
 from flue_tui.store.db import Opened, StoreError, open_database, write
 from flue_tui.store.transcript import MessageLog
 from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, now_iso, session_from_row
@@ -50,6 +50,8 @@ class SessionStore(MessageLog):
         self.conn: sqlite3.Connection = opened.conn
         self.path = opened.path
         self.notices = opened.notices  # shown once by the caller: moved-aside or unusable files
+        self.problem = opened.problem  # set when the file could not be used (then this is in memory)
+        self.readonly = opened.readonly
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> SessionStore:
@@ -179,6 +181,16 @@ class SessionStore(MessageLog):
             count = self.conn.execute(f"SELECT count(*) FROM messages WHERE session_id IN ({marks})", ids).fetchone()[0]
             self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
         return int(count)
+
+    def tree_usage(self, session_id: str) -> tuple[int, int, int, int, float]:
+        """(input, output, cache read, cache write, cost) of a session and all its task children:
+        the stored side of the one total a live Session keeps (Session.record_usage)."""
+        row = self.conn.execute(
+            "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN t ON s.parent_id = t.id) "
+            "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+            "COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cost_usd), 0) "
+            "FROM sessions WHERE id IN (SELECT id FROM t)", (session_id,)).fetchone()
+        return int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4])
 
     def _descendants(self, session_id: str) -> list[str]:
         rows = self.conn.execute(

@@ -13,7 +13,7 @@ from flue_tui.store.db import StoreError, write
 from flue_tui.store.values import TEXT_KEY, SearchHit, StoredMessage, decode, encode, now_iso
 
 if TYPE_CHECKING:
-    from flue_tui.agent.messages import Message
+    from flue_tui.core.messages import Message
 
 _MESSAGE_COLUMNS = "session_id, seq, role, text, content, partial, created_at"
 # Highlight markers for snippets: control characters never found in text, swapped for styling later.

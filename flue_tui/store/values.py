@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flue_tui.agent.messages import Message
+    from flue_tui.core.messages import Message
 
 # The big text of each role lives in its own column (indexed by FTS5, never duplicated in the
 # JSON), so search needs no JSON functions and a resume parses only the small remainder.
@@ -84,7 +84,7 @@ class StoredMessage:
         return str(self.data.get(key, "")) if key else ""
 
     def to_message(self) -> Message:
-        from flue_tui.agent.messages import message_from_dict  # not needed by listings: keep them quick
+        from flue_tui.core.messages import message_from_dict  # not needed by listings: keep them quick
 
         return message_from_dict(self.data)
 
@@ -141,5 +141,14 @@ def decode(role: str, text: str, content: str) -> dict[str, Any]:
     return data
 
 
+def _number(value: Any, kind: type) -> Any:
+    # SQLite keeps whatever a column is given: a row imported by an older flue may hold "lots" for a
+    # cost. Listings and exports must still work, so what is not a number reads as 0.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return kind(value)
+    return kind(0)
+
+
 def session_from_row(row: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(*row)
+    counts = tuple(_number(v, int) for v in row[12:17])
+    return SessionInfo(*row[:12], *counts, _number(row[17], float))

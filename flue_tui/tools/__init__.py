@@ -1,4 +1,10 @@
-"""Flue's six sandbox tools."""
+"""The tools the model calls; model-visible strings are Flue's, byte for byte.
+
+base.py        the Tool protocol, ToolResult, ToolContext, schema helpers
+read.py, write.py, edit.py, bash.py, grep.py, glob.py   Flue's six tools (builtin_tools below)
+task.py        delegation to a child session; skill.py activate_skill/read_skill_resource
+result.py      finish/give_up; truncate.py Flue's limits; locks.py per-file locks; diff.py UI diffs
+"""
 
 from __future__ import annotations
 

@@ -9,14 +9,13 @@ from typing import Any
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
-    AbortError,
-    AbortSignal,
     ToolContext,
     ToolKind,
     ToolResult,
     prop,
     schema,
 )
+from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import js_number, js_trim, truncate_tail
 

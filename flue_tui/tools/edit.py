@@ -5,14 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from flue_tui.tools.base import (
-    ToolContext,
-    ToolError,
-    ToolKind,
-    ToolResult,
-    prop,
-    schema,
-)
+from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.diff import unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 

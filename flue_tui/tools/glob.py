@@ -6,7 +6,7 @@ from typing import Any
 
 from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.locks import check_abort
-from flue_tui.tools.truncate import HeadLines, shell_quote
+from flue_tui.tools.truncate import HeadLines, path_operand, shell_quote
 
 NO_FILES = "No files found matching pattern."
 
@@ -32,7 +32,8 @@ class GlobTool:
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_abort(ctx.signal)
-        search_path = args.get("path") or "."
+        # path_operand: a path such as "-delete" must stay a starting point, never an action.
+        search_path = path_operand(args.get("path") or ".")
         cmd = (
             f"find {shell_quote(search_path)} -type f -name {shell_quote(args['pattern'])}"
             f" 2>/dev/null | head -{MAX_GLOB_RESULTS}"

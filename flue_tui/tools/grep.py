@@ -14,14 +14,15 @@ from flue_tui.tools.base import (
     MAX_GREP_LINE_LENGTH,
     MAX_GREP_MATCHES,
     ToolContext,
-    ToolError,
     ToolKind,
     ToolResult,
     prop,
     schema,
 )
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.locks import check_abort
-from flue_tui.tools.truncate import HeadLines, len16, shell_quote, slice16
+from flue_tui.tools.truncate import HeadLines, shell_quote, slice16
+from flue_tui.core.jsstr import len16
 
 PROBE_TIMEOUT_MS = 10_000
 PROBE_RACE_S = 15.0
@@ -41,6 +42,17 @@ def find_rg() -> str | None:
     exe = "rg.exe" if os.name == "nt" else "rg"
     cand = os.path.join(sysconfig.get_path("scripts"), exe)
     return cand if os.path.exists(cand) else shutil.which(exe)
+
+
+def _refuse_special(sandbox: Any, path: str) -> None:
+    """rg and grep read a FIFO or device named as the search path until it ends: refuse it first."""
+    from flue_tui.core.files import refuse_special
+
+    try:
+        resolved = sandbox.resolve_path(path)
+    except ToolError:
+        return  # outside the workspace: the guard refuses it with its own words
+    refuse_special(resolved)
 
 
 class GrepTool:
@@ -105,12 +117,16 @@ class GrepTool:
         check_abort(ctx.signal)
         pattern: str = args["pattern"]
         search_path = args.get("path") or "."
+        if search_path == "-":
+            search_path = "./-"  # even after `--`, a lone "-" means stdin to grep and rg, not a file
         include = args.get("include")
         literal = args.get("literal")
+        _refuse_special(self.sandbox, search_path)
         rg = await self.backend()
         if rg is not None:
             literal_flag = " --fixed-strings" if literal else ""
-            include_flag = f" --glob {shell_quote(include)}" if include else ""
+            # `--glob=VALUE`, one word: a value such as "--pre=sh" can never be read as its own flag.
+            include_flag = f" --glob={shell_quote(include)}" if include else ""
             cmd = (
                 f"{rg} --line-number --with-filename --color never{literal_flag}{include_flag}"
                 f" -- {shell_quote(pattern)} {shell_quote(search_path)}"

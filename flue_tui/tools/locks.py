@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from flue_tui.tools.base import AbortError, AbortSignal
+from flue_tui.core.abort import AbortError, AbortSignal
 
 T = TypeVar("T")
 

@@ -15,12 +15,12 @@ from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
     ToolContext,
-    ToolError,
     ToolKind,
     ToolResult,
     prop,
     schema,
 )
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import js_number, truncate_head
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flue_tui.tools.base import ToolContext, ToolError, ToolResult
+from flue_tui.tools.base import ToolContext, ToolResult
+from flue_tui.core.abort import ToolError
 
 FOOTER = (
     "\n"

@@ -10,7 +10,8 @@ from urllib.parse import unquote
 
 from flue_tui.context.frontmatter import SkillFormatError
 from flue_tui.context.skills import PACKAGED_ROOT, SkillSet, activation_text
-from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolError, ToolResult, prop, schema
+from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult, prop, schema
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.truncate import js_number, truncate_head
 
 

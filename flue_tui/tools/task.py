@@ -6,9 +6,10 @@ import asyncio
 import time
 from typing import Any, Protocol
 
-from flue_tui.agent.events import TaskEnd, TaskStart
+from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.context.subagents import Roster, Subagent
-from flue_tui.tools.base import ABORT_MESSAGE, AbortError, ToolContext, ToolError, ToolResult, prop, schema
+from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
+from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
 MAX_DELEGATION_DEPTH = 4
 
@@ -95,5 +96,7 @@ def _answer(result: Any) -> str:
     if result is None:
         return ABORT_MESSAGE
     if result.is_error:
+        if result.stop_reason == "max_tokens" and result.text:  # keep what the child did say
+            return f"{result.text}\n\n{result.error}"
         return result.error or "task failed"
     return result.text or "(task completed with no text)"

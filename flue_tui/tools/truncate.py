@@ -6,25 +6,13 @@ import math
 import re
 from collections.abc import Sequence
 
-# What JS String.prototype.trim() strips: WhiteSpace (incl. U+FEFF and category Zs) and
-# LineTerminator. Python's str.strip() differs (it strips \x1c-\x1f and \x85, keeps U+FEFF).
-JS_WHITESPACE = (
-    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+from flue_tui.core.jsstr import JS_WHITESPACE, len16
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def js_trim(s: str) -> str:
     return s.strip(JS_WHITESPACE)
-
-
-def len16(s: str) -> int:
-    """Length in UTF-16 code units, i.e. JavaScript's `s.length`."""
-    if s.isascii():
-        return len(s)
-    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def slice16(s: str, start: int, end: int | None = None) -> str:
@@ -126,6 +114,17 @@ def js_number(x: float | int) -> str:
 def shell_quote(arg: str) -> str:
     """Flue's shellQuote: always single quotes, each `'` written as `'\\''`."""
     return "'" + arg.replace("'", "'\\''") + "'"
+
+
+# find reads an operand starting with one of these (`-delete`, `(`, `!`, ...) as the start of its
+# expression, so a model-chosen path could become an action such as -delete or -exec.
+_EXPRESSION_START = ("-", "(", ")", "!", ",")
+
+
+def path_operand(path: str) -> str:
+    """`path` spelled so that no program can read it as an option or expression: `./` in front of
+    a relative path that starts like one (the same file; plain paths stay byte-identical)."""
+    return f"./{path}" if path.startswith(_EXPRESSION_START) else path
 
 
 class HeadLines:

@@ -8,7 +8,7 @@ from typing import Any
 from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.diff import read_before, unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
-from flue_tui.tools.truncate import len16
+from flue_tui.core.jsstr import len16
 
 
 class WriteTool:

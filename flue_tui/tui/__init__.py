@@ -1,0 +1,7 @@
+"""The full-screen app: the ONLY place Textual is imported.
+
+app.py          FlueApp around one Session; session_ctl.py which session it shows
+commands.py     the slash-command actions; approvals.py the approval dialog as the policy's asker
+palette.py      Ctrl+P; screens/ modal screens; widgets/ the conversation's widgets
+support.py      whether the app can run here (Textual-free, so the check is cheap)
+"""

@@ -19,17 +19,19 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.tui import approvals, commands
-from flue_tui.tui.backfill import make_backfill
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex
-from flue_tui.tui.router import EventRouter
 from flue_tui.tui.session_ctl import SessionControl
-from flue_tui.tui.transcript import NoticeEntry, Transcript
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
+from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.commands import COMMANDS, parse
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex
+from flue_tui.ui.router import EventRouter
+from flue_tui.ui.transcript import NoticeEntry, Transcript
 
 FLUSH_S = 0.066        # render budget while following the stream
 FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
@@ -38,9 +40,9 @@ QUIT_WINDOW_S = 2.0    # a second Ctrl+C within this quits
 
 
 def litellm_ready() -> bool:
-    from flue_tui.model import litellm_client
+    from flue_tui.model.loader import is_loaded
 
-    return litellm_client._litellm is not None  # set once the (background) import has finished
+    return is_loaded()  # set once the (background) import has finished
 
 
 class FlueApp(App[int]):
@@ -112,7 +114,7 @@ class FlueApp(App[int]):
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
-        from flue_tui.model.litellm_client import warm_in_background
+        from flue_tui.model.loader import warm_in_background
 
         warm_in_background()
         self._load_background()
@@ -212,13 +214,16 @@ class FlueApp(App[int]):
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(list(session.messages), self.settings.cwd)
         usage = getattr(session, "usage", None)
-        if usage is not None and (usage.input or usage.output):
-            self.router.status.add_usage(session.id, usage.to_dict(), {}, root=False)
+        if usage is not None:  # a resumed session's stored total, its tasks' included
+            self.router.status.set_total(usage)
         session.subscribe(self.router.handle)
         approvals.install(self, session)  # permission questions become the approval dialog
         await self.conversation.show(self.transcript)
         self.refresh_status()
         self._fetch_context_window(session)
+        from flue_tui.mcp.manager import manager
+
+        manager().start()  # MCP servers, in the background: attach runs after the first frame
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:
@@ -258,7 +263,7 @@ class FlueApp(App[int]):
 
     def command_items(self) -> list[tuple[str, str, bool]]:
         """(name, help, needs an argument) for completion and the palette; skills included."""
-        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in commands.COMMANDS]
+        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in COMMANDS]
         return builtin + [(name, desc, False) for name, desc in self.skill_list()]
 
     # -- prompting -----------------------------------------------------------------------------------
@@ -266,7 +271,7 @@ class FlueApp(App[int]):
         text = message.text
         self.prompt.set_text("")
         self.history.add(text)
-        parsed = commands.parse(text.strip())
+        parsed = parse(text.strip())
         if parsed is not None and await commands.run(self, *parsed):
             return
         await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
@@ -411,7 +416,7 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         code = app.run()
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CONFIG
     finally:
         app.ctl.close()
     return code if isinstance(code, int) else 0

@@ -11,17 +11,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.permissions.policy import MODES, Approval, ApprovalRequest, PermissionPolicy, policy_of
+from flue_tui.ui.commands import MODE_HELP
 
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
-
-MODE_HELP = {
-    "ask": "write, edit and bash ask first",
-    "accept-edits": "file changes run freely, bash asks",
-    "plan": "read-only: write, edit and bash are refused",
-    "yolo": "nothing asks",
-}
-
 
 def install(app: FlueApp, session: Any) -> None:
     """Make `app` the one who answers `session`'s permission questions."""

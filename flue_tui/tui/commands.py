@@ -1,71 +1,15 @@
-"""Slash commands: the list (for `/` completion, /help and the command palette) and their actions."""
+"""The app's slash-command actions; the table, /help text and parsing are in flue_tui/ui/commands.py."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from flue_tui.agent import usage_text
+from flue_tui.ui.commands import help_text
 
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    args: str
-    help: str
-
-
-COMMANDS: tuple[Command, ...] = (
-    Command("help", "", "commands and keys"),
-    Command("new", "", "start a fresh session"),
-    Command("resume", "[name]", "pick a session to resume"),
-    Command("name", "NEW", "rename this session"),
-    Command("model", "[provider/model]", "show or switch the model"),
-    Command("compact", "[focus]", "summarise the conversation to free context"),
-    Command("skills", "", "list the skills you can run as /<skill>"),
-    Command("cost", "", "tokens and cost so far"),
-    Command("export", "[file.md]", "write the conversation to a Markdown file"),
-    Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
-    Command("quit", "", "leave flue"),
-)
-
-KEYS = (
-    ("enter", "send (queued while the agent works)"),
-    ("shift+enter / ctrl+j", "new line"),
-    ("up / down", "prompt history (at the first / last line)"),
-    ("@", "complete a file path"),
-    ("esc", "interrupt the agent"),
-    ("ctrl+c twice", "quit"),
-    ("ctrl+o", "expand / collapse tool output"),
-    ("pageup / pagedown, ctrl+end", "scroll; jump to the latest"),
-    ("ctrl+p", "command palette"),
-    ("shift+tab", "permission mode: ask → accept-edits → plan"),
-)
-
-
-def help_text(skills: list[tuple[str, str]]) -> str:
-    width = max(len(f"/{c.name} {c.args}".strip()) for c in COMMANDS)
-    lines = ["Commands:"]
-    lines += [f"  {f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in COMMANDS]
-    if skills:
-        lines.append("Skills: " + ", ".join(f"/{name}" for name, _ in skills))
-    lines.append("Keys:")
-    kw = max(len(k) for k, _ in KEYS)
-    lines += [f"  {k:<{kw}}  {v}" for k, v in KEYS]
-    return "\n".join(lines)
-
-
-def parse(text: str) -> tuple[str, str] | None:
-    """`/name rest` → (name, rest); None when the text is not a command line."""
-    if not text.startswith("/") or text.startswith("//"):
-        return None
-    head, _, rest = text[1:].partition(" ")
-    head = head.strip()
-    if not head or "/" in head:
-        return None  # "/usr/bin/env ..." is a prompt, not a command
-    return head, rest.strip()
 
 
 async def run(app: FlueApp, name: str, arg: str) -> bool:
@@ -118,6 +62,15 @@ async def _model(app: FlueApp, arg: str) -> None:
     app.switch_model(arg)
 
 
+async def _effort(app: FlueApp, arg: str) -> None:
+    from flue_tui.model.turn_params import set_effort
+
+    try:
+        app.notice(set_effort(app.settings, app.session, arg))
+    except ValueError as exc:
+        app.notice(str(exc), "error")
+
+
 async def _compact(app: FlueApp, arg: str) -> None:
     app.compact(arg or None)
 
@@ -134,12 +87,12 @@ async def _skills(app: FlueApp, arg: str) -> None:
 
 async def _cost(app: FlueApp, arg: str) -> None:
     s = app.router.status
-    app.notice(f"Tokens: {s.input_tokens:,} in · {s.output_tokens:,} out · cost ${s.cost:.4f}"
+    app.notice(usage_text.detailed(s.total, tasks=s.tasks)
                + (f" · context {app.context_label()}" if app.context_label() else ""))
 
 
 async def _export(app: FlueApp, arg: str) -> None:
-    from flue_tui.tui.export import export_markdown
+    from flue_tui.ui.export import export_markdown
 
     if app.session is None:
         app.notice("Nothing to export yet.", "warn")
@@ -155,11 +108,22 @@ async def _mode(app: FlueApp, arg: str) -> None:
     approvals.set_mode(app, arg)
 
 
+async def _mcp(app: FlueApp, arg: str) -> None:
+    from flue_tui.mcp.commands import run as mcp_run
+
+    async def answer() -> None:  # a restart waits for the server: in a worker, so keys still work
+        text, level = await mcp_run(arg)
+        app.notice(text, level)
+
+    app.run_worker(answer(), group="mcp", exit_on_error=False)
+
+
 async def _quit(app: FlueApp, arg: str) -> None:
     await app.action_quit()
 
 
 _HANDLERS = {
-    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "compact": _compact,
-    "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "quit": _quit, "exit": _quit,
+    "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "effort": _effort,
+    "compact": _compact, "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "mcp": _mcp,
+    "quit": _quit, "exit": _quit,
 }

@@ -1,6 +1,6 @@
 """Which session the app shows: start, resume, replace (/new, /resume), rename, switch model.
 
-Sessions are started through session_start (the store, the recorder, resume), in a thread, so
+Sessions are started through runtime/start.py (the store, the recorder, resume), in a thread, so
 loading a long history never blocks a frame.
 """
 
@@ -8,35 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.ui.keys import NO_KEY, missing_key
 
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
-
-NO_KEY = "No API key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, then restart flue."
-
-# Providers whose key lives in one well-known variable: warn at startup when it is missing.
-_KEYED = ("anthropic", "openai", "gemini", "openrouter", "groq", "mistral", "deepseek", "xai")
-
-
-def missing_key(settings: Settings) -> str | None:
-    """One line telling how to set the API key the configured model needs, or None."""
-    from flue_tui.model.litellm_client import key_var, provider_of
-
-    model = settings.model or ""
-    provider = provider_of(model) or "openai"
-    if provider not in _KEYED or settings.api_base:
-        return None
-    if provider == "openai" and (os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")):
-        return None
-    var = key_var(model)
-    if os.environ.get(var):
-        return None
-    return f"No API key for {model}: set {var} (export {var}=...) and restart, or switch with /model provider/model."
-
 
 class SessionControl:
     def __init__(self, app: FlueApp, settings: Settings, options: Any) -> None:
@@ -48,6 +27,7 @@ class SessionControl:
         self.unavailable: str | None = None
         self.name: str | None = None
         self._closed: Any = None
+        self.trust_asked = False
 
     @property
     def session(self) -> Any:
@@ -82,10 +62,11 @@ class SessionControl:
                             exclusive=True, exit_on_error=False)
 
     async def _start(self, options: Any) -> None:
-        from flue_tui.session_start import start_session
+        from flue_tui.runtime.start import start_session
 
         self.starting = True
         try:
+            await self._ask_trust()
             if options is not None and options.pick:
                 chosen = await self._choose(None)
                 options = dataclasses.replace(options, pick=False, resume=chosen)
@@ -116,11 +97,30 @@ class SessionControl:
         else:
             self.app.send_next()
 
+    async def _ask_trust(self) -> None:
+        """Once per run, before the first session: may the project's config loosen protection?"""
+        if self.trust_asked:
+            return
+        self.trust_asked = True
+        from flue_tui.permissions.project import accept, pending
+        from flue_tui.tui.screens.trust import TrustScreen
+
+        asked = await asyncio.to_thread(pending, self.settings)
+        if asked is None or not await self.app.push_screen_wait(TrustScreen(asked)):
+            return  # "not now": the session starts with the one-line notice of what was ignored
+        try:
+            await asyncio.to_thread(accept, self.settings, asked)
+        except ConfigError as exc:
+            self.app.notice(str(exc), "error")
+            return
+        self.app.notice(f"Trusted {asked.path}.")
+        self.app.refresh_status()
+
     def _base_options(self, **changes: Any) -> Any:
-        from flue_tui.session_start import SessionOptions
+        from flue_tui.runtime.start import SessionOptions
 
         base = self.options or SessionOptions()
-        fresh = SessionOptions(persist=base.persist, db=base.db)
+        fresh = SessionOptions(persist=base.persist, db=base.db, owner=base.owner)
         return dataclasses.replace(fresh, **changes)
 
     async def replace(self, resume_id: str | None) -> None:
@@ -199,7 +199,7 @@ class SessionControl:
         self.app.notice(f"Session renamed to {name}.")
 
     def switch_model(self, model: str) -> None:
-        from flue_tui.runtime import Runtime
+        from flue_tui.runtime.wiring import Runtime
 
         if "/" not in model:
             self.app.notice(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).", "error")

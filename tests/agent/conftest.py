@@ -9,7 +9,8 @@ import pytest
 
 from flue_tui.agent.session import Session
 from flue_tui.model.litellm_client import LiteLLMClient
-from flue_tui.tools.base import ToolContext, ToolResult, ToolError, prop, schema
+from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
+from flue_tui.core.abort import ToolError
 
 
 class EchoAfter:

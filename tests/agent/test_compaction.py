@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.agent.compaction import CompactionConfig
-from flue_tui.agent.events import Compaction, CompactionStart
-from flue_tui.agent.messages import AssistantMessage, CompactionMessage, ToolCall, ToolResultMessage, UserMessage
+from flue_tui.core.events import Compaction, CompactionStart
+from flue_tui.core.messages import (
+    AssistantMessage,
+    CompactionMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from flue_tui.agent.session import Session
 from flue_tui.model.litellm_client import LiteLLMClient
 from tests.agent.conftest import EchoAfter

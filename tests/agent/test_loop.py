@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from flue_tui.agent.events import ToolEnd
-from flue_tui.agent.messages import AssistantMessage, ToolResultMessage
+from flue_tui.core.events import ToolEnd
+from flue_tui.core.messages import AssistantMessage, ToolResultMessage
 from tests.agent.conftest import EchoAfter
 from tests.fakellm import Call, Turn
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import Settings
-from flue_tui.runtime import Runtime
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.wiring import Runtime
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from flue_tui.context.skills import discover_skills, packaged_skills_dir, resource_path
-from flue_tui.tools.base import AbortSignal, ToolContext
+from flue_tui.core.abort import AbortSignal
+from flue_tui.tools.base import ToolContext
 from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
 from tests.context.conftest import write_skill
 from tests.fakellm import Call, Turn
@@ -137,7 +138,7 @@ async def test_packaged_skill_activation_and_resources(tmp_path):
     assert plain.text == "#!/bin/sh\necho one\necho two\n"
     binary = await reader.execute({"path": resource_path(helper, "logo.bin")}, ctx())
     assert all(len(line) <= 76 for line in binary.text.split("\n")) and binary.text.startswith("AAECAwQF")
-    from flue_tui.tools.base import ToolError
+    from flue_tui.core.abort import ToolError
 
     with pytest.raises(ToolError) as err:
         await reader.execute({"path": "/.flue/packaged-skills/nope/x"}, ctx())

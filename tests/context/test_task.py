@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from flue_tui.agent.events import TaskEnd, TaskStart, ToolStart
+from flue_tui.core.events import TaskEnd, TaskStart, ToolStart
 from tests.fakellm import Call, Turn
 
 MATCH_TOOL = 'Subagent "ghost" is not declared. Available subagents: flue-general, tester.'

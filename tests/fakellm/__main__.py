@@ -1,9 +1,10 @@
 """Standalone fake LLM server for people and benchmarks.
 
-    uv run python -m tests.fakellm --port 0 --script script.json [--loop]
+    uv run python -m tests.fakellm --port 0 --script script.json [--loop] [--api anthropic|ollama]
 
 The first stdout line is `FAKELLM_URL=http://127.0.0.1:PORT/v1` (flushed), so a
-parent process can read the URL; then it serves until SIGINT/SIGTERM.
+parent process can read the URL; then it serves until SIGINT/SIGTERM. With `--api anthropic`
+the URL is for ANTHROPIC_API_BASE, with `--api ollama` for OLLAMA_HOST.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ import signal
 import sys
 import threading
 
+from .anthropic import FakeAnthropic
+from .ollama import FakeOllama
 from .script import load_script
 from .server import FakeLLM
+
+SERVERS = {"openai": FakeLLM, "anthropic": FakeAnthropic, "ollama": FakeOllama}
 
 
 def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> int:
@@ -29,6 +34,7 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--script", help="JSON list of turn objects (Turn field names)")
     parser.add_argument("--loop", action="store_true", help="replay the script forever")
+    parser.add_argument("--api", choices=sorted(SERVERS), default="openai", help="which API to stand in for")
     parser.add_argument("-v", "--verbose", action="store_true", help="log requests to stderr")
     args = parser.parse_args(argv)
 
@@ -42,7 +48,7 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
 
-    with FakeLLM(
+    with SERVERS[args.api](
         turns, host=args.host, port=args.port, loop_script=args.loop, verbose=args.verbose
     ) as llm:
         print(f"FAKELLM_URL={llm.base_url}", flush=True)

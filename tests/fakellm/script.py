@@ -59,14 +59,22 @@ class Turn:
 
     text: str = ""
     reasoning: str = ""
+    # Anthropic stand-in: a redacted_thinking block (its opaque data) before the reply.
+    redacted_thinking: str = ""
     calls: list[Call] = field(default_factory=list)
     # Send tool-call deltas without "index"; only the first delta of each call
     # carries its id, so a client has to key calls by id / arrival order.
     omit_index: bool = False
+    # Send no tool-call ids at all (with omit_index: calls told apart only by their names), and
+    # split each name over this many deltas, as some vLLM/llama.cpp-style servers do.
+    omit_ids: bool = False
+    name_pieces: int = 1
     # None -> "tool_calls" when there are calls, else "stop".
     finish_reason: str | None = None
-    # (prompt_tokens, completion_tokens[, cached_tokens]). None -> (10, 5), or
-    # (10, text_tokens) when `text_tokens` is set so benchmarks report sane numbers.
+    # (prompt_tokens, completion_tokens[, cached_tokens[, cache_write_tokens]]). None -> (10, 5),
+    # or (10, text_tokens) when `text_tokens` is set so benchmarks report sane numbers. The
+    # Anthropic stand-in reads it as (input_tokens, output_tokens[, cache_read[, cache_creation]])
+    # and otherwise counts the request itself; the Ollama one as (prompt_eval, eval).
     usage: tuple[int, ...] | None = None
     # HTTP error instead of a completion. error_type / error_code default from
     # the status and message (see server._error_body).
@@ -78,6 +86,14 @@ class Turn:
     disconnect_after: int | None = None
     delay: float = 0.0
     chunk_delay: float = 0.0
+    # Provider faults. `empty_stream`: the body is only `data: [DONE]`. `stall`: after
+    # `stall_after` chunks (0 = right after the headers) send nothing for this many seconds, then
+    # carry on (a client that gave up has gone by then). `endless`: after `text`, keep streaming
+    # filler words for this many seconds before finishing (bounded, so the stand-in always stops).
+    empty_stream: bool = False
+    stall: float = 0.0
+    stall_after: int = 0
+    endless: float = 0.0
     # str: substring of the first user message's content; callable: gets the
     # request body. None accepts every request.
     match: str | Callable[[dict[str, Any]], bool] | None = None
@@ -97,8 +113,8 @@ class Turn:
         self.calls = [c if isinstance(c, Call) else Call(**c) for c in self.calls]
         if self.usage is not None:
             self.usage = tuple(self.usage)
-            if len(self.usage) not in (2, 3):
-                raise ValueError("Turn.usage must be (prompt, completion[, cached])")
+            if len(self.usage) not in (2, 3, 4):
+                raise ValueError("Turn.usage must be (prompt, completion[, cached[, cache_write]])")
 
     @classmethod
     def rate_limit(cls, **kw: Any) -> Turn:

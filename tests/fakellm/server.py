@@ -132,9 +132,7 @@ class FakeLLM:
 
     async def _astart(self) -> None:
         app = web.Application()
-        for prefix in ("/v1", ""):  # some clients drop the /v1 from base URLs
-            app.router.add_post(prefix + "/chat/completions", self._handle_chat)
-            app.router.add_get(prefix + "/models", self._handle_models)
+        self._routes(app)
         self._changed = asyncio.Condition()
         # access_log=None: no per-request log lines in test output.
         # shutdown_timeout small: in-flight handlers are cancelled by _astop anyway.
@@ -143,6 +141,49 @@ class FakeLLM:
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
         self.port = self._runner.addresses[0][1]
+
+    def _routes(self, app: web.Application) -> None:
+        """The endpoints served; sibling stand-ins (anthropic.py, ollama.py) override this."""
+        for prefix in ("/v1", ""):  # some clients drop the /v1 from base URLs
+            app.router.add_post(prefix + "/chat/completions", self._handle_chat)
+            app.router.add_get(prefix + "/models", self._handle_models)
+
+    async def _guarded(self, handler: Any, request: web.Request) -> web.StreamResponse:
+        """Run a handler as a tracked task, so stop() can cancel slow streams."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            return await handler(request)
+        finally:
+            self._tasks.discard(task)
+
+    async def _claim(self, body: dict[str, Any]) -> tuple[Turn | None, list[str]]:
+        """Record the request and take its scripted turn (None when nothing matches), after the
+        turn's barrier and delay; call ids are assigned per response."""
+        with self._lock:
+            self._requests.append(body)
+            self._arrived.notify_all()
+            slot = self._take(body)
+            if slot is None:
+                self._unmatched += 1
+            turn = slot.turn if slot else None
+            call_ids = [c.id or f"call_{next(self._ids)}" for c in turn.calls] if turn else []
+        if self.verbose:
+            print(f"fakellm: request #{len(self._requests)} -> {'unmatched' if turn is None else 'turn'}",
+                  file=sys.stderr, flush=True)
+        if slot is None or turn is None:
+            return None, []
+        if turn.barrier is not None:
+            await self._notify()
+            await self._wait_barrier(slot)
+        if turn.delay:
+            await asyncio.sleep(turn.delay)
+        return turn, call_ids
+
+    def _count_disconnect(self) -> None:
+        with self._lock:
+            self._disconnects += 1
 
     async def _astop(self) -> None:
         self._stopping = True
@@ -305,13 +346,7 @@ class FakeLLM:
         )
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        try:
-            return await self._chat(request)
-        finally:
-            self._tasks.discard(task)
+        return await self._guarded(self._chat, request)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -322,32 +357,10 @@ class FakeLLM:
             return _error(
                 400, "fakellm: request body is not a JSON object", "invalid_request_error", None
             )
-
-        with self._lock:
-            self._requests.append(body)
-            self._arrived.notify_all()
-            slot = self._take(body)
-            if slot is None:
-                self._unmatched += 1
-            turn = slot.turn if slot else None
-            # Ids are assigned per response, so a repeated turn gets fresh ids.
-            call_ids = [c.id or f"call_{next(self._ids)}" for c in turn.calls] if turn else []
-        if self.verbose:
-            print(
-                f"fakellm: request #{len(self._requests)} -> "
-                f"{'unmatched' if turn is None else 'turn'}",
-                file=sys.stderr,
-                flush=True,
-            )
-        if slot is None or turn is None:
+        turn, call_ids = await self._claim(body)
+        if turn is None:
             # 400, not 5xx: clients retry 5xx, which would only hide the script bug.
             return _error(400, UNMATCHED_MESSAGE, "invalid_request_error", "fakellm_unmatched")
-
-        if turn.barrier is not None:
-            await self._notify()
-            await self._wait_barrier(slot)
-        if turn.delay:
-            await asyncio.sleep(turn.delay)
 
         if turn.status is not None:
             return _error(turn.status, *_error_fields(turn))
@@ -377,10 +390,15 @@ class FakeLLM:
         interval = 1.0 / turn.tokens_per_second if turn.tokens_per_second else turn.chunk_delay
         start = time.monotonic()
         sent = 0
+        payloads = (
+            iter([b"data: [DONE]\n\n"])
+            if turn.empty_stream
+            else _stream_payloads(turn, call_ids, model, created, include_usage)
+        )
         try:
-            for i, payload in enumerate(
-                _stream_payloads(turn, call_ids, model, created, include_usage)
-            ):
+            for i, payload in enumerate(payloads):
+                if turn.stall and i == turn.stall_after:
+                    await asyncio.sleep(turn.stall)
                 if turn.disconnect_after is not None and sent >= turn.disconnect_after:
                     await _drain(request)
                     _abort(request)
@@ -404,8 +422,7 @@ class FakeLLM:
         except (ConnectionError, RuntimeError):
             # Client went away (abort/cancel). aiohttp raises ConnectionResetError
             # subclasses, or RuntimeError for writes to a closing transport.
-            with self._lock:
-                self._disconnects += 1
+            self._count_disconnect()
         return resp
 
 
@@ -452,14 +469,14 @@ def _tool_call_deltas(turn: Turn, call_ids: list[str]) -> Iterator[dict[str, Any
     """Each call: a header delta (id, type, name, empty arguments), then the
     argument JSON split over several deltas carrying only the index."""
     for index, (call, call_id) in enumerate(zip(turn.calls, call_ids, strict=True)):
-        head: dict[str, Any] = {
-            "id": call_id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": ""},
-        }
-        if not turn.omit_index:
-            head = {"index": index, **head}
-        yield head
+        names = _split_n(call.name, turn.name_pieces) or [""]
+        for n, name in enumerate(names):
+            head: dict[str, Any] = {"function": {"name": name, "arguments": ""}}
+            if n == 0:
+                head = {"type": "function", **head} if turn.omit_ids else {"id": call_id, "type": "function", **head}
+            if not turn.omit_index:
+                head = {"index": index, **head}
+            yield head
         for piece in _split_n(call.arguments_json(), ARG_PIECES):
             part: dict[str, Any] = {"function": {"arguments": piece}}
             if not turn.omit_index:
@@ -481,6 +498,12 @@ def _stream_payloads(
         yield sse(_chunk(model, created, {"content": piece}))
     for word in generated_words(turn.text_tokens, after=turn.text):
         yield sse(_chunk(model, created, {"content": word}))
+    if turn.endless:
+        until = time.monotonic() + turn.endless
+        # Varied words: litellm ends a stream that repeats one chunk over and over.
+        words = itertools.cycle(generated_words(997))
+        while time.monotonic() < until:
+            yield sse(_chunk(model, created, {"content": " " + next(words).strip()}))
     for tc in _tool_call_deltas(turn, call_ids):
         yield sse(_chunk(model, created, {"tool_calls": [tc]}))
     yield sse(_chunk(model, created, {}, turn.effective_finish_reason()))

@@ -144,6 +144,6 @@ def inline(flue_env: dict[str, str], work: Path) -> Iterator[Callable[..., Term]
 
 @pytest.fixture
 def history_file() -> Callable[[Path], Path]:
-    from flue_tui.tui.history import history_path
+    from flue_tui.ui.history import history_path
 
     return lambda cwd: history_path(os.path.abspath(str(cwd)))

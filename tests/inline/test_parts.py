@@ -14,13 +14,13 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from flue_tui.agent import events as ev
+from flue_tui.core import events as ev
 from flue_tui.inline.blocks import complete_prefix
 from flue_tui.inline.prompt import QUIT, InlineCompleter, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.terminal import make_console
-from flue_tui.tui.history import PromptHistory, history_path
-from flue_tui.tui.pathindex import PathIndex
+from flue_tui.ui.history import PromptHistory, history_path
+from flue_tui.ui.pathindex import PathIndex
 from tests.inline.conftest import in_order
 
 

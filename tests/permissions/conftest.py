@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from flue_tui.agent.messages import ToolCall
+from flue_tui.core.messages import ToolCall
 from flue_tui.agent.session import Session
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.permissions.policy import Approval, ApprovalRequest, PermissionPolicy
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
-from flue_tui.tools.base import AbortSignal
+from flue_tui.core.abort import AbortSignal
 
 _ids = itertools.count(1)
 

@@ -43,7 +43,7 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
              Call("bash", {"command": "git push origin main"}, id="c3"),
              Call("bash", {"command": "echo reboot > note.txt && cat note.txt"}, id="c4")]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--sandbox", "workspace", "--output-format", "stream-json",
+    out = run_flue("-p", "go", "--model", "openai/fake", "--sandbox", "workspace", "--output-format", "events",
                    "--disallowed-tools", "bash(git push *)", cwd=ws, timeout=90)
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
@@ -66,6 +66,6 @@ def test_bad_rules_and_tables_stop_before_the_run(run_flue, tmp_path, _isolated_
     config = _isolated_home / "config.toml"
     config.write_text('[permissions]\nallow = "bash"\n')
     bad_table = run_flue("-p", "go", "--model", "openai/fake", env=None)
-    assert bad_table.code == 1
+    assert bad_table.code == 2  # a configuration error, like a bad flag
     assert bad_table.stderr == (f"flue: {config}: [permissions] allow must be a list of strings, "
                                 'e.g. allow = ["bash(git *)"]\n')

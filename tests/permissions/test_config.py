@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import ConfigError, Settings
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
 from flue_tui.permissions.config import build_policy, load_config
 
 
@@ -36,7 +37,11 @@ def test_files_merge_and_flags_win(tmp_path, _isolated_home):
     _user(_isolated_home,
           '[permissions]\nmode = "accept-edits"\nallow = ["bash(git *)"]\ndeny = ["bash(rm *)"]\n')
     _project(tmp_path, '[other]\nx = 1\n[permissions]\nmode = "plan"\nallow = ["bash(make *)"]\n')
-    conf = load_config(str(tmp_path))
+    # The project's allow rule waits until the directory is trusted (tests/security/test_project_trust.py).
+    held = load_config(str(tmp_path))
+    assert held.mode == "plan" and held.allow == ["bash(git *)"] and [h.key for h in held.held] == [
+        "[permissions] allow"]
+    conf = load_config(str(tmp_path), trusted=True)
     assert conf.mode == "plan" and conf.allow == ["bash(git *)", "bash(make *)"] and conf.deny == ["bash(rm *)"]
     policy = build_policy(_settings(tmp_path, interactive=True, allowed_tools=["read"],
                                     disallowed_tools=["write"]), conf)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from flue_tui.config import Settings
+from flue_tui.config.settings import Settings
 from flue_tui.permissions.policy import NO_ASK_TEXT, policy_of
-from flue_tui.runtime import Runtime
+from flue_tui.runtime.wiring import Runtime
 from tests.fakellm import Call, Turn
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell
-from flue_tui.tools.base import AbortError, AbortSignal
+from flue_tui.core.abort import AbortError, AbortSignal
 
-from .conftest import read_pid, status_kb, wait_dead
+from .conftest import read_pid, reset_peak_rss, status_kb, wait_dead
 
 CAP_MESSAGE = "\n[flue] local exec output exceeded 67108864 bytes; process tree killed"
 
@@ -168,11 +168,7 @@ async def test_task_cancel_kills_group(sandbox, tmp_path, kill_leftovers):
 
 
 async def test_200mb_output_is_capped_with_bounded_memory(sandbox):
-    try:  # reset the peak-RSS counter so earlier tests do not hide this one's peak
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
+    reset_peak_rss()
     base = status_kb("VmRSS")
     received = 0
 

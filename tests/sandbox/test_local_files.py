@@ -9,7 +9,7 @@ import pytest
 
 from flue_tui.sandbox.local import LocalSandbox, posix_resolve
 from flue_tui.sandbox.node_errors import node_message, read_error, write_error
-from flue_tui.tools.base import ToolError
+from flue_tui.core.abort import ToolError
 
 
 def test_cwd_is_absolute_and_normalised(tmp_path, monkeypatch):

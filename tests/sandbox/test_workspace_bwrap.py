@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import Settings
+from flue_tui.config.settings import Settings
 from flue_tui.sandbox.workspace import NO_BWRAP_NOTICE, WorkspaceSandbox, detect, make_sandbox
 from flue_tui.tools.bash import BashTool
-from flue_tui.tools.base import AbortSignal, ToolContext
+from flue_tui.core.abort import AbortSignal
+from flue_tui.tools.base import ToolContext
 
 BWRAP, WHY_NOT = detect(network=False)
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable here: {WHY_NOT}")

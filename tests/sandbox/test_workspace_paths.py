@@ -11,7 +11,8 @@ import pytest
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.sandbox.workspace import WorkspaceEscape, WorkspaceGuard, WorkspaceSandbox, real_path
 from flue_tui.tools import builtin_tools
-from flue_tui.tools.base import AbortSignal, ToolContext
+from flue_tui.core.abort import AbortSignal
+from flue_tui.tools.base import ToolContext
 from tests.permissions.conftest import run_calls
 
 
@@ -108,8 +109,8 @@ def test_real_path_follows_links_like_the_kernel(layout):
 
 
 def test_a_task_cannot_be_started_outside_the_workspace(layout):
-    from flue_tui.config import Settings
-    from flue_tui.runtime import Runtime
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(Settings(model="openai/fake", cwd=str(layout), sandbox="workspace"))
     parent, context = runtime.new_session()

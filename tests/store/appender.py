@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from flue_tui.agent.events import MessageEnd, TextDelta, TurnStart
+from flue_tui.core.events import MessageEnd, TextDelta, TurnStart
 from flue_tui.store.recorder import Recorder
 from flue_tui.store.sessions import SessionStore
 

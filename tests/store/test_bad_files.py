@@ -10,7 +10,8 @@ from tests.store.conftest import user
 
 
 def test_a_corrupt_file_is_moved_aside_and_a_fresh_one_started(db_path):
-    garbage = b"this is not an SQLite database, just some bytes " * 200
+    # SQLite's header, then garbage: a damaged database (a file without the header is not ours to move).
+    garbage = b"SQLite format 3\x00" + b"this is not an SQLite database, just some bytes " * 200
     db_path.write_bytes(garbage)
     with SessionStore.open(db_path) as store:
         assert store.path == str(db_path)
@@ -50,7 +51,7 @@ def test_damage_found_later_becomes_one_sentence(db_path):
     with SessionStore.open(db_path) as store:
         with pytest.raises(StoreError) as err, friendly_errors(store.path):
             list(store.iter_messages("ses_1"))
-        assert str(db_path) in str(err.value) and "move it aside" in str(err.value)
+        assert str(db_path) in str(err.value) and "Move it aside" in str(err.value)
 
 
 def test_an_unopenable_path_is_left_alone_and_the_run_uses_memory(db_path):
@@ -58,7 +59,8 @@ def test_an_unopenable_path_is_left_alone_and_the_run_uses_memory(db_path):
     (db_path / "keep").write_text("mine")
     with SessionStore.open(db_path) as store:
         assert store.path == MEMORY
-        assert str(db_path) in store.notices[0] and "mv " in store.notices[0]
+        assert str(db_path) in store.notices[0] and "is a directory" in store.notices[0]
+        assert "mv " not in store.notices[0]  # never advise moving a directory that is not ours
         store.create("ses_1", cwd="/x")  # still works, in memory
     assert (db_path / "keep").read_text() == "mine"
 
@@ -67,4 +69,4 @@ def test_a_directory_in_the_way_is_reported_not_fatal(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with SessionStore.open(blocker / "sessions.db") as store:
-        assert store.path == MEMORY and "cannot be used" in store.notices[0]
+        assert store.path == MEMORY and "cannot be reached" in store.notices[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from flue_tui.agent.events import MessageEnd, TaskStart, TextDelta, TurnStart
-from flue_tui.agent.messages import message_to_dict
+from flue_tui.core.events import MessageEnd, TaskStart, TextDelta, TurnStart
+from flue_tui.core.messages import message_to_dict
 from flue_tui.store.recorder import Recorder
 from flue_tui.store.sessions import SessionStore
 from tests.agent.conftest import EchoAfter

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flue_tui.agent.messages import AssistantMessage, ToolResultMessage, UserMessage, to_wire
+from flue_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage, to_wire
 from flue_tui.store.resume import INTERRUPTED_TOOL_TEXT
 from tests.store.conftest import assistant, result, user
 
@@ -87,7 +87,7 @@ def test_aborted_turns_stay_out_of_the_context_without_closures(store):
 
 
 def test_a_compaction_marker_comes_back_and_shapes_the_context(store):
-    from flue_tui.agent.messages import CompactionMessage, message_to_dict, model_context
+    from flue_tui.core.messages import CompactionMessage, message_to_dict, model_context
 
     store.create("s", cwd="/p")
     for m in [user("old question"), assistant("old answer"), user("recent question"), assistant("recent answer")]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import Settings
-from flue_tui.session_flags import PICK, add_session_arguments
-from flue_tui.session_start import SessionOptions, SessionStartError, options_from_args, start_session
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.flags import PICK, add_session_arguments
+from flue_tui.runtime.start import SessionOptions, SessionStartError, options_from_args, start_session
 from flue_tui.store.sessions import SessionStore
 from tests.fakellm import Turn
 from tests.store.conftest import assistant, user
@@ -37,7 +37,7 @@ def parse(*argv: str, print_mode: bool = True) -> SessionOptions:
 
 
 def test_flag_combinations():
-    assert parse("--session", "x") == SessionOptions(name="x")
+    assert parse("--session", "x") == SessionOptions(name="x", owner="flue -p")
     assert parse("-r", print_mode=False).pick
     assert parse("-r", "x", "--fork-session", "--session", "y").fork
     assert not parse("--no-session-persistence").persist

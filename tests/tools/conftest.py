@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
+
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 
 
 @pytest.fixture
@@ -62,9 +65,26 @@ def kill_leftovers():
 
 @pytest.fixture
 def ctx():
-    from flue_tui.tools.base import AbortSignal, ToolContext
+    from flue_tui.core.abort import AbortSignal
+    from flue_tui.tools.base import ToolContext
 
     return ToolContext("call-1", AbortSignal())
+
+
+def reset_peak_rss() -> None:
+    """Reset VmHWM so earlier tests do not hide this one's peak. flue's sandbox makes the process
+    non-dumpable (procguard), which hands /proc/self/clear_refs to root: for a non-root run the
+    write needs the process dumpable for a moment."""
+    libc = ctypes.CDLL(None)
+    was = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    finally:
+        libc.prctl(PR_SET_DUMPABLE, was, 0, 0, 0)
 
 
 def status_kb(field: str) -> int:

@@ -8,10 +8,11 @@ import time
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import AbortError, AbortSignal, ToolContext
+from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.tools.base import ToolContext
 from flue_tui.tools.bash import BashTool, format_bash_text
 
-from .conftest import read_pid, status_kb, wait_dead
+from .conftest import read_pid, reset_peak_rss, status_kb, wait_dead
 
 
 @pytest.fixture
@@ -76,8 +77,7 @@ async def test_format_bash_text_rules():
 
 
 async def test_200mb_output_is_bounded_and_capped(bash, ctx):
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
+    reset_peak_rss()
     base = status_kb("VmRSS")
     chunks = 0
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import ToolError
+from flue_tui.core.abort import ToolError
 from flue_tui.tools.glob import GlobTool
 from flue_tui.tools.grep import GrepTool, find_rg
 

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import AbortError, AbortSignal, ToolContext
+from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.tools.base import ToolContext
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.locks import with_file_lock
 from flue_tui.tools.write import WriteTool

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import MAX_READ_BYTES, AbortError, ToolError
+from flue_tui.tools.base import MAX_READ_BYTES
+from flue_tui.core.abort import AbortError, ToolError
 from flue_tui.tools.read import ReadTool, read_result
 from flue_tui.tools.truncate import js_number, truncate_head
 

@@ -10,12 +10,12 @@ from flue_tui.tools.truncate import (
     HeadLines,
     js_number,
     js_trim,
-    len16,
     shell_quote,
     slice16,
     truncate_head,
     truncate_tail,
 )
+from flue_tui.core.jsstr import len16
 
 
 def test_len16_counts_astral_as_two():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flue_tui.sandbox.local import LocalSandbox
-from flue_tui.tools.base import AbortError, ToolError
+from flue_tui.core.abort import AbortError, ToolError
 from flue_tui.tools.edit import EditTool
 from flue_tui.tools.write import WriteTool
 

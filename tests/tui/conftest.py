@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
 
@@ -55,7 +55,7 @@ async def submit(pilot: Any, text: str) -> None:
 def _litellm_imported() -> None:
     """Import litellm once for the whole run (3-20 s on a busy 2-core box), so no test's first
     request waits for it. The startup test checks the lazy import in a fresh process instead."""
-    from flue_tui.model.litellm_client import get_litellm
+    from flue_tui.model.loader import get_litellm
 
     get_litellm()
 

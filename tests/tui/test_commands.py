@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
-from flue_tui.tui.transcript import NoticeEntry, UserEntry
+from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from flue_tui.tui.transcript import ReplyEntry, TaskEntry, ToolEntry, UserEntry
+from flue_tui.ui.transcript import ReplyEntry, TaskEntry, ToolEntry, UserEntry
 from flue_tui.tui.widgets.reply import ReplyView
 from flue_tui.tui.widgets.task import TaskView
 from flue_tui.tui.widgets.tool import ToolView

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flue_tui.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, message_to_dict
-from flue_tui.session_start import SessionOptions
+from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, message_to_dict
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.store.db import write
 from flue_tui.store.sessions import SessionStore
-from flue_tui.tui.transcript import ReplyEntry, UserEntry
+from flue_tui.ui.transcript import ReplyEntry, UserEntry
 from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for

@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from flue_tui.agent.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-from flue_tui.tui import commands
-from flue_tui.tui.backfill import make_backfill
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex, walk_paths
-from flue_tui.tui.toolfmt import diff_text, key_argument
-from flue_tui.tui.transcript import OutputTail, ReplyEntry, ToolEntry, UserEntry
+from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from flue_tui.ui.commands import parse
+from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex, walk_paths
+from flue_tui.ui.toolfmt import diff_text, key_argument
+from flue_tui.ui.transcript import OutputTail, ReplyEntry, ToolEntry, UserEntry
 from flue_tui.tui.widgets.reply import cut_points, split_frozen
 
 
@@ -109,10 +109,10 @@ def test_history_walks_back_and_returns_the_draft(tmp_path: Path):
 
 
 def test_command_parsing():
-    assert commands.parse("/name new-name") == ("name", "new-name")
-    assert commands.parse("/help") == ("help", "")
-    assert commands.parse("/usr/bin/env python") is None
-    assert commands.parse("hello /help") is None
+    assert parse("/name new-name") == ("name", "new-name")
+    assert parse("/help") == ("help", "")
+    assert parse("/usr/bin/env python") is None
+    assert parse("hello /help") is None
 
 
 def test_backfill_pairs_results_across_pages():

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.store.sessions import SessionStore
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
@@ -66,7 +66,7 @@ def _calc(d: Path) -> None:
 
 def fixed_durations(app: FlueApp) -> None:
     """Durations vary run to run; a snapshot shows them all as 1.2s."""
-    from flue_tui.tui.transcript import ToolEntry
+    from flue_tui.ui.transcript import ToolEntry
 
     for entry in app.transcript.entries:
         if isinstance(entry, ToolEntry) and entry.duration_ms is not None:

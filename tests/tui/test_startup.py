@@ -11,8 +11,8 @@ from pathlib import Path
 CHILD = r"""
 import asyncio, json, sys, time
 t0 = time.perf_counter()
-from flue_tui.config import Settings
-from flue_tui.session_start import SessionOptions
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 imported = "litellm" in sys.modules
 

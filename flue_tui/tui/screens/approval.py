@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from flue_tui.permissions.asking import session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 
 MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets its full arguments
@@ -54,7 +55,7 @@ class ApprovalScreen(ModalScreen[Approval]):
 
     def compose(self) -> ComposeResult:
         r = self.request
-        rules = ", ".join(r.session_rules)
+        rules = session_label(r)
         with Vertical(id="approval"):
             title = Text(f"{r.title}?", style="bold")
             title.append(f"   ({r.tool_name} · {r.mode} mode)", style="dim")

@@ -1,0 +1,1 @@
+"""The app's widgets: conversation, prompt, status bar, tool/task/reply blocks and views."""

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from flue_tui.tui.transcript import NoticeEntry, ThinkingEntry, UserEntry
+from flue_tui.ui.transcript import NoticeEntry, ThinkingEntry, UserEntry
 
 USER_MAX_LINES = 30
 

@@ -17,8 +17,8 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from flue_tui.tui.history import PromptHistory
-from flue_tui.tui.pathindex import PathIndex, completion_text
+from flue_tui.ui.history import PromptHistory
+from flue_tui.ui.pathindex import PathIndex, completion_text
 
 COMMAND_RE = re.compile(r"/(\S*)")
 PATH_RE = re.compile(r'(?:^|\s)@("?[^\s"]*)$')

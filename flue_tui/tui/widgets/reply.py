@@ -18,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from flue_tui.tui.transcript import ReplyEntry
+from flue_tui.ui.transcript import ReplyEntry
 
 LIVE_BLOCKS = 24
 FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")

@@ -8,8 +8,9 @@ from rich.text import Text
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from flue_tui.tui.router import Status
-from flue_tui.tui.toolfmt import SPINNER
+from flue_tui.agent import usage_text
+from flue_tui.ui.router import Status
+from flue_tui.ui.toolfmt import SPINNER
 
 
 def tokens(n: int) -> str:
@@ -56,8 +57,10 @@ class StatusBar(Horizontal):
 
         right = Text(no_wrap=True)
         right.append(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", style="dim")
-        if status.cost:
-            right.append(f" · ${status.cost:.3f}", style="dim")
+        if not status.total.priced:
+            right.append(" · $?", style="dim")  # a model with no known price: unknown, not $0
+        elif status.cost:
+            right.append(f" · {usage_text.cost(status.total, 3)}", style="dim")
         if context_window and status.context_tokens:
             pct = 100 * status.context_tokens / context_window
             right.append(f" · ctx {pct:.0f}%", style="yellow" if pct >= 80 else "dim")

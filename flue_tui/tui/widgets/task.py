@@ -13,7 +13,7 @@ from textual import events
 from textual.containers import VerticalGroup
 from textual.widgets import Static
 
-from flue_tui.tui.transcript import Entry, TaskEntry, Transcript
+from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 from flue_tui.tui.widgets.tool import ToolView
 
 CHILD_VISIBLE = 6

@@ -12,8 +12,8 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
-from flue_tui.tui import toolfmt
-from flue_tui.tui.transcript import ToolEntry
+from flue_tui.ui import toolfmt
+from flue_tui.ui.transcript import ToolEntry
 
 TAIL_LINES = 6
 TAIL_LINES_EXPANDED = 40

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
-from flue_tui.tui.transcript import (
+from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
     ReplyEntry,

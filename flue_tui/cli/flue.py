@@ -1,0 +1,245 @@
+"""argv → TUI | print mode. Imports lazily so `flue --help` and `--version` stay fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from flue_tui import __version__
+
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def _effort(text: str) -> str:
+    from flue_tui.model.turn_params import check_effort  # no litellm import: only its constants later
+
+    try:
+        return check_effort(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _load_schema(value: str) -> dict:
+    """`--json-schema` takes inline JSON or a path to a JSON file."""
+    import json
+
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.text import read_utf8_file
+
+    text = value
+    if not value.lstrip().startswith("{"):
+        text = read_utf8_file(value, "--json-schema file")
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--json-schema is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    if not isinstance(schema, dict):
+        raise ConfigError("--json-schema must be a JSON object (a JSON Schema).")
+    try:
+        import jsonschema
+
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ConfigError(f"--json-schema is not a valid JSON Schema: {exc.message}") from None
+    return schema
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from flue_tui.headless.claude.flags import OneLineParser
+
+    parser = OneLineParser(
+        prog="flue",
+        description="A terminal coding agent. `flue` opens the app in the current directory; "
+                    "`flue -p PROMPT` runs one prompt headless and prints the answer.",
+    )
+    parser.add_argument("prompt", nargs="?", help="the prompt to send (with -p: read from stdin when omitted)")
+    parser.add_argument("-p", "--print", action="store_true", dest="print_mode",
+                        help="headless: run the prompt, print the result and exit")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
+                        help="print mode output: text (final answer), json (one result object), "
+                             "stream-json (Claude Code's messages, one per line, result last), "
+                             "events (flue's own events, one per line, result last)")
+    parser.add_argument("--include-partial-messages", action="store_true",
+                        help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta "
+                             "and tool_output")
+    parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
+    parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N",
+                        help="stop with an error after N model turns")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent (default: current)")
+    parser.add_argument("--skill", metavar="NAME", help="run a skill; the prompt, if any, is added to it")
+    parser.add_argument("--system-prompt-file", metavar="FILE",
+                        help="replace flue's built-in instructions with this file's text")
+    parser.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the instructions")
+    parser.add_argument("--json-schema", metavar="SCHEMA",
+                        help="print mode: require a result matching this JSON Schema (a file or inline JSON); "
+                             "the validated object is the result's structured_output")
+    parser.add_argument("--max-budget-usd", type=_positive_float, metavar="X",
+                        help="stop cleanly once the run's cost passes X dollars")
+    parser.add_argument("--no-auto-compact", action="store_true",
+                        help="never compact automatically (overflow recovery and /compact still work)")
+    parser.add_argument("--compaction-model", metavar="MODEL", help="model that writes compaction summaries")
+    parser.add_argument("--context-window", type=_positive_int, metavar="TOKENS",
+                        help="the model's context window, for models litellm does not know")
+    parser.add_argument("--effort", type=_effort, metavar="LEVEL",
+                        help="thinking effort: off, low, medium or high (default: off)")
+    parser.add_argument("--max-output-tokens", type=_positive_int, metavar="TOKENS",
+                        help="the longest reply a turn may write (default: the model's limit, at most 32000)")
+    parser.add_argument("--plain", action="store_true",
+                        help="line-mode front end instead of the full-screen app (automatic on dumb terminals)")
+    parser.add_argument("--inline", action="store_true",
+                        help="render into the terminal's own scrollback instead of the full-screen app "
+                             "(also [ui] mode = \"inline\" in config, or FLUE_UI=inline)")
+    parser.add_argument("--version", action="version", version=f"flue {__version__}")
+    from flue_tui.runtime.flags import add_session_arguments
+
+    add_session_arguments(parser)
+    from flue_tui.permissions.flags import add_permission_arguments
+
+    add_permission_arguments(parser)
+    from flue_tui.mcp.flags import add_mcp_arguments
+
+    add_mcp_arguments(parser)
+    from flue_tui.headless.claude.flags import add_claude_arguments
+
+    add_claude_arguments(parser)
+    return parser
+
+
+def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
+    from flue_tui.config.text import utf8_text
+
+    # With a prompt argument stdin is never read: CI often leaves it open.
+    if args.prompt is not None:
+        prompt = args.prompt
+    elif not sys.stdin.isatty():
+        prompt = utf8_text("The prompt on stdin", sys.stdin.buffer.read())
+    else:
+        prompt = ""
+    if required and not prompt.strip():
+        parser.error("print mode needs a prompt: pass it as an argument or pipe it on stdin")
+    return prompt
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sessions"]:  # only as the first word, so `flue -p sessions` stays a prompt
+        from flue_tui.cli.sessions import main as sessions_main
+
+        return sessions_main(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from flue_tui.cli.doctor import run_doctor
+
+        return run_doctor(argv[1:])
+    if argv[:1] == ["mcp"]:
+        from flue_tui.mcp.cli import main as mcp_main
+
+        return mcp_main(argv[1:])
+    if argv[:1] == ["trust"]:
+        from flue_tui.cli.trust import main as trust_main
+
+        return trust_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from flue_tui.runtime.start import options_from_args
+
+    from flue_tui.permissions.flags import permission_settings
+
+    from flue_tui.headless.claude.flags import claude_options
+
+    if args.input_format == "stream-json":
+        args.print_mode = True  # the Agent SDK never passes -p
+    try:
+        claude, overrides = claude_options(args)
+        sessions = options_from_args(args, print_mode=args.print_mode)
+        permissions = permission_settings(args)
+        from flue_tui.mcp.flags import mcp_settings
+
+        permissions.update(mcp_settings(args))
+        for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
+            if overrides.get(key):
+                permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
+        if permissions["permission_mode"] is None:
+            permissions["permission_mode"] = overrides.pop("permission_mode", None)
+        overrides.pop("permission_mode", None)
+        if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
+            permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
+        if args.plain and args.inline:
+            raise ValueError("use either --plain or --inline, not both")
+    except ValueError as exc:
+        parser.error(str(exc))
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.settings import Settings
+    from flue_tui.config.text import utf8_text
+
+    fmt = args.output_format if args.print_mode else None
+    try:
+        if args.prompt is not None:
+            args.prompt = utf8_text("The prompt", args.prompt)
+        if args.append_system_prompt is not None:
+            args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
+        settings = Settings.from_env(model=args.model or overrides.get("model"), cwd=args.cwd,
+                                     system_prompt=args.system_prompt,
+                                     add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
+                                     max_turns=args.max_turns, setting_sources=claude.setting_sources,
+                                     system_prompt_file=args.system_prompt_file,
+                                     append_system_prompt=args.append_system_prompt,
+                                     json_schema=_load_schema(args.json_schema) if args.json_schema else None,
+                                     max_budget_usd=args.max_budget_usd,
+                                     auto_compact=False if args.no_auto_compact else None,
+                                     compaction_model=args.compaction_model, context_window=args.context_window,
+                                     effort=args.effort, max_output_tokens=args.max_output_tokens,
+                                     ui_mode="inline" if args.inline else ("plain" if args.plain else None),
+                                     **permissions)
+        prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None
+    except ConfigError as exc:
+        from flue_tui.headless.printmode import start_failure
+
+        return start_failure(str(exc), fmt, args.model)
+    if args.print_mode:
+        from flue_tui.headless.printmode import run_print
+
+        return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
+                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions,
+                         claude=claude)
+    if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
+        from flue_tui.inline import run_inline
+
+        return run_inline(settings, args.prompt, sessions=sessions)
+    from flue_tui.tui.support import tui_supported
+
+    if settings.ui_mode != "tui" or not tui_supported():
+        from flue_tui.headless.plain import run_plain
+
+        return run_plain(settings, args.prompt, sessions=sessions)
+    from flue_tui.tui.app import run_tui
+
+    return run_tui(settings, args.prompt, sessions=sessions)
+
+
+def entry() -> None:
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)

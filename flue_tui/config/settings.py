@@ -1,0 +1,149 @@
+"""Settings and their precedence; every path derives from FLUE_HOME."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from flue_tui.config.errors import ConfigError
+
+if TYPE_CHECKING:
+    from flue_tui.config.project import Held
+
+# With no model configured, the first provider whose key is set picks the default.
+DEFAULT_MODELS = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-4.1"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
+)
+
+
+def default_model() -> str | None:
+    """The lowest layer: a sensible model for whichever provider key is set, else a local server."""
+    for var, model in DEFAULT_MODELS:
+        if os.environ.get(var):
+            return model
+    if os.environ.get("OPENAI_BASE_URL"):
+        return "openai/default"
+    return ollama_model()
+
+
+def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
+    """The first model of an Ollama server on localhost, if one answers at once."""
+    import json
+    import urllib.request
+
+    from flue_tui.config.endpoints import base_url
+
+    base = url or base_url()
+    try:
+        with urllib.request.urlopen(f"{base.rstrip('/')}/api/tags", timeout=timeout) as response:
+            models = json.load(response).get("models") or []
+    except (OSError, ValueError):
+        return None
+    names = [m.get("name") for m in models if isinstance(m, dict) and m.get("name")]
+    return f"ollama_chat/{names[0]}" if names else None
+
+
+@dataclass(slots=True)
+class Settings:
+    model: str | None = None
+    cwd: str = field(default_factory=os.getcwd)
+    max_turns: int | None = None
+    api_base: str | None = None
+    # Flue's retry back-off base (2 s); tunable so tests of the retry path stay fast.
+    retry_base_ms: float = 2000.0
+    extra_env: dict[str, str] = field(default_factory=dict)
+    system_prompt_file: str | None = None
+    system_prompt: str | None = None  # --system-prompt TEXT (Claude Code's; "" means no built-in instructions)
+    append_system_prompt: str | None = None
+    # Permissions (flue_tui/permissions): None means the config files' mode, else the front end's
+    # default, which is ask when `interactive` (the app) and yolo otherwise (`flue -p`).
+    permission_mode: str | None = None
+    interactive: bool = False
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
+    allow_network: bool = False
+    add_dirs: list[str] = field(default_factory=list)
+    setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local (None: all)  # --add-dir: more roots for --sandbox workspace
+    auto_compact: bool = True
+    compaction_model: str | None = None
+    # Overrides the model's context window (litellm's map knows nothing of local models).
+    context_window: int | None = None
+    # Thinking (off/low/medium/high, through litellm's reasoning_effort) and the reply limit.
+    effort: str | None = None
+    max_output_tokens: int | None = None
+    # Anthropic-served models get cache breakpoints (flue_tui/model/caching.py) unless this is off.
+    prompt_cache: bool = True
+    # USD per million tokens, for a model litellm cannot price (or to override its price).
+    input_price: float | None = None
+    output_price: float | None = None
+    max_budget_usd: float | None = None
+    # Provider-fault bounds: seconds without a chunk before a request is retried, and the most
+    # characters one reply may stream before it is cut like an output-limit cut.
+    idle_timeout: float = 120.0
+    max_reply_chars: int = 2_000_000
+    json_schema: dict | None = None
+    ui_mode: str = "tui"  # "tui", "inline" or "plain"
+    theme: str | None = None
+    # Where each configured value came from (for `flue doctor`): key -> file path or "environment".
+    sources: dict[str, str] = field(default_factory=dict)
+    # The project's .flue/config.toml may loosen protection only once trusted (config/project.py):
+    # --trust-project for this run, or trust stored when the user said yes.
+    trust_project: bool = False
+    project_trusted: bool = False
+    project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
+    project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
+    # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
+    mcp_config: list[str] = field(default_factory=list)
+    strict_mcp_config: bool = False
+    overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reload() can re-read the files
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
+        from flue_tui.config.files import layers
+
+        from flue_tui.config.project import project_state
+
+        settings = cls()
+        cwd = str(overrides.get("cwd") or settings.cwd)
+        if not os.path.isdir(cwd):
+            if os.path.exists(cwd):
+                raise ConfigError(f"Working directory is not a directory: {cwd}")
+            raise ConfigError(f"Working directory does not exist: {cwd}")
+        settings.overrides = dict(overrides)
+        settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
+        sources = overrides.get("setting_sources")  # --setting-sources: which files are read
+        for layer in layers(cwd, trusted=settings.project_trusted,
+                            sources=tuple(sources) if isinstance(sources, (list, tuple)) else None):
+            settings.project_held.extend(layer.held)
+            settings.project_never.extend(layer.never)
+            for key, value in layer.values.items():
+                attr = {"env": "extra_env", "ui.mode": "ui_mode", "ui.theme": "theme"}.get(key, key)
+                if attr == "extra_env":
+                    value = {**settings.extra_env, **value}
+                setattr(settings, attr, value)
+                settings.sources[key] = layer.source
+        if os.environ.get("FLUE_RETRY_BASE_MS"):
+            try:
+                settings.retry_base_ms = float(os.environ["FLUE_RETRY_BASE_MS"])
+            except ValueError:
+                raise ConfigError("FLUE_RETRY_BASE_MS must be a number of milliseconds.") from None
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(settings, key, value)
+                settings.sources[key] = "flag"
+        settings.cwd = os.path.abspath(settings.cwd)
+        if settings.model is None:
+            settings.model = default_model()
+        return settings
+
+    def reload(self) -> None:
+        """Read the files again with the same flags (after the user trusted the project)."""
+        fresh = Settings.from_env(**self.overrides)
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(fresh, name))

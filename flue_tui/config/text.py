@@ -1,0 +1,33 @@
+"""Text the user hands flue (prompts, files named on the command line) must be UTF-8."""
+
+from __future__ import annotations
+
+from flue_tui.config.errors import ConfigError
+
+_NOT_UTF8 = "{what} is not UTF-8 text (byte 0x{byte:02x} at offset {at}); convert it first, e.g. with iconv -t UTF-8."
+
+
+def utf8_text(what: str, value: str | bytes) -> str:
+    """Text for the model must be UTF-8: a bad byte is refused, saying where, never sent mangled.
+    argv arrives with undecodable bytes as lone surrogates (U+DC80..U+DCFF); stdin and files as bytes."""
+    if isinstance(value, bytes):
+        try:
+            # Newlines as text-mode reading had them (universal newlines).
+            return value.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
+    for at, char in enumerate(value):
+        if 0xDC80 <= ord(char) <= 0xDCFF:
+            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
+                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
+    return value
+
+
+def read_utf8_file(path: str, what: str) -> str:
+    """A text file the user named on the command line: its text, or one ConfigError line."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+    return utf8_text(f"{what} {path}", data)

@@ -1,0 +1,142 @@
+"""Which directories the user trusts, and for which files: $FLUE_HOME/trusted-projects.json.
+
+A directory is keyed by its real path (a symlink or `..` cannot borrow another folder's trust). Trust
+covers named files of that directory by their SHA-256: when a trusted file's bytes change (a `git
+pull` bringing a new `.flue/config.toml`), its trust lapses and the user is asked again. Other
+callers (a project's `.mcp.json`, later) trust their own file the same way.
+
+The store is the user's own file, written atomically with mode 0600. Anything wrong with it
+(missing, unreadable, not the expected JSON) reads as "nothing is trusted": failing closed only costs
+a question.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.paths import flue_home
+
+STORE_NAME = "trusted-projects.json"
+State = Literal["trusted", "untrusted", "changed"]
+
+
+class TrustError(ConfigError):
+    """The trust store cannot be read or written; the message says which file and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrustEntry:
+    directory: str
+    files: tuple[tuple[str, str], ...]  # (path relative to the directory, sha256 when trusted)
+    trusted_at: str
+
+
+def store_path() -> Path:
+    return flue_home() / STORE_NAME
+
+
+def directory_key(directory: str | os.PathLike[str]) -> str:
+    return os.path.realpath(directory)
+
+
+def digest(path: Path) -> str | None:
+    """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted)."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _load(strict: bool = False) -> dict[str, Any]:
+    path = store_path()
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read().decode("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        if strict:
+            raise TrustError(f"{path} is not a readable trust list ({exc}); move it aside to start afresh.") from None
+        return {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        if strict:
+            raise TrustError(f"{path} is not a trust list written by flue; move it aside to start afresh.")
+        return {}
+    return projects
+
+
+def _save(projects: dict[str, Any]) -> None:
+    path = store_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)  # mkstemp creates it 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"version": 1, "projects": projects}, fh, indent=2, sort_keys=True)
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise TrustError(f"Cannot save trust to {path}: {exc.strerror or exc}") from None
+
+
+def state(directory: str | os.PathLike[str], relpath: str) -> State:
+    """Whether `relpath` inside `directory` is trusted as it is now on disk."""
+    entry = _load().get(directory_key(directory))
+    files = entry.get("files") if isinstance(entry, dict) else None
+    if not isinstance(files, dict) or relpath not in files:
+        return "untrusted"
+    now = digest(Path(directory_key(directory)) / relpath)
+    return "trusted" if now is not None and now == files[relpath] else "changed"
+
+
+def grant(directory: str | os.PathLike[str], files: Mapping[str, str | None]) -> None:
+    """Trust these files of `directory`: each with the SHA-256 of the bytes the user was shown (so a
+    file that changed while they were asked is not trusted), or None for its bytes now."""
+    key = directory_key(directory)
+    projects = _load(strict=True)
+    entry = projects.get(key) if isinstance(projects.get(key), dict) else {}
+    known = dict(entry.get("files") or {}) if isinstance(entry.get("files"), dict) else {}
+    for rel, sha in files.items():
+        sha = sha or digest(Path(key) / rel)
+        if sha is not None:
+            known[rel] = sha
+    projects[key] = {"files": known, "trusted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    _save(projects)
+
+
+def revoke(directory: str | os.PathLike[str]) -> bool:
+    projects = _load(strict=True)
+    if projects.pop(directory_key(directory), None) is None:
+        return False
+    _save(projects)
+    return True
+
+
+def entries() -> list[TrustEntry]:
+    """Every trusted directory (raises TrustError when the store is damaged, for `flue doctor`)."""
+    out = []
+    for directory, entry in sorted(_load(strict=True).items()):
+        if not isinstance(entry, dict):
+            continue
+        files = entry.get("files") if isinstance(entry.get("files"), dict) else {}
+        out.append(TrustEntry(directory, tuple(sorted((str(k), str(v)) for k, v in files.items())),
+                              str(entry.get("trusted_at", ""))))
+    return out

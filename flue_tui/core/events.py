@@ -1,0 +1,189 @@
+"""The event vocabulary: one stream that the TUI, print mode and the store all consume.
+
+Names and payload fields follow Flue's events (flue-behaviour.md §12); `tool_output` and `usage`
+are ours. Every event carries the session id and, inside a sub-task, the task id and parent session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    type: ClassVar[str] = "event"
+    session: str
+    task_id: str | None = None
+    parent_session: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Flue's JSON shape: `type` first, camelCase keys, absent correlation fields omitted."""
+        out: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.name in ("task_id", "parent_session"):
+                continue
+            out[_camel(f.name)] = value
+        return out
+
+
+OperationKind = Literal["prompt", "skill", "task", "shell", "compact"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OperationStart(Event):
+    type: ClassVar[str] = "operation_start"
+    operation_id: str
+    operation_kind: OperationKind = "prompt"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Operation(Event):
+    type: ClassVar[str] = "operation"
+    operation_id: str
+    operation_kind: OperationKind
+    duration_ms: int
+    is_error: bool
+    error: str | None = None
+    result: str | None = None
+    usage: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStart(Event):
+    type: ClassVar[str] = "turn_start"
+    turn_id: str
+    purpose: str = "agent"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn(Event):
+    """A model request finished (successfully or not)."""
+
+    type: ClassVar[str] = "turn"
+    turn_id: str
+    purpose: str
+    duration_ms: int
+    is_error: bool
+    finish_reason: str | None = None
+    error: str | None = None
+    usage: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingDelta(Event):
+    type: ClassVar[str] = "thinking_delta"
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageEnd(Event):
+    """A completed message (user prompt, assistant turn, tool result) as its storage dict."""
+
+    type: ClassVar[str] = "message_end"
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStart(Event):
+    type: ClassVar[str] = "tool_start"
+    tool_name: str
+    tool_call_id: str
+    args: dict[str, Any] = field(default_factory=dict)
+    kind: str = "other"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutput(Event):
+    """Ours: a live chunk of a running command's output, for the UI only (never sent to the model)."""
+
+    type: ClassVar[str] = "tool_output"
+    tool_call_id: str
+    stream: str
+    chunk: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEnd(Event):
+    """Flue's terminal `tool` event; `result` is `{content: [{type, text}], details}`."""
+
+    type: ClassVar[str] = "tool"
+    tool_name: str
+    tool_call_id: str
+    is_error: bool
+    result: dict[str, Any]
+    duration_ms: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskStart(Event):
+    """Emitted for the child: `session` is the child session, `parent_session` the caller."""
+
+    type: ClassVar[str] = "task_start"
+    prompt: str
+    agent: str | None = None
+    cwd: str | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskEnd(Event):
+    type: ClassVar[str] = "task"
+    agent: str | None
+    is_error: bool
+    result: str
+    duration_ms: int
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageEvent(Event):
+    """Ours: token and cost totals after each model turn (this turn's and the session's)."""
+
+    type: ClassVar[str] = "usage"
+    turn: dict[str, Any]
+    total: dict[str, Any]
+    purpose: str = "agent"  # or "compaction": the summariser's tokens count too, but not as context
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Log(Event):
+    type: ClassVar[str] = "log"
+    level: Literal["info", "warn", "error"]
+    message: str
+    attributes: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Idle(Event):
+    type: ClassVar[str] = "idle"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionStart(Event):
+    type: ClassVar[str] = "compaction_start"
+    reason: Literal["threshold", "overflow", "manual"]
+    estimated_tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compaction(Event):
+    type: ClassVar[str] = "compaction"
+    messages_before: int
+    messages_after: int
+    duration_ms: int
+    is_error: bool
+    error: str | None = None
+    usage: dict[str, Any] | None = None

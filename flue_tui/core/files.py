@@ -1,0 +1,225 @@
+"""How the sandboxes open files for the file tools: one place that decides what may be opened.
+
+* Regular files only. A FIFO, socket or device is refused before it is opened (a FIFO opened for
+  reading blocks until a writer appears, /dev/zero never ends, and opening a device can act on it);
+  the open itself uses O_NONBLOCK and fstat re-checks, so a file swapped in after the stat is
+  still refused and never blocks.
+* Beneath a root (`--sandbox workspace`): the path is walked one component at a time from a held
+  directory descriptor with O_NOFOLLOW, symlinks are resolved here, by hand, and whatever is opened
+  or created must really lie under the root. Checking a path and then opening it by name lets a
+  process that flips a symlink in between send the write outside; a descriptor walk cannot be
+  redirected that way.
+
+Errors are OSErrors with the kernel's errno (the callers render Node's text), NotRegular for a
+special file, and Escape when the walk leaves the root.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import io
+import os
+import stat
+from typing import BinaryIO
+
+from flue_tui.core.abort import ToolError
+
+MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
+# Lets a directory be walked without read permission on it, as the kernel does (Linux only).
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+# No O_TRUNC: the file is truncated only once fstat has shown it is a regular file.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# A socket is left out: open() refuses it with ENXIO, which is what Flue (Node) reports for it.
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotRegular(ToolError):
+    """The model-visible refusal of a FIFO or device."""
+
+    def __init__(self, path: str, mode: int) -> None:
+        self.kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        super().__init__(f"Not a regular file: {path} is {self.kind}; only regular files can be read or written.")
+
+
+class SpecialFile(OSError):
+    """The same refusal for flue's own reads of repository files, as the OSError those callers
+    already handle (a FIFO named AGENTS.md must not hang start-up)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class Escape(Exception):
+    """The walk would open or create something outside the root."""
+
+
+def _check_kind(path: str, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        # Node opens a directory for reading and fails in read(); writing fails in open().
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    if stat.S_ISSOCK(mode):
+        raise OSError(errno.ENXIO, os.strerror(errno.ENXIO))
+    if not stat.S_ISREG(mode):
+        raise NotRegular(path, mode)
+
+
+def refuse_special(path: str) -> None:
+    """NotRegular if `path` (symlinks followed) is a FIFO or device: for a search program, which
+    would read one named on its command line until it ends, i.e. forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the program reports what is wrong with it
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise NotRegular(path, mode)
+
+
+def _finish(fd: int, path: str, write: bool) -> int:
+    """Re-check what was really opened, truncate a file opened for writing, go back to blocking."""
+    try:
+        _check_kind(path, os.fstat(fd).st_mode)
+        if write:
+            os.ftruncate(fd, 0)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_file(path: str, *, write: bool = False, parents: bool = False) -> int:
+    """A descriptor of the regular file at absolute `path` (local(): symlinks followed as usual).
+    `parents` creates missing parent directories first (Flue's retry after a failed write)."""
+    if parents:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError:
+            pass
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not write:
+            raise
+    else:
+        _check_kind(path, mode)
+    # The final symlink (if any) was just followed by stat; O_NOFOLLOW would refuse it here.
+    flags = (_WRITE_FLAGS if write else _READ_FLAGS) & ~os.O_NOFOLLOW
+    return _finish(os.open(path, flags, 0o666), path, write)
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open a repository file flue reads for itself (AGENTS.md, agents, skills, config) for binary
+    reading: regular files only, never blocking; SpecialFile (an OSError) for a FIFO or device."""
+    try:
+        fd = open_file(path)
+    except NotRegular as exc:
+        raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_text(path: str) -> str:
+    """Path.read_text("utf-8", errors="replace") for a repository file, through open_regular."""
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def open_beneath(root: str, path: str, *, write: bool = False, parents: bool = False) -> int:
+    """Like open_file, but `path` (absolute, lexical) is resolved by hand from "/" with O_NOFOLLOW
+    at every step, and the file, and any directory `parents` creates, must lie under `root` (a
+    real path: no symlinks in it)."""
+    parts = path.split("/")[::-1]  # a stack: next component last
+    fd = os.open("/", _DIR_FLAGS)
+    where = "/"  # the real path of fd
+    hops = 0
+    try:
+        while parts:
+            name = parts.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                fd = _swap(fd, os.open("..", _DIR_FLAGS, dir_fd=fd))
+                where = os.path.dirname(where)
+                continue
+            here = os.path.join(where, name)
+            last = not any(p not in ("", ".") for p in parts)
+            try:
+                mode: int | None = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                mode = None
+            if mode is not None and stat.S_ISLNK(mode):
+                hops = _hop(hops)
+                try:
+                    target = os.readlink(name, dir_fd=fd)
+                except OSError:  # swapped back to a non-link since the stat: look again
+                    parts.append(name)
+                    continue
+                if target.startswith("/"):
+                    fd = _swap(fd, os.open("/", _DIR_FLAGS))
+                    where = "/"
+                parts.extend(target.split("/")[::-1])
+                continue
+            if last:
+                if not _inside(root, here):
+                    raise Escape(here)
+                if mode is None and not write:
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+                if mode is not None:
+                    _check_kind(path, mode)
+                try:
+                    opened = os.open(name, _WRITE_FLAGS if write else _READ_FLAGS, 0o666, dir_fd=fd)
+                except OSError as err:
+                    if err.errno in (errno.ELOOP, errno.EMLINK):  # became a symlink: look again
+                        hops = _hop(hops)
+                        parts.append(name)
+                        continue
+                    raise
+                return _finish(opened, path, write)
+            if mode is None and parents:
+                if not _inside(root, here):
+                    raise Escape(here)
+                try:
+                    os.mkdir(name, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                fd = _swap(fd, os.open(name, _DIR_FLAGS, dir_fd=fd))
+            except OSError as err:
+                if err.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(name, fd):
+                    hops = _hop(hops)
+                    parts.append(name)  # became a symlink since the stat: look again
+                    continue
+                raise
+            where = here
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))  # the path was "/"
+    finally:
+        os.close(fd)
+
+
+def _hop(hops: int) -> int:
+    """Count a symlink followed (or a component looked at again after a race); ELOOP past the limit."""
+    if hops >= MAX_SYMLINK_HOPS:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+    return hops + 1
+
+
+def _swap(old: int, new: int) -> int:
+    os.close(old)
+    return new
+
+
+def _is_link(name: str, fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _inside(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip("/") + "/")

@@ -1,0 +1,227 @@
+"""Conversation messages, their storage dicts, and the provider (OpenAI chat) wire format."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
+
+
+@dataclass(slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    # False once any part had no known price: the cost is then unknown (a lower bound), not $0.
+    priced: bool = True
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.cost += other.cost
+        self.priced = self.priced and other.priced
+
+    @property
+    def known_cost(self) -> float | None:
+        """The cost in USD, or None when some turn's model had no known price."""
+        return self.cost if self.priced else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "totalTokens": self.input + self.output,
+            "cost": round(self.cost, 10),
+            "priced": self.priced,
+        }
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    # The argument text exactly as streamed, so the history replays what the model sent.
+    raw_arguments: str = ""
+    # Why the arguments could not be used at all (e.g. nested too deeply): the call's tool error.
+    refusal: str | None = None
+
+
+@dataclass(slots=True)
+class UserMessage:
+    content: str
+    role: Literal["user"] = "user"
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    text: str = ""
+    thinking: str = ""
+    # Anthropic-style blocks ({type: thinking, thinking, signature} or {type: redacted_thinking,
+    # data}): stored and sent back exactly, as the provider checks their signatures.
+    thinking_blocks: list[dict[str, str]] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    stop_reason: StopReason = "stop"
+    error: str | None = None
+    model: str = ""
+    usage: Usage | None = None
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(slots=True)
+class ToolResultMessage:
+    tool_call_id: str
+    tool_name: str
+    text: str
+    is_error: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+    terminate: bool = False  # finish/give_up: the loop ends when every result of a batch terminates
+    role: Literal["toolResult"] = "toolResult"
+
+
+@dataclass(slots=True)
+class CompactionMessage:
+    """Marks a compaction in the full history. The model then sees the summary, the `kept` messages
+    just before this marker, and everything after it; the store and the UI still hold everything."""
+
+    summary: str
+    kept: int
+    tokens_before: int = 0
+    read_files: list[str] = field(default_factory=list)
+    modified_files: list[str] = field(default_factory=list)
+    # Beyond Flue: the latest user request, repeated verbatim when the cut summarised it away.
+    request: str | None = None
+    usage: Usage | None = None  # the summariser's tokens and cost, so stored totals include them
+    role: Literal["compaction"] = "compaction"
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    return asdict(message)
+
+
+_THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+
+
+def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
+    """Stored thinking blocks as the provider may get them back: only the two block types, only
+    their own string fields (an imported session file is untrusted, and these go to the API)."""
+    out = []
+    for block in raw if isinstance(raw, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in _THINKING_FIELDS:
+            out.append({"type": kind, **{k: str(block.get(k) or "") for k in _THINKING_FIELDS[kind]}})
+    return out
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    role = data.get("role")
+    if role == "user":
+        return UserMessage(content=data["content"])
+    if role == "assistant":
+        usage = data.get("usage")
+        return AssistantMessage(
+            text=data.get("text", ""),
+            thinking=data.get("thinking", ""),
+            thinking_blocks=thinking_blocks_from(data.get("thinking_blocks")),
+            tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls", [])],
+            stop_reason=data.get("stop_reason", "stop"),
+            error=data.get("error"),
+            model=data.get("model", ""),
+            usage=Usage(**usage) if usage else None,
+        )
+    if role == "toolResult":
+        return ToolResultMessage(
+            tool_call_id=data["tool_call_id"],
+            tool_name=data["tool_name"],
+            text=data["text"],
+            is_error=data.get("is_error", False),
+            details=data.get("details") or {},
+            terminate=data.get("terminate", False),
+        )
+    if role == "compaction":
+        return CompactionMessage(summary=data["summary"], kept=data["kept"],
+                                 tokens_before=data.get("tokens_before", 0),
+                                 read_files=list(data.get("read_files") or []),
+                                 modified_files=list(data.get("modified_files") or []),
+                                 request=data.get("request"),
+                                 usage=Usage(**data["usage"]) if data.get("usage") else None)
+    raise ValueError(f"unknown message role: {role!r}")
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def summary_message(marker: CompactionMessage) -> UserMessage:
+    """How Flue hands a summary to the model: a user message with a tagged, escaped body."""
+    return UserMessage(content=f'<compaction type="context_summary">\n{_xml_escape(marker.summary)}\n</compaction>')
+
+
+def model_context(messages: list[Message]) -> list[Message]:
+    """What the model is sent: after the latest compaction, its summary plus kept and later messages."""
+    last = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], CompactionMessage)), None)
+    if last is None:
+        return list(messages)
+    marker = messages[last]
+    assert isinstance(marker, CompactionMessage)
+    kept = [m for m in messages[max(0, last - marker.kept):last] if not isinstance(m, CompactionMessage)]
+    head: list[Message] = [summary_message(marker)]
+    if marker.request is not None:
+        head.append(UserMessage(content=marker.request))
+    return head + kept + list(messages[last + 1:])
+
+
+def wire_arguments(call: ToolCall) -> str:
+    """The arguments as streamed when they are a JSON object, else `{}`. A reply cut by the output
+    limit (or a model's broken JSON) leaves text no provider accepts back (litellm refuses it
+    before sending, on every later request); the call's result already tells the model what went
+    wrong, and the store keeps what really arrived."""
+    raw = call.raw_arguments
+    if raw:
+        try:
+            if isinstance(json.loads(raw), dict):
+                return raw
+        except ValueError:
+            pass
+        return "{}" if not call.arguments else json.dumps(call.arguments)
+    return json.dumps(call.arguments)
+
+
+def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
+    wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    dropped: set[str] = set()
+    for m in model_context(messages):
+        if isinstance(m, UserMessage):
+            wire.append({"role": "user", "content": m.content})
+        elif isinstance(m, AssistantMessage):
+            if m.stop_reason in ("error", "aborted"):
+                dropped.update(tc.id for tc in m.tool_calls)
+                continue
+            out: dict[str, Any] = {"role": "assistant", "content": m.text if m.text or not m.tool_calls else None}
+            if m.thinking_blocks:
+                out["thinking_blocks"] = [dict(b) for b in m.thinking_blocks]
+            if m.tool_calls:
+                out["tool_calls"] = [
+                    {
+                        "id": tc.id,
+                        "type": "function",
+                        "function": {"name": tc.name, "arguments": wire_arguments(tc)},
+                    }
+                    for tc in m.tool_calls
+                ]
+            wire.append(out)
+        elif isinstance(m, ToolResultMessage) and m.tool_call_id not in dropped:
+            wire.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.text})
+    return wire

@@ -1,0 +1,210 @@
+"""`--input-format stream-json`: user messages and the Agent SDK's control protocol on stdin, one
+headless session over many turns. Shapes are those of claude_agent_sdk/_internal/query.py:
+
+  in:  {"type": "user", "message": {"role": "user", "content": str | [blocks]}, ...}
+       {"type": "control_request", "request_id": id, "request": {"subtype": ..., ...}}
+       {"type": "control_response", "response": {"subtype": "success"|"error", "request_id": id, ...}}
+  out: {"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": {...}}}
+       {"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": text}}
+       {"type": "control_request", "request_id": id, "request": {"subtype": "can_use_tool", ...}}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from flue_tui.agent.session import OperationResult, Session
+from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
+from flue_tui.headless.claude.stream import Write
+
+Emit = Callable[[Session, OperationResult | None], None]
+
+
+def prompt_text(message: Any) -> str | None:
+    """The text of a user message (a string, or text blocks joined); None when it has no text."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                 and isinstance(b.get("text"), str)]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def _stdin_lines(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[str | None]) -> None:
+    """A daemon thread: stdin may be a pipe, a file or a terminal, and must never block the loop."""
+
+    def pump() -> None:
+        try:
+            for line in sys.stdin:
+                loop.call_soon_threadsafe(inbox.put_nowait, line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            loop.call_soon_threadsafe(inbox.put_nowait, None)
+
+    threading.Thread(target=pump, name="flue-stdin", daemon=True).start()
+
+
+class Controller:
+    """Reads stdin, answers control requests at once (also while a turn runs), and runs the user
+    messages one after another on `session`; `begin`/`end` write each turn's init and result."""
+
+    def __init__(self, session: Session, write: Write, *, begin: Callable[[], None],
+                 end: Callable[[OperationResult], None], run: Callable[[str], Any],
+                 set_model: Callable[[str | None], None], replay: bool = False) -> None:
+        self.session, self.write = session, write
+        self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
+        self._ids = itertools.count(1)
+        self._asks: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.results: list[OperationResult] = []
+        self.busy = False
+        self.settled: asyncio.Event | None = None  # set whenever no turn is running
+
+    # -- the main loop ---------------------------------------------------------------------------
+    async def serve(self, first_prompt: str | None = None) -> None:
+        inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.settled = asyncio.Event()
+        self.settled.set()
+        prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        if first_prompt:
+            prompts.put_nowait(first_prompt)
+        worker = asyncio.ensure_future(self._turns(prompts))
+        _stdin_lines(asyncio.get_running_loop(), inbox)
+        while (line := await inbox.get()) is not None:
+            if line.strip():
+                self._handle(line, prompts)
+        self._cancel_asks("stdin closed")  # nobody is left to answer a permission question
+        prompts.put_nowait(None)
+        await worker
+
+    async def _turns(self, prompts: asyncio.Queue[str | None]) -> None:
+        assert self.settled is not None
+        while (text := await prompts.get()) is not None:
+            self.busy = True
+            self.settled.clear()
+            try:
+                self.begin()
+                result = await self.run(text)
+                self.results.append(result)
+                self.end(result)
+            finally:
+                self.busy = False
+                self.settled.set()
+
+    def _handle(self, line: str, prompts: asyncio.Queue[str | None]) -> None:
+        try:
+            msg = json.loads(line)
+        except json.JSONDecodeError as exc:
+            print(f"flue: stdin line is not JSON ({exc.msg}); ignored.", file=sys.stderr)
+            return
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if kind == "user":
+            text = prompt_text(msg.get("message"))
+            if text is None:
+                print("flue: a user message without text was ignored.", file=sys.stderr)
+                return
+            if self.replay:
+                self.write({**msg, "session_id": self.session.id})
+            prompts.put_nowait(text)
+        elif kind == "control_request":
+            self._control(msg)
+        elif kind == "control_response":
+            response = msg.get("response")
+            rid = response.get("request_id") if isinstance(response, dict) else None
+            future = self._asks.pop(rid, None) if isinstance(rid, str) else None
+            if future is not None and not future.done():
+                future.set_result(response)
+        elif kind == "control_cancel_request":
+            pass  # flue sends no long-running requests the SDK could cancel
+        else:
+            print(f"flue: stdin message of type {kind!r} was ignored.", file=sys.stderr)
+
+    # -- control requests from the SDK -----------------------------------------------------------
+    def _control(self, msg: dict[str, Any]) -> None:
+        rid = msg.get("request_id")
+        request = msg.get("request")
+        subtype = request.get("subtype") if isinstance(request, dict) else None
+        try:
+            if not isinstance(rid, str) or not isinstance(request, dict):
+                raise ValueError("control_request needs a request_id and a request object")
+            handler = getattr(self, f"_on_{subtype}", None) if isinstance(subtype, str) else None
+            if handler is None:
+                raise ValueError(f"Unsupported control request subtype: {subtype}")
+            response = handler(request)
+        except ValueError as exc:
+            self.write({"type": "control_response",
+                        "response": {"subtype": "error", "request_id": rid, "error": str(exc)}})
+            return
+        self.write({"type": "control_response",
+                    "response": {"subtype": "success", "request_id": rid, "response": response}})
+
+    def _on_initialize(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("hooks"):
+            print("flue: SDK hooks are not supported; they will not be called.", file=sys.stderr)
+        if request.get("agents"):
+            print("flue: agents defined in the SDK are not supported; use .flue/agents files.", file=sys.stderr)
+        return {"commands": [], "output_style": "default", "available_output_styles": ["default"],
+                "models": [], "account": {}, "pid": os.getpid()}
+
+    def _on_interrupt(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._cancel_asks("interrupted")
+        self.session.abort()
+        return {}
+
+    def _on_set_permission_mode(self, request: dict[str, Any]) -> dict[str, Any]:
+        from flue_tui.permissions.policy import policy_of
+
+        mode = request.get("mode")
+        flue_mode = PERMISSION_MODES.get(mode, mode) if isinstance(mode, str) else None
+        policy = policy_of(self.session)
+        if policy is None or flue_mode not in CLAUDE_MODE:
+            raise ValueError(f"Unknown permission mode: {mode} (flue takes {', '.join(PERMISSION_MODES)})")
+        policy.set_mode(flue_mode)
+        return {}
+
+    def _on_set_model(self, request: dict[str, Any]) -> dict[str, Any]:
+        model = request.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise ValueError("set_model needs a model id or null")
+        self.set_model(model)
+        return {}
+
+    # -- permission questions to the SDK (the policy's asker) -------------------------------------
+    async def ask(self, request: Any) -> Any:
+        from flue_tui.permissions.policy import Approval
+
+        rid = f"flue_req_{next(self._ids)}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asks[rid] = future
+        self.write({"type": "control_request", "request_id": rid, "request": {
+            "subtype": "can_use_tool", "tool_name": request.tool_name, "input": dict(request.args),
+            "permission_suggestions": None, "blocked_path": None, "tool_use_id": request.tool_use_id,
+            "title": request.title, "description": f"{request.tool_name} needs approval in {request.mode} mode"}})
+        response = await future
+        if response.get("subtype") != "success":
+            return Approval("deny", note=f"the permission callback failed: {response.get('error', 'no answer')}")
+        data = response.get("response") if isinstance(response.get("response"), dict) else {}
+        if data.get("behavior") == "allow":
+            updated = data.get("updatedInput")
+            changed = isinstance(updated, dict) and updated != request.args
+            return Approval("once", updated_input=updated if changed else None)
+        if data.get("interrupt"):
+            self.session.abort()
+        message = data.get("message")
+        return Approval("deny", note=message if isinstance(message, str) else "")
+
+    def _cancel_asks(self, why: str) -> None:
+        for rid, future in list(self._asks.items()):
+            if not future.done():
+                future.set_result({"subtype": "error", "error": why})
+                self.write({"type": "control_cancel_request", "request_id": rid})
+        self._asks.clear()

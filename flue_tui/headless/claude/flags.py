@@ -1,0 +1,175 @@
+"""Claude Code's flag spellings, next to flue's own, and what each maps to. Imported while the
+parser is built (argparse only); checking and acting on the values happens after parsing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import uuid
+from typing import Any, NoReturn
+
+from flue_tui.permissions.flags import PERMISSION_MODES
+
+# Claude Code's permission modes → flue's (ours keep working; both are accepted by --permission-mode).
+# Claude Code's built-in tool names → flue's (Flue's names are what the model sees; these are aliases).
+TOOL_NAMES = {"bash": "bash", "read": "read", "write": "write", "edit": "edit", "multiedit": "edit", "glob": "glob",
+              "grep": "grep", "task": "task", "agent": "task", "skill": "activate_skill",
+              "activate_skill": "activate_skill"}
+SETTING_SOURCES = ("user", "project", "local")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Never expands prefixes (`--system-prompt` is not `--system-prompt-file`), and a usage
+    error is one line on stderr, exit 2, not a usage block."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Claude Code compatibility (claude -p and the Claude Agent SDK)")
+    group.add_argument("--system-prompt", metavar="TEXT",
+                       help="replace flue's built-in instructions with TEXT (may be empty)")
+    group.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                       help="print mode input: text (the prompt) or stream-json (user messages and control "
+                            "requests as JSON lines on stdin, one session over many turns)")
+    group.add_argument("--dangerously-skip-permissions", action="store_true",
+                       help="same as --permission-mode yolo (bypassPermissions)")
+    group.add_argument("--session-id", metavar="UUID",
+                       help="use this id: a new session with it, or that session resumed")
+    group.add_argument("--add-dir", action="append", default=[], metavar="DIR",
+                       help="another directory the tools may use (with --sandbox workspace: contained too)")
+    group.add_argument("--fallback-model", metavar="MODEL",
+                       help="model to use when the main one is overloaded or unavailable")
+    group.add_argument("--settings", metavar="FILE|JSON",
+                       help="Claude Code settings (a file or inline JSON): model, permissions.allow/deny/defaultMode")
+    group.add_argument("--setting-sources", metavar="SOURCES",
+                       help="comma-separated user,project,local: which config files are read "
+                            "(user = $FLUE_HOME/config.toml, project/local = .flue/config.toml)")
+    group.add_argument("--tools", metavar="TOOLS",
+                       help='the built-in tools offered: "" none, "default" all, or e.g. "Bash,Read,Edit"')
+    group.add_argument("--permission-prompt-tool", metavar="TOOL",
+                       help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
+                            "whenever a call needs approval")
+    # The provider work (issue 12) defines these too; whichever parser part comes first owns them.
+    if "--max-thinking-tokens" not in parser._option_string_actions:
+        group.add_argument("--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens")
+    if "--effort" not in parser._option_string_actions:
+        group.add_argument("--effort", choices=("off", "low", "medium", "high"), help="reasoning effort")
+    group.add_argument("--replay-user-messages", action="store_true",
+                       help="stream-json input: echo each user message back on stdout")
+
+
+def check_session_id(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise ValueError(f"--session-id must be a UUID, got {value!r}") from None
+
+
+def tool_filter(value: str | None) -> set[str] | None:
+    """--tools: None keeps every tool; otherwise the flue names offered. Raises ValueError."""
+    if value is None or value.strip() == "default":
+        return None
+    names = {n.strip() for n in value.replace(" ", ",").split(",") if n.strip()}
+    unknown = sorted(n for n in names if n.lower() not in TOOL_NAMES)
+    if unknown:
+        known = ", ".join(sorted(set(TOOL_NAMES.values())))
+        raise ValueError(f"--tools: unknown tool {unknown[0]!r} (flue has {known})")
+    return {TOOL_NAMES[n.lower()] for n in names}
+
+
+def setting_sources(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    sources = tuple(s.strip() for s in value.split(",") if s.strip())
+    for source in sources:
+        if source not in SETTING_SOURCES:
+            raise ValueError(f"--setting-sources: unknown source {source!r} (choose from user, project, local)")
+    return sources
+
+
+def _json_or_file(flag: str, value: str) -> Any:
+    text = value
+    if not value.lstrip().startswith(("{", "[")):
+        try:
+            with open(os.path.expanduser(value), encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ValueError(f"cannot read {flag} file {value}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{flag} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def claude_settings(value: str | None) -> dict[str, Any]:
+    """--settings: the parts flue can honour (model, permissions), as Settings overrides."""
+    if value is None:
+        return {}
+    data = _json_or_file("--settings", value)
+    if not isinstance(data, dict):
+        raise ValueError("--settings must be a JSON object")
+    out: dict[str, Any] = {}
+    if isinstance(data.get("model"), str):
+        out["model"] = data["model"]
+    perms = data.get("permissions")
+    if isinstance(perms, dict):
+        for key, target in (("allow", "allowed_tools"), ("deny", "disallowed_tools")):
+            rules = perms.get(key)
+            if rules is not None:
+                if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                    raise ValueError(f"--settings: permissions.{key} must be a list of rules")
+                out[target] = list(rules)
+        extra = perms.get("additionalDirectories")
+        if extra is not None:
+            if not isinstance(extra, list) or not all(isinstance(d, str) and os.path.isdir(d) for d in extra):
+                raise ValueError("--settings: permissions.additionalDirectories must be a list of directories")
+            out["add_dirs"] = [os.path.abspath(d) for d in extra]
+        mode = perms.get("defaultMode")
+        if mode is not None:
+            if mode not in PERMISSION_MODES:
+                raise ValueError(f"--settings: unknown permissions.defaultMode {mode!r}")
+            out["permission_mode"] = PERMISSION_MODES[mode]
+    return out
+
+
+def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """(ClaudeOptions for print mode, Settings overrides from --settings). Raises ValueError."""
+    from flue_tui.headless.claude.run import ClaudeOptions
+
+    if args.input_format == "stream-json" and args.output_format != "stream-json":
+        raise ValueError("--input-format stream-json needs --output-format stream-json")
+    if args.system_prompt is not None and args.system_prompt_file:
+        raise ValueError("use either --system-prompt or --system-prompt-file, not both")
+    if args.fallback_model is not None and args.fallback_model == args.model:
+        raise ValueError("--fallback-model must differ from --model")
+    tool = args.permission_prompt_tool
+    if tool is not None and tool != "stdio":
+        raise ValueError(f"--permission-prompt-tool {tool}: MCP tools are not supported yet; "
+                         "use stdio (the Agent SDK's can_use_tool)")
+    if tool == "stdio" and args.input_format != "stream-json":
+        raise ValueError("--permission-prompt-tool stdio needs --input-format stream-json")
+    for directory in args.add_dir:
+        if not os.path.isdir(os.path.expanduser(directory)):
+            raise ValueError(f"--add-dir {directory}: no such directory")
+    args.session_id = check_session_id(args.session_id)
+    tools = tool_filter(args.tools)
+    options = ClaudeOptions(
+        input_format=args.input_format, tools=frozenset(tools) if tools is not None else None,
+        permission_prompt_tool=tool,
+        replay_user_messages=args.replay_user_messages,
+        add_dirs=tuple(os.path.abspath(os.path.expanduser(d)) for d in args.add_dir),
+        fallback_model=args.fallback_model, effort=getattr(args, "effort", None),
+        max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
+        setting_sources=setting_sources(args.setting_sources))
+    return options, claude_settings(args.settings)

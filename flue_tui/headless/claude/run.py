@@ -1,0 +1,148 @@
+"""Print mode's Claude Code side: the options its flags gave, the init message, and the
+stream-json input loop around one session (headless.py calls in here)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal as _signal
+from dataclasses import dataclass
+from typing import Any
+
+from flue_tui.agent.session import OperationResult, Session
+from flue_tui.permissions.flags import CLAUDE_MODE
+from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
+
+
+@dataclass(frozen=True, slots=True)
+class ClaudeOptions:
+    """What the Claude Code flags ask of print mode (flags that map onto Settings are already there)."""
+
+    input_format: str = "text"
+    tools: frozenset[str] | None = None  # None: every built-in tool
+    permission_prompt_tool: str | None = None
+    replay_user_messages: bool = False
+    add_dirs: tuple[str, ...] = ()
+    fallback_model: str | None = None
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    setting_sources: tuple[str, ...] | None = None
+
+
+def claude_mode(session: Session) -> str:
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    return CLAUDE_MODE.get(policy.mode if policy is not None else "yolo", "bypassPermissions")
+
+
+def restrict_tools(session: Session, opts: ClaudeOptions | None) -> None:
+    """--tools: offer only these built-in tools (finish/give_up are added per prompt, as always),
+    to the session and to every sub-agent it starts, so delegating cannot bring a tool back."""
+    if opts is not None and opts.tools is not None:
+        _restrict(session, opts.tools)
+
+
+def _restrict(session: Session, names: frozenset[str]) -> None:
+    session.tools = {name: tool for name, tool in session.tools.items() if name in names}
+    task = session.tools.get("task")
+    make_child = getattr(task, "make_child", None)
+    if make_child is None:
+        return
+
+    def restricted_child(*args: Any, **kw: Any) -> Session:
+        child = make_child(*args, **kw)
+        _restrict(child, names)
+        return child
+
+    task.make_child = restricted_child  # type: ignore[union-attr]
+
+
+def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) -> None:
+    """--fallback-model: wrap the session's model (sub-agents keep their own)."""
+    if opts is None or not opts.fallback_model:
+        return
+    import sys
+
+    from flue_tui.headless.claude.fallback import FallbackClient
+    from flue_tui.model.litellm_client import LiteLLMClient
+
+    fallback = LiteLLMClient(opts.fallback_model, api_base=settings.api_base)
+    session.model = FallbackClient(session.model, fallback, lambda text: print(f"flue: {text}", file=sys.stderr))
+
+
+def write_init(write: Write, session: Session, context: Any, model: str | None, opts: ClaudeOptions | None) -> None:
+    from flue_tui import __version__
+
+    from flue_tui.mcp.manager import manager
+
+    # Claude Code's statuses: a server still starting is "pending" (its tools join before the first turn).
+    servers = [{"name": s.name, "status": s.status if s.status in ("connected", "failed") else "pending"}
+               for s in manager().statuses()]
+    write(init_message(session_id=session.id, cwd=session.cwd, model=model, tools=list(session.tools),
+                       permission_mode=claude_mode(session), version=__version__,
+                       agents=list(getattr(context.roster, "names", []) or []),
+                       skills=[s.name for s in context.skills.skills], mcp_servers=servers))
+
+
+def serve_stream_input(session: Session, context: Any, settings: Any, opts: ClaudeOptions, write: Write, *,
+                       partial: bool, first_prompt: str | None,
+                       result_line: Any) -> tuple[list[OperationResult], int | None]:
+    """Run turns from stdin until it closes; returns the results and the signal exit code, if any."""
+    from flue_tui.headless.claude.control import Controller
+    from flue_tui.permissions.policy import policy_of
+    from flue_tui.headless.workers import DaemonExecutor
+
+    model = [settings.model]
+    stream = ClaudeStream(write, root=session.id, partial=partial, model=settings.model or "")
+    session.subscribe(stream)
+
+    def set_model(name: str | None) -> None:
+        from flue_tui.model.litellm_client import LiteLLMClient
+
+        model[0] = name or settings.model
+        stream.model = model[0] or ""
+        session.model = LiteLLMClient(model[0], api_base=settings.api_base,
+                                      context_window=settings.context_window if model[0] == settings.model else None)
+
+    denied = [0]
+
+    def end(result: OperationResult) -> None:
+        policy = policy_of(session)
+        denials = [d.to_dict() for d in policy.denials[denied[0]:]] if policy is not None else []
+        denied[0] = len(policy.denials) if policy is not None else 0
+        write(result_line(result, session, model[0], denials))
+
+    async def run(text: str) -> OperationResult:
+        return await session.prompt(text, result_schema=settings.json_schema)
+
+    controller = Controller(session, write, begin=lambda: write_init(write, session, context, model[0], opts),
+                            end=end, run=run, set_model=set_model, replay=opts.replay_user_messages)
+    policy = policy_of(session)
+    if opts.permission_prompt_tool == "stdio" and policy is not None:
+        policy.asker = controller.ask
+    caught: list[int] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_signal(code: int) -> None:
+            caught.append(code)
+            session.abort()
+            loop.call_soon(stop.set)
+
+        stop = asyncio.Event()
+        for signum, code in ((_signal.SIGINT, 130), (_signal.SIGTERM, 143)):
+            loop.add_signal_handler(signum, on_signal, code)
+        serving = asyncio.ensure_future(controller.serve(first_prompt))
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not serving.done() and controller.busy and controller.settled is not None:
+            # A signal mid-turn: the aborted turn still writes its result (briefly waited for).
+            await asyncio.wait({asyncio.ensure_future(controller.settled.wait())}, timeout=5)
+        serving.cancel()
+
+    with asyncio.Runner() as runner:
+        runner.get_loop().set_default_executor(DaemonExecutor())
+        runner.run(main())
+    return controller.results, (caught[0] if caught else None)

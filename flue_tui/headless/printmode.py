@@ -1,0 +1,227 @@
+"""`flue -p`: one prompt, no questions asked; text, json or stream-json; an honest exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import signal as _signal
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.messages import Usage
+from flue_tui.agent.session import OperationResult, Session
+from flue_tui.config.errors import EXIT_CONFIG, ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.headless.workers import DaemonExecutor, exit_now
+from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
+
+if TYPE_CHECKING:
+    from flue_tui.headless.claude.run import ClaudeOptions
+
+EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
+EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fields change meaning
+_PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
+
+
+def result_object(result: OperationResult, *, session_id: str, model: str | None,
+                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None
+                  ) -> dict[str, Any]:
+    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse."""
+    from flue_tui.headless.claude.result import result_message
+
+    return result_message(result, session_id=session_id, model=model, permission_denials=permission_denials,
+                          messages=session.messages if session is not None else None,
+                          context_window=_window(session))
+
+
+def _window(session: Session | None) -> int | None:
+    try:
+        return session.context_window() if session is not None else None
+    except Exception:  # an unknown model's window is not worth failing the result line for
+        return None
+
+
+def _denials(session: Session) -> list[dict[str, Any]]:
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    return [d.to_dict() for d in policy.denials] if policy is not None else []
+
+
+def _policy_mode(session: Session) -> str | None:
+    from flue_tui.permissions.policy import policy_of
+
+    policy = policy_of(session)
+    return policy.mode if policy is not None else None
+
+
+def _write_line(out: TextIO, obj: dict[str, Any]) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _summary(args: dict[str, Any]) -> str:
+    for key in ("command", "path", "pattern", "prompt"):
+        if isinstance(args.get(key), str):
+            value = args[key].replace("\n", " ")
+            return value if len(value) <= 80 else value[:77] + "..."
+    return ""
+
+
+class _Renderer:
+    """Turns session events into stdout/stderr output for one format."""
+
+    def __init__(self, fmt: str, *, verbose: bool, partial: bool) -> None:
+        self.fmt, self.verbose, self.partial = fmt, verbose, partial
+
+    def __call__(self, event: Event) -> None:
+        if self.fmt == "events":  # flue's own event stream (schema: EVENTS_SCHEMA_VERSION)
+            if self.partial or not isinstance(event, _PARTIAL):
+                _write_line(sys.stdout, event.to_dict())
+        elif self.verbose and self.fmt != "stream-json":  # Claude Code's --verbose there only unlocks the stream
+            self._progress(event)
+
+    def _progress(self, event: Event) -> None:
+        indent = "  " if event.task_id else ""
+        if isinstance(event, ToolStart):
+            print(f"{indent}tool {event.tool_name} {_summary(event.args)}".rstrip(), file=sys.stderr)
+        elif isinstance(event, ToolEnd) and event.is_error:
+            text = event.result["content"][0]["text"].splitlines()[0:1]
+            print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)
+        elif isinstance(event, Log):
+            print(f"{indent}{event.message}", file=sys.stderr)
+
+
+def start_failure(message: str, fmt: str | None, model: str | None) -> int:
+    """The run never started (flags, settings, config files, prompt bytes): one line on stderr, the
+    result object too under json/stream-json, and one exit code for all of them."""
+    print(f"flue: {message}", file=sys.stderr)
+    if fmt in ("json", "stream-json", "events"):
+        failed = OperationResult(text=message, is_error=True, subtype="error_during_execution", num_turns=0,
+                                 duration_ms=0, duration_api_ms=0, usage=Usage(), error=message)
+        _write_line(sys.stdout, result_object(failed, session_id="", model=model))
+    return EXIT_CONFIG
+
+
+async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
+               renderer: _Renderer) -> tuple[OperationResult, int | None]:
+    loop = asyncio.get_running_loop()
+    caught: list[int] = []
+
+    def on_signal(code: int) -> None:
+        if not caught:
+            caught.append(code)
+        if code == EXIT_SIGTERM:  # the store keeps the partial answer, as after kill -9
+            cut_recording(session)
+        session.abort()
+
+    for signum, code in ((_signal.SIGINT, EXIT_SIGINT), (_signal.SIGTERM, EXIT_SIGTERM)):
+        loop.add_signal_handler(signum, on_signal, code)
+    session.subscribe(renderer)
+    try:
+        result = await session.prompt(prompt, result_schema=schema)
+    finally:
+        for signum in (_signal.SIGINT, _signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    return result, (caught[0] if caught else None)
+
+
+def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
+              partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None,
+              claude: ClaudeOptions | None = None) -> int:
+    from flue_tui.context.skills import skill_prompt
+    from flue_tui.runtime.start import open_session
+
+    if settings.max_budget_usd is not None and settings.model:
+        from flue_tui.model.pricing import budget_problem
+        from flue_tui.runtime.wiring import prices
+
+        try:
+            problem = budget_problem(settings.model, prices(settings))
+        except ConfigError as exc:
+            problem = str(exc)
+        if problem:
+            return start_failure(problem, fmt, settings.model)
+    try:
+        session, context = open_session(settings, sessions)  # resumes and records per the session flags
+    except ConfigError as exc:
+        return start_failure(str(exc), fmt, settings.model)
+    for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
+        print(warning, file=sys.stderr)
+    if skill is not None:
+        found = context.skills.get(skill)
+        if found is None:
+            names = ", ".join(s.name for s in context.skills.skills) or "(none)"
+            return start_failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
+        prompt = skill_prompt(found, prompt)
+    from flue_tui.headless.claude import run as cc
+
+    cc.restrict_tools(session, claude)
+    cc.use_fallback(session, settings, claude)
+    session.max_budget_usd = settings.max_budget_usd
+    if claude is not None and claude.input_format == "stream-json":
+        return _serve(session, context, settings, claude, prompt, partial)
+    if not prompt or not prompt.strip():
+        return start_failure("No prompt given.", fmt, settings.model)
+    if fmt == "events":
+        _write_line(sys.stdout, {"type": "system", "subtype": "init", "schema_version": EVENTS_SCHEMA_VERSION,
+                                 "session_id": session.id, "cwd": settings.cwd, "model": settings.model,
+                                 "tools": list(session.tools), "permissionMode": _policy_mode(session)})
+    elif fmt == "stream-json":
+        from flue_tui.headless.claude.stream import ClaudeStream
+
+        cc.write_init(lambda obj: _write_line(sys.stdout, obj), session, context, settings.model, claude)
+        session.subscribe(ClaudeStream(lambda obj: _write_line(sys.stdout, obj), root=session.id, partial=partial,
+                                       model=settings.model or ""))
+    renderer = _Renderer(fmt, verbose=verbose, partial=partial)
+    with asyncio.Runner() as runner:
+        # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
+        runner.get_loop().set_default_executor(DaemonExecutor())
+        result, signalled = runner.run(_run(session, prompt, settings.json_schema, renderer))
+    if signalled is not None:
+        name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
+        result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
+                                 num_turns=result.num_turns, duration_ms=result.duration_ms,
+                                 duration_api_ms=result.duration_api_ms, usage=result.usage,
+                                 error=f"Aborted by {name}.", aborted=True)
+    unsaved, kept = save_failure(session), ""
+    if unsaved is not None and not result.is_error:  # the answer stands, but the run failed to keep it
+        kept = result.text
+        result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,
+                                     hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
+    elif unsaved is not None:
+        print(f"flue: {unsaved}", file=sys.stderr)
+    if fmt in ("json", "stream-json", "events"):
+        _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
+                                              permission_denials=_denials(session), session=session))
+    elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
+        sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
+        sys.stdout.flush()
+    elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
+        if result.text:
+            sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
+            sys.stdout.flush()
+    if result.is_error:
+        print(f"flue: {result.hint or result.error}", file=sys.stderr)
+    if signalled is not None:
+        exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
+    return EXIT_ERROR if result.is_error else EXIT_OK
+
+
+def _serve(session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None,
+           partial: bool) -> int:
+    """`--input-format stream-json`: turns from stdin (headless/claude/control.py), Claude Code's stream out."""
+    from flue_tui.headless.claude.run import serve_stream_input
+
+    def result_line(result: OperationResult, s: Session, model: str | None, denials: list[dict[str, Any]]) -> dict:
+        return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
+
+    results, signalled = serve_stream_input(session, context, settings, claude,
+                                            lambda obj: _write_line(sys.stdout, obj), partial=partial,
+                                            first_prompt=prompt if prompt and prompt.strip() else None,
+                                            result_line=result_line)
+    if signalled is not None:
+        exit_now(signalled)
+    return EXIT_OK

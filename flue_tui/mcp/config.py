@@ -1,0 +1,229 @@
+"""Which MCP servers to run: Claude Code's `.mcp.json`, `[mcp_servers.NAME]` in the user's
+config.toml, and `--mcp-config FILE|JSON` (with `--strict-mcp-config`, only those).
+
+Precedence for one name: --mcp-config > user config.toml > project .mcp.json (a cloned repository
+cannot shadow the user's own `github` server). A project's `.mcp.json` names programs to start, so
+it applies only once the user trusts the directory (flue_tui/config/trust.py, by the file's SHA-256) or
+passes --trust-project; until then its servers are listed in one notice and not started.
+
+Every error is one sentence naming the file and the key. An error in your own files stops the
+start; one in a project's `.mcp.json` is a notice and its servers are ignored (a repository written
+for a newer Claude Code must not keep flue from starting).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from flue_tui.config.errors import ConfigError
+
+PROJECT_FILE = ".mcp.json"
+DEFAULT_TOOL_TIMEOUT = 60.0
+DEFAULT_STARTUP_TIMEOUT = 30.0
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+Transport = Literal["stdio", "http", "sse"]
+# Keys a server entry may have, in either file format.
+KNOWN = frozenset({"type", "command", "args", "env", "cwd", "url", "headers", "enabled", "tool_timeout_sec",
+                   "startup_timeout_sec", "trust_read_only_hint"})
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    name: str
+    transport: Transport
+    source: str  # the file it came from, or "--mcp-config"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    # Tools the server marks readOnlyHint run without asking (and in plan mode) only when the user
+    # says so for that server: the hint is the server's claim, not a fact.
+    trust_read_only_hint: bool = False
+
+    def describe(self) -> str:
+        if self.transport == "stdio":
+            return " ".join([self.command or "", *self.args]).strip()
+        return f"{self.transport} {self.url}"
+
+
+@dataclass(frozen=True, slots=True)
+class McpSetup:
+    servers: tuple[ServerConfig, ...] = ()
+    notices: tuple[str, ...] = ()
+    held: tuple[ServerConfig, ...] = field(default=())  # the project's servers waiting for trust
+
+
+def _expand(text: str, where: str, project: bool) -> str:
+    """`${VAR}` and `${VAR:-default}` from flue's environment, as Claude Code does; a project file
+    may not pull a provider key out of flue's environment."""
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if project and name.upper().endswith("_API_KEY"):
+            raise ConfigError(f"{where} refers to ${{{name}}}: a project's {PROJECT_FILE} may not read provider "
+                              "keys from flue's environment; put this server in your own config.toml")
+        value = os.environ.get(name)
+        if value is None:
+            value = m.group(2)
+        if value is None:
+            raise ConfigError(f"{where} refers to ${{{name}}}, which is not set")
+        return value
+    return _VAR.sub(sub, text)
+
+
+def _strings(value: Any, where: str, project: bool) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where} must be a table of strings")
+    return tuple((str(k), _expand(v, f"{where}.{k}", project)) for k, v in value.items())
+
+
+def _seconds(entry: dict[str, Any], key: str, where: str, default: float) -> float:
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{where}.{key} must be a number of seconds, more than 0")
+    return float(value)
+
+
+def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bool = False) -> ServerConfig | None:
+    """One server entry (None when `enabled = false`); `prefix` is how the error names it."""
+    where = f"{source}: {prefix}{name}"
+    if not NAME.match(name):
+        raise ConfigError(f"{source}: server name {name!r} must be 1-64 letters, digits, '_' or '-'")
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a table with command or url")
+    unknown = sorted(set(entry) - KNOWN)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: command, args, env, cwd, type, url, headers, "
+                          "enabled, tool_timeout_sec, startup_timeout_sec, trust_read_only_hint)")
+    if entry.get("enabled", True) is False:
+        return None
+    kind = entry.get("type") or ("stdio" if "command" in entry else "http")
+    kind = {"streamable-http": "http", "streamable_http": "http"}.get(kind, kind)
+    if kind not in ("stdio", "http", "sse"):
+        raise ConfigError(f"{where}.type must be \"stdio\", \"http\" or \"sse\", not {kind!r}")
+    common: dict[str, Any] = {
+        "tool_timeout": _seconds(entry, "tool_timeout_sec", where, DEFAULT_TOOL_TIMEOUT),
+        "startup_timeout": _seconds(entry, "startup_timeout_sec", where, DEFAULT_STARTUP_TIMEOUT),
+        "trust_read_only_hint": entry.get("trust_read_only_hint") is True,
+    }
+    if kind == "stdio":
+        command = entry.get("command")
+        args = entry.get("args", [])
+        if not isinstance(command, str) or not command.strip():
+            raise ConfigError(f"{where}.command must be the program to run, e.g. \"npx\"")
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"{where}.args must be a list of strings")
+        cwd = entry.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise ConfigError(f"{where}.cwd must be a string")
+        return ServerConfig(name, "stdio", source, command=_expand(command, f"{where}.command", project),
+                            args=tuple(_expand(a, f"{where}.args", project) for a in args),
+                            env=_strings(entry.get("env", {}), f"{where}.env", project), cwd=cwd, **common)
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}.url must be an http:// or https:// URL")
+    return ServerConfig(name, kind, source, url=_expand(url, f"{where}.url", project),
+                        headers=_strings(entry.get("headers", {}), f"{where}.headers", project), **common)
+
+
+def parse_json_servers(text: str, source: str, *, project: bool = False) -> list[ServerConfig]:
+    """Claude Code's format: {"mcpServers": {NAME: {...}}}."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{source}: expected an object with \"mcpServers\"")
+    out = [parse_server(name, entry, source, prefix="mcpServers.", project=project)
+           for name, entry in servers.items()]
+    return [s for s in out if s is not None]
+
+
+def user_servers(path: Path) -> list[ServerConfig]:
+    """`[mcp_servers.NAME]` tables of the user's config.toml (config_files.py checks the TOML)."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return []
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from None
+    table = data.get("mcp_servers", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: mcp_servers must be a table ([mcp_servers.NAME])")
+    out = [parse_server(name, entry, str(path), prefix="mcp_servers.") for name, entry in table.items()]
+    return [s for s in out if s is not None]
+
+
+def flag_servers(values: list[str]) -> list[ServerConfig]:
+    out: list[ServerConfig] = []
+    for value in values:
+        text, source = value, "--mcp-config"
+        if not value.lstrip().startswith("{"):
+            try:
+                text = Path(value).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"Cannot read --mcp-config file {value}: {getattr(exc, 'strerror', None) or exc}"
+                                  ) from None
+            source = value
+        out.extend(parse_json_servers(text, source))
+    return out
+
+
+def project_path(cwd: str) -> Path:
+    return Path(cwd) / PROJECT_FILE
+
+
+def project_servers(cwd: str) -> list[ServerConfig]:
+    path = project_path(cwd)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_json_servers(text, str(path), project=True)
+
+
+def project_trusted(settings: Any) -> bool:
+    from flue_tui.config import trust
+
+    return bool(getattr(settings, "trust_project", False)) or trust.state(settings.cwd, PROJECT_FILE) == "trusted"
+
+
+def load(settings: Any) -> McpSetup:
+    """The servers to run for these settings, and the notices to show (raises ConfigError)."""
+    from flue_tui.config.files import user_file
+
+    flags = flag_servers(list(getattr(settings, "mcp_config", []) or []))
+    if getattr(settings, "strict_mcp_config", False):
+        return McpSetup(tuple(flags))
+    chosen: dict[str, ServerConfig] = {}
+    held: list[ServerConfig] = []
+    notices: list[str] = []
+    try:
+        project = project_servers(settings.cwd)
+    except ConfigError as exc:  # a cloned repository's bad file must not keep flue from starting
+        project = []
+        notices.append(f"Ignored {PROJECT_FILE}: {exc}")
+    if project and project_trusted(settings):
+        chosen.update((s.name, s) for s in project)
+    elif project:
+        held = project
+        notices.append(f"Not started from {PROJECT_FILE} because you have not trusted this project: "
+                       f"{', '.join(s.name for s in project)} (trust it by answering yes when flue asks, "
+                       "with flue trust, or with --trust-project).")
+    chosen.update((s.name, s) for s in user_servers(user_file()))
+    chosen.update((s.name, s) for s in flags)
+    return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held))

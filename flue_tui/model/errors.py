@@ -1,0 +1,105 @@
+"""A provider failure as one readable sentence with its status code, never the request it carried.
+
+litellm's exception text stacks prefixes ("litellm.BadRequestError: AnthropicException - ") over
+the provider's raw body, sometimes as a Python bytes literal, and some of its local errors append
+the whole message list (system prompt included). We keep the provider's own message and drop the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+_PREFIX = re.compile(r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*")
+# Where litellm starts echoing the request back; nothing after these is the provider's message.
+_DUMP_MARKERS = ("Received Messages", "Received messages", "messages=[", "messages: [", "Received Model Group",
+                 "'messages':", "\"messages\":", "Request body:", "\nTraceback")
+MAX_CHARS = 600
+PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini", "vertex_ai": "Vertex AI",
+                  "bedrock": "Bedrock", "openrouter": "OpenRouter", "ollama": "Ollama", "ollama_chat": "Ollama",
+                  "groq": "Groq", "mistral": "Mistral", "deepseek": "DeepSeek", "xai": "xAI",
+                  "together_ai": "Together AI", "azure": "Azure OpenAI"}
+
+
+def _strip_prefixes(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, _PREFIX.sub("", text, count=1)
+    return text.strip()
+
+
+def _body(text: str) -> Any:
+    """The JSON error body inside the text (possibly inside a bytes literal), or None."""
+    literal = re.search(r"""b(['"]).*\1""", text, re.DOTALL)
+    if literal:
+        try:
+            text = ast.literal_eval(literal.group(0)).decode("utf-8", "replace")
+        except (ValueError, SyntaxError):
+            pass
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _from_body(data: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(message, kind) from Anthropic, OpenAI, Gemini and Ollama error bodies."""
+    error = data.get("error")
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("msg")
+        kind = error.get("type") or error.get("status") or error.get("code")
+        return (str(message) if message else None), (str(kind) if kind else None)
+    if isinstance(error, str):
+        return error, None
+    message = data.get("message") or data.get("detail")
+    return (str(message) if message else None), None
+
+
+_TRANSPORT_NOISE = re.compile(r"\s*ssl:(?:<[^>]*>|default|None)")
+
+
+# A provider's text is untrusted: no terminal control sequences, and one line.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+
+
+def without_request(text: str) -> str:
+    text = _TRANSPORT_NOISE.sub("", text)  # aiohttp's "Cannot connect to host h:p ssl:<SSLContext …>"
+    cut = min((i for i in (text.find(m) for m in _DUMP_MARKERS) if i > 0), default=len(text))
+    text = text[:cut].rstrip(" ,;:.\n") if cut < len(text) else text
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "…"
+
+
+def made_locally(exc: BaseException) -> bool:
+    """litellm dresses its own refusals (e.g. unparseable tool arguments) as provider errors with a
+    stand-in request to https://litellm.ai; so does it dress real provider errors, which however carry the
+    provider's JSON body (`readable` tells them apart by that)."""
+    request = getattr(exc, "request", None)
+    try:
+        return "litellm.ai" in str(getattr(request, "url", "") or "")
+    except Exception:
+        return False
+
+
+def readable(raw: str, *, provider: str = "", status: int | None = None, local: bool = False) -> str:
+    """`Anthropic returned 400 (invalid_request_error): messages: roles must alternate…`."""
+    text = _strip_prefixes(raw or "")
+    kind = None
+    data = _body(text)
+    if data is not None:
+        message, kind = _from_body(data)
+        if message:
+            text = message
+    text = without_request(_strip_prefixes(text))
+    text = " ".join(_CONTROL.sub(" ", text).split()) or "no details"
+    if local and data is None:  # a provider's refusal carries its JSON error body; litellm's own does not
+        return f"litellm refused to send the request: {text}"
+    if status is None:
+        return text
+    who = PROVIDER_NAMES.get(provider, provider.capitalize() if provider else "The provider")
+    return f"{who} returned {status}{f' ({kind})' if kind and kind != str(status) else ''}: {text}"

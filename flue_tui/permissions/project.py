@@ -1,0 +1,109 @@
+"""Asking the user to trust a project: what its `.flue/config.toml` would loosen (settings and
+permission rules together), the notices for what it did not get, and accepting the answer.
+
+The rules themselves (what is held back, which `[env]` names are never taken) live in
+flue_tui/config/project.py; this half needs the permission rules too, so it sits above config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flue_tui.config import trust
+from flue_tui.config.project import PROJECT_CONFIG, Held, project_state
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """What trusting the project would change: the front ends ask about this."""
+
+    path: str
+    held: tuple[Held, ...]
+    changed: bool  # trusted before, but the file has changed since
+    sha256: str | None
+    # Every file trusting grants, with the SHA-256 the user was shown (.flue/config.toml, .mcp.json).
+    files: tuple[tuple[str, str | None], ...] = ()
+
+
+def _all_held(settings: Any) -> list[Held]:
+    from flue_tui.permissions.config import load_for
+
+    return [*getattr(settings, "project_held", []), *load_for(settings).held]
+
+
+def notices(settings: Any, permission_held: list[Held]) -> list[str]:
+    """The one-line notices for what the project file did not get (shown at the start of a session)."""
+    from flue_tui.config.files import user_file
+
+    out = []
+    held = [*getattr(settings, "project_held", []), *permission_held]
+    if held:
+        why = ("it changed since you trusted this project" if project_state(settings.cwd) == "changed"
+               else "you have not trusted this project")
+        out.append(f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
+                   "(trust it by answering yes when flue asks, or with --trust-project).")
+    never = getattr(settings, "project_never", [])
+    if never:
+        out.append(f"Never taken from a project file: [env] {', '.join(never)} (they make commands run other "
+                   f"code); set them in {user_file()} if you need them.")
+    return out
+
+
+def pending(settings: Any) -> Pending | None:
+    """What the front end should ask about before the first session, or None (nothing to trust)."""
+    from flue_tui.config.errors import ConfigError
+
+    held: list[Held] = []
+    files: dict[str, str | None] = {}
+    changed = False
+    root = trust.directory_key(settings.cwd)
+    try:
+        if not getattr(settings, "project_trusted", False):
+            held = _all_held(settings)
+            if held:
+                files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
+                changed = project_state(settings.cwd) == "changed"
+        from flue_tui.mcp.config import PROJECT_FILE, load
+
+        servers = load(settings).held  # a project's .mcp.json servers start programs
+    except ConfigError:  # starting the session reports it, in one sentence
+        return None
+    if servers:
+        held.extend(Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}")
+                    for s in servers)
+        files[PROJECT_FILE] = trust.digest(Path(root) / PROJECT_FILE)
+        changed = changed or trust.state(settings.cwd, PROJECT_FILE) == "changed"
+    if not held:
+        return None
+    first = next(iter(files))
+    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
+
+
+def accept(settings: Any, asked: Pending) -> None:
+    """The user said yes: trust the file as it was when asked, and re-read the settings with it."""
+    trust.grant(settings.cwd, dict(asked.files) or {PROJECT_CONFIG: asked.sha256})
+    settings.reload()
+
+
+def question(asked: Pending) -> tuple[str, list[str]]:
+    """The question's title and the lines it shows (the same words in the app and inline)."""
+    what = "changed since you trusted it, and now asks" if asked.changed else "asks"
+    title = f"Trust this project? {asked.path} {what} to loosen protection:"
+    return title, [h.detail for h in asked.held]
+
+
+async def ask_on_terminal(asked: Pending) -> bool:
+    """The line-mode trust question (the plain front end, a dumb terminal): y trusts, else not."""
+    import asyncio
+    import sys
+
+    title, lines = question(asked)
+    print(title, *(f"  │ {line}" for line in lines), sep="\n", file=sys.stderr)
+    try:
+        answer = await asyncio.to_thread(input, "  [y] trust this folder (asked again if the file changes)  "
+                                                "[n] not now > ")
+    except EOFError:  # stdin closed: nobody said yes
+        return False
+    return answer.strip().lower() in ("y", "yes", "1")

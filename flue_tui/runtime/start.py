@@ -1,0 +1,311 @@
+"""Checking the session flags, and starting a Session that resumes from the store and records
+into it. Print mode, the plain front end and the TUI all start sessions through here."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from flue_tui.config.errors import ConfigError
+from flue_tui.runtime.flags import PICK
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+    from flue_tui.config.settings import Settings
+    from flue_tui.store.lock import SessionLock
+    from flue_tui.store.recorder import Recorder
+    from flue_tui.store.sessions import SessionStore
+    from flue_tui.store.values import SessionInfo
+
+# The recorder of each started session, for front ends that only hold the Session (print mode).
+_recorders: weakref.WeakKeyDictionary[Any, Recorder] = weakref.WeakKeyDictionary()
+
+# (store, cwd) -> the chosen session's id, or None when the user cancelled.
+Picker = Callable[["SessionStore", str], "str | None"]
+
+
+class SessionStartError(ConfigError):
+    """Shown as is; every front end exits with EXIT_CONFIG (2): the run never started."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    name: str | None = None
+    resume: str | None = None
+    pick: bool = False
+    continue_last: bool = False
+    fork: bool = False
+    persist: bool = True
+    db: str | None = None
+    owner: str = "flue"  # what this process is, for the sentence a second writer of the session gets
+    session_id: str | None = None  # --session-id UUID: that session resumed, or a new one with this id
+
+    @property
+    def uses_store(self) -> bool:
+        return self.persist or self.named
+
+    @property
+    def named(self) -> bool:
+        """A stored session was asked for: one that cannot be read is an error, never a fresh start."""
+        return self.pick or self.continue_last or bool(self.name or self.resume)
+
+
+def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionOptions:
+    """Check the combination; raises ValueError with a usage message (the CLI exits 2)."""
+    resume = args.resume
+    if resume is not None and resume != PICK and not resume.strip():
+        raise ValueError("--resume needs a session name or id")
+    if resume == PICK and print_mode:
+        raise ValueError("--resume needs a session name or id in print mode (list them with: flue sessions list)")
+    if args.continue_last and resume is not None:
+        raise ValueError("use either --continue or --resume, not both")
+    if args.session is not None and (args.continue_last or resume is not None) and not args.fork_session:
+        raise ValueError("--session names the session to use; with --resume/--continue it is only allowed "
+                         "together with --fork-session (the fork gets that name)")
+    if args.fork_session and not (args.session or args.continue_last or resume is not None):
+        raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
+    session_id = getattr(args, "session_id", None)  # a UUID already (headless.claude.flags.check_session_id)
+    if session_id is not None and (args.session is not None or args.continue_last or resume is not None):
+        raise ValueError("--session-id names the session itself; use it without --session, --continue or --resume")
+    if args.session is not None:
+        from flue_tui.store.db import StoreError
+        from flue_tui.store.sessions import check_name
+
+        try:
+            check_name(args.session)
+        except StoreError as exc:
+            raise ValueError(str(exc)) from None
+    return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
+                          continue_last=args.continue_last, fork=args.fork_session,
+                          persist=not args.no_session_persistence, db=args.db, owner=_owner(args, print_mode),
+                          session_id=session_id)
+
+
+def _owner(args: argparse.Namespace, print_mode: bool) -> str:
+    if print_mode:
+        return "flue -p"
+    if getattr(args, "inline", False):
+        return "flue --inline"
+    return "flue --plain" if getattr(args, "plain", False) else "interactive flue"
+
+
+@dataclass(slots=True)
+class Started:
+    """A ready Session plus what the front end may want from the store (the TUI's hooks)."""
+
+    session: Session
+    context: Any  # runtime.Context
+    store: SessionStore | None = None
+    recorder: Recorder | None = None
+    resumed: SessionInfo | None = None  # the stored session this one continues (or was forked from)
+    notices: list[str] = field(default_factory=list)
+
+
+def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None) -> SessionInfo | None:
+    ref = options.resume
+    if options.session_id is not None:
+        found = store.get(options.session_id)
+        if found is not None and found.parent_id is not None:
+            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
+        if found is not None and found.cwd != cwd:
+            raise SessionStartError(f"Session {found.id} belongs to {found.cwd}; run flue there to resume it.")
+        return found  # None: a new session gets this id
+    if options.continue_last:
+        found = store.newest(cwd)
+        if found is None:
+            raise SessionStartError(f"No session to continue in {cwd}. See all sessions with: flue sessions list --all")
+        return found
+    if options.pick:
+        if picker is None:
+            raise SessionStartError("--resume without a name needs the app's picker; pass a name or id "
+                                    "(list them with: flue sessions list)")
+        ref = picker(store, cwd)
+        if ref is None:
+            return None
+    if ref is not None:
+        found = store.find(ref, cwd)
+        if found is None:
+            raise SessionStartError(str(store.unknown(ref, cwd)))
+        if found.cwd != cwd and not found.id.startswith(ref):
+            raise SessionStartError(f'No session named "{ref}" in {cwd}; there is one in {found.cwd}. '
+                                    f"Run flue there, or resume it by id: flue --resume {found.id}")
+        if found.parent_id is not None:
+            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
+        return found
+    if options.name is not None:
+        return store.by_name(options.name, cwd)
+    return None
+
+
+def start_session(settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None) -> Started:
+    """Resolve the options against the store, build the Session (system prompt recomposed, history
+    rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
+    from flue_tui.core.messages import Usage
+    from flue_tui.runtime.wiring import Runtime
+
+    runtime = Runtime(settings)  # checks the model before anything touches the database
+    if options is None or not options.uses_store:
+        session, context = runtime.new_session(**({"session_id": options.session_id}
+                                                  if options is not None and options.session_id else {}))
+        return Started(session, context)
+    from flue_tui.store.db import StoreError
+    from flue_tui.store.recorder import Recorder
+    from flue_tui.store.sessions import SessionStore
+
+    path = options.db
+    if not options.persist and not _exists(options.db):
+        path = ":memory:"  # nothing saved yet and nothing to save: do not create the file
+    try:
+        store = _checked(SessionStore.open(path), options)
+    except StoreError as exc:
+        raise SessionStartError(f"{exc} (Or run without saving: --no-session-persistence.)") from None
+    from flue_tui.core.ids import new_id
+
+    locks: list[SessionLock] = []
+    try:
+        target = _target(store, options, settings.cwd, picker)
+        new_name = options.name if target is None else None
+        source = target
+        if target is not None and options.fork and options.persist:
+            fork_name = options.name if (options.resume or options.continue_last or options.pick) else None
+            target = store.fork(target.id, name=fork_name, cwd=settings.cwd)
+        session_id = target.id if target is not None else (options.session_id or new_id("ses"))
+        if options.persist:  # before reading: what we resume is what no one else is adding to
+            locks = _lock(store, options, settings.cwd, session_id, target, new_name)
+        messages = store.load_context(target.id) if target is not None else None
+        kwargs: dict[str, Any] = {"session_id": session_id}
+        if target is not None:
+            kwargs["messages"] = messages
+        session, context = runtime.new_session(**kwargs)
+    except StoreError as exc:
+        _release(locks)
+        store.close()
+        raise SessionStartError(str(exc)) from None
+    except BaseException:
+        _release(locks)
+        store.close()
+        raise
+    if target is not None:
+        session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
+    recorder = None
+    if options.persist:
+        recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
+                            exists=target is not None, locks=locks)
+        session.subscribe(recorder)
+        _recorders[session] = recorder
+    return Started(session, context, store, recorder, source, list(store.notices))
+
+
+def _lock(store: SessionStore, options: SessionOptions, cwd: str, session_id: str, target: SessionInfo | None,
+          new_name: str | None) -> list[SessionLock]:
+    """This session's lock, and for a new named session also its name's (a second `--session NAME`
+    started before the first has saved anything would otherwise begin a second conversation)."""
+    from flue_tui.store.lock import acquire
+
+    ref = options.resume or options.name or session_id
+    label = f'Session "{target.label if target else new_name or session_id}"'
+    keys = ([f"name:{cwd}\0{new_name}"] if new_name else []) + [session_id]
+    locks: list[SessionLock] = []
+    try:
+        for key in keys:
+            lock = acquire(store.path, key, label=label, ref=ref, owner=options.owner)
+            if lock is not None:
+                locks.append(lock)
+    except BaseException:
+        _release(locks)
+        raise
+    return locks
+
+
+def _release(locks: list[SessionLock]) -> None:
+    for lock in locks:
+        lock.release()
+
+
+def _checked(store: SessionStore, options: SessionOptions) -> SessionStore:
+    """A database that cannot be read, or cannot be written when this run would save, stops a run
+    that asked for a stored session; a fresh run goes on unsaved, with the notice."""
+    from flue_tui.store.sessions import SessionStore
+
+    cannot_save = store.readonly and options.persist
+    if store.problem is None and not cannot_save:
+        return store
+    problem = store.problem or (store.notices[0] if store.notices else f"{store.path} is read-only.")
+    if options.named:
+        store.close()
+        ask = options.resume or options.name
+        what = f'Session "{ask}"' if ask else "The saved session"
+        if store.problem is None:  # readable, not writable
+            raise SessionStartError(f"{problem} {what} would not be saved, so flue stops here. Give a writable "
+                                    "database with --db, or read it without saving: --no-session-persistence.")
+        raise SessionStartError(f"{problem} {what} cannot be read, and flue does not start a fresh conversation "
+                                "in its place.")
+    store.close()
+    fresh = SessionStore.open(":memory:")
+    fresh.notices = (f"{problem} Sessions are not saved this run.",) if cannot_save else store.notices
+    return fresh
+
+
+def _exists(db: str | None) -> bool:
+    from flue_tui.store.db import default_path
+
+    # Only a file that is really not there means "nothing saved yet"; a path that cannot be
+    # reached is opened, so its problem is reported instead of "no such session".
+    try:
+        os.stat(os.path.expanduser(db) if db else default_path())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def pick_by_number(store: SessionStore, cwd: str) -> str | None:
+    """A line-mode picker for bare `--resume` outside the TUI: numbered list, read a number."""
+    from flue_tui.store.values import local_time
+
+    sessions = store.list_sessions(cwd, limit=20)
+    if not sessions:
+        raise SessionStartError(f"No saved sessions in {cwd} to resume.")
+    for n, info in enumerate(sessions, 1):
+        print(f"{n:>3}. {local_time(info.updated_at)}  {info.label}  ({info.message_count} messages)", file=sys.stderr)
+    try:
+        answer = input("Resume which session? (number, Enter to cancel) ").strip()
+    except EOFError:
+        return None
+    if not answer:
+        return None
+    if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
+        raise SessionStartError(f"Not a number from the list: {answer!r}.")
+    return sessions[int(answer) - 1].id
+
+
+def recorder_of(session: Session) -> Recorder | None:
+    return _recorders.get(session)
+
+
+def save_failure(session: Session) -> str | None:
+    """Why the session was not saved completely (one sentence), or None."""
+    recorder = recorder_of(session)
+    return recorder.failure if recorder is not None else None
+
+
+def cut_recording(session: Session) -> None:
+    """SIGTERM: keep what has streamed (see Recorder.cut)."""
+    recorder = recorder_of(session)
+    if recorder is not None:
+        recorder.cut()
+
+
+def open_session(settings: Settings, options: SessionOptions | None, *,
+                 picker: Picker | None = None) -> tuple[Session, Any]:
+    """start_session, with the store's notices on stderr (print mode and the plain front end)."""
+    started = start_session(settings, options, picker=picker)
+    for notice in started.notices:
+        print(f"flue: {notice}", file=sys.stderr)
+    return started.session, started.context

@@ -1,0 +1,161 @@
+"""The one place where concrete parts are wired together for a run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_tui.agent.compaction import CompactionConfig
+from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
+from flue_tui.agent.session import Session
+from flue_tui.config.errors import ConfigError
+from flue_tui.config.settings import Settings
+from flue_tui.config.paths import flue_home
+from flue_tui.config.text import read_utf8_file
+from flue_tui.context.agents_md import discover_workspace
+from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir
+from flue_tui.context.subagents import Roster, Subagent, discover_roster
+from flue_tui.core.ids import new_id
+
+
+def _instructions(settings: Settings) -> str:
+    text = PREAMBLE if settings.system_prompt is None else settings.system_prompt
+    if settings.system_prompt_file:
+        text = read_utf8_file(settings.system_prompt_file, "--system-prompt-file")
+    if settings.append_system_prompt:
+        text = f"{text.rstrip()}\n\n{settings.append_system_prompt.strip()}"
+    return text
+
+
+@dataclass(slots=True)
+class Context:
+    """What discovery found for one cwd: re-read when a session starts or resumes, never per turn."""
+
+    system_prompt: str
+    skills: SkillSet
+    roster: Roster
+    warnings: list[str] = field(default_factory=list)
+
+
+class Runtime:
+    """Builds sessions (root and task children) from settings."""
+
+    def __init__(self, settings: Settings) -> None:
+        if not settings.model:
+            raise ConfigError(
+                "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
+                "or pass --model provider/model.")
+        self.settings = settings
+        prices(settings)  # a half-set price stops the start, not the first turn
+        self.instructions = _instructions(settings)
+        self._sandbox: Any = None
+        from flue_tui.permissions.config import load_for
+        from flue_tui.permissions.project import notices
+
+        # Read now so a bad [permissions] table stops the start with a message naming file and key.
+        self.permissions = load_for(settings)
+        # Start-up notices: what an untrusted project file did not get, then the sandbox's.
+        self.sandbox_notices: list[str] = notices(settings, self.permissions.held)
+        from flue_tui.mcp.config import load as load_mcp
+        from flue_tui.mcp.manager import manager
+
+        # Read now (a bad server entry stops the start in one sentence); started later, in the background.
+        mcp_setup = load_mcp(settings)
+        self.mcp = manager()
+        self.mcp.configure(mcp_setup, settings.cwd)
+        self.mcp.echo_stderr = not settings.interactive
+        self.sandbox_notices.extend(mcp_setup.notices)
+
+    def discover(self, cwd: str, instructions: str) -> Context:
+        skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())
+        roster = discover_roster(cwd)
+        prompt = compose_system_prompt(instructions, discover_workspace(cwd), skills.skills, roster.agents)
+        return Context(prompt, skills, roster, [*skills.warnings, *roster.warnings])
+
+    def _tools(self, sandbox: Any, context: Context) -> list[Any]:
+        from flue_tui.tools import builtin_tools
+        from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
+        from flue_tui.tools.task import TaskTool
+
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        if context.skills.skills:
+            tools.append(ActivateSkillTool(context.skills))
+        if context.skills.has_resources:
+            tools.append(ReadSkillResourceTool(context.skills))
+        return tools
+
+    def _model(self, model: str) -> Any:
+        from flue_tui.model.litellm_client import LiteLLMClient
+
+        main = model == self.settings.model
+        return LiteLLMClient(model, api_base=self.settings.api_base,
+                             context_window=self.settings.context_window if main else None,
+                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None,
+                             effort=self.settings.effort,
+                             max_output_tokens=self.settings.max_output_tokens if main else None,
+                             idle_timeout=self.settings.idle_timeout, max_reply_chars=self.settings.max_reply_chars)
+
+    def _compaction(self) -> CompactionConfig:
+        summariser = self.settings.compaction_model
+        return CompactionConfig(auto=self.settings.auto_compact,
+                                model=self._model(summariser) if summariser else None)
+
+    def model_client(self, model: str) -> Any:
+        """A model client for `model`: the TUI's /model switches a live session to it."""
+        return self._model(model)
+
+    def _sandbox_for(self, cwd: str | None) -> Any:
+        from flue_tui.sandbox.workspace import make_sandbox  # local(), or contained with --sandbox workspace
+
+        if cwd is None:
+            if self._sandbox is None:
+                self._sandbox = make_sandbox(self.settings, self.settings.cwd, self.sandbox_notices)
+            return self._sandbox
+        return make_sandbox(self.settings, cwd, self.sandbox_notices)
+
+    def new_session(self, **kw: Any) -> tuple[Session, Context]:
+        """A root session in settings.cwd (fresh, or with `messages` / `session_id` to resume)."""
+        context = self.discover(self.settings.cwd, self.instructions)
+        sandbox = self._sandbox_for(None)
+        session = Session(model=self._model(self.settings.model or ""), tools=self._tools(sandbox, context),
+                          system_prompt=context.system_prompt, cwd=self.settings.cwd,
+                          max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms,
+                          compaction=self._compaction(), **kw)
+        session.recompose = lambda: self.discover(self.settings.cwd, self.instructions).system_prompt
+        from flue_tui.permissions.config import install
+
+        install(session, self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        self.mcp.attach(session)
+        return session, context
+
+    def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
+        child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
+        sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
+        # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
+        context = self.discover(child_cwd, agent.instructions)
+        child = Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
+                        system_prompt=context.system_prompt, cwd=child_cwd, task_id=new_id("task"),
+                        parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms,
+                        compaction=self._compaction())
+        child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
+        child.before_tool = parent.before_tool  # children answer to the same permission policy
+        self.mcp.attach(child)  # and get the same MCP servers
+        child.parent = parent  # its usage counts in the caller's totals
+        return child
+
+
+def prices(settings: Settings) -> Any:
+    """The config's per-million prices for the main model, or None; both or neither must be set."""
+    from flue_tui.model.pricing import Prices
+
+    if settings.input_price is None and settings.output_price is None:
+        return None
+    if settings.input_price is None or settings.output_price is None:
+        raise ConfigError("Set both input_price and output_price (USD per million tokens), or neither.")
+    return Prices(settings.input_price, settings.output_price)
+
+
+def build_session(settings: Settings) -> Session:
+    session, _ = Runtime(settings).new_session()
+    return session

@@ -1,0 +1,228 @@
+"""Keeps flue's own process out of the reach of the commands it runs, and takes those commands
+along when flue dies, even by SIGKILL.
+
+Provider keys live in flue's environment and memory; commands run as the same user, so without
+this any of them could read `/proc/<flue>/environ` (or `mem`, `task/*/environ`, `fd/`). The kernel
+guards all of those with one check (ptrace access), so:
+
+* `harden()` first scrubs flue's original environment block (what `/proc/<flue>/environ` shows,
+  whoever reads it, root included): every variable outside the command allowlist moves to a heap
+  copy that libc and Python keep using, and its bytes in the block are zeroed. Then it marks flue
+  non-dumpable (`PR_SET_DUMPABLE 0`), so `mem`, `fd/` and the rest need CAP_SYS_PTRACE. When flue
+  runs with capabilities (root), it also drops CAP_SYS_PTRACE from its bounding and inheritable
+  sets, so no command, nor anything it executes, can ever hold it. Root keeps other ways in
+  (kernel settings, services it can ask); the README says so plainly.
+* `child_setup` runs in each spawned shell before exec: `PR_SET_PDEATHSIG SIGKILL`, so the shell
+  dies with the thread that spawned it (the event loop's, which lives as long as flue).
+* `reaper` is one small helper process per flue process, spawned with an empty environment. flue
+  tells it which process groups are running; when flue's end of the pipe closes (flue exited or
+  was killed), it SIGKILLs those groups, which also takes the shell's own children.
+
+All of it is Linux-only except the reaper, which works on any POSIX system.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CAP_SYS_PTRACE = 19
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:  # the running program's own symbols, libc's included (find_library would spawn ldconfig)
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+_prctl = None
+if _LIBC is not None:
+    _prctl = _LIBC.prctl
+    _prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    _prctl.restype = ctypes.c_int
+
+_hardened = False
+_harden_lock = threading.Lock()
+
+
+def harden() -> None:
+    """Make flue's /proc entries unreadable to its commands; idempotent, silent where unsupported."""
+    global _hardened
+    with _harden_lock:
+        if _hardened or _prctl is None:
+            return
+        _hardened = True
+        _scrub_environment_block()
+        _prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        _drop_ptrace_capability()
+
+
+def _environment_block() -> tuple[int, int] | None:
+    """Start and end address of this process's original environment strings (Linux >= 3.5)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])  # stat fields 50 and 51 (env_start, env_end)
+    except (OSError, IndexError, ValueError):
+        return None
+    return (start, end) if 0 < start < end else None
+
+
+def _scrub_environment_block() -> None:
+    """Zero every entry of the original environment block that commands may not see. The kernel
+    serves `/proc/PID/environ` (and ps's `e`) from this block, and some kernels serve it to
+    same-user readers even when the process is not dumpable. Variables still set are first copied
+    with setenv, so C code calling getenv keeps working; Python reads its own copy (os.environ)."""
+    from flue_tui.sandbox.local import ENV_ALLOWLIST
+
+    span = _environment_block()
+    if span is None:
+        return
+    start, end = span
+    block = ctypes.string_at(start, end - start)
+    keep = {name.encode() for name in ENV_ALLOWLIST}
+    offset = 0
+    for entry in block.split(b"\0"):
+        name = entry.split(b"=", 1)[0]
+        if entry and name not in keep:
+            current = os.environb.get(name) if name else None
+            if current is not None:
+                try:
+                    os.putenv(name, current)  # a heap copy replaces libc's pointer into the block
+                except (OSError, ValueError):
+                    pass
+            ctypes.memset(start + offset, 0, len(entry))
+        offset += len(entry) + 1
+
+
+def _drop_ptrace_capability() -> None:
+    """Remove CAP_SYS_PTRACE from the bounding, ambient, inheritable, permitted and effective sets.
+    Only root (or a process given CAP_SETPCAP) may shrink the bounding set; for anyone else the
+    capability is absent already and the calls fail harmlessly."""
+    assert _LIBC is not None and _prctl is not None
+    _prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0)
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(_CAP_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _LIBC.capget(ctypes.byref(header), data) != 0:
+        return
+    mask = ~(1 << CAP_SYS_PTRACE) & 0xFFFFFFFF  # bit 19 lives in the first of the two words
+    if not (data[0].effective | data[0].permitted | data[0].inheritable) & ~mask:
+        return
+    data[0].effective &= mask
+    data[0].permitted &= mask
+    data[0].inheritable &= mask
+    _LIBC.capset(ctypes.byref(header), data)
+
+
+def ptrace_capability_dropped() -> bool:
+    """True when this process can no longer hold CAP_SYS_PTRACE (for tests and `flue doctor`)."""
+    try:
+        with open("/proc/self/status") as f:
+            bounding = next(line for line in f if line.startswith("CapBnd:"))
+    except (OSError, StopIteration):
+        return False
+    return not int(bounding.split()[1], 16) & (1 << CAP_SYS_PTRACE)
+
+
+def child_setup(parent_pid: int) -> None:
+    """preexec_fn of every command shell: die with flue. Runs in the forked child, so it only
+    makes two system calls and never takes a lock."""
+    if _prctl is None:
+        return
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # flue died between fork and prctl: nobody would signal us
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# The reaper's whole program. It ignores terminal signals (it also has its own session) so that
+# only flue going away makes it act, and reads "+PGID"/"-PGID" lines until end of file.
+_REAPER = r"""
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE):
+    signal.signal(s, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin.buffer:
+    sign, pgid = line[:1], line[1:].strip()
+    if pgid.isdigit() and int(pgid) > 1:
+        (groups.add if sign == b"+" else groups.discard)(int(pgid))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Reaper:
+    """flue's side of the reaper: spawned on first use, respawned (and told every running group
+    again) if something killed it. If it cannot start at all, commands still have
+    PR_SET_PDEATHSIG; only their children may then outlive a killed flue."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._groups: set[int] = set()
+        self._broken = False
+
+    def watch(self, pgid: int) -> None:
+        with self._lock:
+            self._groups.add(pgid)
+            self._send(b"+%d\n" % pgid)
+
+    def release(self, pgid: int) -> None:
+        with self._lock:
+            self._groups.discard(pgid)
+            self._send(b"-%d\n" % pgid)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _send(self, line: bytes) -> None:
+        for _attempt in range(2):
+            if self._broken:
+                return
+            fresh = self._proc is None or self._proc.poll() is not None
+            try:
+                if fresh:
+                    self._proc = subprocess.Popen(
+                        [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
+                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        env={}, start_new_session=True, close_fds=True)
+                    line = b"".join(b"+%d\n" % pgid for pgid in self._groups)
+                assert self._proc is not None and self._proc.stdin is not None
+                self._proc.stdin.write(line)
+                self._proc.stdin.flush()
+                return
+            except (OSError, ValueError, subprocess.SubprocessError):
+                if fresh:
+                    self._broken = True  # cannot start one: keep working without it
+                else:
+                    self._proc = None  # it died under us: start another and tell it everything
+
+
+reaper = Reaper()

@@ -1,0 +1,9 @@
+"""Presentation shared by every front end; no Textual, no prompt-toolkit (rich is fine).
+
+router.py, transcript.py  session events -> transcript entries (plain data widgets render)
+toolfmt.py     how a tool call reads on screen; backfill.py  a resumed history as entries
+commands.py    the slash-command table, /help text, mode help and parsing
+history.py     prompt history; pathindex.py  the `@` path completion index
+export.py      /export Markdown; sessions_show.py  a stored session rendered (`flue sessions show`)
+keys.py        whether the configured model lacks its API key
+"""

@@ -1,0 +1,310 @@
+"""Session events → transcript changes. Cheap and synchronous: widgets are updated later, on a timer.
+
+The subscriber runs on the agent's hot path (every token), so it only appends to strings and
+records what changed; `take()` hands the changes to the view when the flush timer fires.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flue_tui.agent import usage_text
+from flue_tui.core import events as ev
+from flue_tui.core.messages import Usage
+from flue_tui.ui.transcript import (
+    Entry,
+    NoticeEntry,
+    OutputTail,
+    ReplyEntry,
+    TaskEntry,
+    ThinkingEntry,
+    ToolEntry,
+    Transcript,
+    UserEntry,
+)
+
+
+@dataclass(slots=True)
+class Status:
+    """What the status bar shows besides model/name/cwd."""
+
+    activity: str = "idle"
+    # The root session's total, task children included (Session.record_usage): set from each of
+    # the root's `usage` events; a child's turn is added until the root's next event includes it.
+    total: Usage = field(default_factory=Usage)
+    context_tokens: int = 0  # the root's last prompt: input + cache + output
+    tasks: bool = False  # whether a task child's usage is in the total
+
+    def set_total(self, total: Usage) -> None:
+        self.total = copy.copy(total)
+
+    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool,
+                  purpose: str = "agent") -> None:
+        if not root:
+            self.total.add(usage_text.from_dict(turn))
+            self.tasks = True
+            return
+        self.set_total(usage_text.from_dict(total))
+        if purpose == "agent":  # a summariser's prompt is not this conversation's context
+            self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
+
+    @property
+    def input_tokens(self) -> int:
+        return usage_text.prompt_tokens(self.total)
+
+    @property
+    def output_tokens(self) -> int:
+        return self.total.output
+
+    @property
+    def cost(self) -> float:
+        return self.total.cost
+
+
+class EventRouter:
+    """Subscribe `router.handle` to a Session; call `take()` to collect what to render."""
+
+    def __init__(self, root: Transcript, on_change: Callable[[], None], cwd: str = "") -> None:
+        self.root = root
+        self.cwd = cwd
+        self.on_change = on_change
+        self.sessions: dict[str, Transcript] = {}
+        self.task_of: dict[str, TaskEntry] = {}  # child session id → its block
+        self.running: dict[str, ToolEntry] = {}
+        self.status = Status()
+        self.status_dirty = True
+        self._appended: list[tuple[Transcript, Entry]] = []
+        self._dirty: dict[Entry, None] = {}
+        # Streamed text waits here until the flush: `entry.text += token` per token would copy the
+        # whole reply each time (quadratic over a long reply).
+        self._text: dict[Entry, list[str]] = {}
+        # A user message shown as something shorter (a skill run shows `/review`, not its prompt).
+        self.user_display: str | None = None
+        if root.session_id:
+            self.sessions[root.session_id] = root
+
+    # -- collection ------------------------------------------------------------------------------
+    def settle_text(self) -> None:
+        for entry, parts in self._text.items():
+            entry.text += "".join(parts)  # type: ignore[attr-defined]
+        self._text.clear()
+
+    def take(self) -> tuple[list[tuple[Transcript, Entry]], list[Entry]]:
+        self.settle_text()
+        appended, self._appended = self._appended, []
+        dirty, self._dirty = list(self._dirty), {}
+        return appended, dirty
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._appended or self._dirty or self._text or self.status_dirty)
+
+    def _append(self, transcript: Transcript, entry: Entry) -> Entry:
+        transcript.entries.append(entry)
+        self._appended.append((transcript, entry))
+        return entry
+
+    def _add_text(self, entry: Entry, piece: str) -> None:
+        parts = self._text.get(entry)
+        if parts is None:
+            self._text[entry] = [piece]
+            self._dirty[entry] = None
+        else:
+            parts.append(piece)
+
+    def _touch(self, *entries: Entry) -> None:
+        for e in entries:
+            self._dirty[e] = None
+
+    def add(self, entry: Entry, transcript: Transcript | None = None) -> Entry:
+        """Add an entry that did not come from an event (a notice, a queued prompt)."""
+        target = transcript or self.root
+        if isinstance(entry, (UserEntry, NoticeEntry)):
+            self._touch(*target.end_stream())
+        self._append(target, entry)
+        self.on_change()
+        return entry
+
+    def set_activity(self, activity: str) -> None:
+        if self.status.activity != activity:
+            self.status.activity = activity
+            self.status_dirty = True
+
+    # -- events ----------------------------------------------------------------------------------
+    def _transcript(self, event: ev.Event) -> Transcript | None:
+        t = self.sessions.get(event.session)
+        if t is None and event.task_id is None:
+            t = self.root  # the root session before its id was known
+            if event.session:
+                self.root.session_id = event.session
+                self.sessions[event.session] = t
+        return t
+
+    def handle(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TaskStart):
+            self._task_start(event)
+            self.on_change()
+            return
+        t = self._transcript(event)
+        if t is None:
+            return  # an event of a child we never saw start (or a stale session)
+        root = t is self.root
+        method = getattr(self, "_on_" + type(event).__name__, None)
+        if method is not None:
+            method(event, t, root)
+            self.on_change()
+
+    def _on_TextDelta(self, e: ev.TextDelta, t: Transcript, root: bool) -> None:
+        if t.thinking is not None:
+            t.thinking.done = True
+            self._touch(t.thinking)
+            t.thinking = None
+        if t.reply is None:
+            t.reply = ReplyEntry()
+            self._append(t, t.reply)
+        self._add_text(t.reply, e.text)
+        if root:
+            self.set_activity("writing")
+
+    def _on_ThinkingDelta(self, e: ev.ThinkingDelta, t: Transcript, root: bool) -> None:
+        if t.thinking is None:
+            t.thinking = ThinkingEntry()
+            self._append(t, t.thinking)
+        self._add_text(t.thinking, e.delta)
+        if root:
+            self.set_activity("thinking")
+
+    def _on_TurnStart(self, e: ev.TurnStart, t: Transcript, root: bool) -> None:
+        self._touch(*t.end_stream())
+        if root:
+            self.set_activity("waiting for the model")
+
+    def _on_OperationStart(self, e: ev.OperationStart, t: Transcript, root: bool) -> None:
+        if root:
+            self.set_activity("working")
+
+    def _on_MessageEnd(self, e: ev.MessageEnd, t: Transcript, root: bool) -> None:
+        role = e.message.get("role")
+        if role == "user":
+            if t.depth == 0:
+                text = self.user_display if self.user_display is not None else str(e.message.get("content", ""))
+                self.user_display = None
+                self._touch(*t.end_stream())
+                self._append(t, UserEntry(text=text))
+        elif role == "assistant":
+            self._touch(*t.end_stream())
+            if e.message.get("stop_reason") == "error" and e.message.get("error") and not root:
+                self._append(t, NoticeEntry(text=str(e.message["error"]), level="error"))
+
+    def _on_ToolStart(self, e: ev.ToolStart, t: Transcript, root: bool) -> None:
+        self._touch(*t.end_stream())
+        common: dict[str, Any] = dict(call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind,
+                                      cwd=self.cwd)
+        if e.tool_name == "task" or e.kind == "delegate":
+            entry: ToolEntry = TaskEntry(**common, agent=str(e.args.get("agent") or ""),
+                                         prompt=str(e.args.get("prompt") or ""))
+        else:
+            entry = ToolEntry(**common)
+            if e.kind == "execute":
+                entry.tail = OutputTail()
+        t.calls[e.tool_call_id] = entry
+        self.running[e.tool_call_id] = entry
+        self._append(t, entry)
+        if root:
+            self.set_activity(f"running {e.tool_name}")
+
+    def _on_ToolOutput(self, e: ev.ToolOutput, t: Transcript, root: bool) -> None:
+        entry = t.calls.get(e.tool_call_id)
+        if entry is None:
+            return
+        if entry.tail is None:
+            entry.tail = OutputTail()
+        entry.tail.feed(e.stream, e.chunk)
+        self._touch(entry)
+
+    def _on_ToolEnd(self, e: ev.ToolEnd, t: Transcript, root: bool) -> None:
+        entry = t.calls.get(e.tool_call_id)
+        if entry is None:
+            return
+        content = e.result.get("content") or []
+        entry.result_text = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        entry.details = dict(e.result.get("details") or {})
+        entry.status = "error" if e.is_error else "ok"
+        entry.duration_ms = e.duration_ms
+        self.running.pop(e.tool_call_id, None)
+        self._touch(entry)
+        if root and not any(r for r in self.running.values()):
+            self.set_activity("working")
+
+    def _task_start(self, e: ev.TaskStart) -> None:
+        parent = self.sessions.get(e.parent_session or "") or self.root
+        entry = parent.calls.get(e.tool_call_id or "")
+        if not isinstance(entry, TaskEntry):
+            entry = TaskEntry(call_id=e.tool_call_id or e.session, name="task", kind="delegate", cwd=self.cwd)
+            self._append(parent, entry)
+        entry.agent = e.agent or entry.agent
+        entry.prompt = e.prompt
+        entry.task_id = e.task_id
+        entry.session_id = e.session
+        entry.child = Transcript(session_id=e.session, depth=parent.depth + 1)
+        self.sessions[e.session] = entry.child
+        self.task_of[e.session] = entry
+        self._touch(entry)
+
+    def _on_TaskEnd(self, e: ev.TaskEnd, t: Transcript, root: bool) -> None:
+        entry = self.task_of.get(e.session)
+        if entry is None:
+            return
+        self._touch(*t.end_stream())
+        entry.answer = e.result
+        if e.is_error:
+            entry.status = "error"
+            entry.result_text = e.result
+        self._touch(entry)
+
+    def _on_UsageEvent(self, e: ev.UsageEvent, t: Transcript, root: bool) -> None:
+        self.status.add_usage(e.session, e.total, e.turn, root, e.purpose)
+        self.status_dirty = True
+
+    def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
+        if e.level in ("warn", "error"):
+            detail = ""
+            if e.attributes and e.attributes.get("error"):
+                detail = f": {e.attributes['error']}"
+            self._touch(*t.end_stream())
+            self._append(t, NoticeEntry(text=f"{e.message}{detail}", level=e.level))
+
+    def _on_Operation(self, e: ev.Operation, t: Transcript, root: bool) -> None:
+        self._touch(*t.end_stream())
+        if root:
+            self.set_activity("idle")
+            for entry in list(self.running.values()):
+                # A tool that never reported back (abandoned on abort) must not spin forever.
+                entry.status = "error"
+                entry.result_text = entry.result_text or "interrupted"
+                self._touch(entry)
+            self.running.clear()
+
+    def _on_CompactionStart(self, e: ev.CompactionStart, t: Transcript, root: bool) -> None:
+        if root:
+            self._touch(*t.end_stream())
+            self.set_activity("compacting")
+            why = {"threshold": "the context is nearly full", "overflow": "the context overflowed",
+                   "manual": "/compact"}.get(e.reason, e.reason)
+            self._append(t, NoticeEntry(text=f"Compacting the conversation ({why}, ~{e.estimated_tokens:,} "
+                                             "tokens)…"))
+
+    def _on_Compaction(self, e: ev.Compaction, t: Transcript, root: bool) -> None:
+        if root and e.is_error:
+            self._append(t, NoticeEntry(text=f"Compaction failed: {e.error}", level="error"))
+        elif root:
+            self._append(t, NoticeEntry(text=f"Compacted: the model now sees a summary instead of "
+                                             f"{e.messages_before - e.messages_after} older messages; everything "
+                                             "stays here and in the session store."))
+
+    def _on_Idle(self, e: ev.Idle, t: Transcript, root: bool) -> None:
+        if root:
+            self.set_activity("idle")

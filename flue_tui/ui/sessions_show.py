@@ -1,0 +1,106 @@
+"""`flue sessions show`: the transcript rendered with rich, task children nested under their call."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.text import Text
+
+from flue_tui.agent import usage_text
+from flue_tui.core.messages import Usage
+from flue_tui.store.sessions import SessionStore
+from flue_tui.store.values import SessionInfo, StoredMessage, local_time
+
+RESULT_LINES = 8  # tool output is shown in full by `export`; here only its head
+
+
+def _args_summary(args: Any) -> str:
+    if isinstance(args, dict):
+        for key in ("command", "path", "pattern", "prompt", "description"):
+            if isinstance(args.get(key), str):
+                value = " ".join(args[key].split())
+                return value if len(value) <= 100 else value[:99] + "…"
+        return json.dumps(args, ensure_ascii=False)[:100]
+    return ""
+
+
+class _Show:
+    def __init__(self, store: SessionStore, console: Console) -> None:
+        self.store = store
+        self.console = console
+
+    def out(self, renderable: RenderableType, depth: int) -> None:
+        self.console.print(Padding(renderable, (0, 0, 0, 4 * depth)) if depth else renderable)
+
+    def header(self, info: SessionInfo, depth: int) -> None:
+        kind = f"task · {info.agent}" if info.parent_id else "session"
+        self.out(Rule(Text(f" {info.label} ", style="bold"), align="left", style="cyan" if depth else "bright_blue"),
+                 depth)
+        facts = Text(style="dim")
+        facts.append(f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
+                     f" · updated {local_time(info.updated_at)} · {info.message_count} messages")
+        total = Usage(*self.store.tree_usage(info.id))  # its task children's tokens included
+        if total.input or total.output or total.cache_read or total.cache_write:
+            facts.append(f" · {usage_text.brief(total)}")
+        if info.forked_from:
+            facts.append(f" · forked from {info.forked_from}")
+        if info.name and info.title:
+            facts.append(f"\n“{info.title}”")
+        self.out(facts, depth)
+
+    def session(self, info: SessionInfo, depth: int = 0, last: int | None = None) -> None:
+        self.header(info, depth)
+        kids = self.store.children(info.id)
+        by_call = {c.parent_tool_call_id: c for c in kids if c.parent_tool_call_id}
+        shown: set[str | None] = set()
+        rows = self.store.tail(info.id, last) if last else self.store.iter_messages(info.id)
+        if last and info.message_count > last:
+            self.out(Text(f"… {info.message_count - last} earlier messages not shown", style="dim"), depth)
+        for m in rows:
+            if m.role == "assistant":
+                shown.update(c.get("id") for c in m.data.get("tool_calls") or [])
+            self.message(m, depth, by_call)
+        for child in kids:
+            if child.parent_tool_call_id not in shown and not last:
+                self.session(child, depth + 1)
+
+    def message(self, m: StoredMessage, depth: int, by_call: dict[str | None, SessionInfo]) -> None:
+        d = m.data
+        if m.role == "user":
+            self.console.print()
+            self.out(Text.assemble(("❯ ", "bold green"), (str(d.get("content", "")), "bold")), depth)
+        elif m.role == "assistant":
+            if d.get("thinking"):
+                self.out(Text(d["thinking"].strip(), style="dim italic"), depth)
+            if d.get("text"):
+                self.out(Markdown(d["text"]), depth)
+            if m.partial:
+                self.out(Text("(interrupted: flue stopped while this was being written)", style="yellow"), depth)
+            elif d.get("stop_reason") in ("error", "aborted"):
+                reason = d.get("error") or d.get("stop_reason")
+                self.out(Text(f"({d.get('stop_reason')}: {reason})", style="yellow"), depth)
+            for call in d.get("tool_calls") or []:
+                self.out(Text.assemble(("· ", "cyan"), (str(call.get("name")), "bold cyan"), " ",
+                                       (_args_summary(call.get("arguments")), "cyan")), depth)
+                child = by_call.get(call.get("id"))
+                if child is not None:
+                    self.session(child, depth + 1)
+        elif m.role == "compaction":
+            # The history above stays; this marks where the model started seeing a summary instead.
+            self.out(Text(f"── compacted here: the model was sent a summary of the conversation so far "
+                          f"(~{d.get('tokens_before', 0):,} tokens) ──", style="magenta"), depth)
+        elif m.role == "toolResult":
+            lines = str(d.get("text", "")).splitlines()
+            body = "\n".join(lines[:RESULT_LINES])
+            if len(lines) > RESULT_LINES:
+                body += f"\n… {len(lines) - RESULT_LINES} more lines"
+            self.out(Text(body, style="red" if d.get("is_error") else "dim"), depth + 1)
+
+
+def show(store: SessionStore, info: SessionInfo, *, last: int | None = None, console: Console | None = None) -> None:
+    _Show(store, console or Console(highlight=False)).session(info, last=last)

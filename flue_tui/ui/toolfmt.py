@@ -1,0 +1,191 @@
+"""How a tool call reads on screen: its key argument, a short result summary, a coloured diff.
+
+Pure functions over a ToolEntry returning rich Text; the widget only lays them out. Tools put UI
+data in `details` (path, lines, diff, exitCode, matchCount), so nothing here parses model text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from rich.text import Text
+
+from flue_tui.ui.transcript import ToolEntry
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+HUNK_RE = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def short_path(path: str, cwd: str) -> str:
+    if cwd and os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path, cwd)
+        except ValueError:
+            return path
+        if not rel.startswith(".."):
+            return rel
+    return path
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    first, _, rest = text.strip().partition("\n")
+    if rest.strip():
+        first += " …"
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def key_argument(entry: ToolEntry) -> str:
+    """The argument that says what the call is about: path, command, pattern, agent."""
+    a = entry.args
+    name = entry.name
+
+    def s(key: str) -> str:
+        value = a.get(key)
+        return value if isinstance(value, str) else ""
+
+    if name in ("read", "write", "edit"):
+        text = short_path(s("path"), entry.cwd)
+        if name == "read" and (a.get("offset") or a.get("limit")):
+            start = a.get("offset") or 1
+            text += f":{start}" + (f"+{a['limit']}" if a.get("limit") else "")
+        return text
+    if name == "bash":
+        return one_line(s("command"))
+    if name in ("grep", "glob"):
+        text = s("pattern")
+        if s("path"):
+            text += f"  in {short_path(s('path'), entry.cwd)}"
+        if s("include"):
+            text += f"  ({s('include')})"
+        return text
+    if name == "task":
+        return " · ".join(x for x in (s("agent"), one_line(s("description") or s("prompt"), 120)) if x)
+    for value in a.values():
+        if isinstance(value, str) and value:
+            return one_line(value)
+    return ""
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def seconds(ms: int | float) -> str:
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f}s"
+    return f"{int(s // 60)}m{int(s % 60):02d}s"
+
+
+def summary(entry: ToolEntry) -> str:
+    """A few words on the outcome: lines read, +/- lines, exit code, matches."""
+    d = entry.details
+    if entry.status == "error":
+        return "interrupted" if entry.result_text.startswith("This operation was aborted") else "error"
+    if entry.name == "read" and isinstance(d.get("lines"), int):
+        return f"{d['lines']} lines"
+    if entry.name in ("write", "edit"):
+        diff = d.get("diff")
+        if isinstance(diff, str) and diff:
+            added, removed = diff_counts(diff)
+            return f"+{added} −{removed}"
+        return one_line(entry.result_text, 80)
+    if entry.name == "bash":
+        code = d.get("exitCode")
+        return f"exit {code}" if code is not None else ""
+    if entry.name in ("grep", "glob") and isinstance(d.get("matchCount"), int):
+        n = d["matchCount"]
+        noun = "match" if entry.name == "grep" else "file"
+        return f"{n} {noun}{'' if n == 1 else ('es' if noun == 'match' else 's')}"
+    return ""
+
+
+def header(entry: ToolEntry, frame: int, now: float, width: int | None = None) -> Text:
+    """`✓ name  key-argument  outcome · time`; the argument is shortened first, so the outcome and
+    the elapsed time stay visible on a narrow screen."""
+    running = entry.status == "running"
+    if running:
+        icon, icon_style = SPINNER[frame % len(SPINNER)], "bold cyan"
+    elif entry.status == "ok":
+        icon, icon_style = "✓", "bold green"
+    else:
+        icon, icon_style = "✗", "bold red"
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{icon} ", style=icon_style)
+    text.append(entry.name, style="bold")
+    tail: list[tuple[str, str]] = []
+    if running:
+        tail.append((seconds((now - entry.started) * 1000), "dim"))
+    else:
+        words = summary(entry)
+        if words:
+            code = entry.details.get("exitCode")
+            style = "red" if entry.status == "error" else ("yellow" if code not in (None, 0) else "dim")
+            tail.append((words, style))
+        if entry.duration_ms is not None and (entry.duration_ms >= 2000 or entry.kind in ("execute", "delegate")):
+            tail.append((seconds(entry.duration_ms), "dim"))
+    after = Text()
+    for i, (words, style) in enumerate(tail):
+        after.append("  " if i == 0 else " · ", style="dim")
+        after.append(words, style=style)
+    arg = key_argument(entry)
+    if arg:
+        room = None if width is None else width - text.cell_len - after.cell_len - 2
+        if room is not None and len(arg) > room:
+            arg = arg[: max(0, room - 1)] + "…" if room > 1 else ""
+        if arg:
+            text.append("  ")
+            text.append(arg)
+    text.append_text(after)
+    return text
+
+
+def diff_text(diff: str, limit: int | None) -> tuple[Text, int]:
+    """Coloured unified diff with new-file line numbers; returns (text, lines left out)."""
+    out = Text()
+    old = new = 0
+    shown = 0
+    body = [ln for ln in diff.splitlines() if not ln.startswith(("---", "+++"))]
+    for line in body:
+        if limit is not None and shown >= limit:
+            break
+        m = HUNK_RE.match(line)
+        if m:
+            old, new = int(m.group(1)), int(m.group(2))
+            if shown:
+                out.append("   ⋮\n", style="dim")
+                shown += 1
+            continue
+        if line.startswith("+"):
+            out.append(f"{new:>5} ", style="dim")
+            out.append(f"+{line[1:]}\n", style="green")
+            new += 1
+        elif line.startswith("-"):
+            out.append(f"{old:>5} ", style="dim")
+            out.append(f"-{line[1:]}\n", style="red")
+            old += 1
+        else:
+            out.append(f"{new:>5} ", style="dim")
+            out.append(f" {line[1:]}\n", style="dim")
+            old += 1
+            new += 1
+        shown += 1
+    out.rstrip()
+    total = sum(1 for ln in body if not HUNK_RE.match(ln))
+    lines_shown = sum(1 for ln in out.plain.splitlines() if ln.strip() != "⋮")
+    hidden = max(0, total - lines_shown)
+    return out, hidden
+
+
+def plain_lines(text: str, limit: int | None, style: str = "") -> tuple[Text, int]:
+    lines = text.splitlines()
+    shown = lines if limit is None else lines[:limit]
+    out = Text("\n".join(shown), style=style)
+    return out, len(lines) - len(shown)

@@ -1,0 +1,68 @@
+"""The app's trust question (issue 13, item 5): a cloned repository's .flue/config.toml asks to
+loosen protection; "not now" starts without it (and the model's bash call is asked, not auto-allowed),
+"trust" applies it and remembers, and BASH_ENV never applies."""
+
+from __future__ import annotations
+
+from flue_tui.config.settings import Settings
+from flue_tui.permissions.policy import policy_of
+from flue_tui.permissions.project import pending
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+from flue_tui.tui.screens.approval import ApprovalScreen
+from flue_tui.tui.screens.trust import TrustScreen
+from tests.fakellm.script import Call, Turn
+from tests.security.test_project_trust import _repo
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+
+
+def _app(fakellm, work, monkeypatch) -> FlueApp:
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("FLUE_RETRY_BASE_MS", "5")
+    _repo(work)
+    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]),
+                    Turn(text="done")])
+    settings = Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)
+    return FlueApp(settings, None, sessions=SessionOptions(persist=False))
+
+
+async def _question(pilot) -> TrustScreen:
+    return await wait_for(pilot, lambda: isinstance(pilot.app.screen, TrustScreen)
+                          and pilot.app.screen.query("#trust-choices") and pilot.app.screen)
+
+
+async def test_not_now_starts_without_the_project_settings(fakellm, work, monkeypatch):
+    app = _app(fakellm, work, monkeypatch)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await _question(pilot)
+        text = screen_text(app)
+        assert "Trust this project?" in text and '[permissions] allow = ["bash", "write", "edit"]' in text
+        assert '[env] FOO = "from-the-project"' in text and "BASH_ENV" not in text.split("Trust this project?")[1]
+        assert app.session is None  # nothing starts before the answer
+        await pilot.press("n")
+        await ready(pilot)
+        await wait_for(pilot, lambda: "Ignored from .flue/config.toml" in screen_text(app))
+        assert policy_of(app.session).mode == "ask" and policy_of(app.session).allow == []
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-choices"))
+        await pilot.press("escape")  # deny
+        await idle(pilot)
+    assert not (work / "ran.txt").exists() and not (work / "PWNED").exists()
+    assert pending(Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)) is not None
+
+
+async def test_trusting_applies_them_and_is_remembered(fakellm, work, monkeypatch):
+    app = _app(fakellm, work, monkeypatch)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await _question(pilot)
+        await pilot.press("y")
+        await ready(pilot)
+        assert app.settings.project_trusted and app.settings.extra_env == {"FOO": "from-the-project"}
+        assert policy_of(app.session).mode == "accept-edits"
+        await submit(pilot, "go")  # allow = ["bash"] now applies: no approval dialog
+        await idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert "Never taken from a project file: [env] BASH_ENV" in screen_text(app).replace("\n", " ")
+    assert (work / "ran.txt").read_text() == "ran from-the-project\n" and not (work / "PWNED").exists()
+    assert pending(Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)) is None
