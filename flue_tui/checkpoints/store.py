@@ -57,6 +57,7 @@ class FileCheckpoints:
         self.workspace = Path(os.path.realpath(workspace))
         self.max_file_bytes = max_file_bytes
         self.git = Git(store_for(home, self.workspace), self.workspace, git)
+        self.home = Path(os.path.realpath(home))
 
     @property
     def store(self) -> Path:
@@ -144,6 +145,10 @@ class FileCheckpoints:
         info = self.workspace / ".git" / "info" / "exclude"
         if info.is_file():
             parts.append(info.read_text(encoding="utf-8", errors="replace"))
+        # flue's own home inside the workspace (its sessions, this store): never snapshot or restore it.
+        if self.home == self.workspace or self.workspace in self.home.parents:
+            rel = self.home.relative_to(self.workspace).as_posix()
+            parts.append("/*" if rel == "." else "/" + "".join("\\" + c if c in "*?[]\\!# " else c for c in rel) + "/")
         return "\n".join(parts)
 
     # -- reading and restoring ----------------------------------------------------------------
@@ -168,6 +173,11 @@ class FileCheckpoints:
             self._snapshot("after restore")
             return Restored(before, tuple(written), tuple(removed), tuple(left))
 
+    def keep(self, ref: str, commit: str) -> None:
+        """Name `commit` (e.g. the state a restore replaced, so the restore can be undone)."""
+        with self.git.locked():
+            self.git.run(["update-ref", self._ref(ref), commit])
+
     def resolve(self, ref: str) -> str | None:
         return self._resolve(self._ref(ref))
 
@@ -179,6 +189,28 @@ class FileCheckpoints:
         for ref in refs:
             self.git.run(["update-ref", "-d", ref])
         return len(refs)
+
+    def numbered(self, prefix: str) -> dict[int, str]:
+        """The checkpoints `<prefix>/<n>` (a session's, one per user message) as {n: commit}."""
+        if not (self.store / "HEAD").exists():
+            return {}
+        out = self.git.run(["for-each-ref", "--format=%(refname) %(objectname)", self._ref(prefix) + "/"])
+        found: dict[int, str] = {}
+        for line in out.decode().splitlines():
+            name, _, commit = line.rpartition(" ")
+            last = name.rsplit("/", 1)[-1]
+            if last.isdigit():
+                found[int(last)] = commit
+        return found
+
+    def copy(self, source: str, target: str, *, below: int | None = None) -> int:
+        """Give `target` (a fork) the numbered checkpoints of `source`, those under `below` only when given."""
+        found = {n: c for n, c in self.numbered(source).items() if below is None or n < below}
+        if found:
+            lines = "".join(f"update {self._ref(f'{target}/{n}')} {c}\n" for n, c in sorted(found.items()))
+            with self.git.locked():
+                self.git.run(["update-ref", "--stdin"], input=lines.encode())
+        return len(found)
 
     def size_bytes(self) -> int:
         total = 0
