@@ -6,6 +6,6 @@
 """
 
 from flue_tui.checkpoints.git import GitFailed, GitMissing
-from flue_tui.checkpoints.store import Change, FileCheckpoints, Restored, Snapshot
+from flue_tui.checkpoints.store import Change, FileCheckpoints, Restored, Snapshot, total_size
 
-__all__ = ["Change", "FileCheckpoints", "GitFailed", "GitMissing", "Restored", "Snapshot"]
+__all__ = ["Change", "FileCheckpoints", "GitFailed", "GitMissing", "Restored", "Snapshot", "total_size"]

@@ -24,6 +24,8 @@ _CONFIG = [
     ("core.autocrlf", "false"), ("core.safecrlf", "false"), ("core.symlinks", "true"),
     ("core.fsmonitor", "false"), ("core.untrackedCache", "true"), ("core.quotePath", "false"),
     ("gc.auto", "0"), ("index.threads", "true"),
+    # No reflogs: they would keep a deleted session's checkpoints reachable, so prune could not free them.
+    ("core.logAllRefUpdates", "false"),
 ]
 _IDENTITY = {"GIT_AUTHOR_NAME": "flue", "GIT_AUTHOR_EMAIL": "flue@localhost",
              "GIT_COMMITTER_NAME": "flue", "GIT_COMMITTER_EMAIL": "flue@localhost"}

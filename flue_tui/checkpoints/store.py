@@ -51,6 +51,24 @@ def store_for(home: Path, workspace: Path) -> Path:
     return home / "checkpoints" / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
+def total_size(home: Path) -> tuple[int, int]:
+    """(workspaces, bytes) of every checkpoint store under `home`, for `flue doctor`."""
+    root = home / "checkpoints"
+    stores = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    return len(stores), sum(total_size_of(store) for store in stores)
+
+
+def total_size_of(directory: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(directory):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
 class FileCheckpoints:
     def __init__(self, workspace: Path, home: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
                  git: str | None = None) -> None:
@@ -90,10 +108,9 @@ class FileCheckpoints:
         last = self._resolve(_LAST)
         if last is not None and self._tree_of(last) == tree:
             return Snapshot(last, tree, 0, tuple(skipped))
-        args = ["commit-tree", tree, "-m", message or "checkpoint"]
-        if last is not None:
-            args += ["-p", last]
-        commit = self.git.run(args).decode().strip()
+        # No parent: each checkpoint stands alone, so the objects of a deleted session's checkpoints
+        # become unreachable and `prune` can free them (a chain would keep every tree ever taken).
+        commit = self.git.run(["commit-tree", tree, "-m", message or "checkpoint"]).decode().strip()
         self.git.run(["update-ref", _LAST, commit])
         return Snapshot(commit, tree, len(to_add) + len(to_drop), tuple(skipped))
 
@@ -186,8 +203,11 @@ class FileCheckpoints:
         if not (self.store / "HEAD").exists():
             return 0
         refs = self.git.run(["for-each-ref", "--format=%(refname)", self._ref(prefix)]).decode().split()
-        for ref in refs:
-            self.git.run(["update-ref", "-d", ref])
+        if refs:
+            with self.git.locked():
+                self.git.run(["update-ref", "--stdin"], input="".join(f"delete {r}\n" for r in refs).encode())
+                # Free what only those checkpoints held (the index's blobs are kept: they are reachable).
+                self.git.run(["prune", "--expire=now"])
         return len(refs)
 
     def numbered(self, prefix: str) -> dict[int, str]:
@@ -213,14 +233,7 @@ class FileCheckpoints:
         return len(found)
 
     def size_bytes(self) -> int:
-        total = 0
-        for root, _dirs, files in os.walk(self.store):
-            for name in files:
-                try:
-                    total += os.lstat(os.path.join(root, name)).st_size
-                except OSError:
-                    pass
-        return total
+        return total_size_of(self.store)
 
     def _ref(self, ref: str) -> str:
         if not _REF_OK.match(ref) or ".." in ref or ref.endswith(".lock"):

@@ -193,6 +193,17 @@ def test_delete_forgets_a_sessions_checkpoints(ws: Path, cps: FileCheckpoints) -
         cps.resolve("../escape")
 
 
+def test_deleting_a_sessions_checkpoints_frees_what_only_they_held(ws: Path, cps: FileCheckpoints) -> None:
+    (ws / "big.bin").write_bytes(os.urandom(2_000_000))  # incompressible: its blob is ~2 MB
+    cps.snapshot("gone/1")
+    (ws / "big.bin").unlink()
+    cps.snapshot("keep/1")  # the newest snapshot (and the index) no longer hold the big file
+    full = cps.size_bytes()
+    assert cps.delete("gone") == 1
+    assert full - cps.size_bytes() > 1_500_000
+    assert cps.resolve("keep/1") is not None
+
+
 def test_no_git_is_one_sentence(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.delenv("FLUE_GIT", raising=False)
