@@ -77,6 +77,8 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
         _export(app, arg)
     elif name == "mode":
         _mode(app, arg)
+    elif name in ("rewind", "undo"):
+        await _rewind(app, name, arg)
     elif name == "mcp":
         from flue_tui.mcp.commands import run as mcp_run
 
@@ -144,3 +146,39 @@ def _mode(app: InlineApp, arg: str) -> None:
         policy.set_mode(arg)
         app.settings.permission_mode = arg  # /new and /resume keep the mode the user chose
         app.renderer.note(f"Permission mode: {arg} ({MODE_HELP[arg]}).")
+
+
+async def _rewind(app: InlineApp, name: str, arg: str) -> None:
+    """/undo, /rewind (lists the messages) and /rewind N [both|code|conversation]."""
+    import asyncio
+
+    from flue_tui.ui import rewind as rw
+
+    session = app.sessions.session
+    store = app.sessions.started.store if app.sessions.started is not None else None
+    if session is None:
+        app.renderer.note("Nothing to rewind yet.", "warn")
+        return
+    if name == "undo":
+        done = await asyncio.to_thread(rw.undo, session, app.settings.cwd)
+        app.renderer.note(done.message, "error" if done.error else "info")
+        return
+    picked = rw.parse_arg(arg)
+    if isinstance(picked, str):
+        app.renderer.note(picked, "error")
+        return
+    if picked is None:
+        points = await asyncio.to_thread(rw.points, session, store, app.settings.cwd)
+        if not points:
+            app.renderer.note("Nothing to rewind yet: this session has no messages.")
+            return
+        lines = [f"  {p.number:>3}. {(p.text.strip().splitlines() or [''])[0][:70]}"
+                 + ("" if p.has_files else "  (no files)") for p in points]
+        app.renderer.note("Rewind to just before message N with /rewind N [both|code|conversation] "
+                          "(both: files and conversation):\n" + "\n".join(lines))
+        return
+    done = await asyncio.to_thread(rw.rewind, session, store, app.settings.cwd, *picked)
+    app.renderer.note(done.message, "error" if done.error else "info")
+    if done.fork_id is not None:
+        await app.switch_session(done.fork_id)
+        app.prompt.prefill = done.prompt or ""

@@ -118,6 +118,53 @@ async def _mcp(app: FlueApp, arg: str) -> None:
     app.run_worker(answer(), group="mcp", exit_on_error=False)
 
 
+async def _rewind(app: FlueApp, arg: str) -> None:
+    import asyncio
+
+    from flue_tui.tui.screens.rewind import RewindScreen
+    from flue_tui.ui import rewind as rw
+
+    session, store, cwd = app.session, app.ctl.store, app.settings.cwd
+    if session is None or session.running:
+        app.notice("Rewind when the agent is idle (Esc stops it)." if session else "Nothing to rewind yet.", "warn")
+        return
+    picked = rw.parse_arg(arg)
+    if isinstance(picked, str):
+        app.notice(picked, "error")
+        return
+
+    async def choose() -> None:
+        nonlocal picked
+        if picked is None:
+            points = await asyncio.to_thread(rw.points, session, store, cwd)
+            if not points:
+                app.notice("Nothing to rewind yet: this session has no messages.", "warn")
+                return
+            picked = await app.push_screen_wait(RewindScreen(points))
+            if picked is None:
+                return
+        done = await asyncio.to_thread(rw.rewind, session, store, cwd, *picked)
+        app.notice(done.message, "error" if done.error else "info")
+        if done.fork_id is not None:
+            await app.ctl.replace(done.fork_id)
+            app.prompt.set_text(done.prompt or "")
+
+    app.run_worker(choose(), group="rewind", exclusive=True, exit_on_error=False)
+
+
+async def _undo(app: FlueApp, arg: str) -> None:
+    import asyncio
+
+    from flue_tui.ui import rewind as rw
+
+    session = app.session
+    if session is None or session.running:
+        app.notice("Undo when the agent is idle (Esc stops it)." if session else "Nothing to undo yet.", "warn")
+        return
+    done = await asyncio.to_thread(rw.undo, session, app.settings.cwd)
+    app.notice(done.message, "error" if done.error else "info")
+
+
 async def _quit(app: FlueApp, arg: str) -> None:
     await app.action_quit()
 
@@ -125,5 +172,5 @@ async def _quit(app: FlueApp, arg: str) -> None:
 _HANDLERS = {
     "help": _help, "new": _new, "resume": _resume, "name": _name, "model": _model, "effort": _effort,
     "compact": _compact, "skills": _skills, "cost": _cost, "export": _export, "mode": _mode, "mcp": _mcp,
-    "quit": _quit, "exit": _quit,
+    "rewind": _rewind, "undo": _undo, "quit": _quit, "exit": _quit,
 }

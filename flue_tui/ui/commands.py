@@ -21,6 +21,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "[provider/model]", "show or switch the model"),
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
+    Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
+    Command("undo", "", "put the files back as they were before the last turn"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
