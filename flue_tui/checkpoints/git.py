@@ -97,6 +97,10 @@ class Git:
             raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {proc.returncode}")
         return proc.stdout
 
+    def result(self, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([self.git, *args], capture_output=True, env=self._env, cwd=self.workspace,
+                              stdin=subprocess.DEVNULL)
+
     def succeeds(self, args: Sequence[str], *, input: bytes | None = None) -> bool:
         proc = subprocess.run([self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace)
         return proc.returncode == 0

@@ -37,6 +37,7 @@ KEYS = (
     ("up / down", "prompt history (at the first / last line)"),
     ("@", "complete a file path"),
     ("esc", "interrupt the agent"),
+    ("esc esc", "on an empty prompt: rewind (/rewind)"),
     ("ctrl+c twice", "quit"),
     ("ctrl+o", "expand / collapse tool output"),
     ("pageup / pagedown, ctrl+end", "scroll; jump to the latest"),

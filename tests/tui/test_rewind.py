@@ -32,7 +32,8 @@ async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: P
         await wait_for(pilot, lambda: (work / "a.txt").read_text() == "one\n")
 
         (work / "a.txt").write_text("two\n")
-        await submit(pilot, "/rewind")
+        app.prompt.set_text("")
+        await pilot.press("escape", "escape")  # Esc Esc on the empty prompt: the same picker as /rewind
         screen = await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen)
         assert [p.number for p in screen.points] == [2, 1]  # newest first
         await pilot.press("enter")  # message 2
