@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,23 @@ class TurnCheckpoints:
                                        f"unreadable or a nested repository): {shown}"))
         return ref
 
+    def warm(self) -> None:
+        """Take an unnamed snapshot in the background, so the first prompt's checkpoint is incremental
+        (the very first snapshot of a big tree hashes every file). For interactive sessions only:
+        `-p` sends its prompt at once, so there is nothing to overlap with."""
+        if self.off is not None:
+            return
+
+        def run() -> None:
+            try:
+                if self.files is None:
+                    self.files = files_for(self.workspace)
+                self.files.snapshot(None, "warm-up")
+            except (GitMissing, GitFailed, OSError, ValueError):
+                pass  # the first prompt tries again and says what is wrong
+
+        threading.Thread(target=run, name="flue-checkpoint-warm-up", daemon=True).start()
+
     def _notice(self, session: Session, message: str) -> None:
         if self.noticed or not message:
             return
@@ -86,7 +104,7 @@ class TurnCheckpoints:
 
 
 def install(session: Session, workspace: str, *, done: int = 0, forked_from: str | None = None,
-            below: int | None = None) -> TurnCheckpoints:
+            below: int | None = None, warm: bool = False) -> TurnCheckpoints:
     """Hook checkpoints into `session`; `done` user messages already ran. A fork gets its source's
     checkpoints (those before message `below` when given), so it can be rewound as far back too."""
     hook = TurnCheckpoints(workspace, done)
@@ -96,4 +114,6 @@ def install(session: Session, workspace: str, *, done: int = 0, forked_from: str
             files_for(workspace).copy(forked_from, session.id, below=below)
         except (GitMissing, GitFailed, OSError, ValueError):
             pass  # the fork works without them; its own checkpoints start with its next message
+    if warm:
+        hook.warm()
     return hook

@@ -153,7 +153,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     if options is None or not options.uses_store:
         session, context = runtime.new_session(**({"session_id": options.session_id}
                                                   if options is not None and options.session_id else {}))
-        install_checkpoints(session, settings.cwd)
+        install_checkpoints(session, settings.cwd, warm=settings.interactive)
         return Started(session, context)
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -196,7 +196,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
     install_checkpoints(session, settings.cwd, done=len(store.user_prompts(target.id)) if target else 0,
                         forked_from=source.id if source is not None and target is not None
-                        and source.id != target.id else None)
+                        and source.id != target.id else None, warm=settings.interactive)
     recorder = None
     if options.persist:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,

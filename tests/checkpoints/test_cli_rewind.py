@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 
+from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.store.sessions import SessionStore
 from tests.fakellm import Call, Turn
 
@@ -129,6 +130,18 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
     assert run_flue("sessions", "rewind", fork_id, "--to", "1", "--code", cwd=ws).code == 0
     assert tree(ws) == before[1]
     assert after != before[1]
+
+    # Exports carry checkpoint metadata (never file contents); deleting a session deletes its checkpoints.
+    export = run_flue("sessions", "export", "work", "--format", "json", cwd=ws)
+    assert export.code == 0, export.stderr
+    marks = json.loads(export.stdout)["checkpoints"]
+    assert [m["message"] for m in marks] == [1, 2, 3, 4] and all(len(m["checkpoint"]) == 40 for m in marks)
+    assert all(set(m) == {"message", "time", "checkpoint"} for m in marks)
+    files = FileCheckpoints(ws, _isolated_home)
+    assert sorted(files.numbered(sid)) == [1, 2, 3, 4]
+    assert run_flue("sessions", "delete", sid, cwd=ws).code == 0
+    assert files.numbered(sid) == {} and files.resolve(f"{sid}/undo") is None
+    assert sorted(files.numbered(fork_id)) == [1, 2, 3]  # the fork keeps its own
 
 
 def test_bad_input_is_one_sentence(fakellm, run_flue, tmp_path):
