@@ -19,6 +19,7 @@ from flue_tui.runtime.checkpointing import files_for
 from flue_tui.store.db import StoreError
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, UserPrompt, local_time
+from flue_tui.ui.transcript import CONTROL_RE
 
 UNDO = "undo"
 
@@ -76,9 +77,14 @@ def _prompt(prompts: list[UserPrompt], n: int, info: SessionInfo) -> UserPrompt:
     return prompts[n - 1]
 
 
+def _visible(text: str) -> str:
+    """Stored text (an imported session's too) on a terminal: control bytes shown, never obeyed."""
+    return CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _first_line(text: str, width: int = 70) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return _visible(line if len(line) <= width else line[: width - 1] + "…")
 
 
 def rows(store: SessionStore, info: SessionInfo, files: FileCheckpoints) -> list[dict[str, Any]]:
@@ -173,7 +179,7 @@ def _restore(info: SessionInfo, n: int, ref: str) -> None:
     print(f"Files in {info.cwd} are back to just before message {n}: {len(done.written)} written, "
           f"{len(done.removed)} removed.")
     if done.left_alone:
-        print(f"Left alone (in neither checkpoint: ignored or too big): {', '.join(done.left_alone[:10])}"
+        print(f"Left alone (in neither checkpoint: ignored or too big): {_visible(', '.join(done.left_alone[:10]))}"
               + (" …" if len(done.left_alone) > 10 else ""))
     print(f"Undo this with: flue sessions rewind {ref} --undo")
 
@@ -200,12 +206,12 @@ def _fork(store: SessionStore, info: SessionInfo, chosen: UserPrompt) -> None:
     if disabled_reason(info.cwd) is None:
         try:
             files_for(info.cwd).copy(info.id, fork.id, below=chosen.number)
-        except (GitMissing, GitFailed, OSError):
+        except (GitMissing, GitFailed, OSError, ValueError):
             pass  # the fork works without them
     print(f"Conversation forked just before message {chosen.number} as {fork.id} ({info.label} stays as it was).")
     print(f"Continue it with: flue --resume {fork.id}")
     print(f"Message {chosen.number} was:")
-    print(chosen.text)
+    print(_visible(chosen.text))
 
 
 def _guarded(fn: Any) -> Any:
@@ -218,6 +224,8 @@ def _guarded(fn: Any) -> Any:
         raise StoreError(f"The checkpoint store failed: {exc}") from None
     except OSError as exc:
         raise StoreError(f"Cannot restore {exc.filename or 'the files'}: {exc.strerror or exc}.") from None
+    except ValueError as exc:  # an imported session's id that cannot name a checkpoint
+        raise StoreError(f"This session has no file checkpoints ({exc}).") from None
 
 
 def forget(info: SessionInfo) -> None:

@@ -78,7 +78,7 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str) -> Rewound:
     try:
         if what in ("code", "both"):
             parts.append(_restore(session, cwd, n))
-    except (LookupError, GitMissing, GitFailed, OSError) as exc:
+    except (LookupError, GitMissing, GitFailed, OSError, ValueError) as exc:
         return Rewound(f"{exc} Nothing was changed.", error=True)
     if what == "code":
         return Rewound(" ".join(parts))
@@ -105,5 +105,5 @@ def undo(session: Any, cwd: str) -> Rewound:
         return Rewound("Nothing to undo yet: no turn has run in this session.", error=True)
     try:
         return Rewound(f"{_restore(session, cwd, last)} To put them back: flue sessions rewind {session.id} --undo")
-    except (LookupError, GitMissing, GitFailed, OSError) as exc:
+    except (LookupError, GitMissing, GitFailed, OSError, ValueError) as exc:
         return Rewound(f"{exc} Nothing was changed.", error=True)
