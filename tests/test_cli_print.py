@@ -12,7 +12,7 @@ from tests.fakellm import Call, Turn
 
 RESULT_FIELDS = {"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
                  "duration_api_ms", "total_cost_usd", "usage", "model", "permission_denials",
-                 "stop_reason", "modelUsage", "terminal_reason", "uuid"}
+                 "stop_reason", "modelUsage", "terminal_reason", "uuid", "checkpoint"}
 USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
                 "server_tool_use"}
 

@@ -50,6 +50,8 @@ class OperationResult:
     structured_output: Any = None
     # Why the last reply ended, in Claude Code's words: end_turn, max_tokens, tool_use (None: no reply).
     stop_reason: str | None = None
+    # The file checkpoint taken just before this prompt ("<session id>/<n>"), None when none was.
+    checkpoint: str | None = None
 
 
 # Our stop reasons as Claude Code's result reports them.
@@ -57,6 +59,9 @@ RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls":
 LENGTH_CUT = ("The reply was cut off at the output limit (finish_reason \"length\"): the answer is incomplete.")
 
 Subscriber = Callable[[Event], None]
+# Awaited once per prompt before its user message joins the history, with the prompt's text: the
+# file checkpoints take their snapshot here. Returns the checkpoint's id, or None. Must not raise.
+BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 
 
 class Session:
@@ -85,6 +90,7 @@ class Session:
         self.before_tool: BeforeTool | None = None
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = None
+        self.before_prompt: BeforePrompt | None = None
         self.max_budget_usd: float | None = None
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -151,6 +157,11 @@ class Session:
         began = time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
+        try:
+            checkpoint = await self._checkpoint(text)
+        except BaseException:  # cancelled while snapshotting: the session is not left busy
+            self._signal = self._stats = None
+            raise
         outcome: Outcome | None = None
         if result_schema is not None:
             outcome = Outcome()
@@ -206,7 +217,16 @@ class Session:
                                duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
                                hint=hint, aborted=aborted,
                                structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
-                               stop_reason=RESULT_STOP_REASONS.get(stop or ""))
+                               stop_reason=RESULT_STOP_REASONS.get(stop or ""), checkpoint=checkpoint)
+
+    async def _checkpoint(self, text: str) -> str | None:
+        if self.before_prompt is None:
+            return None
+        try:
+            return await self.before_prompt(self, text)
+        except Exception as exc:  # a checkpoint is a safety net, never the reason a turn fails
+            self.emit(self.event(Log, level="warn", message=f"[flue:checkpoints] Not taken: {exc}"))
+            return None
 
     def _last_reply_stop(self) -> str | None:
         for m in reversed(self.messages):

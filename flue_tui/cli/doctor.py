@@ -170,6 +170,19 @@ def _database(path: str | None) -> Check:
                  facts + ("" if health.current else " (will be upgraded on the next run, after a backup)"))
 
 
+def _checkpoints() -> Check:
+    from flue_tui.checkpoints import GitMissing, total_size
+    from flue_tui.checkpoints.git import find_git
+
+    try:
+        find_git()
+    except GitMissing as exc:
+        return Check("warn", "checkpoints", str(exc), "install git")
+    stores, size = total_size(flue_home())
+    return Check("ok", "checkpoints", f"{flue_home() / 'checkpoints'}, {size / 1e6:.1f} MB for {stores} "
+                 f"director{'y' if stores == 1 else 'ies'} (deleting a session deletes its checkpoints)")
+
+
 def _config(cwd: str) -> list[Check]:
     from flue_tui.config.files import project_file, read_layer, user_file
 
@@ -240,6 +253,7 @@ def run_doctor(argv: list[str]) -> int:
     if settings is not None:
         checks += _model(settings, args.timeout)
     checks.append(_database(args.db))
+    checks.append(_checkpoints())
     checks += _config(os.getcwd())
     checks += _trust(settings)
     if settings is not None:

@@ -1,4 +1,5 @@
-"""`flue sessions list | show | rename | delete | export | import | compact | search`.
+"""`flue sessions list | show | rename | delete | export | import | compact | search`, and
+`checkpoints | diff | rewind` (sessions_rewind.py).
 
 cli/flue.py hands over only when argv[0] is exactly "sessions", so `flue -p sessions` is still a prompt.
 """
@@ -11,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from flue_tui.cli import sessions_rewind as rewinding
 from flue_tui.store.db import StoreError, friendly_errors
 from flue_tui.store.sessions import SessionStore
 
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--here", action="store_true", help="only this directory's sessions")
     p.add_argument("--limit", type=_count, default=20, metavar="N", help="at most N messages (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    rewinding.add_parsers(sub, common)
     return parser
 
 
@@ -104,6 +107,7 @@ def _delete(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     finally:
         if lock is not None:
             lock.release()
+    rewinding.forget(info)
     print(f"Deleted session {info.label} ({info.id}) and its {count} messages.")
     return 0
 
@@ -116,8 +120,12 @@ def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     # Values of *_KEY / *_TOKEN / *_SECRET variables never leave in an export: each stored string is
     # cleaned before it is encoded, and the encoded text once more (any escaped form left over).
     redact = Redactor(os.environ)
-    text = (json.dumps(to_json(store, info, redact), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
-            else to_markdown(store, info, redact))
+    if args.format == "json":
+        data = to_json(store, info, redact)
+        data["checkpoints"] = rewinding.export_rows(store, info)  # which commit each message started from, no file contents
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = to_markdown(store, info, redact)
     text = redact(text)
     if not args.output:
         sys.stdout.write(text)
@@ -181,7 +189,8 @@ def _compact(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 COMMANDS: dict[str, Callable[[SessionStore, argparse.Namespace, str], int]] = {
     "list": _list, "show": _show, "rename": _rename, "delete": _delete, "export": _export, "search": _search,
-    "import": _import, "compact": _compact}
+    "import": _import, "compact": _compact,
+    "checkpoints": rewinding.checkpoints, "diff": rewinding.diff, "rewind": rewinding.rewind}
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
     from flue_tui.context.skills import Skill
+    from flue_tui.inline.prompt import InlinePrompt
     from flue_tui.inline.renderer import Renderer
     from flue_tui.inline.sessions import InlineSessions
     from flue_tui.ui.router import Status
@@ -41,6 +42,7 @@ class InlineCommands:
     switch_session: Callable[[str | None], Awaitable[None]]
     send: Callable[[str], Awaitable[None]]
     start: Callable[[], None]
+    prompt: InlinePrompt
 
     @property
     def session(self) -> Session | None:
@@ -100,6 +102,20 @@ class InlineCommands:
 
     async def quit(self) -> None:
         self.quitting = True
+
+    def session_store(self) -> Any:
+        return self.sessions.started.store if self.sessions.started is not None else None
+
+    async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None:
+        lines = [f"  {p.number:>3}. {(p.text.strip().splitlines() or [''])[0][:70]}"
+                 + ("" if p.has_files else "  (no files)") for p in points]
+        self.notice("Rewind to just before message N with /rewind N [both|code|conversation] "
+                    "(both: files and conversation):\n" + "\n".join(lines))
+        return None  # inline mode lists; the user picks with /rewind N
+
+    async def continue_on(self, session_id: str, prompt: str) -> None:
+        await self.switch_session(session_id)
+        self.prompt.prefill = prompt
 
     def _try(self, action: Callable[[], str]) -> None:
         try:

@@ -77,6 +77,7 @@ class InlinePrompt:
         self._cycle_mode = cycle_mode
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
+        self.prefill = ""
         self.session: PromptSession[Any] = PromptSession(
             message=FormattedText([("bold", "› ")]), multiline=True,
             prompt_continuation=lambda width, line, wrap: "  ",
@@ -91,8 +92,9 @@ class InlinePrompt:
 
     async def read(self) -> Any:
         """The next submitted text, or QUIT (Ctrl+C twice, Ctrl+D on an empty line)."""
+        default, self.prefill = self.prefill, ""  # /rewind puts the chosen message back for editing
         try:
-            text = await self.session.prompt_async()
+            text = await self.session.prompt_async(default=default)
         except EOFError:
             return QUIT
         finally:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.runtime.checkpointing import install as install_checkpoints
 from flue_tui.runtime.flags import PICK
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     if options is None or not options.uses_store:
         session, context = runtime.new_session(**({"session_id": options.session_id}
                                                   if options is not None and options.session_id else {}))
+        install_checkpoints(session, settings.cwd, warm=settings.interactive)
         return Started(session, context)
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -192,6 +194,9 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         raise
     if target is not None:
         session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
+    install_checkpoints(session, settings.cwd, done=len(store.user_prompts(target.id)) if target else 0,
+                        forked_from=source.id if source is not None and target is not None
+                        and source.id != target.id else None, warm=settings.interactive)
     recorder = None
     if options.persist:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,

@@ -13,7 +13,7 @@ from typing import Any
 from flue_tui.core.ids import new_id
 from flue_tui.store.db import Opened, StoreError, open_database, write
 from flue_tui.store.transcript import MessageLog
-from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, now_iso, session_from_row
+from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, UserPrompt, now_iso, session_from_row
 
 MAX_NAME = 100
 
@@ -198,21 +198,32 @@ class SessionStore(MessageLog):
             "UNION ALL SELECT s.id FROM sessions s JOIN d ON s.parent_id = d.id) SELECT id FROM d", (session_id,))
         return [r[0] for r in rows]
 
-    def fork(self, session_id: str, *, name: str | None = None, cwd: str | None = None) -> SessionInfo:
-        """A new session holding a copy of the conversation; the original is not touched."""
+    def user_prompts(self, session_id: str) -> list[UserPrompt]:
+        """The session's user messages in order, numbered from 1 (the numbers rewind and checkpoints use)."""
+        rows = self.conn.execute("SELECT seq, text, created_at FROM messages WHERE session_id = ? AND role = 'user' "
+                                 "ORDER BY seq", (session_id,)).fetchall()
+        return [UserPrompt(n, int(seq), text, created) for n, (seq, text, created) in enumerate(rows, 1)]
+
+    def fork(self, session_id: str, *, name: str | None = None, cwd: str | None = None,
+             before_seq: int | None = None, title: str | None = None) -> SessionInfo:
+        """A new session holding a copy of the conversation (up to, not including, message `before_seq`
+        when given); the original is not touched."""
         source = self.get(session_id)
         if source is None:
             raise StoreError(f"Session {session_id} no longer exists.")
         fork_id = new_id("ses")
+        limit = before_seq if before_seq is not None else 1 << 62
         with write(self.conn):
+            count = self.conn.execute("SELECT count(*) FROM messages WHERE session_id = ? AND seq < ?",
+                                      (source.id, limit)).fetchone()[0]
             self.create(fork_id, cwd=cwd or source.cwd, model=source.model, name=check_name(name) if name else None,
-                        title=f"{source.label} (fork)", forked_from=source.id, message_count=source.message_count)
+                        title=title or f"{source.label} (fork)", forked_from=source.id, message_count=int(count))
             self.conn.execute(
                 "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
                 "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
                 "SELECT ?, seq, role, text, content, tool_call_id, tool_call_ids, is_error, stop_reason, partial, "
-                "input_tokens, output_tokens, cost_usd, created_at FROM messages WHERE session_id = ? ORDER BY seq",
-                (fork_id, source.id))
+                "input_tokens, output_tokens, cost_usd, created_at FROM messages WHERE session_id = ? AND seq < ? "
+                "ORDER BY seq", (fork_id, source.id, limit))
         forked = self.get(fork_id)
         assert forked is not None
         return forked

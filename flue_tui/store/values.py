@@ -36,6 +36,16 @@ def local_time(iso: str | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class UserPrompt:
+    """The session's `number`th user message (from 1): what a checkpoint and a rewind point name."""
+
+    number: int
+    seq: int
+    text: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
 class SessionInfo:
     """One row of `sessions`: enough for a picker, a listing or a header."""
 

@@ -91,6 +91,7 @@ class FlueApp(App[int]):
         self._flushing = False
         self._render_s = 0.0  # how long the last render of changes took
         self._ctrl_c_at = 0.0
+        self._esc_at = 0.0  # Esc Esc on an empty, idle prompt opens /rewind (as in Claude Code)
         self._details = False
         self.exit_code = 0
 
@@ -215,6 +216,18 @@ class FlueApp(App[int]):
 
     async def quit(self) -> None:
         await self.action_quit()
+
+    def session_store(self) -> Any:
+        return self.ctl.store
+
+    async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None:
+        from flue_tui.tui.screens.rewind import RewindScreen
+
+        return await self.push_screen_wait(RewindScreen(points))
+
+    async def continue_on(self, session_id: str, prompt: str) -> None:
+        await self.ctl.replace(session_id)
+        self.prompt.set_text(prompt)
 
     # -- sessions ----------------------------------------------------------------------------------
     @property
@@ -385,6 +398,13 @@ class FlueApp(App[int]):
                 self._show_queue()
                 if not self.prompt.text.strip():
                     self.prompt.set_text(held)
+        elif not self.busy and not self.prompt.text.strip():
+            now = time.monotonic()
+            if now - self._esc_at < QUIT_WINDOW_S:
+                self._esc_at = 0.0
+                self.run_worker(dispatch(self, "rewind", ""), group="rewind-key", exit_on_error=False)
+            else:
+                self._esc_at = now
 
     async def action_ctrl_c(self) -> None:
         now = time.monotonic()

@@ -38,6 +38,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "[provider/model]", "show or switch the model"),
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
+    Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
+    Command("undo", "", "put the files back as they were before the last turn"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
@@ -52,6 +54,7 @@ KEYS = (
     ("up / down", "prompt history (at the first / last line)"),
     ("@", "complete a file path"),
     ("esc", "interrupt the agent"),
+    ("esc esc", "on an empty prompt: rewind (/rewind)"),
     ("ctrl+c twice", "quit"),
     ("ctrl+o", "expand / collapse tool output"),
     ("pageup / pagedown, ctrl+end", "scroll; jump to the latest"),
@@ -116,6 +119,9 @@ class FrontEnd(Protocol):
     async def switch_model(self, model: str) -> None: ...
     async def compact(self, focus: str | None) -> None: ...
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None: ...  # the app: in a worker
+    def session_store(self) -> Any: ...  # the open SessionStore (checkpoints read its messages), or None
+    async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None: ...  # None: shown or cancelled
+    async def continue_on(self, session_id: str, prompt: str) -> None: ...  # a rewind's fork, prompt refilled
     async def quit(self) -> None: ...
 
 
@@ -158,6 +164,8 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         _mode(fe, arg)
     elif name == "mcp":
         await fe.run_slow(_mcp(fe, arg))
+    elif name in ("rewind", "undo"):
+        await fe.run_slow(_rewind(fe, name, arg))
     else:
         skill = fe.find_skill(name)
         if skill is None:
@@ -222,3 +230,37 @@ async def _mcp(fe: FrontEnd, arg: str) -> None:
 
     text, level = await mcp_run(arg)  # a restart waits for the server
     fe.notice(text, level)
+
+
+async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
+    """/undo; /rewind (pick a message) and /rewind N [both|code|conversation] (files, conversation or both)."""
+    import asyncio
+
+    from flue_tui.ui import rewind as rw
+
+    session, cwd = fe.session, fe.settings.cwd
+    if session is None or session.running:
+        fe.notice(f"{name.capitalize()} when the agent is idle (Esc stops it)." if session
+                  else f"Nothing to {name} yet.", "warn")
+        return
+    if name == "undo":
+        done = await asyncio.to_thread(rw.undo, session, cwd)
+        fe.notice(done.message, "error" if done.error else "info")
+        return
+    picked = rw.parse_arg(arg)
+    if isinstance(picked, str):
+        fe.notice(picked, "error")
+        return
+    store = fe.session_store()
+    if picked is None:
+        points = await asyncio.to_thread(rw.points, session, store, cwd)
+        if not points:
+            fe.notice("Nothing to rewind yet: this session has no messages.", "warn")
+            return
+        picked = await fe.pick_rewind(points)
+        if picked is None:
+            return
+    done = await asyncio.to_thread(rw.rewind, session, store, cwd, *picked)
+    fe.notice(done.message, "error" if done.error else "info")
+    if done.fork_id is not None:
+        await fe.continue_on(done.fork_id, done.prompt or "")

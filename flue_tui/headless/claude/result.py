@@ -74,6 +74,9 @@ def result_message(result: Any, *, session_id: str, model: str | None, messages:
         "terminal_reason": terminal_reason(result, history),
         "uuid": str(uuid.uuid4()),
         "model": model,
+        # The file checkpoint taken before this run's prompt ("<session id>/<n>"): roll back with
+        # `flue sessions rewind <session id> --to <n>`. flue's own field, null when none was taken.
+        "checkpoint": getattr(result, "checkpoint", None),
     }
     if result.is_error:
         # Claude Code's error subtypes carry `errors` and no `result` text; we keep `result` (the

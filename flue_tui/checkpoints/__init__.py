@@ -1,0 +1,11 @@
+"""Checkpoints of the workspace's files, taken before each turn so a turn can be undone.
+
+`store.py` — `FileCheckpoints`: snapshot, diff, restore, delete, size (one store per workspace).
+`git.py` — runs the `git` binary against flue's own bare store, isolated from every config file.
+`restore.py` — writes a checkpoint's bytes back without following symlinks.
+"""
+
+from flue_tui.checkpoints.git import GitFailed, GitMissing
+from flue_tui.checkpoints.store import Change, FileCheckpoints, Restored, Snapshot, total_size
+
+__all__ = ["Change", "FileCheckpoints", "GitFailed", "GitMissing", "Restored", "Snapshot", "total_size"]

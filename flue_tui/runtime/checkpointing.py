@@ -1,0 +1,119 @@
+"""Taking a file checkpoint before each user message, for every front end (Session.before_prompt).
+
+Checkpoint `<session id>/<n>` is the workspace just before the session's nth user message ran (n
+counts the stored user messages from 1, so it matches `flue sessions rewind NAME --to N`). The
+snapshot runs off the event loop; a failure is one notice per session, never the turn's error.
+What a checkpoint is *about* (its time, its prompt) is the user message itself, in the session
+store: the checkpoint store keeps only refs to trees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing
+from flue_tui.config.paths import flue_home
+from flue_tui.core.events import Log
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+
+TAG = "[flue:checkpoints]"
+
+
+def files_for(workspace: str) -> FileCheckpoints:
+    return FileCheckpoints(Path(workspace), flue_home())
+
+
+def disabled_reason(workspace: str) -> str | None:
+    """Why this workspace gets no file checkpoints: a home or root directory would copy a whole disk."""
+    if os.environ.get("FLUE_CHECKPOINTS", "").strip().lower() in ("0", "off", "false", "no"):
+        return ""  # switched off on purpose: no notice
+    real = os.path.realpath(workspace)
+    if real in (os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep)):
+        return (f"File checkpoints are off in {real} (a home or root directory is too big to snapshot); "
+                "run flue in a project directory to get them.")
+    return None
+
+
+class TurnCheckpoints:
+    """The before_prompt hook of one session."""
+
+    def __init__(self, workspace: str, done: int) -> None:
+        self.workspace = workspace
+        self.next = done + 1  # the number of the next user message
+        self.files: FileCheckpoints | None = None
+        self.off = disabled_reason(workspace)  # None: on
+        self.noticed = False
+        self.skipped_seen: set[str] = set()
+
+    async def __call__(self, session: Session, text: str) -> str | None:
+        n, self.next = self.next, self.next + 1
+        if self.off is not None:
+            self._notice(session, self.off)
+            return None
+        ref = f"{session.id}/{n}"
+        first = text.strip().splitlines()[0][:200] if text.strip() else ""
+        try:
+            if self.files is None:
+                self.files = files_for(self.workspace)
+            snap = await asyncio.to_thread(self.files.snapshot, ref, f"before message {n}: {first}")
+        except GitMissing as exc:
+            self.off = str(exc)
+            self._notice(session, self.off)
+            return None
+        except (GitFailed, OSError, ValueError) as exc:
+            self._notice(session, f"File checkpoint before message {n} was not taken ({exc}); the conversation "
+                         "is still saved.")
+            return None
+        new = [p for p in snap.skipped if p not in self.skipped_seen]
+        if new:
+            self.skipped_seen.update(new)
+            shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+            limit = self.files.max_file_bytes // (1024 * 1024)
+            session.emit(session.event(Log, level="warn", message=f"{TAG} Not in checkpoints (over {limit} MB, "
+                                       f"unreadable or a nested repository): {shown}"))
+        return ref
+
+    def warm(self) -> None:
+        """Take an unnamed snapshot in the background, so the first prompt's checkpoint is incremental
+        (the very first snapshot of a big tree hashes every file). For interactive sessions only:
+        `-p` sends its prompt at once, so there is nothing to overlap with."""
+        if self.off is not None:
+            return
+
+        def run() -> None:
+            try:
+                if self.files is None:
+                    self.files = files_for(self.workspace)
+                self.files.snapshot(None, "warm-up")
+            except (GitMissing, GitFailed, OSError, ValueError):
+                pass  # the first prompt tries again and says what is wrong
+
+        threading.Thread(target=run, name="flue-checkpoint-warm-up", daemon=True).start()
+
+    def _notice(self, session: Session, message: str) -> None:
+        if self.noticed or not message:
+            return
+        self.noticed = True
+        session.emit(session.event(Log, level="warn", message=f"{TAG} {message}"))
+
+
+def install(session: Session, workspace: str, *, done: int = 0, forked_from: str | None = None,
+            below: int | None = None, warm: bool = False) -> TurnCheckpoints:
+    """Hook checkpoints into `session`; `done` user messages already ran. A fork gets its source's
+    checkpoints (those before message `below` when given), so it can be rewound as far back too."""
+    hook = TurnCheckpoints(workspace, done)
+    session.before_prompt = hook
+    if forked_from is not None and hook.off is None:
+        try:
+            files_for(workspace).copy(forked_from, session.id, below=below)
+        except (GitMissing, GitFailed, OSError, ValueError):
+            pass  # the fork works without them; its own checkpoints start with its next message
+    if warm:
+        hook.warm()
+    return hook

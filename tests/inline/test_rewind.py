@@ -1,0 +1,43 @@
+"""/undo and /rewind in `flue --inline` (a pseudo-terminal): files back to a checkpoint, and a
+conversation rewind that continues on a fork with the chosen message back in the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakellm import Call, Turn
+
+FIRST_REPLY_S = 120.0
+
+
+def test_undo_and_rewind_inline(inline, fakellm, work: Path):
+    fakellm.script([
+        Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"})]), Turn(text="Made it."),
+        Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"})]), Turn(text="Changed it."),
+        Turn(text="Again on the fork."),
+    ])
+    term = inline("--permission-mode", "yolo")
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
+    term.send("make a\r")
+    term.wait_for("Made it.", timeout=FIRST_REPLY_S)
+    term.wait(lambda t: "›" in term.prompt_line())
+    term.send("change a\r")
+    term.wait_for("Changed it.")
+    term.wait(lambda t: "›" in term.prompt_line())
+    assert (work / "a.txt").read_text() == "two\n"
+
+    term.send("/undo\r")
+    term.wait_for("Files are back to just before message 2")
+    assert (work / "a.txt").read_text() == "one\n"
+    term.send("/rewind\r")
+    term.wait_for("2. change a")
+    term.send("/rewind 1 code\r")
+    term.wait_for("Files are back to just before message 1")
+    assert not (work / "a.txt").exists()
+    term.send("/rewind 2 conversation\r")
+    term.wait_for("Continuing on a fork from just before message 2")
+    term.wait(lambda t: "change a" in term.prompt_line(), what="message 2 back in the prompt")
+    term.send("\r")
+    term.wait_for("Again on the fork.")
+    users = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "user"]
+    assert users == ["make a", "change a"]

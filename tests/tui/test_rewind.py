@@ -1,0 +1,52 @@
+"""/undo and /rewind in the app (Pilot): the files go back to a turn's checkpoint, and a
+conversation rewind continues on a fork with the chosen message back in the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flue_tui.tui.screens.rewind import RewindScreen
+from tests.fakellm.script import Call, Turn
+from tests.tui.conftest import idle, ready, submit, wait_for
+
+
+async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: Path):
+    fakellm.script([
+        Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"}, id="w1")]), Turn(text="Made."),
+        Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"}, id="e1")]),
+        Turn(text="Changed."),
+        Turn(text="Changed again."),
+    ])
+    app = make_app()
+    app.settings.permission_mode = "yolo"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "make a")
+        await idle(pilot)
+        await submit(pilot, "change a")
+        await idle(pilot)
+        assert (work / "a.txt").read_text() == "two\n"
+        original = app.session.id
+
+        await submit(pilot, "/undo")
+        await wait_for(pilot, lambda: (work / "a.txt").read_text() == "one\n")
+
+        (work / "a.txt").write_text("two\n")
+        app.prompt.set_text("")
+        await pilot.press("escape", "escape")  # Esc Esc on the empty prompt: the same picker as /rewind
+        screen = await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen)
+        assert [p.number for p in screen.points] == [2, 1]  # newest first
+        await pilot.press("enter")  # message 2
+        await wait_for(pilot, lambda: screen.chosen is not None)
+        await pilot.press("enter")  # restore code and conversation
+        await wait_for(pilot, lambda: app.session is not None and app.session.id != original)
+        await wait_for(pilot, lambda: app.prompt.text == "change a")
+        assert (work / "a.txt").read_text() == "one\n"
+        await idle(pilot)
+        await pilot.press("enter")  # send message 2 again, on the fork
+        await idle(pilot)
+        sent = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "user"]
+        assert sent == ["make a", "change a"]
+        store = app.ctl.store
+        assert store.get(app.session.id).forked_from == original
+        assert [p.text for p in store.user_prompts(original)] == ["make a", "change a"]
