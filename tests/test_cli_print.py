@@ -159,8 +159,12 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", env=env)
     assert out.code == 1
-    assert out.stderr == ("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
-                          "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model.\n")
+    assert out.stderr.startswith("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
+                                 "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model")
+    # One paragraph that also names the ways without a hosted key, and the doctor.
+    for named in ("OPENAI_BASE_URL", "Ollama", "OLLAMA_HOST", "`flue doctor`"):
+        assert named in out.stderr
+    assert out.stderr.count("\n") == 1
     out = run_flue("-p", "hi", "--model", "nonsense-model", env=env)
     assert out.code == 1 and "Unknown model 'nonsense-model'" in out.stderr and "Traceback" not in out.stderr
     dead = dict(flue_env, OPENAI_BASE_URL="http://127.0.0.1:9/v1")

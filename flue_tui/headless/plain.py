@@ -10,6 +10,7 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.headless.printmode import _summary
 from flue_tui.runtime.start import SessionOptions
+from flue_tui.ui.logline import log_line
 
 
 def _render(event: Event) -> None:
@@ -24,7 +25,7 @@ def _render(event: Event) -> None:
         first = event.result["content"][0]["text"].splitlines()[:1]
         print(f"  ✗ {first[0] if first else 'error'}", file=sys.stderr)
     elif isinstance(event, Log):
-        print(f"  {event.message}", file=sys.stderr)
+        print(f"  {log_line(event)}", file=sys.stderr)
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:

@@ -16,6 +16,7 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
+from flue_tui.ui.logline import log_line
 
 if TYPE_CHECKING:
     from flue_tui.headless.claude.run import ClaudeOptions
@@ -91,7 +92,7 @@ class _Renderer:
             text = event.result["content"][0]["text"].splitlines()[0:1]
             print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)
         elif isinstance(event, Log):
-            print(f"{indent}{event.message}", file=sys.stderr)
+            print(f"{indent}{log_line(event)}", file=sys.stderr)
 
 
 def start_failure(message: str, fmt: str | None, model: str | None) -> int:

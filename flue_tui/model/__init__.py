@@ -3,4 +3,5 @@
 base.py            the ModelClient protocol (one streamed assistant turn)
 litellm_client.py  the litellm implementation
 catalog.py         which models the configured providers offer (for /model)
+keyhelp.py         the one no-API-key paragraph every surface shows
 """

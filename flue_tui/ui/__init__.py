@@ -6,4 +6,5 @@ commands.py    the slash-command table, /help text, mode help and parsing
 history.py     prompt history; pathindex.py  the `@` path completion index
 export.py      /export Markdown; sessions_show.py  a stored session rendered (`flue sessions show`)
 keys.py        whether the configured model lacks its API key
+logline.py     how a log event reads (a retry with its attempt, status and wait)
 """

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
 
-NO_KEY = "No API key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, then restart flue."
+from flue_tui.model.keyhelp import no_key_help
+
+NO_KEY = no_key_help(None, None)
 
 # Providers whose key lives in one well-known variable: warn at startup when it is missing.
 _KEYED = ("anthropic", "openai", "gemini", "openrouter", "groq", "mistral", "deepseek", "xai")
@@ -27,4 +29,4 @@ def missing_key(settings: Settings) -> str | None:
     var = key_var(model)
     if os.environ.get(var):
         return None
-    return f"No API key for {model}: set {var} (export {var}=...) and restart, or switch with /model provider/model."
+    return no_key_help(model, var)

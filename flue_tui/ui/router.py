@@ -14,6 +14,7 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Usage
+from flue_tui.ui.logline import log_line
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -271,11 +272,8 @@ class EventRouter:
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):
-            detail = ""
-            if e.attributes and e.attributes.get("error"):
-                detail = f": {e.attributes['error']}"
             self._touch(*t.end_stream())
-            self._append(t, NoticeEntry(text=f"{e.message}{detail}", level=e.level))
+            self._append(t, NoticeEntry(text=log_line(e), level=e.level))
 
     def _on_Operation(self, e: ev.Operation, t: Transcript, root: bool) -> None:
         self._touch(*t.end_stream())
