@@ -187,3 +187,11 @@ def test_help_and_version_do_not_import_litellm(tmp_path):
                          env=dict(os.environ), timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith("flue ")
+
+
+def test_help_lists_the_subcommands():
+    from flue_tui.cli.flue import build_parser
+
+    text = build_parser().format_help()
+    for sub in ("flue sessions", "flue doctor", "flue trust", "flue mcp"):
+        assert sub in text, sub

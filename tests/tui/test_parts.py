@@ -129,3 +129,18 @@ def test_backfill_pairs_results_across_pages():
     tool = older[-1]
     assert isinstance(tool, ToolEntry) and tool.status == "ok" and tool.details == {"lines": 1}
     assert isinstance(older[0], UserEntry) and backfill(5) == []
+
+
+def test_picker_rows_tell_identical_titles_apart_and_count_one_message():
+    from flue_tui.store.sessions import SessionStore
+    from flue_tui.tui.screens.picker import session_label
+
+    store = SessionStore.open(None)
+    try:
+        a = store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAAA", cwd="/p", title="fix the tests", message_count=1)
+        b = store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAZZ", cwd="/p", title="fix the tests", message_count=3)
+    finally:
+        store.close()
+    first, second = session_label(a, 20).plain, session_label(b, 20).plain
+    assert first != second
+    assert "1 message " in first and "msgs" not in first and "3 messages" in second
