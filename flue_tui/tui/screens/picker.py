@@ -104,7 +104,7 @@ class SessionPicker(Screen[str | None]):
         options.clear_options()
         if self.shown:
             # The title takes what the date and message count leave of the width.
-            width = max(16, min(60, (options.size.width or self.app.size.width) - 48))
+            width = max(16, min(60, (options.size.width or self.app.size.width) - 54))
             options.add_options([Option(session_label(s, width)) for s in self.shown])
             options.highlighted = 0
         else:
