@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -195,3 +196,16 @@ def test_help_lists_the_subcommands():
     text = build_parser().format_help()
     for sub in ("flue sessions", "flue doctor", "flue trust", "flue mcp"):
         assert sub in text, sub
+
+
+def test_at_path_attaches_and_verbose_prints_each_tools_outcome(fakellm, run_flue, tmp_path):
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\n")
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo hi"})]), Turn(text="Two lines.")])
+    out = run_flue("-p", "count @notes.txt and @gone.txt", "--model", "openai/fake", "--verbose")
+    assert out.code == 0, out.stderr
+    sent = fakellm.requests[0]["messages"][-1]["content"]
+    assert sent == "count @notes.txt and @gone.txt\n\nContents of notes.txt (2 lines):\n```\nalpha\nbeta\n```"
+    lines = out.stderr.splitlines()
+    assert "flue: attached notes.txt (2 lines)" in lines
+    at = lines.index("tool bash echo hi")
+    assert re.fullmatch(r"tool ok bash: exit 0 · \d+\.\ds", lines[at + 1]), lines

@@ -8,7 +8,7 @@ import sys
 from flue_tui.core.events import Event, Log, TextDelta, ToolEnd, ToolStart
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.headless.printmode import _summary
+from flue_tui.headless.printmode import _attached, _summary
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.logline import log_line
 
@@ -57,6 +57,7 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
         if pending.strip() in ("/quit", "/exit"):
             return 0
         if pending.strip():
+            pending = _attached(pending, settings, verbose=True)
             task = asyncio.ensure_future(session.prompt(pending))
             try:
                 result = await asyncio.shield(task)

@@ -23,6 +23,7 @@ from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
+from flue_tui.ui.attach import attached
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -210,7 +211,8 @@ class InlineApp:
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first:
-            await self.send(self.first, echo=self.first)
+            sent, shown = attached(self.first, self.settings)  # `@path` attaches the file
+            await self.send(sent, echo=shown or self.first)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
@@ -220,7 +222,10 @@ class InlineApp:
             parsed = _parse(text.strip())
             if parsed is not None and await commands.run(self, *parsed):
                 continue
-            await self.send(text)
+            sent, shown = attached(text, self.settings)
+            if shown is not None:  # the typed line is on screen already: only the notes
+                self.renderer.note(shown.split("\n", 1)[1], "info")
+            await self.send(sent)
         return 0
 
     async def _ask_trust(self) -> None:

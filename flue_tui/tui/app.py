@@ -26,6 +26,7 @@ from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
+from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.commands import COMMANDS, parse
 from flue_tui.ui.history import PromptHistory
@@ -304,6 +305,8 @@ class FlueApp(App[int]):
     async def _run_prompt(self, text: str, display: str | None) -> None:
         session = self.session
         self.busy = True
+        if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
+            text, display = attached(text, self.settings)
         self.router.user_display = display
         self._update_ticker()
         aborted = False

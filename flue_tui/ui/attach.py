@@ -14,8 +14,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_beneath, open_file
+
+if TYPE_CHECKING:
+    from flue_tui.config.settings import Settings
 
 MAX_FILE_CHARS = 50_000  # per file: about 12k tokens, cut with a note past it
 MAX_TOTAL_CHARS = 200_000  # per prompt: later paths are noted, not attached
@@ -129,3 +133,9 @@ def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str]) -> tuple[str, .
     if sandbox != "workspace":
         return None
     return tuple(os.path.realpath(d) for d in [cwd, *add_dirs])
+
+
+def attached(prompt: str, settings: Settings) -> tuple[str, str | None]:
+    """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox."""
+    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs))
+    return got.text, got.display
