@@ -55,6 +55,22 @@ def test_walk_paths_honours_nested_gitignore(tmp_path: Path):
     assert paths.index("a.py") < paths.index("src/x.py")  # shallow first
 
 
+def test_walk_paths_skips_a_directory_its_own_gitignore_ignores(tmp_path: Path):
+    cache = tmp_path / ".pytest_cache"
+    (cache / "v" / "cache").mkdir(parents=True)
+    (cache / ".gitignore").write_text("# Created by pytest automatically.\n*\n")
+    (cache / "README.md").write_text("")
+    (cache / "v" / "cache" / "nodeids").write_text("[]")
+    part = tmp_path / "partly"
+    part.mkdir()
+    (part / ".gitignore").write_text("*.o\n")
+    (part / "a.o").write_text("")
+    (part / "a.c").write_text("")
+    paths = walk_paths(str(tmp_path))
+    assert not any(p.startswith(".pytest_cache") for p in paths), paths
+    assert {"partly/", "partly/a.c", "partly/.gitignore"} <= set(paths) and "partly/a.o" not in paths
+
+
 def test_walk_paths_agrees_with_git(tmp_path: Path):
     for rel in ("one.py", "two/three.py", "two/skip.bin", "four/five/six.txt", "vendor/lib.c"):
         p = tmp_path / rel
