@@ -207,3 +207,15 @@ async def test_at_path_attaches_the_file_and_the_transcript_shows_a_note(make_ap
         user = next(e for e in app.transcript.entries if isinstance(e, UserEntry))
         assert user.text == "explain @calc/ops.py\n  ⎿ attached calc/ops.py (2 lines)"
         assert "return a + b" not in screen_text(app)
+
+
+async def test_a_commands_tail_says_the_hidden_lines_are_above_it(make_app, fakellm):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "seq 1 20"})]), Turn(text="ok")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "count")
+        await idle(pilot)
+        lines = [ln.strip() for ln in screen_text(app).splitlines()]
+        more = lines.index("… 14 more lines above (click to expand)")
+        assert lines[more + 1:more + 7] == [str(n) for n in range(15, 21)]
