@@ -8,4 +8,5 @@ export.py      /export Markdown; sessions_show.py  a stored session rendered (`f
 keys.py        whether the configured model lacks its API key
 logline.py     how a log event reads (a retry with its attempt, status and wait)
 attach.py      `@path` in a prompt: the file (or a listing) attached, with a note per path
+mdtext.py      Markdown source adjusted before rendering (task-list boxes)
 """

@@ -219,3 +219,14 @@ async def test_a_commands_tail_says_the_hidden_lines_are_above_it(make_app, fake
         lines = [ln.strip() for ln in screen_text(app).splitlines()]
         more = lines.index("… 14 more lines above (click to expand)")
         assert lines[more + 1:more + 7] == [str(n) for n in range(15, 21)]
+
+
+async def test_task_list_items_render_as_boxes(make_app, fakellm):
+    fakellm.script(Turn(text="Status:\n\n- [x] read the file\n- [ ] fix the bug\n", chunk_delay=0.02))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "status?")
+        await idle(pilot)
+        screen = screen_text(app)
+        assert "☑ read the file" in screen and "☐ fix the bug" in screen and "[x]" not in screen

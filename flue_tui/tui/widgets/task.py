@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 from flue_tui.tui.widgets.tool import ToolView
+from flue_tui.ui.mdtext import task_boxes
 
 CHILD_VISIBLE = 6
 ANSWER_LINES = 12
@@ -127,7 +128,7 @@ class TaskView(VerticalGroup):
             shown = "\n".join(lines[:ANSWER_LINES])
             if len(lines) > ANSWER_LINES:
                 shown += f"\n\n*… {len(lines) - ANSWER_LINES} more lines*"
-            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(shown, hyperlinks=False)
+            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(task_boxes(shown), hyperlinks=False)
             self.answer.update(renderable)
             self.answer.display = True
         else:
