@@ -350,6 +350,13 @@ class FlueApp(App[int]):
         self.send_next()
 
     # -- keys ------------------------------------------------------------------------------------------
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        from flue_tui.tui.screenshots import screenshot_dir
+
+        # Textual's default is ~/Downloads, which a server or container often lacks; its notice says where.
+        return super().deliver_screenshot(filename, path or str(screenshot_dir()), time_format)
+
     def action_interrupt(self) -> None:
         if self.completion.display:
             self.completion.hide()
