@@ -240,6 +240,13 @@ class EventRouter:
         if root and not any(r for r in self.running.values()):
             self.set_activity("working")
 
+    def asking_agent(self, call_id: str) -> TaskEntry | None:
+        """The task whose sub-agent made the call `call_id` (an approval question says who asks)."""
+        for sid, transcript in self.sessions.items():
+            if call_id in transcript.calls and sid in self.task_of:
+                return self.task_of[sid]
+        return None
+
     def _task_start(self, e: ev.TaskStart) -> None:
         parent = self.sessions.get(e.parent_session or "") or self.root
         entry = parent.calls.get(e.tool_call_id or "")
