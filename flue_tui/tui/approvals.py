@@ -27,11 +27,7 @@ def install(app: FlueApp, session: Any) -> None:
         if router is not None:  # the status bar says what the agent is really doing: waiting for you
             router.set_activity("waiting for your approval")
             app.request_flush()
-        task = router.asking_agent(request.tool_use_id) if router is not None else None
-        who = None
-        if task is not None:  # a task's sub-agent asks, not the agent the user is talking to
-            what = task.args.get("description")
-            who = f"sub-agent {task.agent or 'task'}" + (f" ({what})" if isinstance(what, str) and what else "")
+        who = router.who_asks(request.tool_use_id) if router is not None else None
         answer = await ask_with_dialog(app, request, who)
         if router is not None:
             router.set_activity(f"running {request.tool_name}" if answer.choice != "deny" else "working")

@@ -240,11 +240,14 @@ class EventRouter:
         if root and not any(r for r in self.running.values()):
             self.set_activity("working")
 
-    def asking_agent(self, call_id: str) -> TaskEntry | None:
-        """The task whose sub-agent made the call `call_id` (an approval question says who asks)."""
+    def who_asks(self, call_id: str) -> str | None:
+        """"sub-agent NAME (description)" when a task's child made the call `call_id`, else None:
+        an approval question says who asks, in the app and inline."""
         for sid, transcript in self.sessions.items():
-            if call_id in transcript.calls and sid in self.task_of:
-                return self.task_of[sid]
+            task = self.task_of.get(sid)
+            if call_id in transcript.calls and task is not None:
+                what = task.args.get("description")
+                return f"sub-agent {task.agent or 'task'}" + (f" ({what})" if isinstance(what, str) and what else "")
         return None
 
     def _task_start(self, e: ev.TaskStart) -> None:
