@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
 
-from flue_tui.model.keyhelp import no_key_help
-
-NO_KEY = no_key_help(None, None)
+NO_KEY = "No API key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, then restart flue."
 
 # Providers whose key lives in one well-known variable: warn at startup when it is missing.
 _KEYED = ("anthropic", "openai", "gemini", "openrouter", "groq", "mistral", "deepseek", "xai")
@@ -29,4 +27,4 @@ def missing_key(settings: Settings) -> str | None:
     var = key_var(model)
     if os.environ.get(var):
         return None
-    return no_key_help(model, var)
+    return f"No API key for {model}: set {var} (export {var}=...) and restart, or switch with /model provider/model."
