@@ -63,7 +63,8 @@ def test_the_flags_the_agent_sdk_sends_all_parse(tmp_path):
         "--include-partial-messages", "--strict-mcp-config", "--setting-sources=user,project",
         "--max-thinking-tokens", "1000", "--effort", "high", "--input-format", "stream-json"])
     options, overrides = claude_options(args)
-    assert options.tools == {"bash", "read"} and options.mcp_servers == ("docs",)
+    assert options.tools == {"bash", "read"}
+    assert args.mcp_config == ['{"mcpServers": {"docs": {"command": "x"}}}'] and args.strict_mcp_config
     assert options.add_dirs == (str(tmp_path),) and options.setting_sources == ("user", "project")
     assert overrides == {"model": "x/y"} and args.session_id == str(uuid.UUID(int=7))
 

@@ -104,7 +104,7 @@ def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path,
     first, second = asyncio.run(run())
     assert (first.text, second.text) == ("from the fallback", "still the fallback")
     assert [r["model"] for r in fakellm.requests] == ["main", "spare", "spare"]  # no retry storm on the main one
-    assert notes == ["openai/main is unavailable (Overloaded); using the fallback model openai/spare."]
+    assert notes == ["openai/main is unavailable (OpenAI returned 529: Overloaded); using the fallback model openai/spare."]
 
 
 def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
