@@ -61,3 +61,19 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     got = attach("@pipe", str(tmp_path))
     assert got.notes == ("not attached: pipe is not a regular file",)
+
+
+def test_a_read_deny_rule_keeps_the_file_out(tmp_path):
+    from flue_tui.permissions.rules import matches, parse_rule
+
+    (tmp_path / ".env").write_text("API_TOKEN=abc123\n")
+    (tmp_path / "ok.txt").write_text("fine\n")
+    rules = [parse_rule("read(.env)")]
+
+    def denied(path: str) -> str | None:
+        rule = matches(rules, "read", {"path": path}, base=str(tmp_path), root=str(tmp_path), deny=True)
+        return rule.text if rule is not None else None
+
+    got = attach("check @.env and @ok.txt", str(tmp_path), denied=denied)
+    assert "abc123" not in got.text and "fine" in got.text
+    assert got.notes[0] == "not attached: .env is denied by the rule read(.env)"

@@ -57,7 +57,7 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
         if pending.strip() in ("/quit", "/exit"):
             return 0
         if pending.strip():
-            pending = _attached(pending, settings, verbose=True)
+            pending = _attached(pending, settings, True, session)
             task = asyncio.ensure_future(session.prompt(pending))
             try:
                 result = await asyncio.shield(task)

@@ -176,7 +176,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if not prompt or not prompt.strip():
         return start_failure("No prompt given.", fmt, settings.model)
     if skill is None:
-        prompt = _attached(prompt, settings, verbose)
+        prompt = _attached(prompt, settings, verbose, session)
     if fmt == "events":
         _write_line(sys.stdout, {"type": "system", "subtype": "init", "schema_version": EVENTS_SCHEMA_VERSION,
                                  "session_id": session.id, "cwd": settings.cwd, "model": settings.model,
@@ -222,11 +222,12 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     return EXIT_ERROR if result.is_error else EXIT_OK
 
 
-def _attached(prompt: str, settings: Settings, verbose: bool) -> str:
+def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> str:
     """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
-    from flue_tui.ui.attach import attach, workspace_roots
+    from flue_tui.ui.attach import attach, read_denied, workspace_roots
 
-    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs))
+    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+                 denied=read_denied(session))
     for note in got.notes:
         if verbose or note.startswith("not attached"):
             print(f"flue: {note}", file=sys.stderr)

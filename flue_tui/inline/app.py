@@ -211,7 +211,7 @@ class InlineApp:
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first:
-            sent, shown = attached(self.first, self.settings)  # `@path` attaches the file
+            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
             await self.send(sent, echo=shown or self.first)
         while not self.quitting:
             text = await self.prompt.read()
@@ -222,7 +222,9 @@ class InlineApp:
             parsed = _parse(text.strip())
             if parsed is not None and await commands.run(self, *parsed):
                 continue
-            sent, shown = attached(text, self.settings)
+            if self._attaching is not None:  # the session's read deny rules apply to `@path` too
+                await asyncio.shield(self._attaching)
+            sent, shown = attached(text, self.settings, self.sessions.session)
             if shown is not None:  # the typed line is on screen already: only the notes
                 self.renderer.note(shown.split("\n", 1)[1], "info")
             await self.send(sent)

@@ -306,7 +306,7 @@ class FlueApp(App[int]):
         session = self.session
         self.busy = True
         if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
-            text, display = attached(text, self.settings)
+            text, display = attached(text, self.settings, session)
         self.router.user_display = display
         self._update_ticker()
         aborted = False

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_beneath, open_file
 
@@ -61,11 +62,15 @@ def _inside(real: str, roots: tuple[str, ...]) -> bool:
     return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def _one(mention: str, cwd: str, roots: tuple[str, ...] | None) -> tuple[str | None, str | None]:
+def _one(mention: str, cwd: str, roots: tuple[str, ...] | None,
+         denied: Callable[[str], str | None] | None) -> tuple[str | None, str | None]:
     """(block for the model, note for the user), or (None, None) to leave the text as typed."""
     path = os.path.normpath(os.path.join(cwd, os.path.expanduser(mention)))
     if not os.path.lexists(path):
         return None, None
+    rule = denied(path) if denied is not None else None
+    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
+        return None, f"not attached: {mention} is denied by the rule {rule}"
     if roots is not None and not _inside(os.path.realpath(path), roots):
         return None, f"not attached: {mention} is outside the workspace (--sandbox workspace)"
     if os.path.isdir(path):
@@ -102,8 +107,10 @@ def _one(mention: str, cwd: str, roots: tuple[str, ...] | None) -> tuple[str | N
     return f"{head}\n{fence}\n{text.rstrip(chr(10))}\n{fence}", note
 
 
-def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None) -> Attached:
-    """`roots` are the workspace's (real paths) under `--sandbox workspace`, None for local()."""
+def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None,
+           denied: Callable[[str], str | None] | None = None) -> Attached:
+    """`roots` are the workspace's (real paths) under `--sandbox workspace`, None for local();
+    `denied(path)` names the permission rule that denies reading `path`, if any."""
     blocks: list[str] = []
     notes: list[str] = []
     seen: set[str] = set()
@@ -113,7 +120,7 @@ def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None) -> At
         if not mention or mention in seen:
             continue
         seen.add(mention)
-        block, note = _one(mention, cwd, roots)
+        block, note = _one(mention, cwd, roots, denied)
         if block is not None and total + len(block) > MAX_TOTAL_CHARS:
             block, note = None, f"not attached: {mention} (this prompt's attachments reached {MAX_TOTAL_CHARS:,} characters)"
         if block is not None:
@@ -135,7 +142,24 @@ def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str]) -> tuple[str, .
     return tuple(os.path.realpath(d) for d in [cwd, *add_dirs])
 
 
-def attached(prompt: str, settings: Settings) -> tuple[str, str | None]:
-    """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox."""
-    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs))
+def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str, str | None]:
+    """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox and
+    the session's `read` deny rules."""
+    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+                 denied=read_denied(session))
     return got.text, got.display
+
+
+def read_denied(session: Any) -> Callable[[str], str | None] | None:
+    from flue_tui.permissions.policy import policy_of
+    from flue_tui.permissions.rules import matches
+
+    policy = policy_of(session) if session is not None else None
+    if policy is None:
+        return None
+
+    def denied(path: str) -> str | None:
+        rule = matches(policy.deny, "read", {"path": path}, base=policy.root, root=policy.root, deny=True)
+        return rule.text if rule is not None else None
+
+    return denied
