@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -159,8 +160,12 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", env=env)
     assert out.code == 1
-    assert out.stderr == ("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
-                          "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model.\n")
+    assert out.stderr.startswith("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
+                                 "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model")
+    # One paragraph that also names the ways without a hosted key, and the doctor.
+    for named in ("OPENAI_BASE_URL", "Ollama", "OLLAMA_HOST", "`flue doctor`"):
+        assert named in out.stderr
+    assert out.stderr.count("\n") == 1
     out = run_flue("-p", "hi", "--model", "nonsense-model", env=env)
     assert out.code == 1 and "Unknown model 'nonsense-model'" in out.stderr and "Traceback" not in out.stderr
     dead = dict(flue_env, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
@@ -183,3 +188,24 @@ def test_help_and_version_do_not_import_litellm(tmp_path):
                          env=dict(os.environ), timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith("flue ")
+
+
+def test_help_lists_the_subcommands():
+    from flue_tui.cli.flue import build_parser
+
+    text = build_parser().format_help()
+    for sub in ("flue sessions", "flue doctor", "flue trust", "flue mcp"):
+        assert sub in text, sub
+
+
+def test_at_path_attaches_and_verbose_prints_each_tools_outcome(fakellm, run_flue, tmp_path):
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\n")
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo hi"})]), Turn(text="Two lines.")])
+    out = run_flue("-p", "count @notes.txt and @gone.txt", "--model", "openai/fake", "--verbose")
+    assert out.code == 0, out.stderr
+    sent = fakellm.requests[0]["messages"][-1]["content"]
+    assert sent == "count @notes.txt and @gone.txt\n\nContents of notes.txt (2 lines):\n```\nalpha\nbeta\n```"
+    lines = out.stderr.splitlines()
+    assert "flue: attached notes.txt (2 lines)" in lines
+    at = lines.index("tool bash echo hi")
+    assert re.fullmatch(r"tool ok bash: exit 0 · \d+\.\ds", lines[at + 1]), lines

@@ -177,6 +177,19 @@ async def _summarise(session: CompactionHost, model: ModelClient, user_text: str
     return response.text.strip()
 
 
+def nothing_to_compact(session: CompactionHost) -> str:
+    """Why `/compact` did nothing, in the words a user reads: compaction keeps the recent part verbatim."""
+    context = [m for m in model_context(session.messages) if _usable(m)]
+    previous = next((m for m in reversed(session.messages) if isinstance(m, CompactionMessage)), None)
+    body = context[(1 + (previous.request is not None)) if previous else 0:]
+    if not body:
+        return "Nothing to compact: there are no messages since the start or the last compaction."
+    _, keep = derive_settings(session.compaction, session.context_window(), session.model.max_output_tokens())
+    count = len(body)
+    return (f"Nothing to compact: the conversation is too short ({count} message{'s' if count != 1 else ''}, "
+            f"~{context_tokens(body)} tokens); the most recent ~{keep} tokens are always kept verbatim.")
+
+
 async def compact(session: CompactionHost, reason: Reason, focus: str | None = None) -> CompactionMessage | None:
     """Summarise and append a CompactionMessage; None when there is nothing to compact."""
     context = [m for m in model_context(session.messages) if _usable(m)]

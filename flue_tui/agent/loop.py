@@ -187,7 +187,8 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
                 session.emit(session.event(
                     Log, level="warn", message="[flue:model-retry] Retrying transient model error",
                     attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "delayMs": delay,
-                                "error": model_error.message}))
+                                "error": model_error.message, "kind": model_error.kind,
+                                "status": model_error.status}))
                 await _backoff(signal, delay)
                 continue
             if model_error.retryable:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, over_threshold
+from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.toolrun import BeforeTool
 from flue_tui.core.abort import AbortError, AbortSignal
@@ -262,7 +262,7 @@ class Session:
         error: str | None = None
         try:
             marker = await compact(self, "manual", focus)
-            text = "Compacted." if marker is not None else "Nothing to compact."
+            text = "Compacted." if marker is not None else nothing_to_compact(self)
         except CompactionFailed as exc:
             error, text = str(exc), str(exc)
         finally:

@@ -64,6 +64,15 @@ def _load_schema(value: str) -> dict:
     return schema
 
 
+# Dispatched by main() before argparse (first word only); listed here so `flue --help` shows them.
+SUBCOMMANDS = """subcommands (as the first word):
+  flue sessions ...   list, show, search, rename, compact, export, import and delete saved sessions
+  flue doctor         check the model, its key, the sandbox and the configuration
+  flue trust ...      trust a project's .flue/config.toml and .mcp.json (--list, --forget)
+  flue mcp ...        list, show, add and remove MCP servers
+Each has its own --help."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     from flue_tui.headless.claude.flags import OneLineParser
 
@@ -71,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flue",
         description="A terminal coding agent. `flue` opens the app in the current directory; "
                     "`flue -p PROMPT` runs one prompt headless and prints the answer.",
+        epilog=SUBCOMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("prompt", nargs="?", help="the prompt to send (with -p: read from stdin when omitted)")
     parser.add_argument("-p", "--print", action="store_true", dest="print_mode",

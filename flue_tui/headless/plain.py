@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from flue_tui.core.events import Event, Log, TextDelta, ToolEnd, ToolStart
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.events import Event, Log, TextDelta, ToolEnd, ToolStart
 from flue_tui.core.toolcall import call_summary
+from flue_tui.headless.printmode import _attached
 from flue_tui.runtime.start import SessionOptions
+from flue_tui.ui.logline import log_line
 
 
 def _render(event: Event) -> None:
@@ -24,13 +26,12 @@ def _render(event: Event) -> None:
         first = event.result["content"][0]["text"].splitlines()[:1]
         print(f"  ✗ {first[0] if first else 'error'}", file=sys.stderr)
     elif isinstance(event, Log):
-        print(f"  {event.message}", file=sys.stderr)
+        print(f"  {log_line(event)}", file=sys.stderr)
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
-    from flue_tui.runtime.start import open_session, pick_by_number
-
     from flue_tui.permissions.project import accept, ask_on_terminal, pending
+    from flue_tui.runtime.start import open_session, pick_by_number
 
     asked = pending(settings)
     if asked is not None and await ask_on_terminal(asked):
@@ -56,6 +57,7 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
         if pending.strip() in ("/quit", "/exit"):
             return 0
         if pending.strip():
+            pending = _attached(pending, settings, True, session)
             task = asyncio.ensure_future(session.prompt(pending))
             try:
                 result = await asyncio.shield(task)

@@ -9,14 +9,15 @@ import signal as _signal
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
-from flue_tui.core.messages import Usage
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.messages import Usage
+from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
-from flue_tui.core.toolcall import call_summary
+from flue_tui.ui.logline import log_line
 
 if TYPE_CHECKING:
     from flue_tui.headless.claude.run import ClaudeOptions
@@ -83,8 +84,17 @@ class _Renderer:
         elif isinstance(event, ToolEnd) and event.is_error:
             text = event.result["content"][0]["text"].splitlines()[0:1]
             print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)
+        elif isinstance(event, ToolEnd):  # the outcome in the app's words: lines read, exit code, +/- lines
+            from flue_tui.ui.toolfmt import seconds, summary
+            from flue_tui.ui.transcript import ToolEntry
+
+            content = event.result.get("content") or [{}]
+            entry = ToolEntry(name=event.tool_name, status="ok", result_text=str(content[0].get("text", "")),
+                              details=event.result.get("details") or {})
+            what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
+            print(f"{indent}tool ok {event.tool_name}: {what}", file=sys.stderr)
         elif isinstance(event, Log):
-            print(f"{indent}{event.message}", file=sys.stderr)
+            print(f"{indent}{log_line(event)}", file=sys.stderr)
 
 
 def start_failure(message: str, fmt: str | None, model: str | None) -> int:
@@ -158,6 +168,8 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         return _serve(session, context, settings, claude, prompt, partial)
     if not prompt or not prompt.strip():
         return start_failure("No prompt given.", fmt, settings.model)
+    if skill is None:
+        prompt = _attached(prompt, settings, verbose, session)
     if fmt == "events":
         _write_line(sys.stdout, {"type": "system", "subtype": "init", "schema_version": EVENTS_SCHEMA_VERSION,
                                  "session_id": session.id, "cwd": settings.cwd, "model": settings.model,
@@ -201,6 +213,18 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if signalled is not None:
         exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK
+
+
+def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> str:
+    """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
+    from flue_tui.ui.attach import attach, read_denied, workspace_roots
+
+    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+                 denied=read_denied(session))
+    for note in got.notes:
+        if verbose or note.startswith("not attached"):
+            print(f"flue: {note}", file=sys.stderr)
+    return got.text
 
 
 def _serve(session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None,

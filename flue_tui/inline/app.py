@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.text import Text
 
+from flue_tui.agent import usage_text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.inline import terminal
-from flue_tui.agent import usage_text
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
 from flue_tui.inline.prompt import QUIT, InlinePrompt
@@ -24,6 +24,7 @@ from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
+from flue_tui.ui.attach import attached
 from flue_tui.ui.commands import COMMANDS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -213,7 +214,8 @@ class InlineApp(InlineCommands):
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first:
-            await self.send(self.first, echo=self.first)
+            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
+            await self.send(sent, echo=shown or self.first)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
@@ -223,7 +225,12 @@ class InlineApp(InlineCommands):
             parsed = parse(text.strip())
             if parsed is not None and await dispatch(self, *parsed):
                 continue
-            await self.send(text)
+            if self._attaching is not None:  # the session's read deny rules apply to `@path` too
+                await asyncio.shield(self._attaching)
+            sent, shown = attached(text, self.settings, self.sessions.session)
+            if shown is not None:  # the typed line is on screen already: only the notes
+                self.renderer.note(shown.split("\n", 1)[1], "info")
+            await self.send(sent)
         return 0
 
     async def _ask_trust(self) -> None:

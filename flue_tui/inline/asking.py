@@ -82,7 +82,9 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
         renderer.hold()
         try:
             rules = session_label(request)
-            renderer.print(Text.assemble((f"{request.title}?", "bold yellow"),
+            who = renderer.router.who_asks(request.tool_use_id)  # a task's sub-agent, not the main agent
+            renderer.print(Text.assemble((f"{who} asks: " if who else "", "bold yellow"),
+                                         (f"{request.title}?", "bold yellow"),
                                          (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
             renderer.console.print(_body(request))
             terminal.drop_typeahead()

@@ -26,6 +26,7 @@ from flue_tui.core.toolcall import one_line
 from flue_tui.inline.blocks import Trimmed, complete_prefix
 from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.transcript import (
     Entry,
@@ -253,7 +254,7 @@ class Renderer:
         cut = len(pending) if e.done else complete_prefix(pending)
         block = pending[:cut].strip("\n")
         if block.strip():
-            self.print(Trimmed(Markdown(block)), "text")
+            self.print(Trimmed(Markdown(task_boxes(block))), "text")
         self._shown[e] = shown + cut
         return e.done
 
@@ -314,7 +315,7 @@ class Renderer:
             pending = reply.text[self._shown.get(reply, 0):].strip("\n")
             if pending.strip():
                 room = max(2, budget - len(tools) - len(parts))
-                parts.append(Trimmed(Markdown(pending), max_lines=room))
+                parts.append(Trimmed(Markdown(task_boxes(pending)), max_lines=room))
         return parts + tools[: max(0, budget - len(parts))]
 
     def _stop_live(self) -> None:

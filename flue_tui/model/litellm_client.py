@@ -11,6 +11,7 @@ from flue_tui.config.endpoints import base_url
 from flue_tui.core.messages import Usage
 from flue_tui.model import ollama, turn_params
 from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
+from flue_tui.model.keyhelp import no_key_help
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly, from_generic, mapped, provider_chunks
@@ -181,8 +182,7 @@ class LiteLLMClient:
             if check.get("missing_keys"):
                 var = key_var(self.model)
                 raise ModelError(f"Missing API key for {self.model}", kind="auth", retryable=False,
-                                 hint=f"No API key for {self.model}: set {var} (e.g. `export {var}=...`) "
-                                      "or choose another model with --model.")
+                                 hint=no_key_help(self.model, var))
         if key is not None:
             kwargs["api_key"] = key
         return kwargs

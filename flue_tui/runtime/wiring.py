@@ -43,9 +43,9 @@ class Runtime:
 
     def __init__(self, settings: Settings) -> None:
         if not settings.model:
-            raise ConfigError(
-                "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), "
-                "or pass --model provider/model.")
+            from flue_tui.model.keyhelp import no_key_help
+
+            raise ConfigError(no_key_help(None, None))
         self.settings = settings
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)

@@ -40,6 +40,11 @@ class _Partial:
     event: Event | None = None  # the latest delta, for creating a task child's row on first write
 
 
+def _failed_empty(message: dict[str, Any]) -> bool:
+    return (message.get("role") == "assistant" and message.get("stop_reason") == "error"
+            and not message.get("text") and not message.get("tool_calls"))
+
+
 class Recorder:
     def __init__(self, store: SessionStore, *, session_id: str, cwd: str, model: str | None = None,
                  name: str | None = None, exists: bool = False, checkpoint_s: float = CHECKPOINT_S,
@@ -56,6 +61,7 @@ class Recorder:
         # Rows are created with the first message, so opening flue and quitting leaves no empty session.
         self._known: set[str] = {session_id} if exists else set()
         self._tasks: dict[str, TaskStart] = {}
+        self._held: list[dict[str, Any]] = []  # messages of a failed first run, written with the next one
         self._partials: dict[str, _Partial] = {}
         self._warned: set[str] = set()
         self.failure: str | None = None  # the first write that failed, as one sentence: the run did not save
@@ -96,6 +102,9 @@ class Recorder:
             title = title_from(first.get("content", "")) if first.get("role") == "user" else None
             if session_id == self.root:
                 self._create_root(title)
+                for held in self._held:  # what a failed first run said stays in the history, in order
+                    self.store.append(session_id, held)
+                self._held = []
             else:
                 task = self._tasks.get(session_id)
                 parent = event.parent_session or self.root
@@ -138,6 +147,22 @@ class Recorder:
                 self.store.append(sid, message)
             if message.get("role") == "user" and sid == self.root:
                 self.store.set_title(sid, title_from(str(message.get("content", ""))))
+        if sid == self.root and _failed_empty(message) and self._never_answered():
+            # A run that failed before any turn (no key, unknown model) is not a conversation: its row
+            # existed while the request was out (kill -9 keeps the prompt) and goes now, so the picker
+            # and `sessions list` do not fill with them. A later prompt creates it again.
+            self._held = [m.data for m in self.store.iter_messages(self.root)]
+            self.store.delete(self.root)
+            self._known.discard(self.root)
+
+    def _never_answered(self) -> bool:
+        """The root holds nothing but prompts and failed, empty replies (and no task children)."""
+        conn = self.store.conn
+        kept = conn.execute("SELECT count(*) FROM messages WHERE session_id = ? AND NOT (role = 'user' OR "
+                            "(role = 'assistant' AND stop_reason = 'error' AND coalesce(text, '') = '' "
+                            "AND coalesce(tool_call_ids, '') IN ('', '[]')))", (self.root,)).fetchone()[0]
+        children = conn.execute("SELECT count(*) FROM sessions WHERE parent_id = ?", (self.root,)).fetchone()[0]
+        return kept == 0 and children == 0 and not self.name
 
     def _delta(self, event: Event, *, text: str = "", thinking: str = "") -> None:
         sid = event.session

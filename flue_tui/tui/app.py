@@ -27,6 +27,7 @@ from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
+from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.commands import COMMANDS, KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
@@ -340,6 +341,8 @@ class FlueApp(App[int]):
     async def _run_prompt(self, text: str, display: str | None) -> None:
         session = self.session
         self.busy = True
+        if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
+            text, display = attached(text, self.settings, session)
         self.router.user_display = display
         self._update_ticker()
         aborted = False
@@ -383,6 +386,13 @@ class FlueApp(App[int]):
         self.send_next()
 
     # -- keys ------------------------------------------------------------------------------------------
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        from flue_tui.tui.screenshots import screenshot_dir
+
+        # Textual's default is ~/Downloads, which a server or container often lacks; its notice says where.
+        return super().deliver_screenshot(filename, path or str(screenshot_dir()), time_format)
+
     def action_interrupt(self) -> None:
         if self.completion.display:
             self.completion.hide()

@@ -37,7 +37,8 @@ def install(app: Host, session: Any) -> None:
         if router is not None:  # the status bar says what the agent is really doing: waiting for you
             router.set_activity("waiting for your approval")
             app.request_flush()
-        answer = await ask_with_dialog(app, request)
+        who = router.who_asks(request.tool_use_id) if router is not None else None
+        answer = await ask_with_dialog(app, request, who)
         if router is not None:
             router.set_activity(f"running {request.tool_name}" if answer.choice != "deny" else "working")
             app.request_flush()
@@ -52,7 +53,7 @@ def install(app: Host, session: Any) -> None:
     policy.listeners.append(changed)
 
 
-async def ask_with_dialog(app: Any, request: ApprovalRequest) -> Approval:
+async def ask_with_dialog(app: Any, request: ApprovalRequest, asker: str | None = None) -> Approval:
     """Push the dialog and wait for its answer (the agent's tool call waits meanwhile)."""
     from flue_tui.tui.screens.approval import ApprovalScreen
 
@@ -62,7 +63,7 @@ async def ask_with_dialog(app: Any, request: ApprovalRequest) -> Approval:
         if not answer.done():
             answer.set_result(result if isinstance(result, Approval) else Approval("deny"))
 
-    app.push_screen(ApprovalScreen(request), callback=done)
+    app.push_screen(ApprovalScreen(request, asker), callback=done)
     return await answer
 
 

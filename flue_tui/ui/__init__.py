@@ -6,4 +6,7 @@ commands.py    the slash commands: table, /help text, parsing, and `dispatch` ov
 history.py     prompt history; pathindex.py  the `@` path completion index
 export.py      /export Markdown; sessions_show.py  a stored session rendered (`flue sessions show`)
 keys.py        whether the configured model lacks its API key
+logline.py     how a log event reads (a retry with its attempt, status and wait)
+attach.py      `@path` in a prompt: the file (or a listing) attached, with a note per path
+mdtext.py      Markdown source adjusted before rendering (task-list boxes)
 """

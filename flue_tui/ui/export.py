@@ -9,7 +9,6 @@ import datetime as _dt
 import json
 import os
 import re
-
 from collections.abc import Callable
 
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage

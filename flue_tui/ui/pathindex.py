@@ -28,6 +28,22 @@ def _read_spec(path: str) -> Any:
     return GitIgnoreSpec.from_lines(lines)
 
 
+def _ignores_itself(path: str) -> bool:
+    """A directory whose own .gitignore ignores everything in it (pytest's and ruff's caches write `*`):
+    git shows nothing of it, so neither does completion."""
+    gitignore = os.path.join(path, ".gitignore")
+    if not os.path.isfile(gitignore):
+        return False
+    spec = _read_spec(gitignore)
+    if spec is None:
+        return False
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return False
+    return all(spec.match_file(e.name + ("/" if e.is_dir(follow_symlinks=False) else "")) for e in entries)
+
+
 def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
     """Repo-relative paths (directories end with '/'), ignored ones left out, shallow first."""
     stack: list[tuple[str, Any]] = []  # (dir relative to root, its GitIgnoreSpec), root → leaf
@@ -57,7 +73,7 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
         prefix = f"{rel_dir}/" if rel_dir else ""
         kept = []
         for d in sorted(dirnames):
-            if d in ALWAYS_SKIP or (stack and ignored(prefix + d, True)):
+            if d in ALWAYS_SKIP or (stack and ignored(prefix + d, True)) or _ignores_itself(os.path.join(dirpath, d)):
                 continue
             kept.append(d)
             out.append(f"{prefix}{d}/")

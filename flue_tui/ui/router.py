@@ -14,6 +14,7 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Usage
+from flue_tui.ui.logline import log_line
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -239,6 +240,16 @@ class EventRouter:
         if root and not any(r for r in self.running.values()):
             self.set_activity("working")
 
+    def who_asks(self, call_id: str) -> str | None:
+        """"sub-agent NAME (description)" when a task's child made the call `call_id`, else None:
+        an approval question says who asks, in the app and inline."""
+        for sid, transcript in self.sessions.items():
+            task = self.task_of.get(sid)
+            if call_id in transcript.calls and task is not None:
+                what = task.args.get("description")
+                return f"sub-agent {task.agent or 'task'}" + (f" ({what})" if isinstance(what, str) and what else "")
+        return None
+
     def _task_start(self, e: ev.TaskStart) -> None:
         parent = self.sessions.get(e.parent_session or "") or self.root
         entry = parent.calls.get(e.tool_call_id or "")
@@ -271,11 +282,8 @@ class EventRouter:
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):
-            detail = ""
-            if e.attributes and e.attributes.get("error"):
-                detail = f": {e.attributes['error']}"
             self._touch(*t.end_stream())
-            self._append(t, NoticeEntry(text=f"{e.message}{detail}", level=e.level))
+            self._append(t, NoticeEntry(text=log_line(e), level=e.level))
 
     def _on_Operation(self, e: ev.Operation, t: Transcript, root: bool) -> None:
         self._touch(*t.end_stream())

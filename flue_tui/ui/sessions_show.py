@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -11,9 +12,9 @@ from rich.text import Text
 
 from flue_tui.agent import usage_text
 from flue_tui.core.messages import Usage
+from flue_tui.core.toolcall import call_summary
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
-from flue_tui.core.toolcall import call_summary
 
 RESULT_LINES = 8  # tool output is shown in full by `export`; here only its head
 
@@ -50,15 +51,64 @@ class _Show:
         rows = self.store.tail(info.id, last) if last else self.store.iter_messages(info.id)
         if last and info.message_count > last:
             self.out(Text(f"… {info.message_count - last} earlier messages not shown", style="dim"), depth)
+        # Calls wait for their results, so each output is printed under the call that made it.
+        pending: dict[str, dict[str, Any]] = {}
         for m in rows:
+            if m.role == "toolResult" and m.data.get("tool_call_id") in pending:
+                call = pending.pop(m.data["tool_call_id"])
+                self.call(call, depth, by_call)
+                self.result(m.data, depth, by_call.get(call.get("id")))
+                continue
+            if m.role != "toolResult":
+                self.flush(pending, depth, by_call)
             if m.role == "assistant":
-                shown.update(c.get("id") for c in m.data.get("tool_calls") or [])
-            self.message(m, depth, by_call)
+                calls = m.data.get("tool_calls") or []
+                shown.update(c.get("id") for c in calls)
+                pending.update((str(c.get("id")), c) for c in calls)
+            self.message(m, depth)
+        self.flush(pending, depth, by_call)
         for child in kids:
             if child.parent_tool_call_id not in shown and not last:
                 self.session(child, depth + 1)
 
-    def message(self, m: StoredMessage, depth: int, by_call: dict[str | None, SessionInfo]) -> None:
+    def flush(self, pending: dict[str, dict[str, Any]], depth: int, by_call: dict[str | None, SessionInfo]) -> None:
+        """Calls that never got a result (interrupted): shown without one."""
+        for call in pending.values():
+            self.call(call, depth, by_call)
+        pending.clear()
+
+    def call(self, call: dict[str, Any], depth: int, by_call: dict[str | None, SessionInfo]) -> None:
+        self.out(Text.assemble(("· ", "cyan"), (str(call.get("name")), "bold cyan"), " ",
+                               (call_summary(str(call.get("name")), call.get("arguments")), "cyan")), depth)
+        child = by_call.get(call.get("id"))
+        if child is not None:
+            self.session(child, depth + 1)
+
+    def result(self, d: dict[str, Any], depth: int, child: SessionInfo | None) -> None:
+        text = str(d.get("text", ""))
+        if child is not None and text.strip() and text.strip() == self._last_answer(child):
+            # The child's report was just printed as its last message: once is enough.
+            self.out(Text("⎿ task result: its report above", style="dim"), depth + 1)
+            return
+        lines = text.splitlines()
+        if d.get("tool_name") == "bash" and len(lines) > RESULT_LINES:
+            # As the app shows a command: its last lines, where the outcome is.
+            body = [f"… {len(lines) - RESULT_LINES} more lines above", *lines[-RESULT_LINES:]]
+        elif len(lines) > RESULT_LINES:
+            body = [*lines[:RESULT_LINES], f"… {len(lines) - RESULT_LINES} more lines below"]
+        else:
+            body = lines or ["(no output)"]
+        label = f"⎿ {d.get('tool_name', 'tool')} {'error' if d.get('is_error') else 'result'}"
+        self.out(Text("\n".join([label, *body]), style="red" if d.get("is_error") else "dim"), depth + 1)
+
+    def _last_answer(self, child: SessionInfo) -> str | None:
+        answer = None
+        for m in self.store.iter_messages(child.id):
+            if m.role == "assistant" and m.data.get("text"):
+                answer = str(m.data["text"]).strip()
+        return answer
+
+    def message(self, m: StoredMessage, depth: int) -> None:
         d = m.data
         if m.role == "user":
             self.console.print()
@@ -73,22 +123,12 @@ class _Show:
             elif d.get("stop_reason") in ("error", "aborted"):
                 reason = d.get("error") or d.get("stop_reason")
                 self.out(Text(f"({d.get('stop_reason')}: {reason})", style="yellow"), depth)
-            for call in d.get("tool_calls") or []:
-                self.out(Text.assemble(("· ", "cyan"), (str(call.get("name")), "bold cyan"), " ",
-                                       (call_summary(str(call.get("name")), call.get("arguments")), "cyan")), depth)
-                child = by_call.get(call.get("id"))
-                if child is not None:
-                    self.session(child, depth + 1)
         elif m.role == "compaction":
             # The history above stays; this marks where the model started seeing a summary instead.
             self.out(Text(f"── compacted here: the model was sent a summary of the conversation so far "
                           f"(~{d.get('tokens_before', 0):,} tokens) ──", style="magenta"), depth)
-        elif m.role == "toolResult":
-            lines = str(d.get("text", "")).splitlines()
-            body = "\n".join(lines[:RESULT_LINES])
-            if len(lines) > RESULT_LINES:
-                body += f"\n… {len(lines) - RESULT_LINES} more lines"
-            self.out(Text(body, style="red" if d.get("is_error") else "dim"), depth + 1)
+        elif m.role == "toolResult":  # a result whose call is not shown (e.g. cut off by --last)
+            self.result(d, depth, None)
 
 
 def show(store: SessionStore, info: SessionInfo, *, last: int | None = None, console: Console | None = None) -> None:

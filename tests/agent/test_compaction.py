@@ -135,7 +135,18 @@ async def test_manual_compact_with_focus(fakellm):
     _, user = summariser_request(fakellm.requests[-1])
     assert user == ("<conversation>\n[User]: one\n\n[Assistant]: read and wrote\n</conversation>\n\n"
                     + prompts.FIRST + prompts.focus_note("the database schema"))
-    assert (await session_with(fakellm, keep=1, window=None).compact()).text == "Nothing to compact."
+    assert (await session_with(fakellm, keep=1, window=None).compact()).text == (
+        "Nothing to compact: there are no messages since the start or the last compaction.")
+
+
+async def test_nothing_to_compact_says_why(fakellm):
+    session = session_with(fakellm, keep=20000, window=None)
+    fakellm.script([Turn(text="hello back")])
+    await session.prompt("hi")
+    result = await session.compact()
+    assert not result.is_error
+    assert result.text.startswith("Nothing to compact: the conversation is too short (2 messages, ~")
+    assert result.text.endswith("tokens); the most recent ~20000 tokens are always kept verbatim.")
 
 
 async def test_file_lists_and_update_prompt_on_second_compaction(fakellm):

@@ -6,6 +6,7 @@ import asyncio
 
 from flue_tui.core.events import ToolEnd
 from flue_tui.core.messages import AssistantMessage, ToolResultMessage
+from flue_tui.ui.logline import log_line
 from tests.agent.conftest import EchoAfter
 from tests.fakellm import Call, Turn
 
@@ -134,6 +135,11 @@ async def test_rate_limit_is_retried_then_succeeds(fakellm, make_session, record
     logs = [e for e in events if e.type == "log"]
     assert [e.message for e in logs] == ["[flue:model-retry] Retrying transient model error"]
     assert logs[0].attributes["attempt"] == 1 and logs[0].attributes["maxRetries"] == 3
+    # Every surface words it with the attempt, what failed and the wait (ui/logline.py).
+    line = log_line(logs[0])
+    delay = logs[0].attributes["delayMs"] / 1000
+    assert line == ("[flue:model-retry] Retrying transient model error (attempt 1 of 3, status 429, rate limit, "
+                    f"waiting {delay:.1f} s): {logs[0].attributes['error']}"), line
 
 
 async def test_server_errors_exhaust_three_retries(fakellm, make_session):

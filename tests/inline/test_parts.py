@@ -141,3 +141,17 @@ def test_completer_paths_and_commands(tmp_path: Path):
     assert complete("/co") == ["/compact", "/cost"]
     assert complete("/compact now") == []
     assert complete("email me@") == []  # `@` inside a word is not a path
+
+
+async def test_renderer_shows_task_list_items_as_boxes():
+    out = io.StringIO()
+    renderer = Renderer(Console(file=out, width=80, force_terminal=True, color_system=None), "/tmp")
+    renderer.begin_turn("status?")
+    for event in (ev.OperationStart(session="ses_r", operation_id="op1"), ev.TurnStart(session="ses_r", turn_id="t1"),
+                  ev.TextDelta(session="ses_r", text="Status:\n\n- [x] read it\n- [ ] fix it\n"),
+                  ev.Operation(session="ses_r", operation_id="op1", operation_kind="prompt", duration_ms=3,
+                               is_error=False)):
+        renderer.handle(event)
+    renderer.finish()
+    text = out.getvalue()
+    assert "☑ read it" in text and "☐ fix it" in text and "[x]" not in text

@@ -107,3 +107,28 @@ def test_a_failing_database_is_reported_once_and_the_run_goes_on(store, capsys):
         rec(MessageEnd(session="ses_x", message=user("lost")))
     err = capsys.readouterr().err
     assert err.count("Could not save the session") == 1
+
+
+async def test_a_run_that_failed_before_any_turn_leaves_no_session(fakellm, make_session, db_path):
+    fakellm.script([Turn(status=401, error_message="Incorrect API key provided"), Turn(text="answered")])
+    store = SessionStore.open(db_path)
+    session = make_session([])
+    session.subscribe(Recorder(store, session_id=session.id, cwd="/proj", model="openai/fake"))
+    result = await session.prompt("hello")
+    assert result.is_error
+    assert store.get(session.id) is None and store.list_sessions("/proj") == []
+    # The next prompt that gets an answer is saved, with the history the model saw.
+    await session.prompt("again")
+    saved = [m.data for m in store.iter_messages(session.id)]
+    assert [m["role"] for m in saved] == [m.role for m in session.messages]
+    assert store.get(session.id).message_count == len(session.messages)
+
+
+async def test_a_failure_after_an_answer_keeps_the_session(fakellm, make_session, db_path):
+    fakellm.script([Turn(text="first"), Turn(status=401, error_message="Incorrect API key provided")])
+    store = SessionStore.open(db_path)
+    session = make_session([])
+    session.subscribe(Recorder(store, session_id=session.id, cwd="/proj", model="openai/fake"))
+    await session.prompt("hello")
+    await session.prompt("more")
+    assert store.get(session.id).message_count == 4

@@ -90,3 +90,26 @@ async def test_escape_denies_and_modes_switch(make_app, fakellm, work):
         assert policy.mode == "plan"
         await submit(pilot, "/mode sometimes")
         await wait_for(pilot, lambda: "Unknown permission mode 'sometimes'" in screen_text(app))
+
+
+async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
+    fakellm.script([
+        Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general", "description": "look around"})]),
+        Turn(match="child job", calls=[Call("bash", {"command": "echo from-child"}, id="kb")]),
+        Turn(match="child job", text="Child done."),
+        Turn(text="All done."),
+    ])
+    app = make_app()
+    app.settings.permission_mode = "ask"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "delegate")
+        dialog = await wait_for(pilot, lambda: _shown(app), timeout=60)
+        if dialog.request.tool_name == "task":  # ask mode may ask about the task call itself first
+            await pilot.press("1")
+            dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "bash"), timeout=60)
+        assert dialog.asker == "sub-agent flue-general (look around)"
+        assert "sub-agent flue-general (look around) asks: " in screen_text(app)
+        await pilot.press("1")
+        await idle(pilot, timeout=60)
+        assert "All done." in screen_text(app)

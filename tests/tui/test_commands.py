@@ -143,7 +143,9 @@ async def test_cost_compact_export_and_model(make_app, fakellm, work: Path):
         await wait_for(pilot, lambda: any(n.startswith("Tokens:") for n in _notices(app)))
         assert "Tokens: 120 in · 30 out" in _notices(app)[-1]
         await submit(pilot, "/compact")
-        await wait_for(pilot, lambda: not app.busy and _notices(app)[-1] in ("Compacted.", "Nothing to compact."))
+        # Two short messages: nothing to compact, and the app says why.
+        await wait_for(pilot, lambda: not app.busy and _notices(app)[-1].startswith(
+            "Nothing to compact: the conversation is too short (2 messages, ~"))
         await submit(pilot, "/export notes.md")
         await wait_for(pilot, lambda: (work / "notes.md").exists())
         exported = (work / "notes.md").read_text()
@@ -230,3 +232,17 @@ async def test_missing_key_for_the_chosen_model_is_named(work: Path):
         await ready(pilot)
         await wait_for(pilot, lambda: any("ANTHROPIC_API_KEY" in n for n in _notices(app)))
         assert app.session is not None
+
+
+async def test_screenshot_without_a_downloads_folder_goes_to_flue_home(make_app, tmp_path: Path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("FLUE_HOME", str(tmp_path / "fluehome"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.deliver_screenshot()
+        shots = tmp_path / "fluehome" / "screenshots"
+        await wait_for(pilot, lambda: shots.is_dir() and any(shots.glob("*.svg")), timeout=20)

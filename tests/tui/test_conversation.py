@@ -189,3 +189,44 @@ async def test_input_typed_while_working_is_queued(make_app, fakellm):
         assert len(fakellm.requests) == 2
         assert fakellm.requests[1]["messages"][-1] == {"role": "user", "content": "and then this"}
         assert "second answer" in screen_text(app)
+
+
+async def test_at_path_attaches_the_file_and_the_transcript_shows_a_note(make_app, fakellm, work: Path):
+    (work / "calc").mkdir()
+    (work / "calc" / "ops.py").write_text("def add(a, b):\n    return a + b\n")
+    fakellm.script(Turn(text="It adds."))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "explain @calc/ops.py")
+        await idle(pilot)
+        sent = fakellm.requests[-1]["messages"][-1]["content"]
+        assert sent.startswith("explain @calc/ops.py\n\nContents of calc/ops.py (2 lines):\n```\ndef add(a, b):")
+        # The model got what the session keeps; the transcript shows what was typed and a note.
+        assert app.session.messages[0].content == sent
+        user = next(e for e in app.transcript.entries if isinstance(e, UserEntry))
+        assert user.text == "explain @calc/ops.py\n  ⎿ attached calc/ops.py (2 lines)"
+        assert "return a + b" not in screen_text(app)
+
+
+async def test_a_commands_tail_says_the_hidden_lines_are_above_it(make_app, fakellm):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "seq 1 20"})]), Turn(text="ok")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "count")
+        await idle(pilot)
+        lines = [ln.strip() for ln in screen_text(app).splitlines()]
+        more = lines.index("… 14 more lines above (click to expand)")
+        assert lines[more + 1:more + 7] == [str(n) for n in range(15, 21)]
+
+
+async def test_task_list_items_render_as_boxes(make_app, fakellm):
+    fakellm.script(Turn(text="Status:\n\n- [x] read the file\n- [ ] fix the bug\n", chunk_delay=0.02))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "status?")
+        await idle(pilot)
+        screen = screen_text(app)
+        assert "☑ read the file" in screen and "☐ fix the bug" in screen and "[x]" not in screen

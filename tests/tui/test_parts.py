@@ -55,6 +55,22 @@ def test_walk_paths_honours_nested_gitignore(tmp_path: Path):
     assert paths.index("a.py") < paths.index("src/x.py")  # shallow first
 
 
+def test_walk_paths_skips_a_directory_its_own_gitignore_ignores(tmp_path: Path):
+    cache = tmp_path / ".pytest_cache"
+    (cache / "v" / "cache").mkdir(parents=True)
+    (cache / ".gitignore").write_text("# Created by pytest automatically.\n*\n")
+    (cache / "README.md").write_text("")
+    (cache / "v" / "cache" / "nodeids").write_text("[]")
+    part = tmp_path / "partly"
+    part.mkdir()
+    (part / ".gitignore").write_text("*.o\n")
+    (part / "a.o").write_text("")
+    (part / "a.c").write_text("")
+    paths = walk_paths(str(tmp_path))
+    assert not any(p.startswith(".pytest_cache") for p in paths), paths
+    assert {"partly/", "partly/a.c", "partly/.gitignore"} <= set(paths) and "partly/a.o" not in paths
+
+
 def test_walk_paths_agrees_with_git(tmp_path: Path):
     for rel in ("one.py", "two/three.py", "two/skip.bin", "four/five/six.txt", "vendor/lib.c"):
         p = tmp_path / rel
@@ -129,3 +145,18 @@ def test_backfill_pairs_results_across_pages():
     tool = older[-1]
     assert isinstance(tool, ToolEntry) and tool.status == "ok" and tool.details == {"lines": 1}
     assert isinstance(older[0], UserEntry) and backfill(5) == []
+
+
+def test_picker_rows_tell_identical_titles_apart_and_count_one_message():
+    from flue_tui.store.sessions import SessionStore
+    from flue_tui.tui.screens.picker import session_label
+
+    store = SessionStore.open(None)
+    try:
+        a = store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAAA", cwd="/p", title="fix the tests", message_count=1)
+        b = store.create("ses_01AAAAAAAAAAAAAAAAAAAAAAZZ", cwd="/p", title="fix the tests", message_count=3)
+    finally:
+        store.close()
+    first, second = session_label(a, 20).plain, session_label(b, 20).plain
+    assert first != second
+    assert "1 message " in first and "msgs" not in first and "3 messages" in second

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
-from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 from flue_tui.headless.claude.stream import Write
+from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 
 Emit = Callable[[Session, OperationResult | None], None]
 

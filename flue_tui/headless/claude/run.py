@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
-from flue_tui.permissions.flags import CLAUDE_MODE
 from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
+from flue_tui.permissions.flags import CLAUDE_MODE
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,6 @@ def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) ->
 
 def write_init(write: Write, session: Session, context: Any, model: str | None, opts: ClaudeOptions | None) -> None:
     from flue_tui import __version__
-
     from flue_tui.mcp.manager import manager
 
     # Claude Code's statuses: a server still starting is "pending" (its tools join before the first turn).
@@ -89,8 +88,8 @@ def serve_stream_input(session: Session, context: Any, settings: Any, opts: Clau
                        result_line: Any) -> tuple[list[OperationResult], int | None]:
     """Run turns from stdin until it closes; returns the results and the signal exit code, if any."""
     from flue_tui.headless.claude.control import Controller
-    from flue_tui.permissions.policy import policy_of
     from flue_tui.headless.workers import DaemonExecutor
+    from flue_tui.permissions.policy import policy_of
 
     model = [settings.model]
     stream = ClaudeStream(write, root=session.id, partial=partial, model=settings.model or "")

@@ -49,15 +49,17 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("escape", "refuse", "Deny", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest) -> None:
+    def __init__(self, request: ApprovalRequest, asker: str | None = None) -> None:
         super().__init__()
         self.request = request
+        self.asker = asker  # "sub-agent flue-general (look around)" when a task's child asks
 
     def compose(self) -> ComposeResult:
         r = self.request
         rules = session_label(r)
         with Vertical(id="approval"):
-            title = Text(f"{r.title}?", style="bold")
+            title = Text(f"{self.asker} asks: " if self.asker else "", style="bold yellow")
+            title.append(f"{r.title}?", style="bold")
             title.append(f"   ({r.tool_name} · {r.mode} mode)", style="dim")
             yield Static(title, id="approval-title")
             with VerticalScroll(id="approval-body"):

@@ -34,7 +34,10 @@ def session_label(info: Any, width: int = 48) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{title:<{width}}", style="bold" if info.name else "")
     text.append(f"  {_when(info.updated_at)}", style="dim")
-    text.append(f"  {info.message_count:>5} msgs", style="dim")
+    count = info.message_count
+    text.append(f"  {count:>5} {'message ' if count == 1 else 'messages'}", style="dim")
+    # Two sessions with one title (the same first prompt) differ here: the id's random tail.
+    text.append(f"  {info.id[-6:].lower()}", style="dim")
     if info.name and info.title:
         text.append(f"  {info.title}", style="dim italic")
     return text
@@ -101,7 +104,7 @@ class SessionPicker(Screen[str | None]):
         options.clear_options()
         if self.shown:
             # The title takes what the date and message count leave of the width.
-            width = max(16, min(60, (options.size.width or self.app.size.width) - 36))
+            width = max(16, min(60, (options.size.width or self.app.size.width) - 54))
             options.add_options([Option(session_label(s, width)) for s in self.shown])
             options.highlighted = 0
         else:

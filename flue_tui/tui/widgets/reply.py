@@ -18,6 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.transcript import ReplyEntry
 
 LIVE_BLOCKS = 24
@@ -75,7 +76,7 @@ class FrozenMarkdown(Widget):
         if width != self._width and width > 0:
             console = self.app.console
             options = console.options.update(width=width, height=None, highlight=False)
-            markdown = RichMarkdown(self.source.rstrip(), code_theme="monokai", hyperlinks=False)
+            markdown = RichMarkdown(task_boxes(self.source.rstrip()), code_theme="monokai", hyperlinks=False)
             lines = console.render_lines(markdown, options, pad=False)
             self._strips = [Strip(line).simplify() for line in lines]
             self._width = width
@@ -143,7 +144,11 @@ class ReplyView(VerticalGroup):
         live = self.md.source + fragment
         cuts = [c for c in cut_points(live) if c < len(live)]
         if len(cuts) < LIVE_BLOCKS:  # blocks = cuts + 1
-            await self.md.append(fragment)
+            boxed = task_boxes(live)
+            if boxed != live or "☑" in live or "☐" in live:  # a task list (rare): re-render it whole
+                await self.md.update(boxed)
+            else:
+                await self.md.append(fragment)
             return
         # Too much for the live Markdown (a long reply, or a big batch after the loop was busy):
         # everything up to the last safe cut becomes frozen segments; the rest restarts the live part.
@@ -154,4 +159,4 @@ class ReplyView(VerticalGroup):
         if cuts[-1] > start:
             segments.append(live[start:cuts[-1]])
         await self.mount_all([FrozenMarkdown(seg) for seg in segments], before=self.md)
-        await self.md.update(live[cuts[-1]:])
+        await self.md.update(task_boxes(live[cuts[-1]:]))

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 from flue_tui.tui.widgets.tool import ToolView
+from flue_tui.ui.mdtext import task_boxes
 
 MakeView = Callable[[Entry], Widget]
 
@@ -133,7 +134,7 @@ class TaskView(VerticalGroup):
             shown = "\n".join(lines[:ANSWER_LINES])
             if len(lines) > ANSWER_LINES:
                 shown += f"\n\n*… {len(lines) - ANSWER_LINES} more lines*"
-            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(shown, hyperlinks=False)
+            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(task_boxes(shown), hyperlinks=False)
             self.answer.update(renderable)
             self.answer.display = True
         else:

@@ -22,6 +22,13 @@ RESULT_LINES_EXPANDED = 400
 ERROR_LINES = 4
 
 
+def _shows_tail(entry: ToolEntry, expanded: bool) -> bool:
+    """Whether body_text shows the output's last lines (a running or collapsed command)."""
+    if entry.status == "running":
+        return True
+    return entry.kind == "execute" and not expanded and entry.status != "error"
+
+
 def body_text(entry: ToolEntry, expanded: bool) -> tuple[Text | None, int]:
     """The body under the header and how many lines it leaves out."""
     if entry.status == "running":
@@ -81,14 +88,20 @@ class ToolView(Widget):
         entry = self.entry
         out = toolfmt.header(entry, self.frame, time.monotonic(), self.size.width or None)
         out.end = ""
+        # A tail (bash's last lines) leaves lines out above it, anything else below: say which, there.
+        above = _shows_tail(entry, entry.expanded)
+        more = ""
+        if self._hidden:
+            more = f"… {self._hidden} more line{'s' if self._hidden != 1 else ''} {'above' if above else 'below'}"
+            more += "" if entry.status == "running" else " (click to expand)"
+        if more and above:
+            out.append(f"\n    {more}", style="dim italic")
         if self._body is not None and self._body.plain:
             out.append("\n")
             out.append_text(_indent(self._body))
-        if self._hidden:
-            more = f"… {self._hidden} more line{'s' if self._hidden != 1 else ''}"
-            hint = "" if entry.status == "running" else " (click to expand)"
-            out.append(f"\n    {more}{hint}", style="dim italic")
-        elif entry.expanded and entry.status != "running":
+        if more and not above:
+            out.append(f"\n    {more}", style="dim italic")
+        elif not self._hidden and entry.expanded and entry.status != "running":
             out.append("\n    (click to collapse)", style="dim italic")
         self._lines = out.plain.count("\n") + 1
         return out

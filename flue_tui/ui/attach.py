@@ -1,0 +1,165 @@
+"""`@path` in a prompt: the file's contents go with it (a directory as a listing), as in Claude Code.
+
+One function, `attach`, used at prompt submission by the app, inline mode, `--plain` and `-p`. The
+message the model gets (and the store keeps) is the typed text, then one fenced block per path;
+what the transcript shows is the typed text and a short note per path (`display`).
+
+A path is left as typed when it does not exist (an email address, a decorator, `@someone`). Under
+`--sandbox workspace` a path outside the workspace roots is refused, as the tools would refuse it.
+A binary file is noted, not inlined; a long file is cut with a note saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_beneath, open_file
+
+if TYPE_CHECKING:
+    from flue_tui.config.settings import Settings
+
+MAX_FILE_CHARS = 50_000  # per file: about 12k tokens, cut with a note past it
+MAX_TOTAL_CHARS = 200_000  # per prompt: later paths are noted, not attached
+MAX_ENTRIES = 200  # per directory listing
+_MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\ )+)")
+_TRAILING = ".,;:!?)]}'\""
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    text: str  # what is sent: the typed prompt and the attached contents
+    display: str | None  # what the transcript shows: the typed text and one note per path (None: as sent)
+    notes: tuple[str, ...] = ()
+
+
+def _fence(body: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`{3,}", body)), default=2)
+    return "`" * (longest + 1)
+
+
+def _read(path: str, roots: tuple[str, ...] | None) -> bytes:
+    if roots is None:
+        fd = open_file(path)
+    else:
+        fd = -1
+        for root in roots:
+            try:
+                fd = open_beneath(root, path)
+                break
+            except Escape:
+                continue
+        if fd < 0:
+            raise Escape()
+    with os.fdopen(fd, "rb") as f:
+        return f.read(MAX_FILE_CHARS * 4 + 1)
+
+
+def _inside(real: str, roots: tuple[str, ...]) -> bool:
+    return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _one(mention: str, cwd: str, roots: tuple[str, ...] | None,
+         denied: Callable[[str], str | None] | None) -> tuple[str | None, str | None]:
+    """(block for the model, note for the user), or (None, None) to leave the text as typed."""
+    path = os.path.normpath(os.path.join(cwd, os.path.expanduser(mention)))
+    if not os.path.lexists(path):
+        return None, None
+    rule = denied(path) if denied is not None else None
+    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
+        return None, f"not attached: {mention} is denied by the rule {rule}"
+    if roots is not None and not _inside(os.path.realpath(path), roots):
+        return None, f"not attached: {mention} is outside the workspace (--sandbox workspace)"
+    if os.path.isdir(path):
+        try:
+            entries = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(path))
+        except OSError as exc:
+            return None, f"not attached: {mention}: {exc.strerror or exc}"
+        shown = entries[:MAX_ENTRIES]
+        more = f"\n… {len(entries) - len(shown)} more entries" if len(entries) > len(shown) else ""
+        body = "\n".join(shown) + more
+        fence = _fence(body)
+        return (f"Directory listing of {mention} ({len(entries)} entries):\n{fence}\n{body}\n{fence}",
+                f"attached {mention} (listing, {len(entries)} entries)")
+    try:
+        data = _read(path, roots)
+    except (Escape, NotRegular, SpecialFile):
+        return None, f"not attached: {mention} is not a regular file"
+    except OSError as exc:
+        return None, f"not attached: {mention}: {exc.strerror or exc}"
+    if b"\0" in data[:8192]:
+        return None, f"not attached: {mention} is a binary file"
+    text = data.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    cut = len(text) > MAX_FILE_CHARS
+    if cut:
+        text = text[:MAX_FILE_CHARS].rsplit("\n", 1)[0]
+        kept = len(text.splitlines())
+        head = f"Contents of {mention} (the first {kept} lines; the rest was cut at {MAX_FILE_CHARS} characters):"
+        note = f"attached {mention} (first {kept} lines: the file is longer than {MAX_FILE_CHARS:,} characters)"
+    else:
+        head = f"Contents of {mention} ({len(lines)} lines):"
+        note = f"attached {mention} ({len(lines)} line{'s' if len(lines) != 1 else ''})"
+    fence = _fence(text)
+    return f"{head}\n{fence}\n{text.rstrip(chr(10))}\n{fence}", note
+
+
+def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None,
+           denied: Callable[[str], str | None] | None = None) -> Attached:
+    """`roots` are the workspace's (real paths) under `--sandbox workspace`, None for local();
+    `denied(path)` names the permission rule that denies reading `path`, if any."""
+    blocks: list[str] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    total = 0
+    for match in _MENTION.finditer(prompt):
+        mention = match.group(1).replace("\\ ", " ").rstrip(_TRAILING)
+        if not mention or mention in seen:
+            continue
+        seen.add(mention)
+        block, note = _one(mention, cwd, roots, denied)
+        if block is not None and total + len(block) > MAX_TOTAL_CHARS:
+            block, note = None, f"not attached: {mention} (this prompt's attachments reached {MAX_TOTAL_CHARS:,} characters)"
+        if block is not None:
+            blocks.append(block)
+            total += len(block)
+        if note is not None:
+            notes.append(note)
+    if not notes:
+        return Attached(prompt, None)
+    text = "\n\n".join([prompt, *blocks]) if blocks else prompt
+    display = "\n".join([prompt, *(f"  ⎿ {n}" for n in notes)])
+    return Attached(text, display, tuple(notes))
+
+
+def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str]) -> tuple[str, ...] | None:
+    """The roots `attach` keeps to: the workspace sandbox's, or None (local(): anywhere)."""
+    if sandbox != "workspace":
+        return None
+    return tuple(os.path.realpath(d) for d in [cwd, *add_dirs])
+
+
+def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str, str | None]:
+    """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox and
+    the session's `read` deny rules."""
+    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+                 denied=read_denied(session))
+    return got.text, got.display
+
+
+def read_denied(session: Any) -> Callable[[str], str | None] | None:
+    from flue_tui.permissions.policy import policy_of
+    from flue_tui.permissions.rules import matches
+
+    policy = policy_of(session) if session is not None else None
+    if policy is None:
+        return None
+
+    def denied(path: str) -> str | None:
+        rule = matches(policy.deny, "read", {"path": path}, base=policy.root, root=policy.root, deny=True)
+        return rule.text if rule is not None else None
+
+    return denied

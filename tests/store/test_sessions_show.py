@@ -1,0 +1,48 @@
+"""`flue sessions show` (ui/sessions_show.py): each output under its call, labelled; bash's last lines;
+a task child's report printed once."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from flue_tui.ui.sessions_show import show
+from tests.store.conftest import assistant, result, user
+
+
+def _shown(store, session_id: str) -> list[str]:
+    out = io.StringIO()
+    show(store, store.get(session_id), console=Console(file=out, width=100, color_system=None, highlight=False))
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def test_outputs_sit_under_their_calls_labelled_and_bash_shows_its_tail(store):
+    store.create("ses_a", cwd="/p", title="two calls")
+    for m in (user("look"), assistant("", calls=[("c1", "read"), ("c2", "bash")]),
+              result("c1", "alpha file"), result("c2", "\n".join(f"line {i}" for i in range(1, 31)), name="bash"),
+              assistant("done")):
+        store.append("ses_a", m)
+    lines = _shown(store, "ses_a")
+    text = "\n".join(lines)
+    read_call = next(i for i, line in enumerate(lines) if line.startswith("· read"))
+    bash_call = next(i for i, line in enumerate(lines) if line.startswith("· bash"))
+    assert read_call < text.splitlines().index("    ⎿ read result") < bash_call  # read's output before bash's call
+    assert lines[read_call + 2] == "    alpha file"
+    assert lines[bash_call + 1] == "    ⎿ bash result"
+    assert lines[bash_call + 2] == "    … 22 more lines above"
+    assert lines[bash_call + 3:bash_call + 11] == [f"    line {i}" for i in range(23, 31)]
+    assert "line 1\n" not in text
+
+
+def test_a_task_childs_report_is_printed_once(store):
+    store.create("ses_p", cwd="/p", title="delegate")
+    store.append("ses_p", user("find callers"))
+    store.append("ses_p", assistant("", calls=[("ct", "task")]))
+    store.create("ses_k", cwd="/p", parent_id="ses_p", parent_tool_call_id="ct", title="callers", agent="general")
+    store.append("ses_k", user("look for callers of verify_key"))
+    store.append("ses_k", assistant("Found two callers: a.py and b.py."))
+    store.append("ses_p", result("ct", "Found two callers: a.py and b.py.", name="task"))
+    text = "\n".join(_shown(store, "ses_p"))
+    assert text.count("Found two callers") == 1
+    assert "⎿ task result: its report above" in text
