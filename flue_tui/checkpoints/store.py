@@ -132,9 +132,7 @@ class FileCheckpoints:
             kind = entry[:1]
             if kind == b"?":
                 path = os.fsdecode(entry[2:])
-                if path.endswith("/"):  # a nested repository: its own history is its backup
-                    skipped.append(path)
-                elif self._too_big(path):
+                if path.endswith("/") or self._too_big(path):  # a nested repository: its own history is its backup
                     skipped.append(path)
                 else:
                     to_add.append(path)

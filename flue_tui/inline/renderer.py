@@ -166,7 +166,7 @@ class Renderer:
         if self._open_line:
             self.console.file.write("\n")
             self._open_line = False
-        group, last = _GROUP.get(kind, kind), _GROUP.get(self._last or "", None)
+        group, last = _GROUP.get(kind, kind), _GROUP.get(self._last or "")
         if last is not None and (group != last or group == "text"):
             self.console.print()  # prose, tool lines and the prompt each stand apart; so do Markdown blocks
         self.console.print(renderable)

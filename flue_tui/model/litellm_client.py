@@ -11,11 +11,11 @@ from flue_tui.config.endpoints import base_url
 from flue_tui.core.messages import Usage
 from flue_tui.model import ollama, turn_params
 from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
-from flue_tui.model.keyhelp import no_key_help
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly, from_generic, mapped, provider_chunks
 from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.keyhelp import no_key_help
 from flue_tui.model.keys import key_need, key_var, openai_base, provider_of
 from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, is_local, turn_cost

@@ -10,8 +10,8 @@ from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.settings import Settings
 from flue_tui.config.paths import flue_home
+from flue_tui.config.settings import Settings
 from flue_tui.config.text import read_utf8_file
 from flue_tui.context.agents_md import discover_workspace
 from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir

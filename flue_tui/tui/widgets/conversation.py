@@ -12,8 +12,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from flue_tui.ui.transcript import Entry, Transcript
 from flue_tui.tui.widgets.views import make_view
+from flue_tui.ui.transcript import Entry, Transcript
 
 
 class Conversation(VerticalScroll, can_focus=False):

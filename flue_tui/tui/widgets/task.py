@@ -19,9 +19,9 @@ from textual.containers import VerticalGroup
 from textual.widget import Widget
 from textual.widgets import Static
 
-from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 from flue_tui.tui.widgets.tool import ToolView
 from flue_tui.ui.mdtext import task_boxes
+from flue_tui.ui.transcript import Entry, TaskEntry, Transcript
 
 MakeView = Callable[[Entry], Widget]
 
