@@ -134,16 +134,6 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     from flue_tui.context.skills import skill_prompt
     from flue_tui.runtime.start import open_session
 
-    if settings.max_budget_usd is not None and settings.model:
-        from flue_tui.model.pricing import budget_problem
-        from flue_tui.runtime.wiring import prices
-
-        try:
-            problem = budget_problem(settings.model, prices(settings))
-        except ConfigError as exc:
-            problem = str(exc)
-        if problem:
-            return start_failure(problem, fmt, settings.model)
     try:
         session, context = open_session(settings, sessions)  # resumes and records per the session flags
     except ConfigError as exc:
@@ -160,7 +150,6 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
 
     cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
-    session.max_budget_usd = settings.max_budget_usd
     if claude is not None and claude.input_format == "stream-json":
         return _serve(session, context, settings, claude, prompt, partial)
     if not prompt or not prompt.strip():

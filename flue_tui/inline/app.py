@@ -31,7 +31,6 @@ RECAP_MESSAGES = 6  # a resumed session shows its last few messages, not its who
 
 class InlineApp:
     def __init__(self, settings: Settings, first: str | None, options: SessionOptions | None) -> None:
-        self.settings = settings
         self.first = first
         self.options = options
         self.dumb = terminal.is_dumb()
@@ -58,6 +57,10 @@ class InlineApp:
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in commands.COMMANDS] + self.skill_list()
 
+    @property
+    def settings(self) -> Settings:
+        return self.sessions.settings  # the handle's: /model, /effort and /mode replace them
+
     def policy(self) -> Any:
         from flue_tui.permissions.policy import policy_of
 
@@ -66,7 +69,7 @@ class InlineApp:
     def cycle_mode(self) -> None:
         policy = self.policy()
         if policy is not None:
-            self.settings.permission_mode = policy.cycle_mode()
+            self.sessions.keep_mode(policy.cycle_mode())
 
     def toolbar(self) -> str:
         s = self.renderer.router.status

@@ -3,10 +3,10 @@ so `/` completion and /help list the same names; the actions print lines instead
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import TYPE_CHECKING
 
-from flue_tui.agent import usage_text
 from flue_tui.ui.commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -51,15 +51,15 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
             _try(app, lambda: app.sessions.rename(arg))
     elif name == "model":
         if not arg:
-            say(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model.")
+            from flue_tui.runtime.handle import model_listing
+
+            say(await model_listing(app.settings.model))
         else:
             _try(app, lambda: app.sessions.switch_model(arg))
             if app.sessions.session is None and app.unavailable:
                 app.start()  # the session could not start without a model: try again with this one
     elif name == "effort":
-        from flue_tui.model.turn_params import set_effort
-
-        _try(app, lambda: set_effort(app.settings, app.sessions.session, arg))
+        _try(app, lambda: app.sessions.set_effort(arg))
     elif name == "compact":
         await app.compact(arg or None)
     elif name == "skills":
@@ -71,8 +71,11 @@ async def run(app: InlineApp, name: str, arg: str) -> bool:
             say("Skills (run one with /<name> [extra instructions]):\n"
                 + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
     elif name == "cost":
-        s = app.renderer.router.status
-        say(usage_text.detailed(s.total, tasks=s.tasks))
+        from flue_tui.runtime.handle import cost_text
+
+        s, session = app.renderer.router.status, app.sessions.session
+        window = await asyncio.to_thread(session.context_window) if session is not None else None
+        say(cost_text(s.total, s.tasks, s.context_tokens, window))
     elif name == "export":
         _export(app, arg)
     elif name == "mode":
@@ -117,14 +120,11 @@ async def _resume(app: InlineApp, arg: str) -> None:
 
 
 def _export(app: InlineApp, arg: str) -> None:
-    from flue_tui.ui.export import export_markdown
-
-    session = app.sessions.session
-    if session is None:
-        app.renderer.note("Nothing to export yet.", "warn")
+    try:
+        path = app.sessions.export(arg or None)
+    except ValueError as exc:
+        app.renderer.note(str(exc), "warn")
         return
-    path = export_markdown(session.messages, app.settings.cwd, arg or None, app.sessions.label(),
-                           app.settings.model or "")
     app.renderer.note(f"Exported the conversation to {os.path.relpath(path, app.settings.cwd)}")
 
 
@@ -142,5 +142,5 @@ def _mode(app: InlineApp, arg: str) -> None:
         app.renderer.note(f"Unknown permission mode {arg!r}: choose one of {', '.join(MODES)}.", "error")
     else:
         policy.set_mode(arg)
-        app.settings.permission_mode = arg  # /new and /resume keep the mode the user chose
+        app.sessions.keep_mode(arg)  # /new and /resume keep the mode the user chose
         app.renderer.note(f"Permission mode: {arg} ({MODE_HELP[arg]}).")

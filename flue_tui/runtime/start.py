@@ -149,6 +149,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
+    _check_budget(settings)
     if options is None or not options.uses_store:
         session, context = runtime.new_session(**({"session_id": options.session_id}
                                                   if options is not None and options.session_id else {}))
@@ -181,6 +182,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         kwargs: dict[str, Any] = {"session_id": session_id}
         if target is not None:
             kwargs["messages"] = messages
+            kwargs["usage"] = Usage(*store.tree_usage(target.id))  # its task children's tokens included
         session, context = runtime.new_session(**kwargs)
     except StoreError as exc:
         _release(locks)
@@ -190,8 +192,6 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         _release(locks)
         store.close()
         raise
-    if target is not None:
-        session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
     recorder = None
     if options.persist:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
@@ -199,6 +199,18 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         session.subscribe(recorder)
         _recorders[session] = recorder
     return Started(session, context, store, recorder, source, list(store.notices))
+
+
+def _check_budget(settings: Settings) -> None:
+    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start."""
+    if settings.max_budget_usd is None or not settings.model:
+        return
+    from flue_tui.model.pricing import budget_problem
+    from flue_tui.runtime.wiring import prices
+
+    problem = budget_problem(settings.model, prices(settings))
+    if problem:
+        raise SessionStartError(problem)
 
 
 def _lock(store: SessionStore, options: SessionOptions, cwd: str, session_id: str, target: SessionInfo | None,

@@ -68,7 +68,6 @@ class FlueApp(App[int]):
 
         self.COMMANDS = App.COMMANDS | {SlashCommandsProvider}
         super().__init__()
-        self.settings = settings
         self.initial_prompt = prompt
         self.transcript = Transcript()
         self.router = EventRouter(self.transcript, self.request_flush, cwd=settings.cwd)
@@ -200,6 +199,10 @@ class FlueApp(App[int]):
 
     def session_label(self) -> str:
         return self.ctl.label()
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctl.settings  # the session handle's: /model, /effort and /mode replace them
 
     def context_label(self) -> str:
         s = self.router.status

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from flue_tui.agent import usage_text
 from flue_tui.ui.commands import help_text
 
 if TYPE_CHECKING:
@@ -46,27 +45,16 @@ async def _name(app: FlueApp, arg: str) -> None:
 
 async def _model(app: FlueApp, arg: str) -> None:
     if not arg:
-        import asyncio
+        from flue_tui.runtime.handle import model_listing
 
-        from flue_tui.model.catalog import configured_providers, known_models
-
-        providers = configured_providers()
-        listing = await asyncio.to_thread(known_models, providers) if providers else {}
-        lines = []
-        for provider, names in listing.items():
-            shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
-            lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
-        app.notice(f"Model: {app.settings.model or '(none)'}. Switch with /model provider/model.\n"
-                   + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
+        app.notice(await model_listing(app.settings.model))
         return
     app.switch_model(arg)
 
 
 async def _effort(app: FlueApp, arg: str) -> None:
-    from flue_tui.model.turn_params import set_effort
-
     try:
-        app.notice(set_effort(app.settings, app.session, arg))
+        app.notice(app.ctl.handle.set_effort(arg))
     except ValueError as exc:
         app.notice(str(exc), "error")
 
@@ -86,19 +74,18 @@ async def _skills(app: FlueApp, arg: str) -> None:
 
 
 async def _cost(app: FlueApp, arg: str) -> None:
+    from flue_tui.runtime.handle import cost_text
+
     s = app.router.status
-    app.notice(usage_text.detailed(s.total, tasks=s.tasks)
-               + (f" · context {app.context_label()}" if app.context_label() else ""))
+    app.notice(cost_text(s.total, s.tasks, s.context_tokens, app.context_window))
 
 
 async def _export(app: FlueApp, arg: str) -> None:
-    from flue_tui.ui.export import export_markdown
-
-    if app.session is None:
-        app.notice("Nothing to export yet.", "warn")
+    try:
+        path = app.ctl.handle.export(arg or None)
+    except ValueError as exc:
+        app.notice(str(exc), "warn")
         return
-    path = export_markdown(app.session.messages, app.settings.cwd, arg or None, app.session_label(),
-                           app.settings.model or "")
     app.notice(f"Exported the conversation to {os.path.relpath(path, app.settings.cwd)}")
 
 
