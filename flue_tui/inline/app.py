@@ -235,7 +235,7 @@ class InlineApp:
         if asked is None or not await ask_trust(self.console, asked, self.dumb):
             return  # the session starts with the one-line notice of what was ignored
         try:
-            await asyncio.to_thread(accept, self.settings, asked)
+            self.sessions.settings = await asyncio.to_thread(accept, self.settings, asked)
         except ConfigError as exc:
             self.renderer.note(f"flue: {exc}", "error")
             return

@@ -179,6 +179,17 @@ class SessionHandle:
             raise ValueError("No session yet.")
         return await self.session.compact(focus)
 
+    def save_failure(self) -> str | None:
+        """Why the session was not saved completely (one sentence), or None."""
+        recorder = self.started.recorder if self.started is not None else None
+        return recorder.failure if recorder is not None else None
+
+    def cut_recording(self) -> None:
+        """SIGTERM: keep what has streamed (see Recorder.cut)."""
+        recorder = self.started.recorder if self.started is not None else None
+        if recorder is not None:
+            recorder.cut()
+
     # -- export and close ----------------------------------------------------------------------------
     def export(self, target: str | None) -> str:
         """/export [file.md]: the same redacted Markdown as `flue sessions export` (its children

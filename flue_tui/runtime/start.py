@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,9 +20,6 @@ if TYPE_CHECKING:
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
     from flue_tui.store.values import SessionInfo
-
-# The recorder of each started session, for front ends that only hold the Session (print mode).
-_recorders: weakref.WeakKeyDictionary[Any, Recorder] = weakref.WeakKeyDictionary()
 
 # (store, cwd) -> the chosen session's id, or None when the user cancelled.
 Picker = Callable[["SessionStore", str], "str | None"]
@@ -197,7 +193,6 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
                             exists=target is not None, locks=locks)
         session.subscribe(recorder)
-        _recorders[session] = recorder
     return Started(session, context, store, recorder, source, list(store.notices))
 
 
@@ -295,29 +290,3 @@ def pick_by_number(store: SessionStore, cwd: str) -> str | None:
     if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
         raise SessionStartError(f"Not a number from the list: {answer!r}.")
     return sessions[int(answer) - 1].id
-
-
-def recorder_of(session: Session) -> Recorder | None:
-    return _recorders.get(session)
-
-
-def save_failure(session: Session) -> str | None:
-    """Why the session was not saved completely (one sentence), or None."""
-    recorder = recorder_of(session)
-    return recorder.failure if recorder is not None else None
-
-
-def cut_recording(session: Session) -> None:
-    """SIGTERM: keep what has streamed (see Recorder.cut)."""
-    recorder = recorder_of(session)
-    if recorder is not None:
-        recorder.cut()
-
-
-def open_session(settings: Settings, options: SessionOptions | None, *,
-                 picker: Picker | None = None) -> tuple[Session, Any]:
-    """start_session, with the store's notices on stderr (print mode and the plain front end)."""
-    started = start_session(settings, options, picker=picker)
-    for notice in started.notices:
-        print(f"flue: {notice}", file=sys.stderr)
-    return started.session, started.context

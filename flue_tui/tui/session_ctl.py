@@ -109,7 +109,7 @@ class SessionControl:
         if asked is None or not await self.app.push_screen_wait(TrustScreen(asked)):
             return  # "not now": the session starts with the one-line notice of what was ignored
         try:
-            await asyncio.to_thread(accept, self.settings, asked)  # re-reads them: the handle's own
+            self.handle.settings = await asyncio.to_thread(accept, self.settings, asked)
         except ConfigError as exc:
             self.app.notice(str(exc), "error")
             return
