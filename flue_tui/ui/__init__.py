@@ -4,6 +4,7 @@ router.py, transcript.py  session events -> transcript entries (plain data widge
 toolfmt.py     how a tool call reads on screen; backfill.py  a resumed history as entries
 commands.py    the slash-command table, /help text, mode help and parsing
 history.py     prompt history; pathindex.py  the `@` path completion index
-export.py      /export Markdown; sessions_show.py  a stored session rendered (`flue sessions show`)
+sessions_show.py  a stored session rendered (`flue sessions show`); /export is the session
+               handle's (runtime/handle.py), through store/export.py like `flue sessions export`
 keys.py        whether the configured model lacks its API key
 """
