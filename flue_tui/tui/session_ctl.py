@@ -1,7 +1,6 @@
-"""Which session the app shows: start, resume, replace (/new, /resume), rename, switch model.
-
-Sessions are started through runtime/start.py (the store, the recorder, resume), in a thread, so
-loading a long history never blocks a frame.
+"""The app's adapter over runtime/handle.py's SessionHandle: what a session does is decided there;
+here only what the app shows (notices, the trust and picker screens). Sessions start in a worker
+thread, so loading a long history never blocks a frame.
 """
 
 from __future__ import annotations
