@@ -211,7 +211,10 @@ def main(argv: list[str] | None = None) -> int:
                                      effort=args.effort, max_output_tokens=args.max_output_tokens,
                                      ui_mode="inline" if args.inline else ("plain" if args.plain else None),
                                      **permissions)
-        prompt = _read_prompt(args, parser, required=not args.skill) if args.print_mode else None
+        prompt = None
+        if args.print_mode:  # with --input-format stream-json, stdin carries the conversation instead
+            stream_in = claude.input_format == "stream-json"
+            prompt = args.prompt if stream_in else _read_prompt(args, parser, required=not args.skill)
     except ConfigError as exc:
         from flue_tui.headless.printmode import start_failure
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from flue_tui.core.messages import Usage
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse
-from flue_tui.model.litellm_client import LiteLLMClient, _ToolCallAccumulator
+from flue_tui.model.assembly import ToolCallAccumulator
+from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.loader import aget_litellm
 
 EOF_MESSAGE = "Connection lost: the stream ended before the model finished its reply"
@@ -63,7 +64,7 @@ class _Turn:
         self.text: list[str] = []
         self.thinking: list[str] = []
         self.thinking_blocks: list[dict[str, Any]] = []
-        self.calls = _ToolCallAccumulator()
+        self.calls = ToolCallAccumulator()
         self.finish: str | None = None
         self.usage: Any = None
 
