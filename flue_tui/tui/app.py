@@ -378,6 +378,9 @@ class FlueApp(App[int]):
             self.prompt.set_text("")
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
 
+    def on_unmount(self) -> None:
+        self.ctl.close()  # however the app ends, the session's lock and store are let go
+
     async def action_quit(self) -> None:
         if self.session is not None and self.busy:
             self.session.abort()
