@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -68,7 +69,10 @@ class Session:
     def __init__(self, *, model: ModelClient, tools: list[Tool], system_prompt: str = "", cwd: str = ".",
                  session_id: str | None = None, task_id: str | None = None, parent_session: str | None = None,
                  depth: int = 0, max_turns: int | None = None, retry_base_ms: float = 2000.0,
-                 messages: list[Message] | None = None, compaction: CompactionConfig | None = None) -> None:
+                 messages: list[Message] | None = None, compaction: CompactionConfig | None = None,
+                 before_tool: BeforeTool | None = None, max_budget_usd: float | None = None,
+                 recompose: Callable[[], str] | None = None, parent: Session | None = None,
+                 usage: Usage | None = None) -> None:
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -82,21 +86,24 @@ class Session:
         self.messages: list[Message] = list(messages or [])
         # Every token this session and its task children used: the one total that the result, the
         # `usage` events, the status bar, /cost and the budget check read (see record_usage).
-        self.usage = Usage()
+        self.usage = usage or Usage()
         # The caller of a task child, so a child's usage reaches its ancestors' totals.
-        self.parent: Session | None = None
+        self.parent: Session | None = parent
         self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
-        self.before_tool: BeforeTool | None = None
+        self.before_tool: BeforeTool | None = before_tool
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.before_prompt: BeforePrompt | None = None
-        self.max_budget_usd: float | None = None
+        self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
         # Rebuilds the system prompt (re-reading AGENTS.md and skills) after a compaction.
-        self.recompose: Callable[[], str] | None = None
+        self.recompose: Callable[[], str] | None = recompose
         self._signal: AbortSignal | None = None
+        # Set whenever no operation runs: front ends await it (wait_idle) instead of polling `running`.
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     # -- events -----------------------------------------------------------------------------
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:
@@ -130,6 +137,22 @@ class Session:
     def running(self) -> bool:
         return self._signal is not None
 
+    async def wait_idle(self) -> None:
+        """Until no prompt or compaction runs (the ending one has emitted its last event)."""
+        while self._signal is not None:
+            await self._idle.wait()
+
+    def _busy(self) -> AbortSignal:
+        if self._signal is not None:
+            raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
+        self._idle.clear()
+        signal = self._signal = AbortSignal()
+        return signal
+
+    def _done(self) -> None:
+        self._signal = None
+        self._idle.set()  # waiters run after this coroutine's next await: its last events are out
+
     def abort(self) -> None:
         """Stop the model stream and running tools; the history stays valid."""
         if self._signal is not None:
@@ -150,9 +173,7 @@ class Session:
             raise OperationFailed(f"Agent did not call `finish` or `give_up` after {MAX_FOLLOW_UPS + 1} attempts.")
 
     async def prompt(self, text: str, result_schema: dict[str, Any] | None = None) -> OperationResult:
-        if self._signal is not None:
-            raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
-        signal = self._signal = AbortSignal()
+        signal = self._busy()
         op_id = new_id("op")
         began = time.monotonic()
         stats = self._stats = RunStats()
@@ -197,7 +218,7 @@ class Session:
         except OperationFailed as exc:
             subtype, error, hint = "error_during_execution", str(exc), exc.hint
         finally:
-            self._signal = None
+            self._done()
             self._stats = None
             if outcome is not None:
                 self.tools.pop("finish", None)
@@ -252,9 +273,7 @@ class Session:
 
     async def compact(self, focus: str | None = None) -> OperationResult:
         """Manual compaction (`/compact [focus]`): its own operation; failures are reported."""
-        if self._signal is not None:
-            raise SessionBusy(f'Session "{self.id}" is busy running prompt.')
-        self._signal = AbortSignal()
+        self._busy()
         stats = self._stats = RunStats()
         op_id = new_id("op")
         began = time.monotonic()
@@ -266,7 +285,7 @@ class Session:
         except CompactionFailed as exc:
             error, text = str(exc), str(exc)
         finally:
-            self._signal = None
+            self._done()
             self._stats = None
         duration = int((time.monotonic() - began) * 1000)
         self.emit(self.event(Operation, operation_id=op_id, operation_kind="compact", duration_ms=duration,

@@ -47,8 +47,11 @@ def ollama_model(url: str | None = None, timeout: float = 0.3) -> str | None:
     return f"ollama_chat/{names[0]}" if names else None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Settings:
+    """One run's settings, a value: a change while flue runs (/model, /effort, /mode, trusting the
+    project) is a SessionHandle method that replaces them (runtime/handle.py), never a mutation."""
+
     model: str | None = None
     cwd: str = field(default_factory=os.getcwd)
     max_turns: int | None = None
@@ -100,7 +103,7 @@ class Settings:
     # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
     mcp_config: list[str] = field(default_factory=list)
     strict_mcp_config: bool = False
-    overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reload() can re-read the files
+    overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reloaded() can re-read the files
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -108,41 +111,47 @@ class Settings:
         from flue_tui.config.files import layers
         from flue_tui.config.project import project_state
 
-        settings = cls()
-        cwd = str(overrides.get("cwd") or settings.cwd)
+        values: dict[str, object] = {}
+        cwd = str(overrides.get("cwd") or os.getcwd())
         if not os.path.isdir(cwd):
             if os.path.exists(cwd):
                 raise ConfigError(f"Working directory is not a directory: {cwd}")
             raise ConfigError(f"Working directory does not exist: {cwd}")
-        settings.overrides = dict(overrides)
-        settings.project_trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
-        sources = overrides.get("setting_sources")  # --setting-sources: which files are read
-        for layer in layers(cwd, trusted=settings.project_trusted,
-                            sources=tuple(sources) if isinstance(sources, (list, tuple)) else None):
-            settings.project_held.extend(layer.held)
-            settings.project_never.extend(layer.never)
+        trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
+        held: list[Held] = []
+        never: list[str] = []
+        extra_env: dict[str, str] = {}
+        sources: dict[str, str] = {}
+        setting_sources = overrides.get("setting_sources")  # --setting-sources: which files are read
+        for layer in layers(cwd, trusted=trusted,
+                            sources=tuple(setting_sources) if isinstance(setting_sources, (list, tuple)) else None):
+            held.extend(layer.held)
+            never.extend(layer.never)
             for key, value in layer.values.items():
                 attr = {"env": "extra_env", "ui.mode": "ui_mode", "ui.theme": "theme"}.get(key, key)
                 if attr == "extra_env":
-                    value = {**settings.extra_env, **value}
-                setattr(settings, attr, value)
-                settings.sources[key] = layer.source
+                    extra_env = {**extra_env, **value}
+                    value = extra_env
+                values[attr] = value
+                sources[key] = layer.source
         if os.environ.get("FLUE_RETRY_BASE_MS"):
             try:
-                settings.retry_base_ms = float(os.environ["FLUE_RETRY_BASE_MS"])
+                values["retry_base_ms"] = float(os.environ["FLUE_RETRY_BASE_MS"])
             except ValueError:
                 raise ConfigError("FLUE_RETRY_BASE_MS must be a number of milliseconds.") from None
         for key, value in overrides.items():
             if value is not None:
-                setattr(settings, key, value)
-                settings.sources[key] = "flag"
-        settings.cwd = os.path.abspath(settings.cwd)
-        if settings.model is None:
-            settings.model = default_model()
-        return settings
+                values[key] = value
+                sources[key] = "flag"
+        values["cwd"] = os.path.abspath(str(values.get("cwd") or cwd))
+        if values.get("model") is None:
+            values["model"] = default_model()
+        unknown = set(values) - set(cls.__dataclass_fields__)
+        if unknown:  # what setattr on a slotted instance refused before: a programming error, not input
+            raise AttributeError(f"Settings has no field {sorted(unknown)[0]!r}")
+        return cls(**values, overrides=dict(overrides), project_trusted=trusted, project_held=held,  # type: ignore[arg-type]
+                   project_never=never, sources=sources)
 
-    def reload(self) -> None:
-        """Read the files again with the same flags (after the user trusted the project)."""
-        fresh = Settings.from_env(**self.overrides)
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(fresh, name))
+    def reloaded(self) -> Settings:
+        """The files read again with the same flags (after the user trusted the project)."""
+        return Settings.from_env(**self.overrides)

@@ -31,12 +31,17 @@ def _render(event: Event) -> None:
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
     from flue_tui.permissions.project import accept, ask_on_terminal, pending
-    from flue_tui.runtime.start import open_session, pick_by_number
+    from flue_tui.runtime.handle import SessionHandle
+    from flue_tui.runtime.start import pick_by_number
 
     asked = pending(settings)
     if asked is not None and await ask_on_terminal(asked):
-        accept(settings, asked)
-    session, context = open_session(settings, sessions, picker=pick_by_number)
+        settings = accept(settings, asked)
+    handle = SessionHandle(settings, sessions)
+    started = handle.start(picker=pick_by_number)
+    for notice in started.notices:
+        print(f"flue: {notice}", file=sys.stderr)
+    session, context = started.session, started.context
     for warning in context.warnings:  # what the project file did not get, skipped skills, the sandbox
         print(warning, file=sys.stderr)
     session.subscribe(_render)

@@ -16,7 +16,8 @@ from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, 
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.workers import DaemonExecutor, exit_now
-from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
+from flue_tui.runtime.handle import SessionHandle
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.logline import log_line
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def start_failure(message: str, fmt: str | None, model: str | None) -> int:
     return EXIT_CONFIG
 
 
-async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
+async def _run(handle: SessionHandle, session: Session, prompt: str, schema: dict[str, Any] | None,
                renderer: _Renderer) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
@@ -117,7 +118,7 @@ async def _run(session: Session, prompt: str, schema: dict[str, Any] | None,
         if not caught:
             caught.append(code)
         if code == EXIT_SIGTERM:  # the store keeps the partial answer, as after kill -9
-            cut_recording(session)
+            handle.cut_recording()
         session.abort()
 
     for signum, code in ((_signal.SIGINT, EXIT_SIGINT), (_signal.SIGTERM, EXIT_SIGTERM)):
@@ -135,22 +136,14 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
               partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None,
               claude: ClaudeOptions | None = None) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.runtime.start import open_session
-
-    if settings.max_budget_usd is not None and settings.model:
-        from flue_tui.model.pricing import budget_problem
-        from flue_tui.runtime.wiring import prices
-
-        try:
-            problem = budget_problem(settings.model, prices(settings))
-        except ConfigError as exc:
-            problem = str(exc)
-        if problem:
-            return start_failure(problem, fmt, settings.model)
     try:
-        session, context = open_session(settings, sessions)  # resumes and records per the session flags
+        handle = SessionHandle(settings, sessions)
+        started = handle.start()  # resumes and records per the session flags
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
+    for notice in started.notices:
+        print(f"flue: {notice}", file=sys.stderr)
+    session, context = started.session, started.context
     for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
         print(warning, file=sys.stderr)
     if skill is not None:
@@ -163,7 +156,6 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
 
     cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
-    session.max_budget_usd = settings.max_budget_usd
     if claude is not None and claude.input_format == "stream-json":
         return _serve(session, context, settings, claude, prompt, partial)
     if not prompt or not prompt.strip():
@@ -184,14 +176,14 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())
-        result, signalled = runner.run(_run(session, prompt, settings.json_schema, renderer))
+        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
                                  num_turns=result.num_turns, duration_ms=result.duration_ms,
                                  duration_api_ms=result.duration_api_ms, usage=result.usage,
                                  error=f"Aborted by {name}.", aborted=True)
-    unsaved, kept = save_failure(session), ""
+    unsaved, kept = handle.save_failure(), ""
     if unsaved is not None and not result.is_error:  # the answer stands, but the run failed to keep it
         kept = result.text
         result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,

@@ -36,7 +36,6 @@ class InlineApp(InlineCommands):
     """The loop; also the `FrontEnd` slash commands run over (ui/commands.py, inline/commands.py)."""
 
     def __init__(self, settings: Settings, first: str | None, options: SessionOptions | None) -> None:
-        self.settings = settings
         self.first = first
         self.options = options
         self.dumb = terminal.is_dumb()
@@ -63,6 +62,10 @@ class InlineApp(InlineCommands):
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
 
+    @property
+    def settings(self) -> Settings:
+        return self.sessions.settings  # the handle's: /model, /effort and /mode replace them
+
     def policy(self) -> Any:
         from flue_tui.permissions.policy import policy_of
 
@@ -71,7 +74,7 @@ class InlineApp(InlineCommands):
     def cycle_mode(self) -> None:
         policy = self.policy()
         if policy is not None:
-            self.settings.permission_mode = policy.cycle_mode()
+            self.sessions.keep_mode(policy.cycle_mode())
 
     def toolbar(self) -> str:
         s = self.renderer.router.status
@@ -242,7 +245,7 @@ class InlineApp(InlineCommands):
         if asked is None or not await ask_trust(self.console, asked, self.dumb):
             return  # the session starts with the one-line notice of what was ignored
         try:
-            await asyncio.to_thread(accept, self.settings, asked)
+            self.sessions.settings = await asyncio.to_thread(accept, self.settings, asked)
         except ConfigError as exc:
             self.renderer.note(f"flue: {exc}", "error")
             return

@@ -62,7 +62,11 @@ class InlineCommands:
         return ""  # inline mode does not look the context window up (yet)
 
     def remember_mode(self, mode: str) -> None:
-        self.settings.permission_mode = mode  # /new and /resume keep the mode the user chose
+        self.sessions.keep_mode(mode)  # /new and /resume keep the mode the user chose
+
+    @property
+    def handle(self) -> InlineSessions:
+        return self.sessions
 
     async def new_session(self) -> None:
         await self.switch_session(None)

@@ -73,16 +73,3 @@ def for_turn(effort: str | None, override: int | None, model_limit: int | None) 
     if limit is not None:
         params["max_tokens"] = limit
     return params
-
-
-def set_effort(settings: Any, session: Any, arg: str) -> str:
-    """`/effort [level]` in the app and inline mode: show it, or switch it for the next turns (the
-    live session's model client and the children it starts later). ValueError for a bad level."""
-    current = settings.effort or "off"
-    if not arg.strip():
-        return f"Thinking effort: {current}. Switch with /effort {'|'.join(EFFORTS)}."
-    effort = check_effort(arg)
-    settings.effort = effort
-    if session is not None and hasattr(session.model, "effort"):
-        session.model.effort = effort
-    return f"Thinking effort: {effort}."

@@ -165,16 +165,16 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
     return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
 
 
-def install(session: Any, settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]
-            ) -> PermissionPolicy:
-    """Give a root session its own policy (so "allow for this session" ends with it) and pass on
-    the sandbox's one-time notices as start-up warnings (stderr in print mode, a notice in the app)."""
+def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]
+                   ) -> PermissionPolicy:
+    """A root session's own policy (so "allow for this session" ends with it; the Runtime hands it
+    to the Session it builds), and the sandbox's one-time notices passed on as start-up warnings
+    (stderr in print mode, a notice in the app)."""
     from flue_tui.sandbox.workspace import workspace_guard
 
     if getattr(settings, "sandbox", "local") not in SANDBOXES:
         raise ConfigError(f"Unknown sandbox {settings.sandbox!r}: choose one of {', '.join(SANDBOXES)}.")
     guard = workspace_guard(settings, conf.blocklist, conf.default_blocklist)
     policy = build_policy(settings, conf, guard)
-    session.before_tool = policy
     warnings.extend(n for n in notices if n not in warnings)
     return policy

@@ -81,10 +81,10 @@ def pending(settings: Any) -> Pending | None:
     return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
 
 
-def accept(settings: Any, asked: Pending) -> None:
-    """The user said yes: trust the file as it was when asked, and re-read the settings with it."""
+def accept(settings: Any, asked: Pending) -> Any:
+    """The user said yes: trust the file as it was when asked; the settings re-read with it."""
     trust.grant(settings.cwd, dict(asked.files) or {PROJECT_CONFIG: asked.sha256})
-    settings.reload()
+    return settings.reloaded()
 
 
 def question(asked: Pending) -> tuple[str, list[str]]:

@@ -1,6 +1,8 @@
 """The only wiring point: concrete parts (model, sandbox, tools, policy, store) put together.
 
 wiring.py  Runtime: builds a Session for a run from Settings
+handle.py  SessionHandle: the one session object every front end drives (start, /new, /resume,
+           rename, model, effort, mode, compact, export, totals, wait_idle, close)
 start.py   checks the session flags and starts a Session that resumes from / records to the store
 flags.py   the session flags' argparse definitions (argparse only, for a fast `flue --help`)
 """

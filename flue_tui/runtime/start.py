@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,9 +21,6 @@ if TYPE_CHECKING:
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
     from flue_tui.store.values import SessionInfo
-
-# The recorder of each started session, for front ends that only hold the Session (print mode).
-_recorders: weakref.WeakKeyDictionary[Any, Recorder] = weakref.WeakKeyDictionary()
 
 # (store, cwd) -> the chosen session's id, or None when the user cancelled.
 Picker = Callable[["SessionStore", str], "str | None"]
@@ -150,6 +146,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
+    _check_budget(settings)
     if options is None or not options.uses_store:
         session, context = runtime.new_session(**({"session_id": options.session_id}
                                                   if options is not None and options.session_id else {}))
@@ -183,6 +180,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         kwargs: dict[str, Any] = {"session_id": session_id}
         if target is not None:
             kwargs["messages"] = messages
+            kwargs["usage"] = Usage(*store.tree_usage(target.id))  # its task children's tokens included
         session, context = runtime.new_session(**kwargs)
     except StoreError as exc:
         _release(locks)
@@ -192,8 +190,6 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         _release(locks)
         store.close()
         raise
-    if target is not None:
-        session.usage = Usage(*store.tree_usage(target.id))  # its task children's tokens included
     install_checkpoints(session, settings.cwd, done=len(store.user_prompts(target.id)) if target else 0,
                         forked_from=source.id if source is not None and target is not None
                         and source.id != target.id else None, warm=settings.interactive)
@@ -202,8 +198,19 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
                             exists=target is not None, locks=locks)
         session.subscribe(recorder)
-        _recorders[session] = recorder
     return Started(session, context, store, recorder, source, list(store.notices))
+
+
+def _check_budget(settings: Settings) -> None:
+    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start."""
+    if settings.max_budget_usd is None or not settings.model:
+        return
+    from flue_tui.model.pricing import budget_problem
+    from flue_tui.runtime.wiring import prices
+
+    problem = budget_problem(settings.model, prices(settings))
+    if problem:
+        raise SessionStartError(problem)
 
 
 def _lock(store: SessionStore, options: SessionOptions, cwd: str, session_id: str, target: SessionInfo | None,
@@ -288,29 +295,3 @@ def pick_by_number(store: SessionStore, cwd: str) -> str | None:
     if not answer.isdigit() or not 1 <= int(answer) <= len(sessions):
         raise SessionStartError(f"Not a number from the list: {answer!r}.")
     return sessions[int(answer) - 1].id
-
-
-def recorder_of(session: Session) -> Recorder | None:
-    return _recorders.get(session)
-
-
-def save_failure(session: Session) -> str | None:
-    """Why the session was not saved completely (one sentence), or None."""
-    recorder = recorder_of(session)
-    return recorder.failure if recorder is not None else None
-
-
-def cut_recording(session: Session) -> None:
-    """SIGTERM: keep what has streamed (see Recorder.cut)."""
-    recorder = recorder_of(session)
-    if recorder is not None:
-        recorder.cut()
-
-
-def open_session(settings: Settings, options: SessionOptions | None, *,
-                 picker: Picker | None = None) -> tuple[Session, Any]:
-    """start_session, with the store's notices on stderr (print mode and the plain front end)."""
-    started = start_session(settings, options, picker=picker)
-    for notice in started.notices:
-        print(f"flue: {notice}", file=sys.stderr)
-    return started.session, started.context

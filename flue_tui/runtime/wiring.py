@@ -115,17 +115,18 @@ class Runtime:
         return make_sandbox(self.settings, cwd, self.sandbox_notices)
 
     def new_session(self, **kw: Any) -> tuple[Session, Context]:
-        """A root session in settings.cwd (fresh, or with `messages` / `session_id` to resume)."""
+        """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume)."""
+        from flue_tui.permissions.config import session_policy
+
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
+        policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
         session = Session(model=self._model(self.settings.model or ""), tools=self._tools(sandbox, context),
                           system_prompt=context.system_prompt, cwd=self.settings.cwd,
                           max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms,
-                          compaction=self._compaction(), **kw)
-        session.recompose = lambda: self.discover(self.settings.cwd, self.instructions).system_prompt
-        from flue_tui.permissions.config import install
-
-        install(session, self.settings, self.permissions, self.sandbox_notices, context.warnings)
+                          compaction=self._compaction(), before_tool=policy,
+                          max_budget_usd=self.settings.max_budget_usd,
+                          recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt, **kw)
         self.mcp.attach(session)
         return session, context
 
@@ -137,11 +138,11 @@ class Runtime:
         child = Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
                         system_prompt=context.system_prompt, cwd=child_cwd, task_id=new_id("task"),
                         parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms,
-                        compaction=self._compaction())
-        child.recompose = lambda: self.discover(child_cwd, agent.instructions).system_prompt
-        child.before_tool = parent.before_tool  # children answer to the same permission policy
+                        compaction=self._compaction(),
+                        recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+                        before_tool=parent.before_tool,  # children answer to the same permission policy
+                        parent=parent)  # its usage counts in the caller's totals (and the budget's)
         self.mcp.attach(child)  # and get the same MCP servers
-        child.parent = parent  # its usage counts in the caller's totals
         return child
 
 

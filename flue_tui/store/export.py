@@ -13,7 +13,7 @@ from typing import Any
 
 from flue_tui.core.toolcall import call_summary
 from flue_tui.store.sessions import SessionStore
-from flue_tui.store.values import SessionInfo, StoredMessage, local_time
+from flue_tui.store.values import SessionInfo, StoredMessage, local_time, now_iso
 
 Clean = Callable[[str], str]
 
@@ -122,3 +122,49 @@ def _session(store: SessionStore, info: SessionInfo, level: int, clean: Clean) -
 
 def to_markdown(store: SessionStore, info: SessionInfo, clean: Clean = _same) -> str:
     return "\n".join(_session(store, info, 1, clean)).rstrip() + "\n"
+
+
+def unsaved_markdown(session_id: str, cwd: str, model: str | None, title: str, messages: list[dict[str, Any]],
+                     usage: tuple[int, int, int, int, float], clean: Clean = _same) -> str:
+    """A session that is not in the store (`--no-session-persistence`) in the same Markdown as a
+    stored one: `messages` as `message_to_dict` gives them, `usage` as `tree_usage` gives it."""
+    now = now_iso()
+    info = SessionInfo(id=session_id, name=None, title=title, cwd=cwd, model=model, parent_id=None,
+                       parent_tool_call_id=None, task_id=None, agent=None, forked_from=None, created_at=now,
+                       updated_at=now, message_count=len(messages), input_tokens=usage[0], output_tokens=usage[1],
+                       cache_read_tokens=usage[2], cache_write_tokens=usage[3], cost_usd=usage[4])
+    lines = _header(_clean_info(info, clean), 1)
+    for seq, data in enumerate(messages):
+        stored = StoredMessage(session_id, seq, str(data.get("role", "")), data, False, now)
+        lines += list(_message(_clean_message(stored, clean), 1, {}, store=None, clean=clean))  # type: ignore[arg-type]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_markdown(path: str, render: Callable[[Clean], str]) -> None:
+    """Write an export the way `flue sessions export` does: every string redacted before it is
+    encoded, then the text once more; never over an existing file."""
+    import os
+
+    from flue_tui.permissions.secrets import Redactor
+
+    redact = Redactor(os.environ)
+    text = redact(render(redact))
+    try:
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise ValueError(f"{path} already exists; choose another file name.") from None
+    except OSError as exc:
+        raise ValueError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+
+
+def export_path(cwd: str, target: str | None, title: str) -> str:
+    """/export's file: the one given (relative to the session's directory), else a fresh name there."""
+    import datetime as _dt
+    import os
+    import re
+
+    if target:
+        return target if os.path.isabs(target) else os.path.join(cwd, target)
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", title).strip("-")[:40] or "session"
+    return os.path.join(cwd, f"flue-{slug}-{_dt.datetime.now():%Y%m%d-%H%M%S}.md")

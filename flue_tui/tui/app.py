@@ -76,7 +76,6 @@ class FlueApp(App[int]):
 
         self.COMMANDS = App.COMMANDS | {SlashCommandsProvider}
         super().__init__()
-        self.settings = settings
         self.initial_prompt = prompt
         self.transcript = Transcript()
         self.router = EventRouter(self.transcript, self.request_flush, cwd=settings.cwd)
@@ -109,9 +108,6 @@ class FlueApp(App[int]):
             yield self.completion
             yield self.prompt
             yield self.status_bar
-
-    def on_unmount(self) -> None:
-        self.ctl.close()  # however the app ended, its session's lock and database are let go
 
     def on_mount(self) -> None:
         self.completion.display = False
@@ -218,6 +214,10 @@ class FlueApp(App[int]):
     async def quit(self) -> None:
         await self.action_quit()
 
+    @property
+    def handle(self) -> Any:
+        return self.ctl.handle
+
     def session_store(self) -> Any:
         return self.ctl.store
 
@@ -237,6 +237,10 @@ class FlueApp(App[int]):
 
     def session_label(self) -> str:
         return self.ctl.label()
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctl.settings  # the session handle's: /model, /effort and /mode replace them
 
     def context_label(self) -> str:
         s = self.router.status
@@ -427,6 +431,9 @@ class FlueApp(App[int]):
         elif self.prompt.text:
             self.prompt.set_text("")
         self.notify("Press Ctrl+C again to quit", timeout=QUIT_WINDOW_S)
+
+    def on_unmount(self) -> None:
+        self.ctl.close()  # however the app ends, the session's lock and store are let go
 
     async def action_quit(self) -> None:
         if self.session is not None and self.busy:

@@ -47,7 +47,7 @@ def install(app: Host, session: Any) -> None:
     policy.asker = ask
 
     def changed(mode: str) -> None:
-        app.settings.permission_mode = mode  # so /new and /resume keep the mode the user chose
+        app.ctl.handle.keep_mode(mode)  # so /new and /resume keep the mode the user chose
         app.refresh_status()
 
     policy.listeners.append(changed)

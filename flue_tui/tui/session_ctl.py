@@ -1,7 +1,6 @@
-"""Which session the app shows: start, resume, replace (/new, /resume), rename, switch model.
-
-Sessions are started through runtime/start.py (the store, the recorder, resume), in a thread, so
-loading a long history never blocks a frame.
+"""The app's adapter over runtime/handle.py's SessionHandle: what a session does is decided there;
+here only what the app shows (notices, the trust and picker screens). Sessions start in a worker
+thread, so loading a long history never blocks a frame.
 """
 
 from __future__ import annotations
@@ -12,48 +11,52 @@ from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.runtime.handle import SessionHandle
 from flue_tui.ui.keys import NO_KEY, missing_key
 
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
 
 class SessionControl:
+    """The app's adapter over the runtime's SessionHandle: starts in a worker, shows notices and screens."""
+
     def __init__(self, app: FlueApp, settings: Settings, options: Any) -> None:
         self.app = app
-        self.settings = settings
-        self.options = options
-        self.started: Any = None
+        self.handle = SessionHandle(settings, options)
         self.starting = False
         self.unavailable: str | None = None
-        self.name: str | None = None
-        self._closed: Any = None
         self.trust_asked = False
 
     @property
+    def settings(self) -> Settings:
+        return self.handle.settings
+
+    @property
+    def options(self) -> Any:
+        return self.handle.options
+
+    @property
+    def started(self) -> Any:
+        return self.handle.started
+
+    @property
+    def name(self) -> str | None:
+        return self.handle.name
+
+    @property
     def session(self) -> Any:
-        return self.started.session if self.started is not None else None
+        return self.handle.session
 
     @property
     def context(self) -> Any:
-        return self.started.context if self.started is not None else None
+        return self.handle.context
 
     @property
     def store(self) -> Any:
-        return self.started.store if self.started is not None else None
+        return self.handle.store
 
     def label(self) -> str:
-        """The session's name, else a title from its first prompt (as the store titles it)."""
-        if self.name:
-            return self.name
-        session = self.session
-        if session is None:
-            return ""
-        first = next((m for m in session.messages if m.role == "user"), None)
-        if first is None:
-            return "new session"
-        from flue_tui.store.sessions import title_from
-
-        return title_from(first.content, 32)
+        return self.handle.label()
 
     # -- starting ------------------------------------------------------------------------------------
     def start(self, options: Any = None) -> None:
@@ -62,8 +65,6 @@ class SessionControl:
                             exclusive=True, exit_on_error=False)
 
     async def _start(self, options: Any) -> None:
-        from flue_tui.runtime.start import start_session
-
         self.starting = True
         try:
             await self._ask_trust()
@@ -71,7 +72,7 @@ class SessionControl:
                 chosen = await self._choose(None)
                 options = dataclasses.replace(options, pick=False, resume=chosen)
             try:
-                started = await asyncio.to_thread(start_session, self.settings, options)
+                started = await asyncio.to_thread(self.handle.start, options)
             except ConfigError as exc:
                 # No model at all means no key was found: say so in one line that fits 80 columns.
                 self.unavailable = NO_KEY if not self.settings.model else str(exc)
@@ -80,9 +81,7 @@ class SessionControl:
         finally:
             self.starting = False
         self.unavailable = None
-        self.started = started
         resumed = started.resumed
-        self.name = (options.name if options is not None else None) or (resumed.label if resumed else None)
         await self.app.attach(started.session, resumed=resumed is not None)
         if resumed is not None:
             self.app.notice(f"Resumed {resumed.label} · {resumed.message_count} messages", "info")
@@ -109,35 +108,20 @@ class SessionControl:
         if asked is None or not await self.app.push_screen_wait(TrustScreen(asked)):
             return  # "not now": the session starts with the one-line notice of what was ignored
         try:
-            await asyncio.to_thread(accept, self.settings, asked)
+            self.handle.settings = await asyncio.to_thread(accept, self.settings, asked)
         except ConfigError as exc:
             self.app.notice(str(exc), "error")
             return
         self.app.notice(f"Trusted {asked.path}.")
         self.app.refresh_status()
 
-    def _base_options(self, **changes: Any) -> Any:
-        from flue_tui.runtime.start import SessionOptions
-
-        base = self.options or SessionOptions()
-        fresh = SessionOptions(persist=base.persist, db=base.db, owner=base.owner)
-        return dataclasses.replace(fresh, **changes)
-
     async def replace(self, resume_id: str | None) -> None:
         """/new (resume_id None) or /resume: stop the current session and show another."""
-        session = self.session
-        if session is not None and session.running:
-            session.abort()
-            for _ in range(50):
-                if not session.running:
-                    break
-                await asyncio.sleep(0.02)
-        self.close()
-        self.started = None
-        self.name = None
+        await self.handle.stop()
+        self.handle.close()
         self.app.queue.clear()
         self.app._show_queue()
-        self.start(self._base_options(resume=resume_id))
+        self.start(self.handle.fresh_options(resume_id))
 
     # -- the picker ------------------------------------------------------------------------------------
     async def _open_store(self) -> Any:
@@ -175,53 +159,30 @@ class SessionControl:
 
     # -- changes ---------------------------------------------------------------------------------------
     async def rename(self, name: str) -> None:
-        from flue_tui.store.db import StoreError
-        from flue_tui.store.sessions import check_name
-
-        store, recorder, session = self.store, getattr(self.started, "recorder", None), self.session
-        if store is None or session is None or recorder is None:
-            self.app.notice("Sessions are not saved in this run, so it cannot be named.", "warn")
-            return
         try:
-            name = check_name(name)
-            if store.get(session.id) is None:
-                taken = store.by_name(name, self.settings.cwd)
-                if taken is not None:
-                    raise StoreError(f'A session named "{name}" already exists in {self.settings.cwd}.')
-                recorder.name = name  # the row is created with the first message
-            else:
-                store.rename(session.id, name)
-        except StoreError as exc:
-            self.app.notice(str(exc), "error")
+            line = self.handle.rename(name)
+        except ValueError as exc:
+            warn = str(exc).startswith("Sessions are not saved")
+            self.app.notice(str(exc), "warn" if warn else "error")
             return
-        self.name = name
         self.app.refresh_status()
-        self.app.notice(f"Session renamed to {name}.")
+        self.app.notice(line)
 
     def switch_model(self, model: str) -> None:
-        from flue_tui.runtime.wiring import Runtime
-
-        if "/" not in model:
-            self.app.notice(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).", "error")
-            return
-        self.settings.model = model
-        if self.session is None:
+        if self.session is None and "/" in model:
+            self.handle.settings = dataclasses.replace(self.settings, model=model)
             if not self.starting:
                 self.start()
             return
-        self.session.model = Runtime(self.settings).model_client(model)
-        self.app.notice(f"Model: {model}")
+        try:
+            line = self.handle.switch_model(model)
+        except ValueError as exc:
+            self.app.notice(str(exc), "error")
+            return
+        self.app.notice(line)
         hint = missing_key(self.settings)
         if hint:
             self.app.notice(hint, "warn")
 
     def close(self) -> None:
-        if self.started is None or self.started is self._closed:
-            return
-        self._closed = self.started
-        recorder = getattr(self.started, "recorder", None)
-        if recorder is not None:
-            recorder.close()
-        store = self.store
-        if store is not None:
-            store.close()
+        self.handle.close()

@@ -4,7 +4,8 @@ router.py, transcript.py  session events -> transcript entries (plain data widge
 toolfmt.py     how a tool call reads on screen (its summary: core/toolcall.py); backfill.py  a resumed history as entries
 commands.py    the slash commands: table, /help text, parsing, and `dispatch` over `FrontEnd`
 history.py     prompt history; pathindex.py  the `@` path completion index
-export.py      /export Markdown; sessions_show.py  a stored session rendered (`flue sessions show`)
+sessions_show.py  a stored session rendered (`flue sessions show`); /export is the session
+               handle's (runtime/handle.py), through store/export.py like `flue sessions export`
 keys.py        whether the configured model lacks its API key
 logline.py     how a log event reads (a retry with its attempt, status and wait)
 attach.py      `@path` in a prompt: the file (or a listing) attached, with a note per path

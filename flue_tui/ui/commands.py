@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
     from flue_tui.context.skills import Skill
     from flue_tui.permissions.policy import PermissionPolicy
+    from flue_tui.runtime.handle import SessionHandle
     from flue_tui.ui.router import Status
 
 
@@ -104,6 +105,8 @@ class FrontEnd(Protocol):
     @property
     def session(self) -> Session | None: ...
     @property
+    def handle(self) -> SessionHandle: ...  # what a session does (runtime/handle.py)
+    @property
     def usage(self) -> Status: ...  # the totals the status line shows
 
     def notice(self, text: str, level: str = "info") -> None: ...  # show a line or a list
@@ -141,12 +144,15 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         else:
             fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
     elif name == "model":
-        await (fe.switch_model(arg) if arg else _list_models(fe))
-    elif name == "effort":
-        from flue_tui.model.turn_params import set_effort
+        if arg:
+            await fe.switch_model(arg)
+        else:
+            from flue_tui.runtime.handle import model_listing
 
+            fe.notice(await model_listing(fe.settings.model))
+    elif name == "effort":
         try:
-            fe.notice(set_effort(fe.settings, fe.session, arg))
+            fe.notice(fe.handle.set_effort(arg))
         except ValueError as exc:
             fe.notice(str(exc), "error")
     elif name == "compact":
@@ -154,10 +160,11 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     elif name == "skills":
         _skills(fe)
     elif name == "cost":
-        from flue_tui.agent import usage_text
+        from flue_tui.runtime.handle import cost_text
 
-        status, context = fe.usage, fe.context_label()
-        fe.notice(usage_text.detailed(status.total, tasks=status.tasks) + (f" · context {context}" if context else ""))
+        status, session = fe.usage, fe.session
+        window = await asyncio.to_thread(session.context_window) if session is not None else None
+        fe.notice(cost_text(status.total, status.tasks, status.context_tokens, window))
     elif name == "export":
         _export(fe, arg)
     elif name == "mode":
@@ -174,19 +181,6 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     return True
 
 
-async def _list_models(fe: FrontEnd) -> None:
-    from flue_tui.model.catalog import configured_providers, known_models
-
-    providers = configured_providers()
-    listing = await asyncio.to_thread(known_models, providers) if providers else {}  # imports litellm
-    lines = []
-    for provider, names in listing.items():
-        shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
-        lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
-    fe.notice(f"Model: {fe.settings.model or '(none)'}. Switch with /model provider/model.\n"
-              + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
-
-
 def _skills(fe: FrontEnd) -> None:
     skills = fe.skill_list()
     if not skills:
@@ -198,14 +192,12 @@ def _skills(fe: FrontEnd) -> None:
 
 
 def _export(fe: FrontEnd, arg: str) -> None:
-    from flue_tui.ui.export import export_markdown
-
-    if fe.session is None:
-        fe.notice("Nothing to export yet.", "warn")
+    try:  # the one redacting exporter, as `flue sessions export`
+        path = fe.handle.export(arg or None)
+    except ValueError as exc:
+        fe.notice(str(exc), "warn")
         return
-    cwd = fe.settings.cwd
-    path = export_markdown(fe.session.messages, cwd, arg or None, fe.session_label(), fe.settings.model or "")
-    fe.notice(f"Exported the conversation to {os.path.relpath(path, cwd)}")
+    fe.notice(f"Exported the conversation to {os.path.relpath(path, fe.settings.cwd)}")
 
 
 def _mode(fe: FrontEnd, arg: str) -> None:

@@ -20,9 +20,8 @@ types = pytest.importorskip("claude_agent_sdk.types")
 
 def _session(fakellm, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), permission_mode="yolo")
-    settings.api_base = fakellm.base_url
-    settings.retry_base_ms = 5
+    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), permission_mode="yolo",
+                                 api_base=fakellm.base_url, retry_base_ms=5)
     return Runtime(settings).new_session()[0]
 
 

@@ -86,7 +86,7 @@ def test_project_servers_wait_for_trust_then_start(tmp_path):
     asked = pending(settings)
     assert asked is not None and asked.path.endswith("/.mcp.json")
     assert [h.key for h in asked.held] == [".mcp.json server p"]
-    accept(settings, asked)
+    settings = accept(settings, asked)
     assert [s.name for s in load(settings).servers] == ["p"]
     # A changed file is untrusted again: a pull cannot swap the program.
     (tmp_path / ".mcp.json").write_text(mcp_json(p={"command": "sh", "args": ["-c", "evil"]}))

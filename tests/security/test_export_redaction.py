@@ -70,9 +70,10 @@ def test_the_text_filter_also_catches_escaped_forms():
 
 
 def test_the_apps_export_command_redacts_too(tmp_path, monkeypatch):
-    """/export in the app and inline mode writes a Markdown file: the same rule holds there."""
-    from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-    from flue_tui.ui.export import export_markdown
+    """/export in the app and inline mode (SessionHandle.export) of a session the store does not hold
+    (--no-session-persistence) writes the same Markdown through the same redaction."""
+    from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, message_to_dict
+    from flue_tui.store.export import unsaved_markdown, write_markdown
 
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
@@ -81,9 +82,16 @@ def test_the_apps_export_command_redacts_too(tmp_path, monkeypatch):
                                  tool_calls=[ToolCall(id="c1", name="bash", arguments={
                                      "command": f"echo {SECRETS['QUOTE_API_KEY']} {SECRETS['SLASH_TOKEN']}"})]),
                 ToolResultMessage(tool_call_id="c1", tool_name="bash", text=SECRETS["LINES_KEY"])]
-    path = export_markdown(messages, str(tmp_path), "out.md", "leak " + SECRETS["ACCENT_SECRET"], "openai/fake")
+    path = str(tmp_path / "out.md")
+    write_markdown(path, lambda clean: unsaved_markdown("ses_x", str(tmp_path), "openai/fake",
+                                                        "leak " + SECRETS["ACCENT_SECRET"],
+                                                        [message_to_dict(m) for m in messages], (0, 0, 0, 0, 0.0),
+                                                        clean))
     out = Path(path).read_text(encoding="utf-8")
     for marker in MARKERS:
         assert marker not in out
+    for value in SECRETS.values():
+        for form in every_form(value):
+            assert form not in out
     for name in SECRETS:
         assert f"[redacted {name}]" in out

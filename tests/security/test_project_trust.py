@@ -97,7 +97,7 @@ def test_stored_trust_applies_and_lapses_when_the_file_changes(tmp_path):
     assert asked is not None and not asked.changed
     assert [h.key for h in asked.held] == ["[env] FOO", "[permissions] allow", "[permissions] default_blocklist = false",
                                            '[permissions] mode = "accept-edits"']
-    accept(s, asked)
+    s = accept(s, asked)
     assert s.project_trusted and s.extra_env == {"FOO": "from-the-project"}
     conf = load_for(s)
     assert conf.allow == ["bash", "write", "edit"] and conf.default_blocklist is False and conf.held == []
@@ -130,7 +130,7 @@ def test_a_file_changed_while_the_user_was_asked_is_not_trusted(tmp_path):
     s = _settings(repo)
     asked = pending(s)
     (repo / ".flue" / "config.toml").write_text('[permissions]\nallow = ["bash"]\n')
-    accept(s, asked)
+    s = accept(s, asked)
     assert not s.project_trusted and load_for(s).allow == []
 
 

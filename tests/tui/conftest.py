@@ -75,8 +75,8 @@ def make_app(fakellm, work: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FLUE_RETRY_BASE_MS", "5")
 
     def make(prompt: str | None = None, *, cwd: Path | None = None, options: SessionOptions | None = None,
-             model: str = "openai/fake") -> FlueApp:
-        settings = Settings.from_env(model=model, cwd=str(cwd or work))
+             model: str = "openai/fake", **flags: object) -> FlueApp:
+        settings = Settings.from_env(model=model, cwd=str(cwd or work), **flags)
         return FlueApp(settings, prompt, sessions=options if options is not None else SessionOptions())
 
     return make

@@ -37,8 +37,7 @@ async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakel
         Turn(calls=[Call("write", {"path": "f.txt", "content": "hello\n"}, id="w1")]),
         Turn(text="All done."),
     ])
-    app = make_app()
-    app.settings.permission_mode = "ask"
+    app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert " · ask" in screen_text(app).splitlines()[-1]
@@ -70,8 +69,7 @@ async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakel
 
 async def test_escape_denies_and_modes_switch(make_app, fakellm, work):
     fakellm.script([Turn(calls=[Call("bash", {"command": "touch made"}, id="b1")]), Turn(text="ok")])
-    app = make_app()
-    app.settings.permission_mode = "ask"
+    app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "go")

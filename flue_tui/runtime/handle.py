@@ -1,0 +1,248 @@
+"""SessionHandle: the one object every front end drives a conversation through.
+
+The app (tui/session_ctl.py), inline mode (inline/sessions.py), `--plain` and `-p` hold one; what a
+session is and does — start, resume, fork, /new, rename, model, effort, permission mode, compact,
+limits, totals, export, close — is decided here, once. Front ends only draw and ask.
+
+Settings are a value: a change (/model, /effort, /mode, trusting the project) is a method here that
+replaces the handle's Settings, so the next session (/new, /resume) starts with what the user chose.
+Nothing outside patches the Session after it is built: the Runtime gives it all at construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from flue_tui.config.errors import ConfigError
+from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
+
+if TYPE_CHECKING:
+    from flue_tui.agent.session import Session
+    from flue_tui.config.settings import Settings
+    from flue_tui.core.messages import Usage
+    from flue_tui.store.values import SessionInfo
+
+
+class SessionHandle:
+    def __init__(self, settings: Settings, options: SessionOptions | None = None) -> None:
+        self.settings = settings
+        self.options = options
+        self.started: Started | None = None
+        self.name: str | None = None
+
+    # -- what is running -----------------------------------------------------------------------------
+    @property
+    def session(self) -> Session | None:
+        return self.started.session if self.started is not None else None
+
+    @property
+    def context(self) -> Any:
+        return self.started.context if self.started is not None else None
+
+    @property
+    def store(self) -> Any:
+        return self.started.store if self.started is not None else None
+
+    @property
+    def persist(self) -> bool:
+        return self.options is None or self.options.persist
+
+    @property
+    def totals(self) -> Usage | None:
+        """Every token and dollar of this session, its task children included (Session.record_usage)."""
+        return self.session.usage if self.session is not None else None
+
+    def label(self) -> str:
+        """The session's name, else a title from its first prompt (as the store titles it)."""
+        if self.name:
+            return self.name
+        session = self.session
+        if session is None:
+            return ""
+        first = next((m for m in session.messages if m.role == "user"), None)
+        if first is None:
+            return "new session"
+        from flue_tui.store.sessions import title_from
+
+        return title_from(first.content, 32)
+
+    # -- starting and replacing ----------------------------------------------------------------------
+    def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:
+        """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
+        and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
+        options = options if options is not None else self.options
+        started = start_session(self.settings, options, picker=picker)
+        self.close()
+        self.adopt(started, options)
+        return started
+
+    def adopt(self, started: Started, options: SessionOptions | None) -> None:
+        self.started = started
+        resumed: SessionInfo | None = started.resumed
+        self.name = (options.name if options is not None else None) or (resumed.label if resumed else None)
+
+    def fresh_options(self, resume: str | None = None) -> SessionOptions:
+        """/new (resume None) and /resume REF: the run's store and owner, nothing else of its flags."""
+        base = self.options or SessionOptions()
+        return SessionOptions(persist=base.persist, db=base.db, owner=base.owner, resume=resume)
+
+    async def wait_idle(self) -> None:
+        if self.session is not None:
+            await self.session.wait_idle()
+
+    async def stop(self) -> None:
+        """Abort what runs and wait until it has ended (its last events recorded)."""
+        session = self.session
+        if session is not None and session.running:
+            session.abort()
+            await session.wait_idle()
+
+    async def replace(self, resume: str | None) -> Started:
+        """/new or /resume REF: the running operation is stopped first; a start that fails raises
+        ConfigError and keeps the current session."""
+        options = self.fresh_options(resume)
+        started = await asyncio.to_thread(start_session, self.settings, options)
+        await self.stop()
+        self.close()
+        self.adopt(started, options)
+        return started
+
+    def recent(self, limit: int = 15) -> list[Any]:
+        store = self.store
+        return store.list_sessions(self.settings.cwd, limit=limit) if store is not None else []
+
+    # -- changes -------------------------------------------------------------------------------------
+    def rename(self, name: str) -> str:
+        """/name NEW → the line to show; ValueError with the reason it cannot."""
+        from flue_tui.store.db import StoreError
+        from flue_tui.store.sessions import check_name
+
+        started = self.started
+        if started is None or started.store is None or started.recorder is None:
+            raise ValueError("Sessions are not saved in this run, so it cannot be named.")
+        store, session = started.store, started.session
+        try:
+            name = check_name(name)
+            if store.get(session.id) is None:
+                if store.by_name(name, self.settings.cwd) is not None:
+                    raise StoreError(f'A session named "{name}" already exists in {self.settings.cwd}.')
+                started.recorder.name = name  # the row is created with the first message
+            else:
+                store.rename(session.id, name)
+        except StoreError as exc:
+            raise ValueError(str(exc)) from None
+        self.name = name
+        return f"Session renamed to {name}."
+
+    def switch_model(self, model: str) -> str:
+        """/model ID: this session's next turns and every later session; ValueError when it cannot."""
+        from flue_tui.runtime.wiring import Runtime
+
+        if "/" not in model:
+            raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
+        settings = dataclasses.replace(self.settings, model=model)
+        if self.session is not None:
+            try:
+                self.session.model = Runtime(settings).model_client(model)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+        self.settings = settings
+        return f"Model: {model}"
+
+    def set_effort(self, arg: str) -> str:
+        """/effort [level]: show it, or switch it for the next turns (and the children started later)."""
+        from flue_tui.model.turn_params import EFFORTS, check_effort
+
+        if not arg.strip():
+            return f"Thinking effort: {self.settings.effort or 'off'}. Switch with /effort {'|'.join(EFFORTS)}."
+        effort = check_effort(arg)
+        self.settings = dataclasses.replace(self.settings, effort=effort)
+        session = self.session
+        if session is not None and hasattr(session.model, "effort"):
+            session.model.effort = effort  # type: ignore[attr-defined]
+        return f"Thinking effort: {effort}."
+
+    def keep_mode(self, mode: str) -> None:
+        """The permission mode the user switched to (/mode, Shift+Tab): /new and /resume keep it."""
+        self.settings = dataclasses.replace(self.settings, permission_mode=mode)
+
+    def reload_settings(self) -> None:
+        """Read the config files again with the same flags (after the user trusted the project)."""
+        from flue_tui.config.settings import Settings
+
+        self.settings = Settings.from_env(**self.settings.overrides)
+
+    async def compact(self, focus: str | None = None) -> Any:
+        if self.session is None:
+            raise ValueError("No session yet.")
+        return await self.session.compact(focus)
+
+    def save_failure(self) -> str | None:
+        """Why the session was not saved completely (one sentence), or None."""
+        recorder = self.started.recorder if self.started is not None else None
+        return recorder.failure if recorder is not None else None
+
+    def cut_recording(self) -> None:
+        """SIGTERM: keep what has streamed (see Recorder.cut)."""
+        recorder = self.started.recorder if self.started is not None else None
+        if recorder is not None:
+            recorder.cut()
+
+    # -- export and close ----------------------------------------------------------------------------
+    def export(self, target: str | None) -> str:
+        """/export [file.md]: the same redacted Markdown as `flue sessions export` (its children
+        included) once the session is stored; before that, the conversation in memory. The path."""
+        from flue_tui.core.messages import message_to_dict
+        from flue_tui.store.export import export_path, to_markdown, unsaved_markdown, write_markdown
+
+        session = self.session
+        if session is None or not session.messages:
+            raise ValueError("Nothing to export yet.")
+        path = export_path(self.settings.cwd, target, self.label())
+        store = self.store
+        info = store.get(session.id) if store is not None else None
+        if info is not None:
+            write_markdown(path, lambda clean: to_markdown(store, info, clean))
+        else:
+            u = session.usage
+            usage = (u.input, u.output, u.cache_read, u.cache_write, u.cost)
+            messages = [message_to_dict(m) for m in session.messages]
+            write_markdown(path, lambda clean: unsaved_markdown(session.id, self.settings.cwd, self.settings.model,
+                                                                self.label(), messages, usage, clean))
+        return path
+
+    def close(self) -> None:
+        started, self.started = self.started, None
+        if started is None:
+            return
+        if started.recorder is not None:
+            started.recorder.close()
+        if started.store is not None:
+            started.store.close()
+
+
+async def model_listing(current: str | None) -> str:
+    """/model without an id, in every front end: the current model and the ones each configured
+    provider serves (read in a thread: the catalog may ask a local server)."""
+    from flue_tui.model.catalog import configured_providers, known_models
+
+    providers = configured_providers()
+    listing = await asyncio.to_thread(known_models, providers) if providers else {}
+    lines = []
+    for provider, names in listing.items():
+        shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
+        lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
+    return (f"Model: {current or '(none)'}. Switch with /model provider/model.\n"
+            + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
+
+
+def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:
+    """/cost in every front end: the totals (task children included) and how full the context is."""
+    from flue_tui.agent import usage_text
+
+    text = usage_text.detailed(total, tasks=tasks)
+    if window and context_tokens:
+        text += f" · context {context_tokens:,} of {window:,} tokens ({100 * context_tokens / window:.0f}%)"
+    return text
