@@ -97,8 +97,7 @@ async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
         Turn(match="child job", text="Child done."),
         Turn(text="All done."),
     ])
-    app = make_app()
-    app.settings.permission_mode = "ask"
+    app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "delegate")

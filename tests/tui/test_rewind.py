@@ -17,8 +17,7 @@ async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: P
         Turn(text="Changed."),
         Turn(text="Changed again."),
     ])
-    app = make_app()
-    app.settings.permission_mode = "yolo"
+    app = make_app(permission_mode="yolo")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "make a")
