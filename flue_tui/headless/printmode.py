@@ -227,7 +227,7 @@ def _serve(session: Session, context: Any, settings: Settings, claude: ClaudeOpt
     def result_line(result: OperationResult, s: Session, model: str | None, denials: list[dict[str, Any]]) -> dict:
         return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
 
-    results, signalled = serve_stream_input(session, context, settings, claude,
+    _results, signalled = serve_stream_input(session, context, settings, claude,
                                             lambda obj: _write_line(sys.stdout, obj), partial=partial,
                                             first_prompt=prompt if prompt and prompt.strip() else None,
                                             result_line=result_line)

@@ -182,6 +182,7 @@ class InlineApp(InlineCommands):
         if not await self.ready():
             return
         session = self.sessions.session
+        assert session is not None  # ready() started it
         try:
             result = await self._turn(session.prompt(text), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
@@ -197,7 +198,9 @@ class InlineApp(InlineCommands):
     async def compact(self, focus: str | None) -> None:
         if not await self.ready():
             return
-        result = await self._turn(self.sessions.session.compact(focus), None)
+        session = self.sessions.session
+        assert session is not None  # ready() started it
+        result = await self._turn(session.compact(focus), None)
         self.renderer.note(result.text, "error" if result.is_error else "info")
 
     # -- the loop ----------------------------------------------------------------------------------

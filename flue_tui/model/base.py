@@ -80,7 +80,8 @@ class ModelError(Exception):
 
 
 class ModelClient(Protocol):
-    model: str
+    @property
+    def model(self) -> str: ...  # the id requests go to (read-only: a wrapper may decide it per turn)
 
     def stream_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None

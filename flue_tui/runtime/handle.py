@@ -203,7 +203,7 @@ class SessionHandle:
         path = export_path(self.settings.cwd, target, self.label())
         store = self.store
         info = store.get(session.id) if store is not None else None
-        if info is not None:
+        if store is not None and info is not None:
             write_markdown(path, lambda clean: to_markdown(store, info, clean))
         else:
             u = session.usage
@@ -242,7 +242,7 @@ def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None)
     """/cost in every front end: the totals (task children included) and how full the context is."""
     from flue_tui.agent import usage_text
 
-    text = usage_text.detailed(total, tasks=tasks)
+    text = usage_text.detailed(total, tasks=tasks > 0)
     if window and context_tokens:
         text += f" · context {context_tokens:,} of {window:,} tokens ({100 * context_tokens / window:.0f}%)"
     return text

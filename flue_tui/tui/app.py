@@ -74,7 +74,8 @@ class FlueApp(App[int]):
     def __init__(self, settings: Settings, prompt: str | None = None, *, sessions: Any = None) -> None:
         from flue_tui.tui.palette import SlashCommandsProvider
 
-        self.COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+        # Set here, not on the class: the palette module imports lazily (first frame).
+        self.COMMANDS = App.COMMANDS | {SlashCommandsProvider}  # pyright: ignore[reportAttributeAccessIssue]
         super().__init__()
         self.initial_prompt = prompt
         self.transcript = Transcript()
@@ -448,7 +449,7 @@ class FlueApp(App[int]):
         self._details = not self._details
         for entry in self.conversation.mounted_entries:
             if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
-                entry.expanded = self._details
+                setattr(entry, "expanded", self._details)  # noqa: B010 - only entries that have it
                 if entry.view is not None:
                     result = entry.view.sync()
                     if asyncio.iscoroutine(result):

@@ -22,6 +22,8 @@ class Host(Protocol):
 
     @property
     def settings(self) -> Settings: ...
+    @property
+    def handle(self) -> Any: ...  # the SessionHandle (runtime/handle.py)
     def request_flush(self) -> None: ...
     def refresh_status(self) -> None: ...
 
@@ -47,7 +49,7 @@ def install(app: Host, session: Any) -> None:
     policy.asker = ask
 
     def changed(mode: str) -> None:
-        app.ctl.handle.keep_mode(mode)  # so /new and /resume keep the mode the user chose
+        app.handle.keep_mode(mode)  # so /new and /resume keep the mode the user chose
         app.refresh_status()
 
     policy.listeners.append(changed)

@@ -46,7 +46,7 @@ class _Show:
     def session(self, info: SessionInfo, depth: int = 0, last: int | None = None) -> None:
         self.header(info, depth)
         kids = self.store.children(info.id)
-        by_call = {c.parent_tool_call_id: c for c in kids if c.parent_tool_call_id}
+        by_call: dict[str | None, SessionInfo] = {c.parent_tool_call_id: c for c in kids if c.parent_tool_call_id}
         shown: set[str | None] = set()
         rows = self.store.tail(info.id, last) if last else self.store.iter_messages(info.id)
         if last and info.message_count > last:

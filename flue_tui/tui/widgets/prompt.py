@@ -137,8 +137,9 @@ class PromptArea(TextArea):
         return None
 
     def _command_items(self, context: Context) -> list[tuple[Text | str, str]]:
-        return [(Text.assemble((f"/{name}", "bold"), "  ", (desc, "dim")), f"/{name} ")
-                for name, desc, _ in self.commands() if name.startswith(context.query)][:12]
+        items: list[tuple[Text | str, str]] = [(Text.assemble((f"/{name}", "bold"), "  ", (desc, "dim")), f"/{name} ")
+                                               for name, desc, _ in self.commands() if name.startswith(context.query)]
+        return items[:12]
 
     def _sync_completion(self) -> None:
         context = self._completion_context()
