@@ -13,12 +13,10 @@ import pytest
 from rich.console import Console
 
 from flue_tui.core.events import ToolStart
-from flue_tui.core.messages import message_from_dict
 from flue_tui.core.toolcall import call_summary
 from flue_tui.headless import plain, printmode
 from flue_tui.store import export as store_export
 from flue_tui.store.sessions import SessionStore
-from flue_tui.ui import export as ui_export
 from flue_tui.ui import sessions_show, toolfmt
 from flue_tui.ui.transcript import ToolEntry
 
@@ -55,7 +53,9 @@ def surfaces(name: str, args: dict, tmp_path, capsys) -> dict[str, str]:
         sessions_show.show(store, info, console=Console(file=buf, width=200, color_system=None))
         out["sessions show"] = buf.getvalue()
         out["sessions export"] = store_export.to_markdown(store, info)
-    out["/export"] = ui_export.to_markdown([message_from_dict(m) for m in stored], "t", "openai/fake")
+    # The app's /export of a session not saved yet (a saved one is `sessions export`'s Markdown).
+    out["/export"] = store_export.unsaved_markdown("ses_b", str(tmp_path), "openai/fake", "t", stored,
+                                                   (0, 0, 0, 0, 0.0))
     return out
 
 
