@@ -51,7 +51,7 @@ KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"permissions.asking", "permissions.policy"}),
     frozenset({"sandbox.local", "sandbox.procguard"}),
     frozenset({"store.db", "store.migrations"}),
-    frozenset({"tui.app", "tui.session_ctl"}),
+    frozenset({"tui.app", "tui.frontend", "tui.session_ctl"}),
 }
 
 

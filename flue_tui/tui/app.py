@@ -11,7 +11,6 @@ import asyncio
 import sys
 import time
 from collections import deque
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -23,20 +22,21 @@ from textual.widgets import Static
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.tui import approvals
+from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import make_backfill
-from flue_tui.ui.commands import COMMANDS, KEYS, dispatch, parse
+from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
-from flue_tui.ui.router import EventRouter, Status
-from flue_tui.ui.transcript import NoticeEntry, Transcript
+from flue_tui.ui.router import EventRouter
+from flue_tui.ui.transcript import Transcript
 
 if TYPE_CHECKING:
-    from flue_tui.permissions.policy import PermissionPolicy
+    pass
 
 FLUSH_S = 0.066        # render budget while following the stream
 FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
@@ -50,7 +50,7 @@ def litellm_ready() -> bool:
     return is_loaded()  # set once the (background) import has finished
 
 
-class FlueApp(App[int]):
+class FlueApp(AppFrontEnd):
     """The app; also the `FrontEnd` slash commands run over (ui/commands.py)."""
 
     CSS_PATH = "app.tcss"
@@ -199,56 +199,6 @@ class FlueApp(App[int]):
                              status=self.router.status, context_window=self.context_window, busy=self.busy,
                              mode=approvals.mode_label(self))
 
-    def notice(self, text: str, level: str = "info") -> None:
-        self.router.add(NoticeEntry(text=text, level=level))
-
-    @property
-    def usage(self) -> Status:
-        return self.router.status
-
-    def policy(self) -> PermissionPolicy | None:
-        return approvals.current(self)
-
-    async def run_slow(self, job: Coroutine[Any, Any, None]) -> None:
-        self.run_worker(job, group="slow-command", exit_on_error=False)  # keys keep working meanwhile
-
-    async def quit(self) -> None:
-        await self.action_quit()
-
-    @property
-    def handle(self) -> Any:
-        return self.ctl.handle
-
-    def session_store(self) -> Any:
-        return self.ctl.store
-
-    async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None:
-        from flue_tui.tui.screens.rewind import RewindScreen
-
-        return await self.push_screen_wait(RewindScreen(points))
-
-    async def continue_on(self, session_id: str, prompt: str) -> None:
-        await self.ctl.replace(session_id)
-        self.prompt.set_text(prompt)
-
-    # -- sessions ----------------------------------------------------------------------------------
-    @property
-    def session(self) -> Any:
-        return self.ctl.session
-
-    def session_label(self) -> str:
-        return self.ctl.label()
-
-    @property
-    def settings(self) -> Settings:
-        return self.ctl.settings  # the session handle's: /model, /effort and /mode replace them
-
-    def context_label(self) -> str:
-        s = self.router.status
-        if not (self.context_window and s.context_tokens):
-            return ""
-        return f"{s.context_tokens:,} of {self.context_window:,} tokens ({100 * s.context_tokens / self.context_window:.0f}%)"
-
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
         self.transcript = Transcript(session_id=session.id)
@@ -273,15 +223,6 @@ class FlueApp(App[int]):
         self.context_window = await asyncio.to_thread(session.model.context_window)
         self.refresh_status()
 
-    async def new_session(self) -> None:
-        await self.ctl.replace(None)
-
-    async def open_picker(self, ref: str | None) -> None:
-        await self.ctl.pick(ref)
-
-    async def rename_session(self, name: str) -> None:
-        await self.ctl.rename(name)
-
     async def switch_model(self, model: str) -> None:
         self.ctl.switch_model(model)
         self.context_window = None
@@ -289,24 +230,10 @@ class FlueApp(App[int]):
             self._fetch_context_window(self.session)
         self.refresh_status()
 
-    # -- skills --------------------------------------------------------------------------------------
-    def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.ctl.context, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
-
-    def find_skill(self, name: str) -> Any:
-        skills = getattr(self.ctl.context, "skills", None)
-        return skills.get(name) if skills is not None else None
-
     async def run_skill(self, skill: Any, extra: str) -> None:
         from flue_tui.context.skills import skill_prompt
 
         self.send(skill_prompt(skill, extra or None), display=f"/{skill.name}" + (f" {extra}" if extra else ""))
-
-    def command_items(self) -> list[tuple[str, str, bool]]:
-        """(name, help, needs an argument) for completion and the palette; skills included."""
-        builtin = [(c.name, c.help, bool(c.args) and not c.args.startswith("[")) for c in COMMANDS]
-        return builtin + [(name, desc, False) for name, desc in self.skill_list()]
 
     # -- prompting -----------------------------------------------------------------------------------
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
