@@ -28,14 +28,16 @@ _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 
 def result_object(result: OperationResult, *, session_id: str, model: str | None,
-                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None
-                  ) -> dict[str, Any]:
-    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse."""
+                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None,
+                  window: bool = True) -> dict[str, Any]:
+    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse.
+    `window=False` after a signal: the model's window comes from litellm, and a run stopped during
+    start-up would wait seconds for its import to finish just to fill one number in."""
     from flue_tui.headless.claude.result import result_message
 
     return result_message(result, session_id=session_id, model=model, permission_denials=permission_denials,
                           messages=session.messages if session is not None else None,
-                          context_window=_window(session))
+                          context_window=_window(session) if window else None)
 
 
 def _window(session: Session | None) -> int | None:
@@ -95,6 +97,13 @@ class _Renderer:
             print(f"{indent}tool ok {event.tool_name}: {what}", file=sys.stderr)
         elif isinstance(event, Log):
             print(f"{indent}{log_line(event)}", file=sys.stderr)
+
+
+def stopped_during_start_up(code: int, fmt: str | None, model: str | None) -> int:
+    """SIGINT/SIGTERM before the run began: the aborted result where the format wants one, then out."""
+    name = "SIGINT" if code == EXIT_SIGINT else "SIGTERM"
+    start_failure(f"Aborted by {name}.", fmt, model)
+    exit_now(code)
 
 
 def start_failure(message: str, fmt: str | None, model: str | None) -> int:
@@ -200,7 +209,8 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         print(f"flue: {unsaved}", file=sys.stderr)
     if fmt in ("json", "stream-json", "events"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
-                                              permission_denials=_denials(session), session=session))
+                                              permission_denials=_denials(session), session=session,
+                                              window=signalled is None))
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
         sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
         sys.stdout.flush()
