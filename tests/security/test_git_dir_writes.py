@@ -11,8 +11,10 @@ import pytest
 
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.permissions.rules import parse_rules
+from flue_tui.sandbox.local import LocalSandbox
+from flue_tui.tools import builtin_tools
 from tests.fakellm import Call, Turn
-from tests.permissions.conftest import run_calls, tools  # noqa: F401 - the fixture
+from tests.permissions.conftest import run_calls
 
 HOOK = "[core]\n\tfsmonitor = touch pwned\n"
 WRITES = [
@@ -24,6 +26,11 @@ WRITES = [
     ("edit", {"path": ".git/config", "oldText": "[core]", "newText": "[core]\n\tfsmonitor = touch pwned"}),
     ("bash", {"command": "echo '[core] fsmonitor = touch pwned' >> .git/config"}),
 ]
+
+
+@pytest.fixture
+def tools(tmp_path):
+    return {t.name: t for t in builtin_tools(LocalSandbox(str(tmp_path)))}
 
 
 @pytest.fixture
