@@ -18,6 +18,7 @@ from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.start import SessionOptions, cut_recording, save_failure
 from flue_tui.ui.logline import log_line
+from flue_tui.ui.termsafe import terminal_safe
 
 if TYPE_CHECKING:
     from flue_tui.headless.claude.run import ClaudeOptions
@@ -82,10 +83,10 @@ class _Renderer:
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
         if isinstance(event, ToolStart):
-            print(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip(), file=sys.stderr)
+            _say(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip())
         elif isinstance(event, ToolEnd) and event.is_error:
             text = event.result["content"][0]["text"].splitlines()[0:1]
-            print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)
+            _say(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}")
         elif isinstance(event, ToolEnd):  # the outcome in the app's words: lines read, exit code, +/- lines
             from flue_tui.ui.toolfmt import seconds, summary
             from flue_tui.ui.transcript import ToolEntry
@@ -94,9 +95,21 @@ class _Renderer:
             entry = ToolEntry(name=event.tool_name, status="ok", result_text=str(content[0].get("text", "")),
                               details=event.result.get("details") or {})
             what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
-            print(f"{indent}tool ok {event.tool_name}: {what}", file=sys.stderr)
+            _say(f"{indent}tool ok {event.tool_name}: {what}")
         elif isinstance(event, Log):
-            print(f"{indent}{log_line(event)}", file=sys.stderr)
+            _say(f"{indent}{log_line(event)}")
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr: its words come from the model, tools and providers (ui/termsafe.py)."""
+    print(terminal_safe(line), file=sys.stderr)
+
+
+def _answer(text: str) -> None:
+    """The answer on stdout in text mode, as text a terminal shows rather than obeys."""
+    text = terminal_safe(text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
 
 
 def stopped_during_start_up(code: int, fmt: str | None, model: str | None) -> int:
@@ -161,7 +174,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
     for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
-        print(warning, file=sys.stderr)
+        _say(warning)
     if skill is not None:
         found = context.skills.get(skill)
         if found is None:
@@ -206,20 +219,18 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,
                                      hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
     elif unsaved is not None:
-        print(f"flue: {unsaved}", file=sys.stderr)
+        _say(f"flue: {unsaved}")
     if fmt in ("json", "stream-json", "events"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
                                               permission_denials=_denials(session), session=session,
                                               window=signalled is None))
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
-        sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
-        sys.stdout.flush()
+        _answer(kept)
     elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
         if result.text:
-            sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
-            sys.stdout.flush()
+            _answer(result.text)
     if result.is_error:
-        print(f"flue: {result.hint or result.error}", file=sys.stderr)
+        _say(f"flue: {result.hint or result.error}")
     if signalled is not None:
         exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK
@@ -233,7 +244,7 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
                  denied=read_denied(session))
     for note in got.notes:
         if verbose or note.startswith("not attached"):
-            print(f"flue: {note}", file=sys.stderr)
+            _say(f"flue: {note}")
     return got.text
 
 
