@@ -178,11 +178,21 @@ class Session:
         began = time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
+        # An abort (SIGTERM, Esc) must not wait for the snapshot of a big tree: the run stops now and
+        # the snapshot's thread is left to finish unawaited (an aborted prompt keeps no checkpoint).
+        snapping = asyncio.ensure_future(self._checkpoint(text))
+        stop = asyncio.ensure_future(signal.wait())
         try:
-            checkpoint = await self._checkpoint(text)
+            await asyncio.wait({snapping, stop}, return_when=asyncio.FIRST_COMPLETED)
         except BaseException:  # cancelled while snapshotting: the session is not left busy
+            snapping.cancel()
             self._signal = self._stats = None
             raise
+        finally:
+            stop.cancel()
+        if not snapping.done():
+            snapping.cancel()
+        checkpoint = snapping.result() if snapping.done() and not snapping.cancelled() else None
         outcome: Outcome | None = None
         if result_schema is not None:
             outcome = Outcome()

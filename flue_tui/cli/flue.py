@@ -152,6 +152,17 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 
 
 def main(argv: list[str] | None = None) -> int:
+    from flue_tui.headless.workers import Signalled
+
+    try:
+        return _main(argv)
+    except Signalled as stop:  # only print mode installs the handler that raises it
+        from flue_tui.headless.printmode import stopped_during_start_up
+
+        return stopped_during_start_up(stop.code, stop.fmt, stop.model)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:  # only as the first word, so `flue -p sessions` stays a prompt
         from flue_tui.cli.sessions import main as sessions_main
@@ -201,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     from flue_tui.config.text import utf8_text
 
     fmt = args.output_format if args.print_mode else None
+    if args.print_mode:  # a signal during start-up still ends with the result the format promises
+        from flue_tui.headless.workers import stop_start_up_on_signals
+
+        stop_start_up_on_signals(fmt, args.model)
     try:
         if args.prompt is not None:
             args.prompt = utf8_text("The prompt", args.prompt)

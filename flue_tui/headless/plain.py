@@ -12,21 +12,23 @@ from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.printmode import _attached
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.logline import log_line
+from flue_tui.ui.termsafe import terminal_safe
 
 
 def _render(event: Event) -> None:
     if event.task_id:
         return
+    # Model, tool and provider words reach a terminal as text it shows, never as escapes it obeys.
     if isinstance(event, TextDelta):
-        sys.stdout.write(event.text)
+        sys.stdout.write(terminal_safe(event.text))
         sys.stdout.flush()
     elif isinstance(event, ToolStart):
-        print(f"\n· {event.tool_name} {call_summary(event.tool_name, event.args)}", file=sys.stderr)
+        print(terminal_safe(f"\n· {event.tool_name} {call_summary(event.tool_name, event.args)}"), file=sys.stderr)
     elif isinstance(event, ToolEnd) and event.is_error:
         first = event.result["content"][0]["text"].splitlines()[:1]
-        print(f"  ✗ {first[0] if first else 'error'}", file=sys.stderr)
+        print(terminal_safe(f"  ✗ {first[0] if first else 'error'}"), file=sys.stderr)
     elif isinstance(event, Log):
-        print(f"  {log_line(event)}", file=sys.stderr)
+        print(terminal_safe(f"  {log_line(event)}"), file=sys.stderr)
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
@@ -71,7 +73,7 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
                 result = await task
             print()
             if result.is_error:
-                print(f"flue: {result.hint or result.error}", file=sys.stderr)
+                print(terminal_safe(f"flue: {result.hint or result.error}"), file=sys.stderr)
         pending = None
 
 

@@ -19,6 +19,7 @@ from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.logline import log_line
+from flue_tui.ui.termsafe import terminal_safe
 
 if TYPE_CHECKING:
     from flue_tui.headless.claude.run import ClaudeOptions
@@ -29,14 +30,16 @@ _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 
 def result_object(result: OperationResult, *, session_id: str, model: str | None,
-                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None
-                  ) -> dict[str, Any]:
-    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse."""
+                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None,
+                  window: bool = True) -> dict[str, Any]:
+    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse.
+    `window=False` after a signal: the model's window comes from litellm, and a run stopped during
+    start-up would wait seconds for its import to finish just to fill one number in."""
     from flue_tui.headless.claude.result import result_message
 
     return result_message(result, session_id=session_id, model=model, permission_denials=permission_denials,
                           messages=session.messages if session is not None else None,
-                          context_window=_window(session))
+                          context_window=_window(session) if window else None)
 
 
 def _window(session: Session | None) -> int | None:
@@ -81,10 +84,10 @@ class _Renderer:
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
         if isinstance(event, ToolStart):
-            print(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip(), file=sys.stderr)
+            _say(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip())
         elif isinstance(event, ToolEnd) and event.is_error:
             text = event.result["content"][0]["text"].splitlines()[0:1]
-            print(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}", file=sys.stderr)
+            _say(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}")
         elif isinstance(event, ToolEnd):  # the outcome in the app's words: lines read, exit code, +/- lines
             from flue_tui.ui.toolfmt import seconds, summary
             from flue_tui.ui.transcript import ToolEntry
@@ -93,9 +96,28 @@ class _Renderer:
             entry = ToolEntry(name=event.tool_name, status="ok", result_text=str(content[0].get("text", "")),
                               details=event.result.get("details") or {})
             what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
-            print(f"{indent}tool ok {event.tool_name}: {what}", file=sys.stderr)
+            _say(f"{indent}tool ok {event.tool_name}: {what}")
         elif isinstance(event, Log):
-            print(f"{indent}{log_line(event)}", file=sys.stderr)
+            _say(f"{indent}{log_line(event)}")
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr: its words come from the model, tools and providers (ui/termsafe.py)."""
+    print(terminal_safe(line), file=sys.stderr)
+
+
+def _answer(text: str) -> None:
+    """The answer on stdout in text mode, as text a terminal shows rather than obeys."""
+    text = terminal_safe(text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def stopped_during_start_up(code: int, fmt: str | None, model: str | None) -> int:
+    """SIGINT/SIGTERM before the run began: the aborted result where the format wants one, then out."""
+    name = "SIGINT" if code == EXIT_SIGINT else "SIGTERM"
+    start_failure(f"Aborted by {name}.", fmt, model)
+    exit_now(code)
 
 
 def start_failure(message: str, fmt: str | None, model: str | None) -> int:
@@ -145,7 +167,7 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         print(f"flue: {notice}", file=sys.stderr)
     session, context = started.session, started.context
     for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
-        print(warning, file=sys.stderr)
+        _say(warning)
     if skill is not None:
         found = context.skills.get(skill)
         if found is None:
@@ -189,19 +211,18 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,
                                      hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
     elif unsaved is not None:
-        print(f"flue: {unsaved}", file=sys.stderr)
+        _say(f"flue: {unsaved}")
     if fmt in ("json", "stream-json", "events"):
         _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
-                                              permission_denials=_denials(session), session=session))
+                                              permission_denials=_denials(session), session=session,
+                                              window=signalled is None))
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
-        sys.stdout.write(kept if kept.endswith("\n") else kept + "\n")
-        sys.stdout.flush()
+        _answer(kept)
     elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
         if result.text:
-            sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
-            sys.stdout.flush()
+            _answer(result.text)
     if result.is_error:
-        print(f"flue: {result.hint or result.error}", file=sys.stderr)
+        _say(f"flue: {result.hint or result.error}")
     if signalled is not None:
         exit_now(signalled)  # within moments of the signal, whatever a worker thread is doing
     return EXIT_ERROR if result.is_error else EXIT_OK
@@ -215,7 +236,7 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
                  denied=read_denied(session))
     for note in got.notes:
         if verbose or note.startswith("not attached"):
-            print(f"flue: {note}", file=sys.stderr)
+            _say(f"flue: {note}")
     return got.text
 
 

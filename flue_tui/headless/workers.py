@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -64,3 +65,23 @@ def exit_now(code: int) -> NoReturn:
             pass
     atexit._run_exitfuncs()
     os._exit(code)
+
+
+class Signalled(BaseException):
+    """SIGINT/SIGTERM before the run's event loop took the signals over (flags, config, opening the
+    session): raised where the main thread is, so start-up stops there and the result is still written.
+    A BaseException, so no `except Exception` on the way swallows it."""
+
+    def __init__(self, code: int, fmt: str | None, model: str | None) -> None:
+        super().__init__(code)
+        self.code, self.fmt, self.model = code, fmt, model
+
+
+def stop_start_up_on_signals(fmt: str | None, model: str | None) -> None:
+    """From now until the run's loop installs its own handlers, SIGINT/SIGTERM raise Signalled."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise Signalled(128 + signum, fmt, model)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, handler)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from flue_tui.inline import terminal
+from flue_tui.inline.safe import Safe
 from flue_tui.permissions.asking import MAX_LINES, ask_on_terminal, session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 from flue_tui.permissions.project import Pending, question
@@ -86,7 +87,7 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
             renderer.print(Text.assemble((f"{who} asks: " if who else "", "bold yellow"),
                                          (f"{request.title}?", "bold yellow"),
                                          (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
-            renderer.console.print(_body(request))
+            renderer.console.print(Safe(_body(request)))
             terminal.drop_typeahead()
             with terminal.normal_input():
                 if dumb:  # no cursor control: the line-mode question from the plain front end
@@ -116,8 +117,8 @@ async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
     if dumb:  # no cursor control: the plain front end's line question
         return await ask_on_terminal_trust(asked)
     title, lines = question(asked)
-    console.print(Text(title, style="bold yellow"))
-    console.print(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines))
+    console.print(Safe(Text(title, style="bold yellow")))
+    console.print(Safe(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines)))
     terminal.drop_typeahead()
     try:
         with terminal.normal_input():

@@ -24,10 +24,12 @@ from flue_tui.core import events as ev
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
 from flue_tui.inline.blocks import Trimmed, complete_prefix
+from flue_tui.inline.safe import Safe
 from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.router import EventRouter
+from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -169,7 +171,7 @@ class Renderer:
         group, last = _GROUP.get(kind, kind), _GROUP.get(self._last or "")
         if last is not None and (group != last or group == "text"):
             self.console.print()  # prose, tool lines and the prompt each stand apart; so do Markdown blocks
-        self.console.print(renderable)
+        self.console.print(Safe(renderable))
         self._last = kind
 
     def note(self, text: str, level: str = "info") -> None:
@@ -244,7 +246,7 @@ class Renderer:
             if fresh:
                 if not self._open_line and self._last is not None:
                     self.console.print()
-                self.console.file.write(fresh)
+                self.console.file.write(terminal_safe(fresh))  # raw bytes: no rich Text to sanitise them
                 self.console.file.flush()
                 self._open_line = not fresh.endswith("\n")
                 self._last = "text"
@@ -286,7 +288,7 @@ class Renderer:
             self._stop_live()
             return
         self._frame += 1
-        group = Group(*parts)
+        group = Safe(Group(*parts))
         if self._live is None:
             self._live = Live(group, console=self.console, auto_refresh=False, transient=True,
                               redirect_stdout=False, redirect_stderr=False, vertical_overflow="crop")

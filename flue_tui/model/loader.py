@@ -48,15 +48,21 @@ async def aget_litellm() -> Any:
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
+    def hand_over(callback: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(callback)
+        except RuntimeError:  # the loop closed meanwhile (a signalled run): no one awaits the import
+            pass
+
     def work() -> None:
         try:
             result: Any = get_litellm()
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
             # Bound as a default: Python unbinds `exc` when the except block ends, before the
             # callback runs on the loop, and a failed import would then hang the caller.
-            loop.call_soon_threadsafe(lambda error=exc: future.done() or future.set_exception(error))
+            hand_over(lambda error=exc: future.done() or future.set_exception(error))
             return
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
+        hand_over(lambda: future.done() or future.set_result(result))
 
     threading.Thread(target=work, name="litellm-import", daemon=True).start()
     return await future

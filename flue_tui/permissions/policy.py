@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from flue_tui.permissions.asking import preview
-from flue_tui.permissions.rules import Rule, matches, parse_rule, redirect_targets, session_rules_for, unseen_by_deny
+from flue_tui.permissions.rules import (
+    Rule,
+    in_git_dir,
+    matches,
+    parse_rule,
+    redirect_targets,
+    session_rules_for,
+    unseen_by_deny,
+)
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
@@ -36,13 +44,16 @@ UNCLEAR_TEXT = ('Permission denied: {tool} is blocked by the rule "{rule}": flue
                 'runs ({why}), so it cannot check the rule. Name each program plainly.')
 NO_ASK_TEXT = ("Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
                "run (print mode never asks). Allow it with --allowed-tools or --permission-mode.")
+GIT_TEXT = ("Permission denied: {tool} would change {path}, inside a .git directory, where a change can make git "
+            "run commands; flue asks before every such change whatever the mode and rules say, and no one can "
+            "approve it in this run (print mode never asks).")
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     verdict: Verdict
-    reason: str | None = None  # the refusal text, for "deny"
+    reason: str | None = None  # the refusal text, for "deny"; for "ask", the refusal when no one can be asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +148,13 @@ class PermissionPolicy:
         default = _DEFAULTS[self.mode].get(kind, "allow")
         if default == "deny":  # plan mode is read-only whatever the allow rules say
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
+        # A change inside .git can make the next allowed `git status` run a command (core.fsmonitor,
+        # hooks, filters): always a question, past accept-edits and allow rules; only yolo skips it.
+        path = args.get("path") if kind == "edit" else None
+        targets = ([path] if isinstance(path, str) else []) + list(writes)
+        git = next((p for p in targets if in_git_dir(p, base)), None) if self.mode != "yolo" else None
+        if git is not None:
+            return Decision("ask", GIT_TEXT.format(tool=tool_name, path=git))
         if default == "allow":
             unseen = unseen_by_deny(self.deny, tool_name, args)
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
@@ -169,7 +187,7 @@ class PermissionPolicy:
         if decision.verdict != "ask":
             return decision.reason
         if self.asker is None:
-            return NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
+            return decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
         if self._asking is None:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents

@@ -131,6 +131,18 @@ def matches(rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base
     return None
 
 
+def in_git_dir(path: str, base: str) -> bool:
+    """Whether writing `path` changes a `.git` directory (config, hooks, info/attributes): git runs
+    commands named there (core.fsmonitor, hooks, filters), so such a write is never a plain edit.
+    Both the path as written and as resolved count (a symlink into .git; `.GIT` on a folding disk)."""
+    full = os.path.normpath(os.path.join(base, path))
+    try:
+        resolved = os.path.realpath(full)
+    except (OSError, ValueError):
+        resolved = full
+    return any(part.casefold() == ".git" for p in (full, resolved) for part in p.split(os.sep))
+
+
 def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The files a bash command's redirections write (`> out.txt`), judged like the write tool's paths."""
     command = args.get("command")

@@ -146,9 +146,12 @@ def _plan(data: Any, where: str, seen: set[str], parent: str | None = None) -> _
         raise fail('is not a flue session export (it has no "session" object)')
     info = data["session"]
     wrong = _keys(info, _INFO, ("id",), closed=None)
+    sid = info.get("id")
+    here = f"session {sid}:" if parent is None else f"task session {sid} of {parent}:"
+    if wrong and isinstance(sid, str) and sid.isprintable() and 0 < len(sid) <= 200:
+        raise ImportProblem(f"{here} {wrong}")  # name the session the user can find in the file
     if wrong:
-        raise fail(f"has a session that {wrong}")
-    sid = info["id"]
+        raise ImportProblem(f"{where}: its session {wrong}")
     if not sid.strip() or not sid.isprintable() or len(sid) > 200:
         raise fail(f"has an unusable session id {_show(sid)}")
     if sid in seen:
@@ -159,7 +162,6 @@ def _plan(data: Any, where: str, seen: set[str], parent: str | None = None) -> _
             check_name(info["name"])
         except StoreError as exc:
             raise fail(f"names session {sid} badly: {exc}") from None
-    here = f"session {sid}:" if parent is None else f"task session {sid} of {parent}:"
     messages, tasks = data.get("messages", []), data.get("tasks", [])
     if not isinstance(messages, list) or not isinstance(tasks, list):
         raise ImportProblem(f'{here} "messages" and "tasks" must be lists')
