@@ -12,8 +12,15 @@ import pytest
 
 pytest_plugins = ["tests.fakellm.fixture"]
 
-_PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY",
-                  "OPENAI_BASE_URL", "OPENAI_API_BASE", "FLUE_MODEL")
+_PROVIDER_VARS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "FLUE_MODEL",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -36,12 +43,14 @@ class CLIResult:
 def flue_env(fakellm, tmp_path: Path) -> dict[str, str]:
     """Environment for running the real `flue` CLI against the scripted server."""
     env = dict(os.environ)
-    env.update({
-        "OPENAI_BASE_URL": fakellm.base_url,
-        "OPENAI_API_KEY": "sk-test",
-        "FLUE_RETRY_BASE_MS": "5",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "OPENAI_BASE_URL": fakellm.base_url,
+            "OPENAI_API_KEY": "sk-test",
+            "FLUE_RETRY_BASE_MS": "5",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return env
 
 
@@ -50,12 +59,23 @@ def run_flue(flue_env: dict[str, str], tmp_path: Path):
     """Run `python -m flue_tui ARGS` in a subprocess (the real CLI, real litellm) and capture it."""
 
     # Generous: a loaded 2-core machine can take tens of seconds to import litellm in a new process.
-    def run(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 180,
-            env: dict[str, str] | None = None) -> CLIResult:
+    def run(
+        *args: str,
+        stdin: str | None = None,
+        cwd: Path | None = None,
+        timeout: float = 180,
+        env: dict[str, str] | None = None,
+    ) -> CLIResult:
         proc = subprocess.run(
-            [sys.executable, "-m", "flue_tui", *args], input=stdin,
+            [sys.executable, "-m", "flue_tui", *args],
+            input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True, text=True, cwd=cwd or tmp_path, env=env or flue_env, timeout=timeout)
+            capture_output=True,
+            text=True,
+            cwd=cwd or tmp_path,
+            env=env or flue_env,
+            timeout=timeout,
+        )
         return CLIResult(proc.returncode, proc.stdout, proc.stderr)
 
     return run

@@ -122,8 +122,7 @@ def test_every_package_has_a_layer():
 @pytest.mark.parametrize("library", sorted(ONLY_IN))
 def test_library_used_only_in_its_package(library):
     home = ONLY_IN[library]
-    bad = [_where(i) for m in MODULES for i in IMPORTS[m]
-           if i.target.split(".")[0] == library and _package(m) != home]
+    bad = [_where(i) for m in MODULES for i in IMPORTS[m] if i.target.split(".")[0] == library and _package(m) != home]
     assert not bad, f"{library} belongs in flue_tui/{home}/ only:\n" + "\n".join(bad)
 
 

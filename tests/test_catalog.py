@@ -15,5 +15,6 @@ def test_known_models_are_provider_prefixed_chat_models():
     listing = known_models(["openai", "anthropic"])
     assert "openai/gpt-4o" in listing["openai"]
     assert "anthropic/claude-sonnet-4-5" in listing["anthropic"] or any(
-        m.startswith("anthropic/claude-sonnet-4") for m in listing["anthropic"])
+        m.startswith("anthropic/claude-sonnet-4") for m in listing["anthropic"]
+    )
     assert not any("embedding" in m for m in listing["openai"])  # not chat models

@@ -11,33 +11,60 @@ import sys
 
 from tests.fakellm import Call, Turn
 
-RESULT_FIELDS = {"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
-                 "duration_api_ms", "total_cost_usd", "usage", "model", "permission_denials",
-                 "stop_reason", "modelUsage", "terminal_reason", "uuid", "checkpoint"}
-USAGE_FIELDS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
-                "server_tool_use"}
+RESULT_FIELDS = {
+    "type",
+    "subtype",
+    "is_error",
+    "result",
+    "session_id",
+    "num_turns",
+    "duration_ms",
+    "duration_api_ms",
+    "total_cost_usd",
+    "usage",
+    "model",
+    "permission_denials",
+    "stop_reason",
+    "modelUsage",
+    "terminal_reason",
+    "uuid",
+    "checkpoint",
+}
+USAGE_FIELDS = {
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "server_tool_use",
+}
 
 
 def test_multi_turn_tool_run_prints_the_final_answer(fakellm, run_flue, tmp_path):
     (tmp_path / "README.md").write_text("# Demo\nA tiny project.\n")
-    fakellm.script([
-        Turn(text="Let me look.", calls=[Call("read", {"path": "README.md"})]),
-        Turn(calls=[Call("bash", {"command": "echo $((6*7))"})]),
-        Turn(text="It is a tiny project. The answer is 42."),
-    ])
+    fakellm.script(
+        [
+            Turn(text="Let me look.", calls=[Call("read", {"path": "README.md"})]),
+            Turn(calls=[Call("bash", {"command": "echo $((6*7))"})]),
+            Turn(text="It is a tiny project. The answer is 42."),
+        ]
+    )
     out = run_flue("-p", "summarise README.md", "--model", "openai/fake")
     assert out.code == 0, out.stderr
     assert out.stdout == "It is a tiny project. The answer is 42.\n"
     assert out.stderr == ""
     second = fakellm.requests[1]["messages"]
-    assert second[-1] == {"role": "tool", "tool_call_id": second[-2]["tool_calls"][0]["id"],
-                          "content": "# Demo\nA tiny project.\n"}
+    assert second[-1] == {
+        "role": "tool",
+        "tool_call_id": second[-2]["tool_calls"][0]["id"],
+        "content": "# Demo\nA tiny project.\n",
+    }
     assert fakellm.requests[2]["messages"][-1]["content"] == "42"
 
 
 def test_json_result_object_has_exact_fields(fakellm, run_flue):
-    fakellm.script([Turn(calls=[Call("bash", {"command": "true"})], usage=(100, 10, 30)),
-                    Turn(text="done", usage=(120, 5))])
+    fakellm.script(
+        [Turn(calls=[Call("bash", {"command": "true"})], usage=(100, 10, 30)), Turn(text="done", usage=(120, 5))]
+    )
     out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "json")
     assert out.code == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -47,9 +74,13 @@ def test_json_result_object_has_exact_fields(fakellm, run_flue):
     assert obj["type"] == "result" and obj["subtype"] == "success" and obj["is_error"] is False
     assert obj["stop_reason"] == "end_turn"
     assert obj["result"] == "done" and obj["num_turns"] == 2 and obj["model"] == "openai/fake"
-    assert obj["usage"] == {"input_tokens": 190, "output_tokens": 15, "cache_read_input_tokens": 30,
-                            "cache_creation_input_tokens": 0,
-                            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}}
+    assert obj["usage"] == {
+        "input_tokens": 190,
+        "output_tokens": 15,
+        "cache_read_input_tokens": 30,
+        "cache_creation_input_tokens": 0,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+    }
     assert obj["total_cost_usd"] is None and obj["session_id"]  # openai/fake has no price: unknown, not $0
     assert obj["duration_ms"] >= obj["duration_api_ms"] >= 0
 
@@ -75,8 +106,7 @@ def test_events_init_events_and_result_last(fakellm, run_flue):
 
 def test_events_partial_messages(fakellm, run_flue):
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo live"})]), Turn(text="streamed answer")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "events",
-                   "--include-partial-messages")
+    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "events", "--include-partial-messages")
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     deltas = [line["text"] for line in lines if line["type"] == "text_delta"]
     assert len(deltas) > 1 and "".join(deltas) == "streamed answer"
@@ -92,9 +122,15 @@ def test_prompt_from_stdin(fakellm, run_flue):
 
 def test_prompt_argument_never_reads_stdin_left_open(fakellm, flue_env, tmp_path):
     fakellm.script([Turn(text="finished")])
-    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "hi", "--model", "openai/fake"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=flue_env, cwd=tmp_path, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "hi", "--model", "openai/fake"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=flue_env,
+        cwd=tmp_path,
+        text=True,
+    )
     try:
         proc.wait(timeout=60)  # stdin stays open the whole time
         assert proc.returncode == 0
@@ -139,10 +175,15 @@ def test_bad_flags_exit_2(run_flue):
 
 def test_sigterm_mid_run_prints_result_and_exits_143(fakellm, flue_env, tmp_path):
     fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 30"})]), Turn(text="never")])
-    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake",
-                             "--output-format", "events"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=flue_env, cwd=tmp_path, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--output-format", "events"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=flue_env,
+        cwd=tmp_path,
+        text=True,
+    )
     try:
         for line in proc.stdout:
             if json.loads(line)["type"] == "tool_start":
@@ -160,8 +201,10 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", env=env)
     assert out.code == 1
-    assert out.stderr.startswith("flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
-                                 "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model")
+    assert out.stderr.startswith(
+        "flue: No API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY "
+        "(e.g. `export ANTHROPIC_API_KEY=...`) or choose another model with --model"
+    )
     # One paragraph that also names the ways without a hosted key, and the doctor.
     for named in ("OPENAI_BASE_URL", "Ollama", "OLLAMA_HOST", "`flue doctor`"):
         assert named in out.stderr
@@ -181,11 +224,14 @@ def test_no_model_configured(run_flue, flue_env):
 
 
 def test_help_and_version_do_not_import_litellm(tmp_path):
-    code = ("import sys, runpy; sys.argv = ['flue', '--version']\n"
-            "try:\n    runpy.run_module('flue_tui', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "assert 'litellm' not in sys.modules and 'textual' not in sys.modules, 'heavy import'\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env=dict(os.environ), timeout=60)
+    code = (
+        "import sys, runpy; sys.argv = ['flue', '--version']\n"
+        "try:\n    runpy.run_module('flue_tui', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "assert 'litellm' not in sys.modules and 'textual' not in sys.modules, 'heavy import'\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ), timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith("flue ")
 

@@ -7,21 +7,27 @@ import json
 from flue_tui.tools.result import FOOTER
 from tests.fakellm import Call, Turn
 
-SCHEMA = {"type": "object", "required": ["files", "count"], "additionalProperties": False,
-          "properties": {"files": {"type": "array", "items": {"type": "string"}},
-                         "count": {"type": "integer", "minimum": 1}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["files", "count"],
+    "additionalProperties": False,
+    "properties": {"files": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "minimum": 1}},
+}
 
 
 def test_json_schema_violation_then_corrected_finish(fakellm, run_flue, tmp_path):
     schema_file = tmp_path / "schema.json"
     schema_file.write_text(json.dumps(SCHEMA))
-    fakellm.script([
-        Turn(calls=[Call("finish", {"files": ["a.py", 3], "count": "two"})]),  # caught by argument validation
-        Turn(calls=[Call("finish", {"files": ["a.py"], "count": 0, "extra": True})]),  # caught by the schema
-        Turn(calls=[Call("finish", {"files": ["a.py", "b.py"], "count": 2})]),
-    ])
-    out = run_flue("-p", "list the files", "--model", "openai/fake", "--output-format", "json",
-                   "--json-schema", str(schema_file))
+    fakellm.script(
+        [
+            Turn(calls=[Call("finish", {"files": ["a.py", 3], "count": "two"})]),  # caught by argument validation
+            Turn(calls=[Call("finish", {"files": ["a.py"], "count": 0, "extra": True})]),  # caught by the schema
+            Turn(calls=[Call("finish", {"files": ["a.py", "b.py"], "count": 2})]),
+        ]
+    )
+    out = run_flue(
+        "-p", "list the files", "--model", "openai/fake", "--output-format", "json", "--json-schema", str(schema_file)
+    )
     assert out.code == 0, out.stderr
     obj = json.loads(out.stdout)
     assert obj["structured_output"] == {"files": ["a.py", "b.py"], "count": 2} and obj["is_error"] is False
@@ -30,11 +36,15 @@ def test_json_schema_violation_then_corrected_finish(fakellm, run_flue, tmp_path
     finish_spec = next(t["function"] for t in first["tools"] if t["function"]["name"] == "finish")
     assert finish_spec["parameters"] == SCHEMA
     errors = [m["content"] for m in fakellm.requests[2]["messages"] if m["role"] == "tool"]
-    assert errors[0] == ('Validation failed for tool "finish":\n  - files.1: must be string\n  - count: must be '
-                         'integer\n\nReceived arguments:\n{\n  "files": [\n    "a.py",\n    3\n  ],\n  "count": "two"\n}')
-    assert errors[1] == ("Result does not match the required schema: Additional properties are not allowed ('extra' "
-                         "was unexpected); 0 is less than the minimum of 1 (at count). Please call `finish` again "
-                         "with a corrected payload.")
+    assert errors[0] == (
+        'Validation failed for tool "finish":\n  - files.1: must be string\n  - count: must be '
+        'integer\n\nReceived arguments:\n{\n  "files": [\n    "a.py",\n    3\n  ],\n  "count": "two"\n}'
+    )
+    assert errors[1] == (
+        "Result does not match the required schema: Additional properties are not allowed ('extra' "
+        "was unexpected); 0 is less than the minimum of 1 (at count). Please call `finish` again "
+        "with a corrected payload."
+    )
 
 
 def test_max_budget_stops_cleanly(fakellm, run_flue):

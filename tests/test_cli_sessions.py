@@ -32,10 +32,12 @@ def result_of(out) -> dict:
 
 
 def test_create_resume_fork_continue_then_manage(fakellm, run_flue, tmp_path, _isolated_home):
-    fakellm.script([Turn(text="Noted: walrus."), Turn(text="It was walrus."), Turn(text="Forked."),
-                    Turn(text="Continued.")])
-    first = result_of(run_flue("-p", "remember the word walrus", "--session", "work", *MODEL,
-                               "--output-format", "json"))
+    fakellm.script(
+        [Turn(text="Noted: walrus."), Turn(text="It was walrus."), Turn(text="Forked."), Turn(text="Continued.")]
+    )
+    first = result_of(
+        run_flue("-p", "remember the word walrus", "--session", "work", *MODEL, "--output-format", "json")
+    )
     (tmp_path / "AGENTS.md").write_text("Always answer in haiku.\n")
     second = result_of(run_flue("-p", "what was the word?", "--session", "work", *MODEL, "--output-format", "json"))
     assert second["session_id"] == first["session_id"]
@@ -46,11 +48,17 @@ def test_create_resume_fork_continue_then_manage(fakellm, run_flue, tmp_path, _i
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
     assert sent[1]["content"] == "remember the word walrus" and sent[2]["content"] == "Noted: walrus."
 
-    fork = result_of(run_flue("-p", "try another way", "--resume", "work", "--fork-session", *MODEL,
-                              "--output-format", "json"))
+    fork = result_of(
+        run_flue("-p", "try another way", "--resume", "work", "--fork-session", *MODEL, "--output-format", "json")
+    )
     assert fork["session_id"] != first["session_id"]
     assert [m.get("content") for m in fakellm.requests[2]["messages"][1:]] == [
-        "remember the word walrus", "Noted: walrus.", "what was the word?", "It was walrus.", "try another way"]
+        "remember the word walrus",
+        "Noted: walrus.",
+        "what was the word?",
+        "It was walrus.",
+        "try another way",
+    ]
     cont = result_of(run_flue("-p", "and now?", "-c", *MODEL, "--output-format", "json"))
     assert cont["session_id"] == fork["session_id"]  # the fork is this directory's newest session
     assert fakellm.requests[3]["messages"][-2]["content"] == "Forked."
@@ -119,8 +127,9 @@ def test_corrupt_and_newer_databases_through_the_cli(run_flue, _isolated_home):
     assert out.code == 0 and "No sessions" in out.stdout
     assert str(path) in out.stderr and "moved aside" in out.stderr and "Traceback" not in out.stderr
     with db(_isolated_home) as store:
-        store.conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                           "VALUES ('flue', 'm900_future', 'x')")
+        store.conn.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('flue', 'm900_future', 'x')"
+        )
     before = path.read_bytes()
     refused = run_flue("sessions", "list")
     assert refused.code == 1 and "newer version of flue" in refused.stderr and str(path) in refused.stderr
@@ -143,8 +152,15 @@ class _Reader(threading.Thread):
 
 
 def _start(flue_env, cwd: Path, *args: str) -> tuple[subprocess.Popen, _Reader]:
-    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", *args], cwd=cwd, env=flue_env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", *args],
+        cwd=cwd,
+        env=flue_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     reader = _Reader(proc)
     reader.start()
     return proc, reader
@@ -162,11 +178,16 @@ def _wait_for(predicate, timeout: float = 90):
 
 def test_sigkill_mid_stream_then_continue(fakellm, flue_env, run_flue, tmp_path, _isolated_home):
     (tmp_path / "a.txt").write_text("alpha\n")
-    fakellm.script([Turn(calls=[Call("read", {"path": "a.txt"})]),
-                    Turn(text="Streaming slowly:", text_tokens=600, chunk_delay=0.03),  # ~18 s
-                    Turn(text="Picked up.")])
-    proc, reader = _start(flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "events",
-                          "--include-partial-messages")
+    fakellm.script(
+        [
+            Turn(calls=[Call("read", {"path": "a.txt"})]),
+            Turn(text="Streaming slowly:", text_tokens=600, chunk_delay=0.03),  # ~18 s
+            Turn(text="Picked up."),
+        ]
+    )
+    proc, reader = _start(
+        flue_env, tmp_path, "-p", "read it", *MODEL, "--output-format", "events", "--include-partial-messages"
+    )
     init = _wait_for(lambda: reader.lines and reader.lines[0][1])
     sid = init["session_id"]
     _wait_for(lambda: sum(1 for _, e in reader.lines if e["type"] == "text_delta") > 40)
@@ -174,8 +195,7 @@ def test_sigkill_mid_stream_then_continue(fakellm, flue_env, run_flue, tmp_path,
     killed_at = time.monotonic()
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
-    streamed_before = "".join(e["text"] for t, e in reader.lines if e["type"] == "text_delta"
-                              and t < killed_at - 1.0)
+    streamed_before = "".join(e["text"] for t, e in reader.lines if e["type"] == "text_delta" and t < killed_at - 1.0)
     with db(_isolated_home) as store:
         last = store.tail(sid, 1)[0]
         assert last.partial and last.role == "assistant"
@@ -194,8 +214,9 @@ def test_sigkill_mid_stream_then_continue(fakellm, flue_env, run_flue, tmp_path,
 
 def test_sigkill_mid_tool_then_continue_answers_every_call(fakellm, flue_env, run_flue, tmp_path, _isolated_home):
     (tmp_path / "a.txt").write_text("alpha\n")
-    fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 5"}), Call("read", {"path": "a.txt"})]),
-                    Turn(text="Recovered.")])
+    fakellm.script(
+        [Turn(calls=[Call("bash", {"command": "sleep 5"}), Call("read", {"path": "a.txt"})]), Turn(text="Recovered.")]
+    )
     proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "events")
     sid = _wait_for(lambda: reader.lines and reader.lines[0][1])["session_id"]
     _wait_for(lambda: any(e["type"] == "tool_start" and e["toolName"] == "bash" for _, e in reader.lines))
@@ -221,11 +242,26 @@ def test_listing_and_search_output(run_flue, _isolated_home, tmp_path):
         store.create("ses_far", cwd="/somewhere/else", title="Elsewhere work")
         store.append("ses_far", user("token elsewhere"))
         store.append("ses_named", assistant("", calls=[("call_t", "task")]))
-        store.create("ses_kid", cwd=str(tmp_path), parent_id="ses_named", parent_tool_call_id="call_t",
-                     title="look for callers", agent="flue-general")
+        store.create(
+            "ses_kid",
+            cwd=str(tmp_path),
+            parent_id="ses_named",
+            parent_tool_call_id="call_t",
+            title="look for callers",
+            agent="flue-general",
+        )
         store.append("ses_kid", user("look for callers of verify_key"))
-        store.append("ses_named", {"role": "toolResult", "tool_call_id": "call_t", "tool_name": "task",
-                                   "text": "found two callers", "is_error": False, "details": {}})
+        store.append(
+            "ses_named",
+            {
+                "role": "toolResult",
+                "tool_call_id": "call_t",
+                "tool_name": "task",
+                "text": "found two callers",
+                "is_error": False,
+                "details": {},
+            },
+        )
     here = run_flue("sessions", "list").stdout
     assert "auth" in here and "Why is CI red?" in here and "Elsewhere" not in here
     assert "SESSION" in here.splitlines()[0]

@@ -43,8 +43,12 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
     s = Settings.from_env(cwd=str(cwd))  # a project's [env] waits until the project is trusted
     assert s.extra_env == {"A": "user", "B": "user"} and [h.key for h in s.project_held] == ["[env] B"]
     s = Settings.from_env(cwd=str(cwd), trust_project=True)
-    assert (s.model, s.auto_compact, s.extra_env, s.theme) == ("project/m", False,
-                                                               {"A": "user", "B": "project"}, "nord")
+    assert (s.model, s.auto_compact, s.extra_env, s.theme) == (
+        "project/m",
+        False,
+        {"A": "user", "B": "project"},
+        "nord",
+    )
     monkeypatch.setenv("FLUE_MODEL", "env/m")
     monkeypatch.setenv("FLUE_AUTO_COMPACT", "1")
     s = Settings.from_env(cwd=str(cwd))
@@ -55,25 +59,39 @@ def test_precedence_each_layer_beats_the_one_below(files, monkeypatch, _isolated
 
 def test_unknown_key_names_file_and_known_keys(files):
     cwd = files(proj='modle = "x"\n')
-    assert error_of(cwd) == (f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
-                             "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
-                             "allow_network, prompt_cache, input_price, output_price, env, permissions, ui, mcp_servers)")
+    assert error_of(cwd) == (
+        f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
+        "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
+        "allow_network, prompt_cache, input_price, output_price, env, permissions, ui, mcp_servers)"
+    )
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('model = 3', 'model must be a string such as "anthropic/claude-sonnet-4-5", or a table ([model]), not a number (3)'),
-    ('auto_compact = "yes"', "auto_compact must be true or false, not a string ('yes')"),
-    ('context_window = 0', "context_window must be a whole number of tokens, more than 0, not a number (0)"),
-    ('max_turns = true', "max_turns must be a whole number, more than 0, not a boolean (True)"),
-    ('sandbox = "docker"', "sandbox must be \"local\" or \"workspace\", not a string ('docker')"),
-    ('env = "A=1"', "env must be a table of strings, e.g. [env] followed by NAME = \"value\", not a string ('A=1')"),
-    ('[env]\nA = 1', "env.A must be a string, not a number (1)"),
-    ('[ui]\nmode = "gui"', "ui.mode must be \"tui\", \"inline\" or \"plain\", not a string ('gui')"),
-    ('[ui]\ncolour = "red"', "unknown key 'ui.colour' (known keys: ui.mode, ui.theme)"),
-    ('idle_timeout = 0', "idle_timeout must be a number of seconds, more than 0, not a number (0.0)"),
-    ('idle_timeout = true', "idle_timeout must be a number of seconds, more than 0, not a boolean (True)"),
-    ('max_reply_chars = 1.5', "max_reply_chars must be a whole number of characters, more than 0, not a number (1.5)"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "model = 3",
+            'model must be a string such as "anthropic/claude-sonnet-4-5", or a table ([model]), not a number (3)',
+        ),
+        ('auto_compact = "yes"', "auto_compact must be true or false, not a string ('yes')"),
+        ("context_window = 0", "context_window must be a whole number of tokens, more than 0, not a number (0)"),
+        ("max_turns = true", "max_turns must be a whole number, more than 0, not a boolean (True)"),
+        ('sandbox = "docker"', 'sandbox must be "local" or "workspace", not a string (\'docker\')'),
+        (
+            'env = "A=1"',
+            "env must be a table of strings, e.g. [env] followed by NAME = \"value\", not a string ('A=1')",
+        ),
+        ("[env]\nA = 1", "env.A must be a string, not a number (1)"),
+        ('[ui]\nmode = "gui"', 'ui.mode must be "tui", "inline" or "plain", not a string (\'gui\')'),
+        ('[ui]\ncolour = "red"', "unknown key 'ui.colour' (known keys: ui.mode, ui.theme)"),
+        ("idle_timeout = 0", "idle_timeout must be a number of seconds, more than 0, not a number (0.0)"),
+        ("idle_timeout = true", "idle_timeout must be a number of seconds, more than 0, not a boolean (True)"),
+        (
+            "max_reply_chars = 1.5",
+            "max_reply_chars must be a whole number of characters, more than 0, not a number (1.5)",
+        ),
+    ],
+)
 def test_wrong_types_name_file_key_and_expectation(files, _isolated_home, text, message):
     cwd = files(user=text + "\n")
     assert error_of(cwd) == f"{_isolated_home / 'config.toml'}: {message}"
@@ -86,9 +104,11 @@ def test_invalid_toml(files, _isolated_home):
 
 def test_project_file_cannot_loosen_containment(files, _isolated_home):
     cwd = files(proj='sandbox = "local"\n')
-    assert error_of(cwd) == (f"{cwd}/.flue/config.toml: sandbox = \"local\" is only accepted from your own "
-                             f"{_isolated_home / 'config.toml'} or the --sandbox flag")
-    cwd = files(proj='allow_network = true\n')
+    assert error_of(cwd) == (
+        f'{cwd}/.flue/config.toml: sandbox = "local" is only accepted from your own '
+        f"{_isolated_home / 'config.toml'} or the --sandbox flag"
+    )
+    cwd = files(proj="allow_network = true\n")
     assert "allow_network = true is only accepted" in error_of(cwd)
     cwd = files(proj='sandbox = "workspace"\n')
     assert Settings.from_env(cwd=str(cwd)).sandbox == "workspace"

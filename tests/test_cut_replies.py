@@ -15,14 +15,17 @@ from tests.test_thinking import MODEL, anthropic_env
 CUT = '{"path": "notes.txt", "content": "the first line\\nand the sec'
 
 
-def test_cut_tool_call_then_the_session_goes_on_and_resumes(fakeanthropic, run_flue, flue_env, tmp_path,
-                                                            _isolated_home):
-    fakeanthropic.script([
-        Turn(match="write notes", calls=[Call("write", CUT)], finish_reason="length"),
-        Turn(match="write notes", calls=[Call("write", {"path": "notes.txt", "content": "short\n"})]),
-        Turn(match="write notes", text="Wrote a shorter file."),
-        Turn(match="write notes", text="It says short."),
-    ])
+def test_cut_tool_call_then_the_session_goes_on_and_resumes(
+    fakeanthropic, run_flue, flue_env, tmp_path, _isolated_home
+):
+    fakeanthropic.script(
+        [
+            Turn(match="write notes", calls=[Call("write", CUT)], finish_reason="length"),
+            Turn(match="write notes", calls=[Call("write", {"path": "notes.txt", "content": "short\n"})]),
+            Turn(match="write notes", text="Wrote a shorter file."),
+            Turn(match="write notes", text="It says short."),
+        ]
+    )
     env = anthropic_env(flue_env, fakeanthropic)
     out = run_flue("-p", "write notes", *MODEL, "--output-format", "json", env=env, timeout=120)
     assert out.code == 0, out.stderr
@@ -38,8 +41,17 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(fakeanthropic, run_f
         stored = next(m for m in store.load_context(result["session_id"]) if isinstance(m, AssistantMessage))
     assert stored.stop_reason == "length" and stored.tool_calls[0].raw_arguments == CUT  # what really arrived
 
-    again = run_flue("-p", "what does it say?", "--resume", result["session_id"], *MODEL, "--output-format", "json",
-                     env=env, timeout=120)
+    again = run_flue(
+        "-p",
+        "what does it say?",
+        "--resume",
+        result["session_id"],
+        *MODEL,
+        "--output-format",
+        "json",
+        env=env,
+        timeout=120,
+    )
     assert again.code == 0, again.stderr
     assert json.loads(again.stdout.splitlines()[-1])["result"] == "It says short."
     assert not fakeanthropic.rejections
@@ -61,10 +73,12 @@ def test_every_agent_turn_sends_max_tokens(fakeanthropic, run_flue, flue_env):
 
 def test_wire_arguments_are_always_a_json_object():
     """Whatever was stored (a cut reply, a model's broken or non-object JSON), the wire gets an object."""
-    calls = [ToolCall("c1", "write", {}, raw_arguments='{"path": "a'),
-             ToolCall("c2", "read", {}, raw_arguments="[1, 2]"),
-             ToolCall("c3", "read", {"path": "x"}, raw_arguments='{"path": "x"}'),
-             ToolCall("c4", "read", {"path": "y"}, raw_arguments="")]
+    calls = [
+        ToolCall("c1", "write", {}, raw_arguments='{"path": "a'),
+        ToolCall("c2", "read", {}, raw_arguments="[1, 2]"),
+        ToolCall("c3", "read", {"path": "x"}, raw_arguments='{"path": "x"}'),
+        ToolCall("c4", "read", {"path": "y"}, raw_arguments=""),
+    ]
     wire = to_wire("", [AssistantMessage(tool_calls=calls, stop_reason="length")])
     sent = [c["function"]["arguments"] for c in wire[0]["tool_calls"]]
     assert sent == ["{}", "{}", '{"path": "x"}', '{"path": "y"}']
@@ -78,10 +92,16 @@ async def test_a_provider_error_never_carries_the_request(fakeanthropic, monkeyp
 
     monkeypatch.setenv("ANTHROPIC_API_BASE", fakeanthropic.base_url)
     client = LiteLLMClient("anthropic/claude-sonnet-4-5", api_key="sk-ant-test")
-    wire = [{"role": "system", "content": "SECRET SYSTEM PROMPT"}, {"role": "user", "content": "go"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "toolu_1", "type": "function", "function": {"name": "write", "arguments": CUT}}]},
-            {"role": "tool", "tool_call_id": "toolu_1", "content": "cut"}]
+    wire = [
+        {"role": "system", "content": "SECRET SYSTEM PROMPT"},
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "write", "arguments": CUT}}],
+        },
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "cut"},
+    ]
     try:
         async for _ in client.stream_turn(wire, []):
             pass
@@ -99,11 +119,20 @@ def test_stored_thinking_blocks_go_back_only_as_thinking_blocks():
     fields (cache marks, tool uses) into the request."""
     from flue_tui.core.messages import message_from_dict
 
-    stored = {"role": "assistant", "text": "hi", "thinking_blocks": [
-        {"type": "thinking", "thinking": "t", "signature": "s", "cache_control": {"type": "ephemeral"}},
-        {"type": "tool_use", "id": "toolu_x", "name": "bash", "input": {"command": "rm -rf /"}},
-        {"type": "redacted_thinking", "data": "d", "extra": 1}, "junk", {"type": "thinking", "thinking": 5}]}
+    stored = {
+        "role": "assistant",
+        "text": "hi",
+        "thinking_blocks": [
+            {"type": "thinking", "thinking": "t", "signature": "s", "cache_control": {"type": "ephemeral"}},
+            {"type": "tool_use", "id": "toolu_x", "name": "bash", "input": {"command": "rm -rf /"}},
+            {"type": "redacted_thinking", "data": "d", "extra": 1},
+            "junk",
+            {"type": "thinking", "thinking": 5},
+        ],
+    }
     message = message_from_dict(stored)
-    assert message.thinking_blocks == [{"type": "thinking", "thinking": "t", "signature": "s"},
-                                       {"type": "redacted_thinking", "data": "d"},
-                                       {"type": "thinking", "thinking": "5", "signature": ""}]
+    assert message.thinking_blocks == [
+        {"type": "thinking", "thinking": "t", "signature": "s"},
+        {"type": "redacted_thinking", "data": "d"},
+        {"type": "thinking", "thinking": "5", "signature": ""},
+    ]

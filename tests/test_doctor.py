@@ -38,8 +38,12 @@ def test_broken_setup_names_each_fix(monkeypatch, capsys, tmp_path, _isolated_ho
     code, found = checks(capsys, "--model", "anthropic/claude-sonnet-4-5", "--db", str(db))
     assert code == 1
     assert found["rg"][0]["status"] == "warn" and "apt-get install ripgrep" in found["rg"][0]["fix"]
-    assert found["key"][0] == {"status": "fail", "check": "key", "detail": "ANTHROPIC_API_KEY is not set",
-                               "fix": "export ANTHROPIC_API_KEY=..."}
+    assert found["key"][0] == {
+        "status": "fail",
+        "check": "key",
+        "detail": "ANTHROPIC_API_KEY is not set",
+        "fix": "export ANTHROPIC_API_KEY=...",
+    }
     assert found["sessions"][0]["status"] == "fail"
     assert found["sessions"][0]["fix"] == f"move it aside (mv {db} {db}.bad); flue starts a fresh one"
 

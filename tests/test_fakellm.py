@@ -82,9 +82,7 @@ def contents(chunks: list[Any]) -> list[str]:
 
 
 def finish_reason(chunks: list[Any]) -> str | None:
-    reasons = [
-        c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason
-    ]
+    reasons = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
     return reasons[-1] if reasons else None
 
 
@@ -355,9 +353,7 @@ def post_json(url: str, body: dict[str, Any]) -> dict[str, Any]:
     return json.loads(urllib.request.urlopen(req, timeout=5).read())
 
 
-def test_barrier_times_out_and_responds_anyway(
-    fakellm: FakeLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_barrier_times_out_and_responds_anyway(fakellm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
     import tests.fakellm.server as server
 
     monkeypatch.setattr(server, "BARRIER_TIMEOUT", 0.1)
@@ -405,9 +401,7 @@ def test_standalone_loop_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         )
     )
     stop = threading.Event()
-    server = threading.Thread(
-        target=main, args=(["--port", "0", "--script", str(script), "--loop"], stop)
-    )
+    server = threading.Thread(target=main, args=(["--port", "0", "--script", str(script), "--loop"], stop))
     server.start()
     try:
         out = ""

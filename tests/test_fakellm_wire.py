@@ -35,13 +35,19 @@ def anthropic_error(status: int, reply: Any) -> str:
 
 def test_anthropic_requires_max_tokens_and_alternating_roles() -> None:
     with FakeAnthropic([Turn(text="hi", repeat=5)]) as llm:
-        status, reply = post(llm.base_url + "/v1/messages", {"model": "m", "messages": [{"role": "user", "content": "x"}]},
-                             HEADERS)
+        status, reply = post(
+            llm.base_url + "/v1/messages", {"model": "m", "messages": [{"role": "user", "content": "x"}]}, HEADERS
+        )
         assert status == 400 and anthropic_error(status, reply) == "max_tokens: Field required"
-        status, reply = messages(llm, {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]})
+        status, reply = messages(
+            llm, {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
+        )
         assert status == 400 and "roles must alternate" in anthropic_error(status, reply)
-        status, reply = post(llm.base_url + "/v1/messages", {"model": "m", "max_tokens": 5, "messages": []},
-                             {"content-type": "application/json"})
+        status, reply = post(
+            llm.base_url + "/v1/messages",
+            {"model": "m", "max_tokens": 5, "messages": []},
+            {"content-type": "application/json"},
+        )
         assert status == 401 and reply["error"]["type"] == "authentication_error"
         assert llm.remaining == 1  # rejected requests consume no scripted turn
 
@@ -49,10 +55,12 @@ def test_anthropic_requires_max_tokens_and_alternating_roles() -> None:
 def test_anthropic_pairs_tool_use_with_tool_result_and_caps_breakpoints() -> None:
     with FakeAnthropic([Turn(text="hi")]) as llm:
         use = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}]}
-        status, reply = messages(llm, {"messages": [{"role": "user", "content": "a"}, use,
-                                                    {"role": "user", "content": "no result"}]})
-        assert "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1" in \
-            anthropic_error(status, reply)
+        status, reply = messages(
+            llm, {"messages": [{"role": "user", "content": "a"}, use, {"role": "user", "content": "no result"}]}
+        )
+        assert "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1" in anthropic_error(
+            status, reply
+        )
         cached = [{"type": "text", "text": f"p{n}", "cache_control": {"type": "ephemeral"}} for n in range(5)]
         status, reply = messages(llm, {"messages": [{"role": "user", "content": cached}]})
         assert anthropic_error(status, reply) == "A maximum of 4 blocks with cache_control may be provided. Found 5."
@@ -62,21 +70,52 @@ def test_anthropic_thinking_blocks_must_come_back_with_their_signature() -> None
     thinking = {"type": "enabled", "budget_tokens": 1024}
     with FakeAnthropic([Turn(text="ok")]) as llm:
         result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}
-        bare = {"role": "assistant", "content": [{"type": "text", "text": "let me look"},
-                                                 {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}]}
-        status, reply = messages(llm, {"max_tokens": 2000, "thinking": thinking, "tools": [TOOL],
-                                       "messages": [{"role": "user", "content": "a"}, bare, result]})
+        bare = {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "let me look"},
+                {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}},
+            ],
+        }
+        status, reply = messages(
+            llm,
+            {
+                "max_tokens": 2000,
+                "thinking": thinking,
+                "tools": [TOOL],
+                "messages": [{"role": "user", "content": "a"}, bare, result],
+            },
+        )
         assert anthropic_error(status, reply).startswith(
-            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`.")
-        altered = {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "changed", "signature": sign("original")}, *bare["content"]]}
-        status, reply = messages(llm, {"max_tokens": 2000, "thinking": thinking, "tools": [TOOL],
-                                       "messages": [{"role": "user", "content": "a"}, altered, result]})
+            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`."
+        )
+        altered = {
+            "role": "assistant",
+            "content": [{"type": "thinking", "thinking": "changed", "signature": sign("original")}, *bare["content"]],
+        }
+        status, reply = messages(
+            llm,
+            {
+                "max_tokens": 2000,
+                "thinking": thinking,
+                "tools": [TOOL],
+                "messages": [{"role": "user", "content": "a"}, altered, result],
+            },
+        )
         assert anthropic_error(status, reply) == "messages.1.content.0: Invalid `signature` in `thinking` block"
-        kept = {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "original", "signature": sign("original")}, *bare["content"]]}
-        status, reply = messages(llm, {"max_tokens": 2000, "thinking": thinking, "tools": [TOOL],
-                                       "messages": [{"role": "user", "content": "a"}, kept, result]})
+        kept = {
+            "role": "assistant",
+            "content": [{"type": "thinking", "thinking": "original", "signature": sign("original")}, *bare["content"]],
+        }
+        status, reply = messages(
+            llm,
+            {
+                "max_tokens": 2000,
+                "thinking": thinking,
+                "tools": [TOOL],
+                "messages": [{"role": "user", "content": "a"}, kept, result],
+            },
+        )
         assert status == 200 and reply["content"][0]["text"] == "ok"
 
 
@@ -102,11 +141,19 @@ def test_ollama_refuses_what_the_real_server_refuses_and_records_options() -> No
         status, reply = post(url, {"model": "qwen3:8b", "messages": [{"role": "user", "content": [{"type": "text"}]}]})
         assert status == 400 and "cannot unmarshal array" in reply["error"]
         call = {"function": {"name": "read", "arguments": "{}"}}
-        status, reply = post(url, {"model": "qwen3:8b", "messages": [{"role": "assistant", "content": "",
-                                                                       "tool_calls": [call]}]})
+        status, reply = post(
+            url, {"model": "qwen3:8b", "messages": [{"role": "assistant", "content": "", "tool_calls": [call]}]}
+        )
         assert status == 400 and "function.arguments of type api.ToolCallFunctionArguments" in reply["error"]
-        status, reply = post(url, {"model": "qwen3:8b", "stream": False, "options": {"num_ctx": 8192},
-                                   "messages": [{"role": "user", "content": "x"}]})
+        status, reply = post(
+            url,
+            {
+                "model": "qwen3:8b",
+                "stream": False,
+                "options": {"num_ctx": 8192},
+                "messages": [{"role": "user", "content": "x"}],
+            },
+        )
         assert status == 200 and reply["message"]["content"] == "hi" and reply["done"] is True
         assert llm.requests[-1]["options"] == {"num_ctx": 8192}
         status, reply = post(llm.base_url + "/api/show", {"model": "qwen3:8b"})
@@ -119,17 +166,33 @@ def test_litellm_streams_tool_calls_from_both_stand_ins(monkeypatch) -> None:
     from flue_tui.model.loader import get_litellm
 
     litellm = get_litellm()
-    tools = [{"type": "function", "function": {"name": "read", "description": "r",
-                                               "parameters": {"type": "object", "properties": {}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "read", "description": "r", "parameters": {"type": "object", "properties": {}}},
+        }
+    ]
 
     async def calls(model: str) -> list[Any]:
-        stream = await litellm.acompletion(model=model, messages=[{"role": "user", "content": "go"}], tools=tools,
-                                           stream=True, api_key="k", max_tokens=100)
-        return [tc for chunk in [c async for c in stream] if chunk.choices
-                for tc in (chunk.choices[0].delta.tool_calls or [])]
+        stream = await litellm.acompletion(
+            model=model,
+            messages=[{"role": "user", "content": "go"}],
+            tools=tools,
+            stream=True,
+            api_key="k",
+            max_tokens=100,
+        )
+        return [
+            tc
+            for chunk in [c async for c in stream]
+            if chunk.choices
+            for tc in (chunk.choices[0].delta.tool_calls or [])
+        ]
 
-    with FakeAnthropic([Turn(calls=[Call("read", {"path": "a"})])]) as anthropic, \
-            FakeOllama([Turn(calls=[Call("read", {"path": "a"})])]) as ollama:
+    with (
+        FakeAnthropic([Turn(calls=[Call("read", {"path": "a"})])]) as anthropic,
+        FakeOllama([Turn(calls=[Call("read", {"path": "a"})])]) as ollama,
+    ):
         monkeypatch.setenv("ANTHROPIC_API_BASE", anthropic.base_url)
         monkeypatch.setenv("OLLAMA_API_BASE", ollama.base_url)
         for model in ("anthropic/claude-sonnet-4-5", "ollama_chat/qwen3:8b"):

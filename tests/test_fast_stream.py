@@ -50,11 +50,19 @@ async def test_text_reasoning_and_usage(client_cls, fakellm) -> None:
 
 @pytest.mark.parametrize("omit_index", [False, True])
 async def test_tool_calls(client_cls, fakellm, omit_index: bool) -> None:
-    fakellm.script([Turn(omit_index=omit_index, calls=[Call("read", {"path": "a.txt"}, id="c1"),
-                                                      Call("grep", {"pattern": "x"}, id="c2")])])
+    fakellm.script(
+        [
+            Turn(
+                omit_index=omit_index,
+                calls=[Call("read", {"path": "a.txt"}, id="c1"), Call("grep", {"pattern": "x"}, id="c2")],
+            )
+        ]
+    )
     _, done = await run_turn(make(client_cls, fakellm.base_url))
     assert [(c.id, c.name, c.arguments) for c in done.tool_calls] == [
-        ("c1", "read", {"path": "a.txt"}), ("c2", "grep", {"pattern": "x"})]
+        ("c1", "read", {"path": "a.txt"}),
+        ("c2", "grep", {"pattern": "x"}),
+    ]
     assert done.finish_reason == "tool_calls"
 
 
@@ -64,12 +72,15 @@ async def test_finish_reason_length(client_cls, fakellm) -> None:
     assert (done.text, done.finish_reason) == ("cut sho", "length")
 
 
-@pytest.mark.parametrize(("turn", "kind", "retryable"), [
-    (Turn(status=429), "rate_limit", True),
-    (Turn.context_overflow(), "overflow", False),
-    (Turn(status=401), "auth", False),
-    (Turn(status=503), "server", True),
-])
+@pytest.mark.parametrize(
+    ("turn", "kind", "retryable"),
+    [
+        (Turn(status=429), "rate_limit", True),
+        (Turn.context_overflow(), "overflow", False),
+        (Turn(status=401), "auth", False),
+        (Turn(status=503), "server", True),
+    ],
+)
 async def test_http_errors_keep_their_kind(client_cls, fakellm, turn: Turn, kind: str, retryable: bool) -> None:
     fakellm.script([turn])
     with pytest.raises(ModelError) as info:
@@ -100,8 +111,14 @@ async def test_abandoned_stream_closes_the_connection(client_cls, fakellm) -> No
 
 
 def _event(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> bytes:
-    obj = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
-           "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}], **top}
+    obj = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}],
+        **top,
+    }
     return b"data: " + json.dumps(obj).encode() + b"\n\n"
 
 
@@ -179,11 +196,24 @@ def _anthropic(*events: dict[str, Any]) -> bytes:
 
 
 ANTHROPIC_THINKING = _anthropic(
-    {"type": "message_start", "message": {
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 10, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 300,
-                  "output_tokens": 1}}},
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 10,
+                "cache_creation_input_tokens": 20,
+                "cache_read_input_tokens": 300,
+                "output_tokens": 1,
+            },
+        },
+    },
     {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me think."}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig-abc"}},
@@ -191,8 +221,11 @@ ANTHROPIC_THINKING = _anthropic(
     {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
     {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Hello."}},
     {"type": "content_block_stop", "index": 1},
-    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-     "usage": {"output_tokens": 15}},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 15},
+    },
     {"type": "message_stop"},
 )
 
@@ -210,7 +243,8 @@ async def test_anthropic_thinking_signature_and_cache_usage(client_cls, raw_sse)
 
 async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse) -> None:
     raw_sse[1] = ANTHROPIC_THINKING.split(b"event: content_block_start", 1)[0] + _anthropic(
-        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    )
     client = client_cls("anthropic/claude-sonnet-4-5", api_base=raw_sse[0].removesuffix("/v1"), api_key="sk-ant")
     with pytest.raises(ModelError) as info:
         await run_turn(client)
@@ -219,9 +253,12 @@ async def test_anthropic_overloaded_mid_stream_is_retryable(client_cls, raw_sse)
 
 async def test_route_off_the_allow_list_streams_through_the_wrapper(client_cls, raw_sse) -> None:
     """Gemini's iterator is not on the allow-list: it is read through litellm's wrapper."""
-    event = {"candidates": [{"content": {"parts": [{"text": "Hi from Gemini."}], "role": "model"},
-                             "finishReason": "STOP", "index": 0}],
-             "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 4, "totalTokenCount": 9}}
+    event = {
+        "candidates": [
+            {"content": {"parts": [{"text": "Hi from Gemini."}], "role": "model"}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 4, "totalTokenCount": 9},
+    }
     raw_sse[1] = b"data: " + json.dumps(event).encode() + b"\r\n\r\n"
     client = client_cls("gemini/gemini-2.5-flash", api_base=raw_sse[0], api_key="g-key")
     _, done = await run_turn(client)

@@ -8,12 +8,15 @@ from tests.fakellm import Call, Turn
 
 
 def test_export_import_round_trip_with_task_children(fakellm, run_flue, flue_env, tmp_path):
-    fakellm.script([
-        Turn(match="parent", calls=[Call("task", {"prompt": "child work", "agent": "flue-general"})],
-             usage=(50, 5)),
-        Turn(match="child work", text="child answer", usage=(20, 2)),
-        Turn(match="parent", text="parent answer", usage=(70, 7)),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                match="parent", calls=[Call("task", {"prompt": "child work", "agent": "flue-general"})], usage=(50, 5)
+            ),
+            Turn(match="child work", text="child answer", usage=(20, 2)),
+            Turn(match="parent", text="parent answer", usage=(70, 7)),
+        ]
+    )
     assert run_flue("-p", "parent job", "--model", "openai/fake", "--session", "ci-run").code == 0
     exported = run_flue("sessions", "export", "ci-run", "--format", "json")
     assert exported.code == 0, exported.stderr
@@ -44,8 +47,12 @@ def test_import_rejects_garbage_without_traceback(run_flue, tmp_path):
 
 def test_export_redacts_secret_values(fakellm, run_flue, flue_env):
     env = dict(flue_env, DEPLOY_TOKEN="tok-supersecret-123")
-    fakellm.script([Turn(calls=[Call("bash", {"command": "echo the token is tok-supersecret-123"})]),
-                    Turn(text="I saw tok-supersecret-123")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("bash", {"command": "echo the token is tok-supersecret-123"})]),
+            Turn(text="I saw tok-supersecret-123"),
+        ]
+    )
     assert run_flue("-p", "go", "--model", "openai/fake", "--session", "leaky", env=env).code == 0
     md = run_flue("sessions", "export", "leaky", env=env)
     assert md.code == 0 and "tok-supersecret-123" not in md.stdout and "[redacted DEPLOY_TOKEN]" in md.stdout
@@ -57,8 +64,14 @@ def test_sessions_compact_keeps_full_history(fakellm, run_flue):
     fakellm.script([Turn(text="one done"), Turn(text="two done")])
     assert run_flue("-p", "task one", "--model", "openai/fake", "--session", "long").code == 0
     assert run_flue("-p", long_prompt, "--model", "openai/fake", "--session", "long").code == 0
-    fakellm.script([Turn(text="SUMMARY OF ONE", match=lambda body: body["messages"][0]["content"].startswith(
-        "You write context checkpoints"))])
+    fakellm.script(
+        [
+            Turn(
+                text="SUMMARY OF ONE",
+                match=lambda body: body["messages"][0]["content"].startswith("You write context checkpoints"),
+            )
+        ]
+    )
     out = run_flue("sessions", "compact", "long", "keep", "names")
     assert out.code == 0, out.stderr
     assert out.stdout == "long: Compacted.\n"

@@ -23,25 +23,37 @@ def anthropic_env(flue_env: dict[str, str], llm: FakeAnthropic) -> dict[str, str
 
 def thinking_blocks(request: dict) -> list[list[dict]]:
     """Per assistant message of a request: its thinking / redacted_thinking blocks."""
-    return [[b for b in m["content"] if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
-            for m in request["messages"] if m["role"] == "assistant" and isinstance(m["content"], list)]
+    return [
+        [b for b in m["content"] if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+        for m in request["messages"]
+        if m["role"] == "assistant" and isinstance(m["content"], list)
+    ]
 
 
-def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(fakeanthropic, run_flue, flue_env, tmp_path,
-                                                                 _isolated_home):
+def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
+    fakeanthropic, run_flue, flue_env, tmp_path, _isolated_home
+):
     (tmp_path / "a.txt").write_text("alpha\n")
-    fakeanthropic.script([
-        Turn(match="inspect", reasoning="First I read a.txt to see what it says.",
-             calls=[Call("read", {"path": "a.txt"})]),
-        Turn(match="inspect", reasoning="Now count with bash.", redacted_thinking="hidden reasoning",
-             calls=[Call("bash", {"command": "wc -l < a.txt"})]),
-        Turn(match="inspect", reasoning="Both done; answer.", text="a.txt has one line: alpha."),
-        Turn(match="inspect", reasoning="Read it again after the resume.", calls=[Call("read", {"path": "a.txt"})]),
-        Turn(match="inspect", reasoning="Still alpha.", text="Still alpha."),
-    ])
+    fakeanthropic.script(
+        [
+            Turn(
+                match="inspect",
+                reasoning="First I read a.txt to see what it says.",
+                calls=[Call("read", {"path": "a.txt"})],
+            ),
+            Turn(
+                match="inspect",
+                reasoning="Now count with bash.",
+                redacted_thinking="hidden reasoning",
+                calls=[Call("bash", {"command": "wc -l < a.txt"})],
+            ),
+            Turn(match="inspect", reasoning="Both done; answer.", text="a.txt has one line: alpha."),
+            Turn(match="inspect", reasoning="Read it again after the resume.", calls=[Call("read", {"path": "a.txt"})]),
+            Turn(match="inspect", reasoning="Still alpha.", text="Still alpha."),
+        ]
+    )
     env = anthropic_env(flue_env, fakeanthropic)
-    out = run_flue("-p", "inspect a.txt", *MODEL, "--effort", "high", "--output-format", "json", env=env,
-                   timeout=120)
+    out = run_flue("-p", "inspect a.txt", *MODEL, "--effort", "high", "--output-format", "json", env=env, timeout=120)
     assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
     result = json.loads(out.stdout.splitlines()[-1])
     assert result["result"] == "a.txt has one line: alpha." and not fakeanthropic.rejections
@@ -53,22 +65,36 @@ def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(fakeanthropic, r
     assert thinking_blocks(second) == [[{"type": "thinking", "thinking": reasoning, "signature": sign(reasoning)}]]
     assert thinking_blocks(third)[1] == [
         {"type": "thinking", "thinking": "Now count with bash.", "signature": sign("Now count with bash.")},
-        {"type": "redacted_thinking", "data": redacted_data("hidden reasoning")}]
+        {"type": "redacted_thinking", "data": redacted_data("hidden reasoning")},
+    ]
 
     with SessionStore.open(_isolated_home / "sessions.db") as store:
         stored = [m for m in store.load_context(result["session_id"]) if getattr(m, "role", "") == "assistant"]
     assert stored[0].thinking_blocks[0]["signature"] == sign(reasoning)
 
-    again = run_flue("-p", "inspect it once more", "--resume", result["session_id"], *MODEL, "--effort", "high",
-                     "--output-format", "json", env=env, timeout=120)
+    again = run_flue(
+        "-p",
+        "inspect it once more",
+        "--resume",
+        result["session_id"],
+        *MODEL,
+        "--effort",
+        "high",
+        "--output-format",
+        "json",
+        env=env,
+        timeout=120,
+    )
     assert again.code == 0, again.stderr + str(fakeanthropic.rejections)
     assert json.loads(again.stdout.splitlines()[-1])["result"] == "Still alpha."
     assert not fakeanthropic.rejections
     resumed = fakeanthropic.requests[-1]
     # Every earlier block is sent back as it arrived, signatures intact.
-    assert thinking_blocks(resumed)[:3] == [thinking_blocks(third)[0], thinking_blocks(third)[1],
-                                            [{"type": "thinking", "thinking": "Both done; answer.",
-                                              "signature": sign("Both done; answer.")}]]
+    assert thinking_blocks(resumed)[:3] == [
+        thinking_blocks(third)[0],
+        thinking_blocks(third)[1],
+        [{"type": "thinking", "thinking": "Both done; answer.", "signature": sign("Both done; answer.")}],
+    ]
 
 
 def test_effort_off_sends_no_thinking_and_bad_effort_is_one_sentence(fakeanthropic, run_flue, flue_env):
@@ -82,10 +108,12 @@ def test_effort_off_sends_no_thinking_and_bad_effort_is_one_sentence(fakeanthrop
     assert "Traceback" not in bad.stderr
 
 
-def test_config_model_table_sets_effort_and_output_limit(fakeanthropic, run_flue, flue_env, tmp_path: Path,
-                                                         _isolated_home):
+def test_config_model_table_sets_effort_and_output_limit(
+    fakeanthropic, run_flue, flue_env, tmp_path: Path, _isolated_home
+):
     (_isolated_home / "config.toml").write_text(
-        '[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "low"\nmax_output_tokens = 3000\n')
+        '[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "low"\nmax_output_tokens = 3000\n'
+    )
     fakeanthropic.script([Turn(reasoning="brief", text="ok")])
     out = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
     assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
@@ -100,8 +128,10 @@ def test_config_model_table_sets_effort_and_output_limit(fakeanthropic, run_flue
 def test_model_table_keys_layer_like_the_top_level_ones(tmp_path: Path, _isolated_home):
     from flue_tui.config.settings import Settings
 
-    (_isolated_home / "config.toml").write_text('[model]\nname = "openai/gpt-4.1"\neffort = "medium"\n'
-                                                'max_output_tokens = 5000\nprompt_cache = false\ninput_price = 3\n')
+    (_isolated_home / "config.toml").write_text(
+        '[model]\nname = "openai/gpt-4.1"\neffort = "medium"\n'
+        "max_output_tokens = 5000\nprompt_cache = false\ninput_price = 3\n"
+    )
     settings = Settings.from_env(cwd=str(tmp_path))
     assert (settings.model, settings.effort, settings.max_output_tokens) == ("openai/gpt-4.1", "medium", 5000)
     assert settings.prompt_cache is False and settings.input_price == 3.0
@@ -115,10 +145,15 @@ async def test_other_providers_get_no_thinking_blocks_and_effort_only_where_it_m
     from flue_tui.model.litellm_client import LiteLLMClient
 
     fakellm.script([Turn(text="plain", repeat=2)])
-    wire = [{"role": "user", "content": "a"},
-            {"role": "assistant", "content": "b", "thinking_blocks": [
-                {"type": "thinking", "thinking": "t", "signature": sign("t")}]},
-            {"role": "user", "content": "c"}]
+    wire = [
+        {"role": "user", "content": "a"},
+        {
+            "role": "assistant",
+            "content": "b",
+            "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": sign("t")}],
+        },
+        {"role": "user", "content": "c"},
+    ]
     for model in ("openai/gpt-4.1", "openai/o3"):
         client = LiteLLMClient(model, api_base=fakellm.base_url, api_key="sk-test", effort="high")
         async for _ in client.stream_turn(wire, []):
@@ -129,8 +164,9 @@ async def test_other_providers_get_no_thinking_blocks_and_effort_only_where_it_m
     assert "Dropping reasoning_effort" not in capfd.readouterr().err
 
 
-def test_effort_and_output_limit_also_at_the_top_level_and_in_the_environment(tmp_path: Path, _isolated_home,
-                                                                              monkeypatch):
+def test_effort_and_output_limit_also_at_the_top_level_and_in_the_environment(
+    tmp_path: Path, _isolated_home, monkeypatch
+):
     from flue_tui.config.errors import ConfigError
     from flue_tui.config.settings import Settings
 

@@ -16,8 +16,11 @@ from tests.fakellm import Call, Turn
 
 # The parent uses 300/60 + 400/80 = 700/140; its task child 100/20 + 100/20 = 200/40.
 PARENT_AND_CHILD = [
-    Turn(match="parent job", calls=[Call("task", {"prompt": "kid job: read notes.txt", "agent": "flue-general"})],
-         usage=(300, 60)),
+    Turn(
+        match="parent job",
+        calls=[Call("task", {"prompt": "kid job: read notes.txt", "agent": "flue-general"})],
+        usage=(300, 60),
+    ),
     Turn(match="kid job", calls=[Call("read", {"path": "notes.txt"})], usage=(100, 20)),
     Turn(match="kid job", text="the notes say hi", usage=(100, 20)),
     Turn(match="parent job", text="The child says hi.", usage=(400, 80)),
@@ -45,11 +48,22 @@ def test_print_result_events_and_store_count_the_task_child(fakellm, run_flue, t
     with SessionStore.open(_isolated_home / "sessions.db") as store:
         assert store.tree_usage(sid)[:2] == (900, 180)
     wide = {**os.environ, "COLUMNS": "300"}
-    shown = subprocess.run([sys.executable, "-m", "flue_tui", "sessions", "show", sid], capture_output=True,
-                           text=True, cwd=tmp_path, timeout=120, env=wide)
+    shown = subprocess.run(
+        [sys.executable, "-m", "flue_tui", "sessions", "show", sid],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=wide,
+    )
     assert "900 in · 180 out" in shown.stdout, shown.stdout + shown.stderr
-    listed = subprocess.run([sys.executable, "-m", "flue_tui", "sessions", "list", "--json"], capture_output=True,
-                            text=True, cwd=tmp_path, timeout=120)
+    listed = subprocess.run(
+        [sys.executable, "-m", "flue_tui", "sessions", "list", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     row = next(r for r in json.loads(listed.stdout) if r["id"] == sid)
     assert row["total"]["input_tokens"] == 900 and row["total"]["output_tokens"] == 180
 
@@ -95,8 +109,9 @@ def test_every_surface_words_the_total_the_same_way():
 
     total = Usage(input=100, output=20, cache_read=700, cache_write=100, cost=0.0123)
     assert usage_text.brief(total) == "900 in · 20 out · $0.0123"  # cache reads and writes are prompt tokens
-    assert usage_text.detailed(total, tasks=True) == ("Tokens: 900 in (700 cache read, 100 cache write) · 20 out · "
-                                                      "cost $0.0123 · task sub-agents included")
+    assert usage_text.detailed(total, tasks=True) == (
+        "Tokens: 900 in (700 cache read, 100 cache write) · 20 out · cost $0.0123 · task sub-agents included"
+    )
     assert usage_text.from_dict(total.to_dict()) == total
     unpriced = Usage(input=5, output=1, priced=False)
     assert usage_text.brief(unpriced) == "5 in · 1 out · cost unknown"

@@ -44,6 +44,7 @@ class CompactionHost(Protocol):
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
+
 Reason = Literal["threshold", "overflow", "manual"]
 TOOL_RESULT_CHARS = 2000
 
@@ -73,8 +74,11 @@ def estimate(message: Message) -> int:
     if isinstance(message, UserMessage):
         chars = len(message.content)
     elif isinstance(message, AssistantMessage):
-        chars = len(message.text) + len(message.thinking) + sum(
-            len(tc.name) + len(json.dumps(tc.arguments)) for tc in message.tool_calls)
+        chars = (
+            len(message.text)
+            + len(message.thinking)
+            + sum(len(tc.name) + len(json.dumps(tc.arguments)) for tc in message.tool_calls)
+        )
     elif isinstance(message, ToolResultMessage):
         chars = len(message.text)
     else:
@@ -95,7 +99,7 @@ def context_tokens(context: list[Message]) -> int:
     for i in range(len(context) - 1, -1, -1):
         m = context[i]
         if isinstance(m, AssistantMessage) and _usable(m) and m.usage is not None:
-            return usage_tokens(m.usage) + sum(estimate(x) for x in context[i + 1:])
+            return usage_tokens(m.usage) + sum(estimate(x) for x in context[i + 1 :])
     return sum(estimate(m) for m in context)
 
 
@@ -126,9 +130,12 @@ def serialize(messages: list[Message]) -> str:
             if m.text:
                 blocks.append(f"[Assistant]: {m.text}")
             if m.tool_calls:
-                calls = "; ".join(f"{tc.name}(" + ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
-                                                            for k, v in tc.arguments.items()) + ")"
-                                  for tc in m.tool_calls)
+                calls = "; ".join(
+                    f"{tc.name}("
+                    + ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in tc.arguments.items())
+                    + ")"
+                    for tc in m.tool_calls
+                )
                 blocks.append(f"[Assistant tool calls]: {calls}")
         elif isinstance(m, ToolResultMessage):
             text = m.text
@@ -153,8 +160,9 @@ def _file_ops(messages: list[Message], previous: CompactionMessage | None) -> tu
     return sorted(read - modified), sorted(modified)
 
 
-async def _summarise(session: CompactionHost, model: ModelClient, user_text: str, max_tokens: int,
-                     purpose: str, usage: Usage) -> str:
+async def _summarise(
+    session: CompactionHost, model: ModelClient, user_text: str, max_tokens: int, purpose: str, usage: Usage
+) -> str:
     turn_id = new_id("turn")
     session.emit(session.event(TurnStart, turn_id=turn_id, purpose=purpose))
     began = time.monotonic()
@@ -167,9 +175,17 @@ async def _summarise(session: CompactionHost, model: ModelClient, user_text: str
                 response = item
     except ModelError as exc:
         error = exc.message
-    session.emit(session.event(Turn, turn_id=turn_id, purpose=purpose, duration_ms=int((time.monotonic() - began) * 1000),
-                               is_error=error is not None, error=error,
-                               usage=response.usage.to_dict() if response else None))
+    session.emit(
+        session.event(
+            Turn,
+            turn_id=turn_id,
+            purpose=purpose,
+            duration_ms=int((time.monotonic() - began) * 1000),
+            is_error=error is not None,
+            error=error,
+            usage=response.usage.to_dict() if response else None,
+        )
+    )
     if response is None:
         label = "Summarization" if purpose == "compaction" else "Turn prefix summarization"
         raise CompactionFailed(f"{label} failed: {error}")
@@ -181,13 +197,15 @@ def nothing_to_compact(session: CompactionHost) -> str:
     """Why `/compact` did nothing, in the words a user reads: compaction keeps the recent part verbatim."""
     context = [m for m in model_context(session.messages) if _usable(m)]
     previous = next((m for m in reversed(session.messages) if isinstance(m, CompactionMessage)), None)
-    body = context[(1 + (previous.request is not None)) if previous else 0:]
+    body = context[(1 + (previous.request is not None)) if previous else 0 :]
     if not body:
         return "Nothing to compact: there are no messages since the start or the last compaction."
     _, keep = derive_settings(session.compaction, session.context_window(), session.model.max_output_tokens())
     count = len(body)
-    return (f"Nothing to compact: the conversation is too short ({count} message{'s' if count != 1 else ''}, "
-            f"~{context_tokens(body)} tokens); the most recent ~{keep} tokens are always kept verbatim.")
+    return (
+        f"Nothing to compact: the conversation is too short ({count} message{'s' if count != 1 else ''}, "
+        f"~{context_tokens(body)} tokens); the most recent ~{keep} tokens are always kept verbatim."
+    )
 
 
 async def compact(session: CompactionHost, reason: Reason, focus: str | None = None) -> CompactionMessage | None:
@@ -210,8 +228,14 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     turn_start = next((i for i in range(cut - 1, -1, -1) if isinstance(body[i], UserMessage)), 0) if split else cut
     history, prefix = body[:turn_start], body[turn_start:cut]
     note = f" (split turn: {len(prefix)} prefix messages)" if split else ""
-    session.emit(session.event(Log, level="info", message=f"[flue:compaction] Summarizing {len(history) + len(prefix)} "
-                                                        f"messages{note}, keeping messages from index {head + cut}"))
+    session.emit(
+        session.event(
+            Log,
+            level="info",
+            message=f"[flue:compaction] Summarizing {len(history) + len(prefix)} "
+            f"messages{note}, keeping messages from index {head + cut}",
+        )
+    )
     model = config.model or session.model
     try:
         jobs = []
@@ -219,15 +243,25 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
             text = f"<conversation>\n{serialize(history)}\n</conversation>\n\n"
             if previous is not None:
                 text += f"<previous-summary>\n{previous.summary}\n</previous-summary>\n\n"
-            text += (prompts.UPDATE if previous is not None else prompts.FIRST) + (prompts.focus_note(focus) if focus else "")
+            text += (prompts.UPDATE if previous is not None else prompts.FIRST) + (
+                prompts.focus_note(focus) if focus else ""
+            )
             jobs.append(_summarise(session, model, text, min(int(0.8 * reserve), 16000), "compaction", usage))
         if split:
             text = f"<conversation>\n{serialize(prefix)}\n</conversation>\n\n{prompts.TURN_PREFIX}"
             jobs.append(_summarise(session, model, text, min(int(0.5 * reserve), 16000), "compaction_prefix", usage))
         results = await asyncio.gather(*jobs)
     except CompactionFailed as exc:
-        session.emit(session.event(Compaction, messages_before=len(context), messages_after=len(context),
-                                   duration_ms=int((time.monotonic() - began) * 1000), is_error=True, error=str(exc)))
+        session.emit(
+            session.event(
+                Compaction,
+                messages_before=len(context),
+                messages_after=len(context),
+                duration_ms=int((time.monotonic() - began) * 1000),
+                is_error=True,
+                error=str(exc),
+            )
+        )
         raise
     summary = results[0] if (history or not split) else (previous.summary if previous else prompts.NO_PRIOR_HISTORY)
     if split:
@@ -242,19 +276,38 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     request = latest_user.content if latest_user is not None and summarised else None
     first_kept = body[cut]
     kept = len(session.messages) - next(i for i, m in enumerate(session.messages) if m is first_kept)
-    marker = CompactionMessage(summary=summary, kept=kept, tokens_before=tokens_before, read_files=read_files,
-                               modified_files=modified_files, request=request, usage=usage)
+    marker = CompactionMessage(
+        summary=summary,
+        kept=kept,
+        tokens_before=tokens_before,
+        read_files=read_files,
+        modified_files=modified_files,
+        request=request,
+        usage=usage,
+    )
     session.messages.append(marker)
     session.emit(session.event(MessageEnd, message=message_to_dict(marker)))
     session.record_usage(usage, "compaction")
     if session.recompose is not None:  # AGENTS.md and skills are re-read, so they survive compaction
         session.system_prompt = session.recompose()
     after = len(model_context(session.messages))
-    session.emit(session.event(Log, level="info", message=f"[flue:compaction] Complete — messages: {len(context)} → "
-                                                        f"{after}, tokens before: {tokens_before}"))
-    session.emit(session.event(Compaction, messages_before=len(context), messages_after=after,
-                               duration_ms=int((time.monotonic() - began) * 1000), is_error=False,
-                               usage=usage.to_dict()))
+    session.emit(
+        session.event(
+            Log,
+            level="info",
+            message=f"[flue:compaction] Complete — messages: {len(context)} → {after}, tokens before: {tokens_before}",
+        )
+    )
+    session.emit(
+        session.event(
+            Compaction,
+            messages_before=len(context),
+            messages_after=after,
+            duration_ms=int((time.monotonic() - began) * 1000),
+            is_error=False,
+            usage=usage.to_dict(),
+        )
+    )
     return marker
 
 

@@ -40,6 +40,7 @@ class Stats(Protocol):
     api_ms: float
     usage: Usage
 
+
 MAX_RETRIES = 3
 
 
@@ -115,11 +116,16 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
         raise _Failed(partial, exc)
     response = done[-1]
     return AssistantMessage(
-        text=response.text, thinking=response.thinking, thinking_blocks=response.thinking_blocks,
+        text=response.text,
+        thinking=response.thinking,
+        thinking_blocks=response.thinking_blocks,
         tool_calls=response.tool_calls,
-        stop_reason="length" if response.finish_reason == "length" else
-        ("tool_calls" if response.tool_calls else "stop"),
-        model=response.model or session.model.model, usage=response.usage)
+        stop_reason="length"
+        if response.finish_reason == "length"
+        else ("tool_calls" if response.tool_calls else "stop"),
+        model=response.model or session.model.model,
+        usage=response.usage,
+    )
 
 
 class _Interrupted(Exception):
@@ -159,8 +165,16 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
             elapsed = time.monotonic() - began
             stats.api_ms += elapsed * 1000
             error = stopped.error if isinstance(stopped, _Failed) else None
-            session.emit(session.event(Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000),
-                                       is_error=True, error=str(error) if error else "aborted"))
+            session.emit(
+                session.event(
+                    Turn,
+                    turn_id=turn_id,
+                    purpose="agent",
+                    duration_ms=int(elapsed * 1000),
+                    is_error=True,
+                    error=str(error) if error else "aborted",
+                )
+            )
             # Tokens the provider already counted are paid for: they go into the totals.
             if stopped.partial.usage is not None:
                 session.record_usage(stopped.partial.usage)
@@ -172,46 +186,73 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
             if model_error.kind == "overflow" and not overflow_recovered:
                 # Flue compacts and retries once; a second overflow is the operation's error.
                 overflow_recovered = True
-                session.emit(session.event(Log, level="info",
-                                           message="[flue:compaction] Overflow detected, compacting and retrying..."))
+                session.emit(
+                    session.event(
+                        Log, level="info", message="[flue:compaction] Overflow detected, compacting and retrying..."
+                    )
+                )
                 try:
                     await compact(session, "overflow")
                 except CompactionFailed as exc:
                     raise OperationFailed(f"prompt failed: {exc}") from None
-                session.emit(session.event(Log, level="info",
-                                           message="[flue:compaction] Retrying after overflow recovery..."))
+                session.emit(
+                    session.event(Log, level="info", message="[flue:compaction] Retrying after overflow recovery...")
+                )
                 continue
             if model_error.retryable and retries < MAX_RETRIES and not signal.aborted:
                 retries += 1
                 delay = round(session.retry_base_ms * 2 ** (retries - 1) * (0.75 + random.random() * 0.25))
-                session.emit(session.event(
-                    Log, level="warn", message="[flue:model-retry] Retrying transient model error",
-                    attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "delayMs": delay,
-                                "error": model_error.message, "kind": model_error.kind,
-                                "status": model_error.status}))
+                session.emit(
+                    session.event(
+                        Log,
+                        level="warn",
+                        message="[flue:model-retry] Retrying transient model error",
+                        attributes={
+                            "attempt": retries,
+                            "maxRetries": MAX_RETRIES,
+                            "delayMs": delay,
+                            "error": model_error.message,
+                            "kind": model_error.kind,
+                            "status": model_error.status,
+                        },
+                    )
+                )
                 await _backoff(signal, delay)
                 continue
             if model_error.retryable:
-                session.emit(session.event(
-                    Log, level="error", message="[flue:model-retry] Transient model error retries exhausted",
-                    attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "error": model_error.message}))
-            raise OperationFailed(f"prompt failed: {model_error.message}", hint=model_error.hint,
-                                  kind=model_error.kind) from None
+                session.emit(
+                    session.event(
+                        Log,
+                        level="error",
+                        message="[flue:model-retry] Transient model error retries exhausted",
+                        attributes={"attempt": retries, "maxRetries": MAX_RETRIES, "error": model_error.message},
+                    )
+                )
+            raise OperationFailed(
+                f"prompt failed: {model_error.message}", hint=model_error.hint, kind=model_error.kind
+            ) from None
         retries = 0
         elapsed = time.monotonic() - began
         stats.api_ms += elapsed * 1000
         stats.turns += 1
         turn_usage = message.usage
-        session.emit(session.event(
-            Turn, turn_id=turn_id, purpose="agent", duration_ms=int(elapsed * 1000), is_error=False,
-            finish_reason=message.stop_reason, usage=turn_usage.to_dict() if turn_usage else None))
+        session.emit(
+            session.event(
+                Turn,
+                turn_id=turn_id,
+                purpose="agent",
+                duration_ms=int(elapsed * 1000),
+                is_error=False,
+                finish_reason=message.stop_reason,
+                usage=turn_usage.to_dict() if turn_usage else None,
+            )
+        )
         if turn_usage is not None:
             session.record_usage(turn_usage)
         _record(session, message)
         if not message.tool_calls:
             return
-        results = await run_tool_batch(session, message.tool_calls, signal,
-                                       truncated=message.stop_reason == "length")
+        results = await run_tool_batch(session, message.tool_calls, signal, truncated=message.stop_reason == "length")
         for result in results:
             _record(session, result)
         signal.throw_if_aborted()

@@ -20,15 +20,18 @@ PREAMBLE = """You are flue, a coding agent working in the user's repository from
 SKILLS_INTRO = (
     "Skills are playbooks for particular kinds of work. When the task at hand fits one of the descriptions "
     "below, call the `activate_skill` tool with its name before you start, so its full instructions are "
-    "loaded. A skill's instructions and supporting files stay out of context until you activate or read them.")
+    "loaded. A skill's instructions and supporting files stay out of context until you activate or read them."
+)
 
 AGENTS_INTRO = (
     "The `task` tool hands a focused piece of work to one of these agents; name the one to use in its "
-    "`agent` argument. This list may change during the conversation, and any change will be announced.")
+    "`agent` argument. This list may change during the conversation, and any change will be announced."
+)
 
 NO_AGENTS = (
     "None. No subagents are declared at the moment, so the `task` tool has no valid `agent` to name. "
-    "Do not call it unless an agent is announced later in the conversation.")
+    "Do not call it unless an agent is announced later in the conversation."
+)
 
 
 def flue_date(today: _dt.date | None = None) -> str:
@@ -41,8 +44,13 @@ def _catalog_line(name: str, description: str) -> str:
     return f"- **{name}** — {description}" if description else f"- **{name}**"
 
 
-def compose_system_prompt(instructions: str, workspace: WorkspaceContext | None, skills: Sequence[Skill],
-                          agents: Sequence[Subagent], today: _dt.date | None = None) -> str:
+def compose_system_prompt(
+    instructions: str,
+    workspace: WorkspaceContext | None,
+    skills: Sequence[Skill],
+    agents: Sequence[Subagent],
+    today: _dt.date | None = None,
+) -> str:
     sections: list[str] = []
     if instructions.strip():
         sections.append(instructions.strip())

@@ -57,7 +57,7 @@ class OperationResult:
 
 # Our stop reasons as Claude Code's result reports them.
 RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
-LENGTH_CUT = ("The reply was cut off at the output limit (finish_reason \"length\"): the answer is incomplete.")
+LENGTH_CUT = 'The reply was cut off at the output limit (finish_reason "length"): the answer is incomplete.'
 
 Subscriber = Callable[[Event], None]
 # Awaited once per prompt before its user message joins the history, with the prompt's text: the
@@ -66,13 +66,27 @@ BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 
 
 class Session:
-    def __init__(self, *, model: ModelClient, tools: list[Tool], system_prompt: str = "", cwd: str = ".",
-                 session_id: str | None = None, task_id: str | None = None, parent_session: str | None = None,
-                 depth: int = 0, max_turns: int | None = None, retry_base_ms: float = 2000.0,
-                 messages: list[Message] | None = None, compaction: CompactionConfig | None = None,
-                 before_tool: BeforeTool | None = None, max_budget_usd: float | None = None,
-                 recompose: Callable[[], str] | None = None, parent: Session | None = None,
-                 usage: Usage | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model: ModelClient,
+        tools: list[Tool],
+        system_prompt: str = "",
+        cwd: str = ".",
+        session_id: str | None = None,
+        task_id: str | None = None,
+        parent_session: str | None = None,
+        depth: int = 0,
+        max_turns: int | None = None,
+        retry_base_ms: float = 2000.0,
+        messages: list[Message] | None = None,
+        compaction: CompactionConfig | None = None,
+        before_tool: BeforeTool | None = None,
+        max_budget_usd: float | None = None,
+        recompose: Callable[[], str] | None = None,
+        parent: Session | None = None,
+        usage: Usage | None = None,
+    ) -> None:
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -238,17 +252,35 @@ class Session:
         duration = int((time.monotonic() - began) * 1000)
         cut = error == LENGTH_CUT
         final = self.last_assistant_text() if error is None or cut else ""
-        self.emit(self.event(Operation, operation_id=op_id, operation_kind="prompt", duration_ms=duration,
-                             is_error=error is not None, error=error,
-                             result=final if error is None or cut else None, usage=stats.usage.to_dict()))
+        self.emit(
+            self.event(
+                Operation,
+                operation_id=op_id,
+                operation_kind="prompt",
+                duration_ms=duration,
+                is_error=error is not None,
+                error=error,
+                result=final if error is None or cut else None,
+                usage=stats.usage.to_dict(),
+            )
+        )
         self.emit(self.event(Idle))
         stop = reply_stop if error is None or cut else None
-        return OperationResult(text=final if error is None or cut else error, is_error=error is not None,
-                               subtype=subtype, num_turns=stats.turns, duration_ms=duration,
-                               duration_api_ms=int(stats.api_ms), usage=stats.usage, error=error,
-                               hint=hint, aborted=aborted,
-                               structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
-                               stop_reason=RESULT_STOP_REASONS.get(stop or ""), checkpoint=checkpoint)
+        return OperationResult(
+            text=final if error is None or cut else error,
+            is_error=error is not None,
+            subtype=subtype,
+            num_turns=stats.turns,
+            duration_ms=duration,
+            duration_api_ms=int(stats.api_ms),
+            usage=stats.usage,
+            error=error,
+            hint=hint,
+            aborted=aborted,
+            structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
+            stop_reason=RESULT_STOP_REASONS.get(stop or ""),
+            checkpoint=checkpoint,
+        )
 
     async def _checkpoint(self, text: str) -> str | None:
         if self.before_prompt is None:
@@ -274,8 +306,14 @@ class Session:
         if crossed is None:
             return
         tokens, window, reserve = crossed
-        self.emit(self.event(Log, level="info", message=f"[flue:compaction] Threshold reached — {tokens} tokens "
-                                                      f"used, window {window}, reserve {reserve}, triggering compaction"))
+        self.emit(
+            self.event(
+                Log,
+                level="info",
+                message=f"[flue:compaction] Threshold reached — {tokens} tokens "
+                f"used, window {window}, reserve {reserve}, triggering compaction",
+            )
+        )
         try:
             await compact(self, "threshold")
         except CompactionFailed as exc:
@@ -298,13 +336,29 @@ class Session:
             self._done()
             self._stats = None
         duration = int((time.monotonic() - began) * 1000)
-        self.emit(self.event(Operation, operation_id=op_id, operation_kind="compact", duration_ms=duration,
-                             is_error=error is not None, error=error, result=None if error else text,
-                             usage=stats.usage.to_dict()))
+        self.emit(
+            self.event(
+                Operation,
+                operation_id=op_id,
+                operation_kind="compact",
+                duration_ms=duration,
+                is_error=error is not None,
+                error=error,
+                result=None if error else text,
+                usage=stats.usage.to_dict(),
+            )
+        )
         self.emit(self.event(Idle))
-        return OperationResult(text=text, is_error=error is not None, subtype="success" if error is None else
-                               "error_during_execution", num_turns=0, duration_ms=duration, duration_api_ms=duration,
-                               usage=stats.usage, error=error)
+        return OperationResult(
+            text=text,
+            is_error=error is not None,
+            subtype="success" if error is None else "error_during_execution",
+            num_turns=0,
+            duration_ms=duration,
+            duration_api_ms=duration,
+            usage=stats.usage,
+            error=error,
+        )
 
     def last_assistant_text(self) -> str:
         for m in reversed(self.messages):

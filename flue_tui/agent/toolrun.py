@@ -29,13 +29,16 @@ class ToolHost(Protocol):
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
+
 ABANDONED_SUFFIX = " The tool execution could not be confirmed cancelled and may still be running."
 # How long an aborted tool may take to settle by itself before it is abandoned. The sandbox kills a
 # command's process group on abort and returns once it has exited (Flue's local() does the same), so
 # a killed command reports the plain abort; only a tool still busy after this gets the suffix.
 SETTLE_S = 0.5
-LENGTH_TEXT = ('Tool call "{name}" was not executed: the response hit the output token limit, so its '
-               "arguments may be truncated. Re-issue the tool call with complete arguments.")
+LENGTH_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+    "arguments may be truncated. Re-issue the tool call with complete arguments."
+)
 
 
 def _error(text: str) -> ToolResult:
@@ -80,8 +83,9 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
     return result
 
 
-async def run_tool_batch(session: ToolHost, calls: list[ToolCall], signal: AbortSignal,
-                         *, truncated: bool = False) -> list[ToolResultMessage]:
+async def run_tool_batch(
+    session: ToolHost, calls: list[ToolCall], signal: AbortSignal, *, truncated: bool = False
+) -> list[ToolResultMessage]:
     results: list[ToolResult | None] = [None] * len(calls)
     started: list[float] = [0.0] * len(calls)
     pending: list[tuple[int, asyncio.Task[ToolResult]]] = []
@@ -89,16 +93,29 @@ async def run_tool_batch(session: ToolHost, calls: list[ToolCall], signal: Abort
     def finish(i: int, result: ToolResult) -> None:
         results[i] = result
         call = calls[i]
-        session.emit(session.event(
-            ToolEnd, tool_name=call.name, tool_call_id=call.id, is_error=result.is_error,
-            result={"content": [{"type": "text", "text": result.text}], "details": result.details},
-            duration_ms=int((time.monotonic() - started[i]) * 1000)))
+        session.emit(
+            session.event(
+                ToolEnd,
+                tool_name=call.name,
+                tool_call_id=call.id,
+                is_error=result.is_error,
+                result={"content": [{"type": "text", "text": result.text}], "details": result.details},
+                duration_ms=int((time.monotonic() - started[i]) * 1000),
+            )
+        )
 
     for i, call in enumerate(calls):
         tool = session.tools.get(call.name)
         started[i] = time.monotonic()
-        session.emit(session.event(ToolStart, tool_name=call.name, tool_call_id=call.id,
-                                   args=call.arguments, kind=tool.kind if tool else "other"))
+        session.emit(
+            session.event(
+                ToolStart,
+                tool_name=call.name,
+                tool_call_id=call.id,
+                args=call.arguments,
+                kind=tool.kind if tool else "other",
+            )
+        )
         if truncated:
             finish(i, _error(LENGTH_TEXT.format(name=call.name)))
             continue
@@ -138,7 +155,14 @@ async def run_tool_batch(session: ToolHost, calls: list[ToolCall], signal: Abort
     out = []
     for call, result in zip(calls, results, strict=True):
         result = result or _error(ABORT_MESSAGE)
-        out.append(ToolResultMessage(tool_call_id=call.id, tool_name=call.name, text=result.text,
-                                     is_error=result.is_error, details=result.details,
-                                     terminate=result.terminate))
+        out.append(
+            ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                text=result.text,
+                is_error=result.is_error,
+                details=result.details,
+                terminate=result.terminate,
+            )
+        )
     return out

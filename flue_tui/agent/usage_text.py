@@ -32,6 +32,11 @@ def detailed(usage: Usage, *, tasks: bool = False) -> str:
 
 def from_dict(data: dict) -> Usage:
     """A `Usage.to_dict()` (as events carry it) back into a Usage."""
-    return Usage(input=int(data.get("input", 0)), output=int(data.get("output", 0)),
-                 cache_read=int(data.get("cacheRead", 0)), cache_write=int(data.get("cacheWrite", 0)),
-                 cost=float(data.get("cost", 0.0) or 0.0), priced=bool(data.get("priced", True)))
+    return Usage(
+        input=int(data.get("input", 0)),
+        output=int(data.get("output", 0)),
+        cache_read=int(data.get("cacheRead", 0)),
+        cache_write=int(data.get("cacheWrite", 0)),
+        cost=float(data.get("cost", 0.0) or 0.0),
+        priced=bool(data.get("priced", True)),
+    )

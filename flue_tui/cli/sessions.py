@@ -31,9 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
     common.add_argument("--db", metavar="PATH", help="the session database (default: $FLUE_HOME/sessions.db)")
     common.add_argument("--cwd", metavar="DIR", help="act as if run in DIR (default: current directory)")
-    parser = argparse.ArgumentParser(allow_abbrev=False, prog="flue sessions",
-                                     description="Saved sessions: list, read, name, delete, "
-                                     "export and search them. NAME is a session name in this directory or an id.")
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False,
+        prog="flue sessions",
+        description="Saved sessions: list, read, name, delete, "
+        "export and search them. NAME is a session name in this directory or an id.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("list", parents=[common], allow_abbrev=False, help="this directory's sessions, newest first")
     p.add_argument("--all", action="store_true", help="sessions of every directory")
@@ -122,7 +125,9 @@ def _export(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     redact = Redactor(os.environ)
     if args.format == "json":
         data = to_json(store, info, redact)
-        data["checkpoints"] = rewinding.export_rows(store, info)  # which commit each message started from, no file contents
+        data["checkpoints"] = rewinding.export_rows(
+            store, info
+        )  # which commit each message started from, no file contents
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
         text = to_markdown(store, info, redact)
@@ -164,8 +169,10 @@ def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise StoreError(f"{args.file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
-                         f"it is not a flue JSON export; {nothing}.") from None
+        raise StoreError(
+            f"{args.file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
+            f"it is not a flue JSON export; {nothing}."
+        ) from None
     except json.JSONDecodeError as exc:
         raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
     except RecursionError:
@@ -188,9 +195,18 @@ def _compact(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 COMMANDS: dict[str, Callable[[SessionStore, argparse.Namespace, str], int]] = {
-    "list": _list, "show": _show, "rename": _rename, "delete": _delete, "export": _export, "search": _search,
-    "import": _import, "compact": _compact,
-    "checkpoints": rewinding.checkpoints, "diff": rewinding.diff, "rewind": rewinding.rewind}
+    "list": _list,
+    "show": _show,
+    "rename": _rename,
+    "delete": _delete,
+    "export": _export,
+    "search": _search,
+    "import": _import,
+    "compact": _compact,
+    "checkpoints": rewinding.checkpoints,
+    "diff": rewinding.diff,
+    "rewind": rewinding.rewind,
+}
 
 
 def main(argv: list[str]) -> int:

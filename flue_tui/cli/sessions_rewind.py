@@ -35,23 +35,32 @@ def _number(text: str) -> int:
 
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("checkpoints", parents=[common], allow_abbrev=False,
-                       help="a session's file checkpoints: one before each user message")
+    p = sub.add_parser(
+        "checkpoints",
+        parents=[common],
+        allow_abbrev=False,
+        help="a session's file checkpoints: one before each user message",
+    )
     p.add_argument("ref", metavar="NAME")
     p.add_argument("--json", action="store_true", help="print JSON")
     p = sub.add_parser("diff", parents=[common], allow_abbrev=False, help="what a turn changed on disk")
     p.add_argument("ref", metavar="NAME")
     p.add_argument("--turn", type=_number, metavar="N", help="the turn of user message N (default: the last)")
-    p = sub.add_parser("rewind", parents=[common], allow_abbrev=False,
-                       help="go back to just before user message N: files, conversation (a fork) or both")
+    p = sub.add_parser(
+        "rewind",
+        parents=[common],
+        allow_abbrev=False,
+        help="go back to just before user message N: files, conversation (a fork) or both",
+    )
     p.add_argument("ref", metavar="NAME")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--to", type=_number, metavar="N", help="the user message to go back to (from 1)")
     target.add_argument("--undo", action="store_true", help="put back the files the last code rewind replaced")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--code", dest="what", action="store_const", const="code", help="restore the files only")
-    what.add_argument("--conversation", dest="what", action="store_const", const="conversation",
-                      help="fork the conversation only")
+    what.add_argument(
+        "--conversation", dest="what", action="store_const", const="conversation", help="fork the conversation only"
+    )
     what.add_argument("--both", dest="what", action="store_const", const="both", help="both (the default)")
 
 
@@ -72,8 +81,10 @@ def _prompt(prompts: list[UserPrompt], n: int, info: SessionInfo) -> UserPrompt:
     if not prompts:
         raise StoreError(f"Session {info.label} has no user messages yet, so there is nothing to go back to.")
     if n > len(prompts):
-        raise StoreError(f"Session {info.label} has {len(prompts)} user message{'s' * (len(prompts) != 1)}; "
-                         f"choose N from 1 to {len(prompts)}.")
+        raise StoreError(
+            f"Session {info.label} has {len(prompts)} user message{'s' * (len(prompts) != 1)}; "
+            f"choose N from 1 to {len(prompts)}."
+        )
     return prompts[n - 1]
 
 
@@ -103,8 +114,15 @@ def rows(store: SessionStore, info: SessionInfo, files: FileCheckpoints) -> list
                 after = now
             if after is not None:
                 changed = [{"status": c.status, "path": c.path} for c in files.diff(commit, after)]
-        out.append({"message": p.number, "time": p.created_at, "prompt": p.text, "checkpoint": commit,
-                    "files_changed": changed})
+        out.append(
+            {
+                "message": p.number,
+                "time": p.created_at,
+                "prompt": p.text,
+                "checkpoint": commit,
+                "files_changed": changed,
+            }
+        )
     return out
 
 
@@ -112,8 +130,10 @@ def checkpoints(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     info = _root(store, args.ref, cwd)
     table = _guarded(lambda: rows(store, info, _files(info)))
     if args.json:
-        sys.stdout.write(json.dumps({"session_id": info.id, "cwd": info.cwd, "checkpoints": table}, indent=2,
-                                    ensure_ascii=False) + "\n")
+        sys.stdout.write(
+            json.dumps({"session_id": info.id, "cwd": info.cwd, "checkpoints": table}, indent=2, ensure_ascii=False)
+            + "\n"
+        )
         return 0
     if not table:
         print(f"Session {info.label} has no user messages yet.")
@@ -122,8 +142,10 @@ def checkpoints(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     for row in table:
         files = "-" if row["files_changed"] is None else str(len(row["files_changed"]))
         print(f"{row['message']:>3}  {local_time(row['time']):<16}  {files:>5}  {_first_line(row['prompt'])}")
-    print(f"\nGo back to just before message N with: flue sessions rewind {args.ref} --to N "
-          "(files and conversation; --code or --conversation for one). '-': no file checkpoint.")
+    print(
+        f"\nGo back to just before message N with: flue sessions rewind {args.ref} --to N "
+        "(files and conversation; --code or --conversation for one). '-': no file checkpoint."
+    )
     return 0
 
 
@@ -172,15 +194,21 @@ def _restore(info: SessionInfo, n: int, ref: str) -> None:
     files = _files(info)
     commit = files.resolve(f"{info.id}/{n}")
     if commit is None:
-        raise StoreError(f"No file checkpoint was taken before message {n} of session {info.label} (git was "
-                         "missing or checkpoints were off); rewind the conversation only with --conversation.")
+        raise StoreError(
+            f"No file checkpoint was taken before message {n} of session {info.label} (git was "
+            "missing or checkpoints were off); rewind the conversation only with --conversation."
+        )
     done = files.restore(commit)
     files.keep(f"{info.id}/{UNDO}", done.before.commit)
-    print(f"Files in {info.cwd} are back to just before message {n}: {len(done.written)} written, "
-          f"{len(done.removed)} removed.")
+    print(
+        f"Files in {info.cwd} are back to just before message {n}: {len(done.written)} written, "
+        f"{len(done.removed)} removed."
+    )
     if done.left_alone:
-        print(f"Left alone (in neither checkpoint: ignored or too big): {_visible(', '.join(done.left_alone[:10]))}"
-              + (" …" if len(done.left_alone) > 10 else ""))
+        print(
+            f"Left alone (in neither checkpoint: ignored or too big): {_visible(', '.join(done.left_alone[:10]))}"
+            + (" …" if len(done.left_alone) > 10 else "")
+        )
     print(f"Undo this with: flue sessions rewind {ref} --undo")
 
 
@@ -192,8 +220,10 @@ def _undo(info: SessionInfo, ref: str) -> int:
             raise StoreError(f"Session {info.label} has no code rewind to undo.")
         done = files.restore(commit)
         files.keep(f"{info.id}/{UNDO}", done.before.commit)  # undoing the undo is a redo
-        print(f"Files in {info.cwd} are back as they were before the last rewind: {len(done.written)} written, "
-              f"{len(done.removed)} removed. Run the same command again to redo the rewind.")
+        print(
+            f"Files in {info.cwd} are back as they were before the last rewind: {len(done.written)} written, "
+            f"{len(done.removed)} removed. Run the same command again to redo the rewind."
+        )
 
     _guarded(run)
     return 0
@@ -242,5 +272,7 @@ def export_rows(store: SessionStore, info: SessionInfo) -> list[dict[str, Any]]:
         found = files_for(info.cwd).numbered(info.id) if os.path.isdir(info.cwd) else {}
     except (GitMissing, GitFailed, OSError, ValueError):
         found = {}
-    return [{"message": p.number, "time": p.created_at, "checkpoint": found.get(p.number)}
-            for p in store.user_prompts(info.id)]
+    return [
+        {"message": p.number, "time": p.created_at, "checkpoint": found.get(p.number)}
+        for p in store.user_prompts(info.id)
+    ]

@@ -35,7 +35,7 @@ def _width(out: TextIO) -> int | None:
 
 def _home(path: str) -> str:
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home != "/" and (path == home or path.startswith(home + os.sep)) else path
+    return "~" + path[len(home) :] if home != "/" and (path == home or path.startswith(home + os.sep)) else path
 
 
 def _cut(text: str, width: int | None) -> str:
@@ -94,8 +94,11 @@ def render_search(hits: list[SearchHit], out: TextIO, *, query: str) -> None:
         if hit.session_id != last:
             last = hit.session_id
             where = f"task in {hit.root_label} · " if hit.root_label else ""
-            out.write(style(hit.session_label, "bold") + style(
-                f"  {where}{local_time(hit.created_at)} · {_home(hit.cwd)} · {hit.session_id}", "dim") + "\n")
+            out.write(
+                style(hit.session_label, "bold")
+                + style(f"  {where}{local_time(hit.created_at)} · {_home(hit.cwd)} · {hit.session_id}", "dim")
+                + "\n"
+            )
         snippet = _cut(hit.snippet, None if width is None else width - 14)
         parts = snippet.replace(MARK_END, MARK_START).split(MARK_START)  # odd parts are the matches
         text = "".join(style(p, "match") if i % 2 else p for i, p in enumerate(parts))

@@ -17,8 +17,9 @@ def _parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         prog="flue trust",
         description="Let a project's .flue/config.toml loosen protection (allow rules, default_blocklist = "
-                    "false, [env]) and its .mcp.json start MCP servers in later runs, until the file changes. "
-                    "Without --yes it shows what and asks.")
+        "false, [env]) and its .mcp.json start MCP servers in later runs, until the file changes. "
+        "Without --yes it shows what and asks.",
+    )
     parser.add_argument("directory", nargs="?", default=".", help="the project directory (default: current)")
     parser.add_argument("--yes", action="store_true", help="trust without asking")
     parser.add_argument("--list", action="store_true", help="list the trusted directories")
@@ -40,18 +41,25 @@ def main(argv: list[str]) -> int:
             return 0
         if args.forget:
             forgotten = trust.revoke(directory)
-            print(f"Forgot {trust.directory_key(directory)}." if forgotten
-                  else f"{trust.directory_key(directory)} was not trusted.")
+            print(
+                f"Forgot {trust.directory_key(directory)}."
+                if forgotten
+                else f"{trust.directory_key(directory)} was not trusted."
+            )
             return 0
         settings = Settings.from_env(cwd=directory)
         asked = pending(settings)
         if asked is None:
-            print(f"Nothing to trust: {directory} has no project settings that loosen protection"
-                  + (", or they are trusted already." if settings.project_trusted else "."))
+            print(
+                f"Nothing to trust: {directory} has no project settings that loosen protection"
+                + (", or they are trusted already." if settings.project_trusted else ".")
+            )
             return 0
         if not args.yes and not (sys.stdin.isatty() and asyncio.run(ask_on_terminal(asked))):
-            print("Not trusted." if sys.stdin.isatty() else "Not trusted: pass --yes to trust without a terminal.",
-                  file=sys.stderr)
+            print(
+                "Not trusted." if sys.stdin.isatty() else "Not trusted: pass --yes to trust without a terminal.",
+                file=sys.stderr,
+            )
             return 1
         accept(settings, asked)
     except ConfigError as exc:

@@ -20,7 +20,7 @@ def base_url(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
     scheme, _, rest = raw.partition("://")
     host = rest.split("/", 1)[0]
     if host.startswith("0.0.0.0"):  # a bind address, as OLLAMA_HOST is often set for the server
-        host = "127.0.0.1" + host[len("0.0.0.0"):]
+        host = "127.0.0.1" + host[len("0.0.0.0") :]
     if ":" not in host.rsplit("]", 1)[-1]:
         host += ":11434"
     return f"{scheme}://{host}"

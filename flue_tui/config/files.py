@@ -17,25 +17,29 @@ from flue_tui.config.paths import flue_home
 from flue_tui.config.project import Held, split_env
 from flue_tui.core.files import open_regular
 
-CHOICES = {"sandbox": ("local", "workspace"), "ui.mode": ("tui", "inline", "plain"),
-           "effort": ("off", "low", "medium", "high"), "model.effort": ("off", "low", "medium", "high")}
+CHOICES = {
+    "sandbox": ("local", "workspace"),
+    "ui.mode": ("tui", "inline", "plain"),
+    "effort": ("off", "low", "medium", "high"),
+    "model.effort": ("off", "low", "medium", "high"),
+}
 # key -> (python type, how to say it); ints are "whole numbers > 0".
 KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "model": ((str, dict), "a string such as \"anthropic/claude-sonnet-4-5\", or a table ([model])"),
-    "compaction_model": (str, "a string such as \"openai/gpt-4.1-mini\""),
+    "model": ((str, dict), 'a string such as "anthropic/claude-sonnet-4-5", or a table ([model])'),
+    "compaction_model": (str, 'a string such as "openai/gpt-4.1-mini"'),
     "auto_compact": (bool, "true or false"),
     "context_window": (int, "a whole number of tokens, more than 0"),
     "max_turns": (int, "a whole number, more than 0"),
     "idle_timeout": (float, "a number of seconds, more than 0"),
     "max_reply_chars": (int, "a whole number of characters, more than 0"),
-    "sandbox": (str, "\"local\" or \"workspace\""),
+    "sandbox": (str, '"local" or "workspace"'),
     "allow_network": (bool, "true or false"),
-    "effort": (str, "\"off\", \"low\", \"medium\" or \"high\""),
+    "effort": (str, '"off", "low", "medium" or "high"'),
     "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
-    "env": (dict, "a table of strings, e.g. [env] followed by NAME = \"value\""),
+    "env": (dict, 'a table of strings, e.g. [env] followed by NAME = "value"'),
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
     "mcp_servers": (dict, "a table of servers ([mcp_servers.NAME]), read by flue_tui/mcp/config.py"),
@@ -43,7 +47,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
 ZERO_OK = {"input_price", "output_price"}
 # `[model]`: the model's name and how it is asked (a plain `model = "..."` still works).
 MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "name": (str, "a string such as \"anthropic/claude-sonnet-4-5\""),
+    "name": (str, 'a string such as "anthropic/claude-sonnet-4-5"'),
     # The same keys as at the top level: the table only gathers them.
     "effort": KEYS["effort"],
     "max_output_tokens": KEYS["max_output_tokens"],
@@ -52,16 +56,26 @@ MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "output_price": KEYS["output_price"],
 }
 UI_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "mode": (str, "\"tui\", \"inline\" or \"plain\""),
-    "theme": (str, "a Textual theme name such as \"textual-dark\""),
+    "mode": (str, '"tui", "inline" or "plain"'),
+    "theme": (str, 'a Textual theme name such as "textual-dark"'),
 }
 ENV_VARS = {
-    "FLUE_MODEL": "model", "FLUE_COMPACTION_MODEL": "compaction_model", "FLUE_AUTO_COMPACT": "auto_compact",
-    "FLUE_CONTEXT_WINDOW": "context_window", "FLUE_MAX_TURNS": "max_turns", "FLUE_SANDBOX": "sandbox",
-    "FLUE_ALLOW_NETWORK": "allow_network", "FLUE_PROMPT_CACHE": "prompt_cache",
-    "FLUE_EFFORT": "effort", "FLUE_MAX_OUTPUT_TOKENS": "max_output_tokens",
-    "FLUE_INPUT_PRICE": "input_price", "FLUE_OUTPUT_PRICE": "output_price", "FLUE_UI": "ui.mode", "FLUE_THEME": "ui.theme",
-    "FLUE_IDLE_TIMEOUT": "idle_timeout", "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
+    "FLUE_MODEL": "model",
+    "FLUE_COMPACTION_MODEL": "compaction_model",
+    "FLUE_AUTO_COMPACT": "auto_compact",
+    "FLUE_CONTEXT_WINDOW": "context_window",
+    "FLUE_MAX_TURNS": "max_turns",
+    "FLUE_SANDBOX": "sandbox",
+    "FLUE_ALLOW_NETWORK": "allow_network",
+    "FLUE_PROMPT_CACHE": "prompt_cache",
+    "FLUE_EFFORT": "effort",
+    "FLUE_MAX_OUTPUT_TOKENS": "max_output_tokens",
+    "FLUE_INPUT_PRICE": "input_price",
+    "FLUE_OUTPUT_PRICE": "output_price",
+    "FLUE_UI": "ui.mode",
+    "FLUE_THEME": "ui.theme",
+    "FLUE_IDLE_TIMEOUT": "idle_timeout",
+    "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
 }
 
 
@@ -83,8 +97,14 @@ def project_file(cwd: str) -> Path:
 
 
 def _type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "a table"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
 
 
 def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> Any:
@@ -112,9 +132,10 @@ def read_layer(path: Path) -> Layer | None:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # tomllib decodes the bytes itself
-        line = exc.object[:exc.start].count(b"\n") + 1
-        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); "
-                          "TOML files must be UTF-8") from None
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); TOML files must be UTF-8"
+        ) from None
     where = str(path)
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -129,15 +150,17 @@ def read_layer(path: Path) -> Layer | None:
         elif key == "model" and isinstance(value, dict):
             for name, item in value.items():
                 if name not in MODEL_KEYS:
-                    raise ConfigError(f"{where}: unknown key 'model.{name}' (known keys: "
-                                      f"{', '.join('model.' + k for k in MODEL_KEYS)})")
-                values["model" if name == "name" else name] = _check(where, f"model.{name}", item,
-                                                                     *MODEL_KEYS[name])
+                    raise ConfigError(
+                        f"{where}: unknown key 'model.{name}' (known keys: "
+                        f"{', '.join('model.' + k for k in MODEL_KEYS)})"
+                    )
+                values["model" if name == "name" else name] = _check(where, f"model.{name}", item, *MODEL_KEYS[name])
         elif key == "ui":
             for name, item in value.items():
                 if name not in UI_KEYS:
-                    raise ConfigError(f"{where}: unknown key 'ui.{name}' (known keys: "
-                                      f"{', '.join('ui.' + k for k in UI_KEYS)})")
+                    raise ConfigError(
+                        f"{where}: unknown key 'ui.{name}' (known keys: {', '.join('ui.' + k for k in UI_KEYS)})"
+                    )
                 values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
         elif key not in ("permissions", "mcp_servers"):
             values[key] = value
@@ -195,16 +218,22 @@ def layers(cwd: str, *, trusted: bool = False, sources: tuple[str, ...] | None =
 def _project_cannot_loosen(project: Layer) -> None:
     """A cloned repository's config must not weaken the containment its user chose."""
     if project.values.get("sandbox") == "local":
-        raise ConfigError(f"{project.source}: sandbox = \"local\" is only accepted from your own {user_file()} "
-                          "or the --sandbox flag")
+        raise ConfigError(
+            f'{project.source}: sandbox = "local" is only accepted from your own {user_file()} or the --sandbox flag'
+        )
     if project.mcp_servers:
-        raise ConfigError(f"{project.source}: mcp_servers is only read from your own {user_file()}; a project lists "
-                          "its servers in .mcp.json")
+        raise ConfigError(
+            f"{project.source}: mcp_servers is only read from your own {user_file()}; a project lists "
+            "its servers in .mcp.json"
+        )
     if project.values.get("allow_network") is True:
-        raise ConfigError(f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
-                          "or the --allow-network flag")
+        raise ConfigError(
+            f"{project.source}: allow_network = true is only accepted from your own {user_file()} "
+            "or the --allow-network flag"
+        )
     for key in ("input_price", "output_price"):
         # A price decides when --max-budget-usd stops a run: a repository could set it to 0.
         if key in project.values:
-            raise ConfigError(f"{project.source}: {key} is only accepted from your own {user_file()} "
-                              f"or FLUE_{key.upper()}")
+            raise ConfigError(
+                f"{project.source}: {key} is only accepted from your own {user_file()} or FLUE_{key.upper()}"
+            )

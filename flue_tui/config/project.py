@@ -23,27 +23,78 @@ from flue_tui.config import trust
 
 PROJECT_CONFIG = ".flue/config.toml"
 
-NEVER_ENV = frozenset({
-    # The shell: a startup file sourced before every `bash -c` / `sh -c`, options and hooks that
-    # execute (xtrace + PS4's command substitution), word splitting and where `cd` lands.
-    "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS0", "PS1", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH",
-    "GLOBIGNORE",
-    # Where programs are found, and where they read their own config (git's core.pager, hooks, npmrc).
-    "PATH", "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "ZDOTDIR", "SHELL",
-    # Libraries loaded into any program: glibc's iconv modules, OpenSSL's engines and providers.
-    "GCONV_PATH", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
-    # Interpreters' start-up hooks and module paths.
-    "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONWARNINGS",
-    "PYTHONEXECUTABLE", "PYTHONPLATLIBDIR", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
-    "GEM_HOME", "GEM_PATH", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-    # Package indexes: an approved `pip install x` / `uv add x` would fetch someone else's x.
-    "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX",
-    # Programs other programs start: editors (vi runs EXINIT), pagers (less runs LESSOPEN; LESS can
-    # hold `+!cmd`), password prompts.
-    "EDITOR", "VISUAL", "EXINIT", "VIMINIT", "PAGER", "MANPAGER", "LESS", "LESSOPEN", "LESSCLOSE", "BROWSER",
-    "SSH_ASKPASS", "SUDO_ASKPASS",
-})
+NEVER_ENV = frozenset(
+    {
+        # The shell: a startup file sourced before every `bash -c` / `sh -c`, options and hooks that
+        # execute (xtrace + PS4's command substitution), word splitting and where `cd` lands.
+        "BASH_ENV",
+        "ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS0",
+        "PS1",
+        "PS4",
+        "PROMPT_COMMAND",
+        "IFS",
+        "CDPATH",
+        "GLOBIGNORE",
+        # Where programs are found, and where they read their own config (git's core.pager, hooks, npmrc).
+        "PATH",
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_CONFIG_DIRS",
+        "ZDOTDIR",
+        "SHELL",
+        # Libraries loaded into any program: glibc's iconv modules, OpenSSL's engines and providers.
+        "GCONV_PATH",
+        "OPENSSL_CONF",
+        "OPENSSL_ENGINES",
+        "OPENSSL_MODULES",
+        # Interpreters' start-up hooks and module paths.
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONUSERBASE",
+        "PYTHONBREAKPOINT",
+        "PYTHONWARNINGS",
+        "PYTHONEXECUTABLE",
+        "PYTHONPLATLIBDIR",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "PERL5DB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "GEM_HOME",
+        "GEM_PATH",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        # Package indexes: an approved `pip install x` / `uv add x` would fetch someone else's x.
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "UV_INDEX",
+        "UV_INDEX_URL",
+        "UV_EXTRA_INDEX_URL",
+        "UV_DEFAULT_INDEX",
+        # Programs other programs start: editors (vi runs EXINIT), pagers (less runs LESSOPEN; LESS can
+        # hold `+!cmd`), password prompts.
+        "EDITOR",
+        "VISUAL",
+        "EXINIT",
+        "VIMINIT",
+        "PAGER",
+        "MANPAGER",
+        "LESS",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "BROWSER",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+    }
+)
 # Whole families: the dynamic loader (LD_PRELOAD, LD_AUDIT, macOS's DYLD_INSERT_LIBRARIES), git
 # (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_* injects any config such as core.fsmonitor),
 # bash's exported functions, npm's config (script-shell, node-options).

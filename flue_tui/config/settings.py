@@ -71,7 +71,9 @@ class Settings:
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
     add_dirs: list[str] = field(default_factory=list)
-    setting_sources: tuple[str, ...] | None = None  # --setting-sources user,project,local (None: all)  # --add-dir: more roots for --sandbox workspace
+    setting_sources: tuple[str, ...] | None = (
+        None  # --setting-sources user,project,local (None: all)  # --add-dir: more roots for --sandbox workspace
+    )
     auto_compact: bool = True
     compaction_model: str | None = None
     # Overrides the model's context window (litellm's map knows nothing of local models).
@@ -123,8 +125,9 @@ class Settings:
         extra_env: dict[str, str] = {}
         sources: dict[str, str] = {}
         setting_sources = overrides.get("setting_sources")  # --setting-sources: which files are read
-        for layer in layers(cwd, trusted=trusted,
-                            sources=tuple(setting_sources) if isinstance(setting_sources, (list, tuple)) else None):
+        for layer in layers(
+            cwd, trusted=trusted, sources=tuple(setting_sources) if isinstance(setting_sources, (list, tuple)) else None
+        ):
             held.extend(layer.held)
             never.extend(layer.never)
             for key, value in layer.values.items():
@@ -149,8 +152,14 @@ class Settings:
         unknown = set(values) - set(cls.__dataclass_fields__)
         if unknown:  # what setattr on a slotted instance refused before: a programming error, not input
             raise AttributeError(f"Settings has no field {sorted(unknown)[0]!r}")
-        return cls(**values, overrides=dict(overrides), project_trusted=trusted, project_held=held,  # type: ignore[arg-type]
-                   project_never=never, sources=sources)
+        return cls(
+            **values,  # type: ignore[arg-type]  # checked above: only Settings' own fields
+            overrides=dict(overrides),
+            project_trusted=trusted,
+            project_held=held,
+            project_never=never,
+            sources=sources,
+        )
 
     def reloaded(self) -> Settings:
         """The files read again with the same flags (after the user trusted the project)."""

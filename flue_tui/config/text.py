@@ -18,8 +18,11 @@ def utf8_text(what: str, value: str | bytes) -> str:
             raise ConfigError(_NOT_UTF8.format(what=what, byte=value[exc.start], at=exc.start)) from None
     for at, char in enumerate(value):
         if 0xDC80 <= ord(char) <= 0xDCFF:
-            raise ConfigError(_NOT_UTF8.format(what=what, byte=ord(char) - 0xDC00,
-                                               at=len(value[:at].encode("utf-8", "surrogateescape"))))
+            raise ConfigError(
+                _NOT_UTF8.format(
+                    what=what, byte=ord(char) - 0xDC00, at=len(value[:at].encode("utf-8", "surrogateescape"))
+                )
+            )
     return value
 
 

@@ -140,6 +140,9 @@ def entries() -> list[TrustEntry]:
             continue
         raw_files = entry.get("files")
         files: dict[str, Any] = raw_files if isinstance(raw_files, dict) else {}
-        out.append(TrustEntry(directory, tuple(sorted((str(k), str(v)) for k, v in files.items())),
-                              str(entry.get("trusted_at", ""))))
+        out.append(
+            TrustEntry(
+                directory, tuple(sorted((str(k), str(v)) for k, v in files.items())), str(entry.get("trusted_at", ""))
+            )
+        )
     return out

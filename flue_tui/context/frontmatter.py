@@ -34,7 +34,8 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
     if not match:
         raise SkillFormatError(
             f'[flue] Skill {path} is missing YAML frontmatter. Start SKILL.md with "---", include "name" '
-            'and "description", then close the block with "---".')
+            'and "description", then close the block with "---".'
+        )
     try:
         # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
         data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
@@ -44,7 +45,7 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
         data = {}
     if not isinstance(data, dict):
         raise SkillFormatError(f"[flue] Skill {path} frontmatter must be a YAML mapping.")
-    return data, text[match.end():].strip()
+    return data, text[match.end() :].strip()
 
 
 def _required(data: dict, key: str, path: str) -> str:
@@ -69,11 +70,13 @@ def check_name(name: str, path: str) -> None:
     if not _NAME_RE.match(name):
         raise SkillFormatError(
             f'[flue] Skill {path} frontmatter name "{name}" must contain only lowercase ASCII letters, '
-            'numbers, and hyphens. Use a spec-compliant value such as "review-pr".')
+            'numbers, and hyphens. Use a spec-compliant value such as "review-pr".'
+        )
     if name.startswith("-") or name.endswith("-") or "--" in name:
         raise SkillFormatError(
             f'[flue] Skill {path} frontmatter name "{name}" must not start or end with a hyphen or contain '
-            'consecutive hyphens. Use a spec-compliant value such as "review-pr".')
+            'consecutive hyphens. Use a spec-compliant value such as "review-pr".'
+        )
 
 
 def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDoc:
@@ -83,12 +86,14 @@ def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDo
     if directory is not None and name != directory:
         raise SkillFormatError(
             f'[flue] Skill {path} declares frontmatter name "{name}", but Agent Skills requires it to match '
-            f'directory "{directory}"; names must match. Rename the directory or change "name" so they match.')
+            f'directory "{directory}"; names must match. Rename the directory or change "name" so they match.'
+        )
     description = _required(data, "description", path)
     if len(description) > 1024:
         raise SkillFormatError(
             f"[flue] Skill {path} frontmatter description exceeds the 1024-character Agent Skills limit. "
-            'Shorten "description" to a concise one-line summary.')
+            'Shorten "description" to a concise one-line summary.'
+        )
     license_ = _optional(data, "license", path)
     compatibility = _optional(data, "compatibility", path)
     if compatibility is not None and len(compatibility) > 500:
@@ -97,11 +102,18 @@ def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDo
     if metadata is None:
         metadata = {}
     if not isinstance(metadata, dict) or not all(
-            isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in metadata.items()):
+        isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in metadata.items()
+    ):
         raise SkillFormatError(f"[flue] Skill {path} frontmatter metadata must be a string-to-string mapping.")
     allowed = data.get("allowed-tools")
     if allowed is not None and not isinstance(allowed, str):
         raise SkillFormatError(f"[flue] Skill {path} frontmatter allowed-tools must be a string when provided.")
-    return SkillDoc(name=name, description=description, body=body, license=license_,
-                    compatibility=compatibility, metadata={k: v or "" for k, v in metadata.items()},
-                    allowed_tools=tuple(allowed.split()) if allowed else ())
+    return SkillDoc(
+        name=name,
+        description=description,
+        body=body,
+        license=license_,
+        compatibility=compatibility,
+        metadata={k: v or "" for k, v in metadata.items()},
+        allowed_tools=tuple(allowed.split()) if allowed else (),
+    )

@@ -95,10 +95,17 @@ def _scan(root: Path, source: SkillSource, into: SkillSet) -> list[Skill]:
             into.warnings.append(f'[flue] Skipping invalid {source} skill "{entry}": {exc}')
             continue
         packaged = source == "packaged"
-        found.append(Skill(name=doc.name, description=doc.description, source=source,
-                           directory=str(path), skill_md=str(skill_md),
-                           resources=_resources(path) if packaged else (),
-                           skill_id=_skill_id(doc.name, path) if packaged else ""))
+        found.append(
+            Skill(
+                name=doc.name,
+                description=doc.description,
+                source=source,
+                directory=str(path),
+                skill_md=str(skill_md),
+                resources=_resources(path) if packaged else (),
+                skill_id=_skill_id(doc.name, path) if packaged else "",
+            )
+        )
     return found
 
 
@@ -117,7 +124,8 @@ def discover_skills(cwd: str, user_dir: Path | None = None, packaged_dir: Path |
             if winner is not None:
                 result.warnings.append(
                     f'[flue] The {skill.source} skill "{skill.name}" is hidden by the {winner.source} skill '
-                    f"of the same name ({winner.skill_md}).")
+                    f"of the same name ({winner.skill_md})."
+                )
                 continue
             seen[skill.name] = skill
             result.skills.append(skill)
@@ -140,12 +148,16 @@ def activation_text(skill: Skill) -> str:
         if not skill.resources:
             return head
         lines = "\n".join(f"- {rel} → read_skill_resource {resource_path(skill, rel)}" for rel in skill.resources)
-        return (f"{head}\n\nSupporting skill resources are available but are not loaded into context unless "
-                f"needed:\n<skill_resources>\n{lines}\n</skill_resources>")
-    return (f"{head}\n\nSupporting skill resources are available relative to this workspace skill directory but "
-            f"are not loaded into context unless needed:\n<skill_resources>\n- Base directory: {skill.directory}\n"
-            "- Resolve relative resource paths from this directory and read only the files you need.\n"
-            "</skill_resources>")
+        return (
+            f"{head}\n\nSupporting skill resources are available but are not loaded into context unless "
+            f"needed:\n<skill_resources>\n{lines}\n</skill_resources>"
+        )
+    return (
+        f"{head}\n\nSupporting skill resources are available relative to this workspace skill directory but "
+        f"are not loaded into context unless needed:\n<skill_resources>\n- Base directory: {skill.directory}\n"
+        "- Resolve relative resource paths from this directory and read only the files you need.\n"
+        "</skill_resources>"
+    )
 
 
 def skill_prompt(skill: Skill, extra: str | None = None) -> str:

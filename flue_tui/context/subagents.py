@@ -11,7 +11,8 @@ from flue_tui.core.files import read_regular_text
 
 GENERAL_DESCRIPTION = (
     "General-purpose agent for independent research, file exploration, and parallel work. Runs with a "
-    "fresh context and the workspace tools; give it complete instructions in the prompt.")
+    "fresh context and the workspace tools; give it complete instructions in the prompt."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,12 @@ def _parse(path: Path) -> Subagent:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise SkillFormatError(f"[flue] Agent {path} frontmatter model must be a string when provided.")
-    return Subagent(name=name, description=description.strip(), instructions=body,
-                    model=model.strip() if model and model.strip() else None)
+    return Subagent(
+        name=name,
+        description=description.strip(),
+        instructions=body,
+        model=model.strip() if model and model.strip() else None,
+    )
 
 
 def discover_roster(cwd: str) -> Roster:

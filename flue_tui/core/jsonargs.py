@@ -8,8 +8,9 @@ from typing import Any
 # Our tools take flat arguments; a bound far below Python's recursion limit keeps every later step
 # (validation, json.dumps, asdict in the store, the UI) from recursing out of stack.
 MAX_ARGUMENT_DEPTH = 100
-TOO_DEEP = (f"Tool arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep; "
-            "send them again as a flat JSON object.")
+TOO_DEEP = (
+    f"Tool arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep; send them again as a flat JSON object."
+)
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

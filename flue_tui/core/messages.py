@@ -150,12 +150,15 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             terminate=data.get("terminate", False),
         )
     if role == "compaction":
-        return CompactionMessage(summary=data["summary"], kept=data["kept"],
-                                 tokens_before=data.get("tokens_before", 0),
-                                 read_files=list(data.get("read_files") or []),
-                                 modified_files=list(data.get("modified_files") or []),
-                                 request=data.get("request"),
-                                 usage=Usage(**data["usage"]) if data.get("usage") else None)
+        return CompactionMessage(
+            summary=data["summary"],
+            kept=data["kept"],
+            tokens_before=data.get("tokens_before", 0),
+            read_files=list(data.get("read_files") or []),
+            modified_files=list(data.get("modified_files") or []),
+            request=data.get("request"),
+            usage=Usage(**data["usage"]) if data.get("usage") else None,
+        )
     raise ValueError(f"unknown message role: {role!r}")
 
 
@@ -175,11 +178,11 @@ def model_context(messages: list[Message]) -> list[Message]:
         return list(messages)
     marker = messages[last]
     assert isinstance(marker, CompactionMessage)
-    kept = [m for m in messages[max(0, last - marker.kept):last] if not isinstance(m, CompactionMessage)]
+    kept = [m for m in messages[max(0, last - marker.kept) : last] if not isinstance(m, CompactionMessage)]
     head: list[Message] = [summary_message(marker)]
     if marker.request is not None:
         head.append(UserMessage(content=marker.request))
-    return head + kept + list(messages[last + 1:])
+    return head + kept + list(messages[last + 1 :])
 
 
 def wire_arguments(call: ToolCall) -> str:

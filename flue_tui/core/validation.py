@@ -56,8 +56,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[tuple[str
             _check(item, schema["items"], f"{path}.{i}" if path != "root" else str(i), errors)
 
 
-def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str,
-                  errors: list[tuple[str, str]]) -> None:
+def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, errors: list[tuple[str, str]]) -> None:
     props = schema.get("properties", {})
     for name in schema.get("required", []):
         if name not in value:

@@ -29,17 +29,28 @@ EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fiel
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 
-def result_object(result: OperationResult, *, session_id: str, model: str | None,
-                  permission_denials: list[dict[str, Any]] | None = None, session: Session | None = None,
-                  window: bool = True) -> dict[str, Any]:
+def result_object(
+    result: OperationResult,
+    *,
+    session_id: str,
+    model: str | None,
+    permission_denials: list[dict[str, Any]] | None = None,
+    session: Session | None = None,
+    window: bool = True,
+) -> dict[str, Any]:
     """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse.
     `window=False` after a signal: the model's window comes from litellm, and a run stopped during
     start-up would wait seconds for its import to finish just to fill one number in."""
     from flue_tui.headless.claude.result import result_message
 
-    return result_message(result, session_id=session_id, model=model, permission_denials=permission_denials,
-                          messages=session.messages if session is not None else None,
-                          context_window=_window(session) if window else None)
+    return result_message(
+        result,
+        session_id=session_id,
+        model=model,
+        permission_denials=permission_denials,
+        messages=session.messages if session is not None else None,
+        context_window=_window(session) if window else None,
+    )
 
 
 def _window(session: Session | None) -> int | None:
@@ -93,8 +104,12 @@ class _Renderer:
             from flue_tui.ui.transcript import ToolEntry
 
             content = event.result.get("content") or [{}]
-            entry = ToolEntry(name=event.tool_name, status="ok", result_text=str(content[0].get("text", "")),
-                              details=event.result.get("details") or {})
+            entry = ToolEntry(
+                name=event.tool_name,
+                status="ok",
+                result_text=str(content[0].get("text", "")),
+                details=event.result.get("details") or {},
+            )
             what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
             _say(f"{indent}tool ok {event.tool_name}: {what}")
         elif isinstance(event, Log):
@@ -125,14 +140,23 @@ def start_failure(message: str, fmt: str | None, model: str | None) -> int:
     result object too under json/stream-json, and one exit code for all of them."""
     print(f"flue: {message}", file=sys.stderr)
     if fmt in ("json", "stream-json", "events"):
-        failed = OperationResult(text=message, is_error=True, subtype="error_during_execution", num_turns=0,
-                                 duration_ms=0, duration_api_ms=0, usage=Usage(), error=message)
+        failed = OperationResult(
+            text=message,
+            is_error=True,
+            subtype="error_during_execution",
+            num_turns=0,
+            duration_ms=0,
+            duration_api_ms=0,
+            usage=Usage(),
+            error=message,
+        )
         _write_line(sys.stdout, result_object(failed, session_id="", model=model))
     return EXIT_CONFIG
 
 
-async def _run(handle: SessionHandle, session: Session, prompt: str, schema: dict[str, Any] | None,
-               renderer: _Renderer) -> tuple[OperationResult, int | None]:
+async def _run(
+    handle: SessionHandle, session: Session, prompt: str, schema: dict[str, Any] | None, renderer: _Renderer
+) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
 
@@ -154,10 +178,19 @@ async def _run(handle: SessionHandle, session: Session, prompt: str, schema: dic
     return result, (caught[0] if caught else None)
 
 
-def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verbose: bool = False,
-              partial: bool = False, skill: str | None = None, sessions: SessionOptions | None = None,
-              claude: ClaudeOptions | None = None) -> int:
+def run_print(
+    settings: Settings,
+    prompt: str | None,
+    *,
+    fmt: str = "text",
+    verbose: bool = False,
+    partial: bool = False,
+    skill: str | None = None,
+    sessions: SessionOptions | None = None,
+    claude: ClaudeOptions | None = None,
+) -> int:
     from flue_tui.context.skills import skill_prompt
+
     try:
         handle = SessionHandle(settings, sessions)
         started = handle.start()  # resumes and records per the session flags
@@ -185,15 +218,28 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
     if skill is None:
         prompt = _attached(prompt, settings, verbose, session)
     if fmt == "events":
-        _write_line(sys.stdout, {"type": "system", "subtype": "init", "schema_version": EVENTS_SCHEMA_VERSION,
-                                 "session_id": session.id, "cwd": settings.cwd, "model": settings.model,
-                                 "tools": list(session.tools), "permissionMode": _policy_mode(session)})
+        _write_line(
+            sys.stdout,
+            {
+                "type": "system",
+                "subtype": "init",
+                "schema_version": EVENTS_SCHEMA_VERSION,
+                "session_id": session.id,
+                "cwd": settings.cwd,
+                "model": settings.model,
+                "tools": list(session.tools),
+                "permissionMode": _policy_mode(session),
+            },
+        )
     elif fmt == "stream-json":
         from flue_tui.headless.claude.stream import ClaudeStream
 
         cc.write_init(lambda obj: _write_line(sys.stdout, obj), session, context, settings.model, claude)
-        session.subscribe(ClaudeStream(lambda obj: _write_line(sys.stdout, obj), root=session.id, partial=partial,
-                                       model=settings.model or ""))
+        session.subscribe(
+            ClaudeStream(
+                lambda obj: _write_line(sys.stdout, obj), root=session.id, partial=partial, model=settings.model or ""
+            )
+        )
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
@@ -201,21 +247,42 @@ def run_print(settings: Settings, prompt: str | None, *, fmt: str = "text", verb
         result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
-        result = OperationResult(text=f"Aborted by {name}.", is_error=True, subtype="error_during_execution",
-                                 num_turns=result.num_turns, duration_ms=result.duration_ms,
-                                 duration_api_ms=result.duration_api_ms, usage=result.usage,
-                                 error=f"Aborted by {name}.", aborted=True)
+        result = OperationResult(
+            text=f"Aborted by {name}.",
+            is_error=True,
+            subtype="error_during_execution",
+            num_turns=result.num_turns,
+            duration_ms=result.duration_ms,
+            duration_api_ms=result.duration_api_ms,
+            usage=result.usage,
+            error=f"Aborted by {name}.",
+            aborted=True,
+        )
     unsaved, kept = handle.save_failure(), ""
     if unsaved is not None and not result.is_error:  # the answer stands, but the run failed to keep it
         kept = result.text
-        result = dataclasses.replace(result, is_error=True, subtype="error_during_execution", error=unsaved,
-                                     hint=None, text=f"{kept}\n\n{unsaved}" if kept else unsaved)
+        result = dataclasses.replace(
+            result,
+            is_error=True,
+            subtype="error_during_execution",
+            error=unsaved,
+            hint=None,
+            text=f"{kept}\n\n{unsaved}" if kept else unsaved,
+        )
     elif unsaved is not None:
         _say(f"flue: {unsaved}")
     if fmt in ("json", "stream-json", "events"):
-        _write_line(sys.stdout, result_object(result, session_id=session.id, model=settings.model,
-                                              permission_denials=_denials(session), session=session,
-                                              window=signalled is None))
+        _write_line(
+            sys.stdout,
+            result_object(
+                result,
+                session_id=session.id,
+                model=settings.model,
+                permission_denials=_denials(session),
+                session=session,
+                window=signalled is None,
+            ),
+        )
     elif kept:  # text mode: the answer still goes to stdout; the failure to stderr, and exit 1
         _answer(kept)
     elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
@@ -232,26 +299,37 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
     """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
     from flue_tui.ui.attach import attach, read_denied, workspace_roots
 
-    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
-                 denied=read_denied(session))
+    got = attach(
+        prompt,
+        settings.cwd,
+        roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+        denied=read_denied(session),
+    )
     for note in got.notes:
         if verbose or note.startswith("not attached"):
             _say(f"flue: {note}")
     return got.text
 
 
-def _serve(session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None,
-           partial: bool) -> int:
+def _serve(
+    session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None, partial: bool
+) -> int:
     """`--input-format stream-json`: turns from stdin (headless/claude/control.py), Claude Code's stream out."""
     from flue_tui.headless.claude.run import serve_stream_input
 
     def result_line(result: OperationResult, s: Session, model: str | None, denials: list[dict[str, Any]]) -> dict:
         return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
 
-    _results, signalled = serve_stream_input(session, context, settings, claude,
-                                            lambda obj: _write_line(sys.stdout, obj), partial=partial,
-                                            first_prompt=prompt if prompt and prompt.strip() else None,
-                                            result_line=result_line)
+    _results, signalled = serve_stream_input(
+        session,
+        context,
+        settings,
+        claude,
+        lambda obj: _write_line(sys.stdout, obj),
+        partial=partial,
+        first_prompt=prompt if prompt and prompt.strip() else None,
+        result_line=result_line,
+    )
     if signalled is not None:
         exit_now(signalled)
     return EXIT_OK

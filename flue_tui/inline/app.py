@@ -43,8 +43,9 @@ class InlineApp(InlineCommands):
         self.renderer = Renderer(self.console, settings.cwd, dumb=self.dumb)
         self.sessions = InlineSessions(settings, options)
         self.paths = PathIndex(settings.cwd)
-        self.prompt = InlinePrompt(PromptHistory(settings.cwd), self.paths, self.command_items, self.toolbar,
-                                   self.cycle_mode)
+        self.prompt = InlinePrompt(
+            PromptHistory(settings.cwd), self.paths, self.command_items, self.toolbar, self.cycle_mode
+        )
         self.quitting = False
         self.unavailable: str | None = None
         self._background: set[asyncio.Future[Any]] = set()
@@ -192,8 +193,10 @@ class InlineApp(InlineCommands):
             self.renderer.note("Interrupted. The session is intact: send a message to continue.", "warn")
         elif result.is_error:
             self.renderer.note(result.hint or result.error or "The prompt failed.", "error")
-        self.renderer.note(f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''} · "
-                           f"{toolfmt.seconds(result.duration_ms)} · {usage_text.brief(result.usage)}")
+        self.renderer.note(
+            f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''} · "
+            f"{toolfmt.seconds(result.duration_ms)} · {usage_text.brief(result.usage)}"
+        )
 
     async def compact(self, focus: str | None) -> None:
         if not await self.ready():
@@ -208,8 +211,11 @@ class InlineApp(InlineCommands):
         from flue_tui.model.loader import warm_in_background
         from flue_tui.runtime.start import pick_by_number
 
-        self.console.print(Text.assemble(("flue", "bold"), f" · {self.settings.model or 'no model'} · "
-                                         f"{self.settings.cwd}", style="dim"))
+        self.console.print(
+            Text.assemble(
+                ("flue", "bold"), f" · {self.settings.model or 'no model'} · {self.settings.cwd}", style="dim"
+            )
+        )
         warm_in_background()
         self._spawn(asyncio.to_thread(self.paths.build))
         await self._ask_trust()

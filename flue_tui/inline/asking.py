@@ -24,10 +24,15 @@ if TYPE_CHECKING:
 
 # key → (choice, what the answered line says)
 KEYS = {
-    "y": ("once", "allowed once"), "1": ("once", "allowed once"),
-    "a": ("session", "allowed for this session"), "2": ("session", "allowed for this session"),
-    "n": ("deny", "denied"), "3": ("deny", "denied"), "escape": ("deny", "denied"),
-    "m": ("note", "denied with a note"), "4": ("note", "denied with a note"),
+    "y": ("once", "allowed once"),
+    "1": ("once", "allowed once"),
+    "a": ("session", "allowed for this session"),
+    "2": ("session", "allowed for this session"),
+    "n": ("deny", "denied"),
+    "3": ("deny", "denied"),
+    "escape": ("deny", "denied"),
+    "m": ("note", "denied with a note"),
+    "4": ("note", "denied with a note"),
     "c-c": ("interrupt", "denied · interrupting"),
 }
 
@@ -47,9 +52,12 @@ def _body(request: ApprovalRequest) -> Text:
 
 # The trust question's keys (flue_tui/permissions/project.py): y trusts the folder, anything else does not.
 TRUST_KEYS = {
-    "y": ("trust", "trusted"), "1": ("trust", "trusted"),
-    "n": ("no", "not trusted · starting without them"), "2": ("no", "not trusted · starting without them"),
-    "escape": ("no", "not trusted · starting without them"), "c-c": ("no", "not trusted · starting without them"),
+    "y": ("trust", "trusted"),
+    "1": ("trust", "trusted"),
+    "n": ("no", "not trusted · starting without them"),
+    "2": ("no", "not trusted · starting without them"),
+    "escape": ("no", "not trusted · starting without them"),
+    "c-c": ("no", "not trusted · starting without them"),
 }
 
 
@@ -70,8 +78,12 @@ async def _one_key(question: str, keys: dict[str, tuple[str, str]] = KEYS) -> st
             return [("bold green" if choice in ("once", "session", "trust") else "bold red", f"  → {said}")]
         return [("bold", question)]
 
-    app: Application[str] = Application(layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True)),
-                                        key_bindings=kb, full_screen=False, erase_when_done=False)
+    app: Application[str] = Application(
+        layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True)),
+        key_bindings=kb,
+        full_screen=False,
+        erase_when_done=False,
+    )
     # handle_sigint=False: the app would otherwise drop the turn's own SIGINT handler when it ends.
     return await app.run_async(handle_sigint=False)
 
@@ -84,16 +96,23 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
         try:
             rules = session_label(request)
             who = renderer.router.who_asks(request.tool_use_id)  # a task's sub-agent, not the main agent
-            renderer.print(Text.assemble((f"{who} asks: " if who else "", "bold yellow"),
-                                         (f"{request.title}?", "bold yellow"),
-                                         (f"  ({request.tool_name} · {request.mode} mode)", "dim")), "note")
+            renderer.print(
+                Text.assemble(
+                    (f"{who} asks: " if who else "", "bold yellow"),
+                    (f"{request.title}?", "bold yellow"),
+                    (f"  ({request.tool_name} · {request.mode} mode)", "dim"),
+                ),
+                "note",
+            )
             renderer.console.print(Safe(_body(request)))
             terminal.drop_typeahead()
             with terminal.normal_input():
                 if dumb:  # no cursor control: the line-mode question from the plain front end
                     return await ask_on_terminal(request)
-                key = await _one_key(f"  [y] allow once  [a] allow for this session: {rules}\n"
-                                     "  [n] deny  [m] deny with a note for the model")
+                key = await _one_key(
+                    f"  [y] allow once  [a] allow for this session: {rules}\n"
+                    "  [n] deny  [m] deny with a note for the model"
+                )
                 choice = KEYS[key][0]
                 if choice == "note":
                     from prompt_toolkit import PromptSession
@@ -122,8 +141,9 @@ async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
     terminal.drop_typeahead()
     try:
         with terminal.normal_input():
-            key = await _one_key("  [y] trust this folder (asked again if the file changes)  [n] not now, "
-                                 "start without them", TRUST_KEYS)
+            key = await _one_key(
+                "  [y] trust this folder (asked again if the file changes)  [n] not now, start without them", TRUST_KEYS
+            )
     except (EOFError, KeyboardInterrupt):
         return False
     return TRUST_KEYS[key][0] == "trust"

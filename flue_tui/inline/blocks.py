@@ -55,7 +55,7 @@ class Trimmed:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = console.render_lines(self.renderable, options.update(height=None), pad=False)
         if self.max_lines is not None and len(lines) > self.max_lines:
-            lines = lines[-self.max_lines:]
+            lines = lines[-self.max_lines :]
         # rich starts and ends some blocks (lists) with an empty line; spacing is ours to decide.
         while lines and _empty(lines[-1]):
             lines.pop()

@@ -111,10 +111,15 @@ class InlineCommands:
         return self.sessions.started.store if self.sessions.started is not None else None
 
     async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None:
-        lines = [f"  {p.number:>3}. {(p.text.strip().splitlines() or [''])[0][:70]}"
-                 + ("" if p.has_files else "  (no files)") for p in points]
-        self.notice("Rewind to just before message N with /rewind N [both|code|conversation] "
-                    "(both: files and conversation):\n" + "\n".join(lines))
+        lines = [
+            f"  {p.number:>3}. {(p.text.strip().splitlines() or [''])[0][:70]}"
+            + ("" if p.has_files else "  (no files)")
+            for p in points
+        ]
+        self.notice(
+            "Rewind to just before message N with /rewind N [both|code|conversation] "
+            "(both: files and conversation):\n" + "\n".join(lines)
+        )
         return None  # inline mode lists; the user picks with /rewind N
 
     async def continue_on(self, session_id: str, prompt: str) -> None:

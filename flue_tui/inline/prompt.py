@@ -71,19 +71,33 @@ class InlineCompleter(Completer):
 
 
 class InlinePrompt:
-    def __init__(self, history: PromptHistory, paths: PathIndex, commands: Callable[[], list[tuple[str, str]]],
-                 toolbar: Callable[[], str], cycle_mode: Callable[[], None], **io: Any) -> None:
+    def __init__(
+        self,
+        history: PromptHistory,
+        paths: PathIndex,
+        commands: Callable[[], list[tuple[str, str]]],
+        toolbar: Callable[[], str],
+        cycle_mode: Callable[[], None],
+        **io: Any,
+    ) -> None:
         self._toolbar = toolbar
         self._cycle_mode = cycle_mode
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
         self.prefill = ""
         self.session: PromptSession[Any] = PromptSession(
-            message=FormattedText([("bold", "› ")]), multiline=True,
+            message=FormattedText([("bold", "› ")]),
+            multiline=True,
             prompt_continuation=lambda width, line, wrap: "  ",
-            history=SharedHistory(history), completer=ThreadedCompleter(InlineCompleter(paths, commands)),
-            complete_while_typing=True, reserve_space_for_menu=6, key_bindings=self._keys(),
-            bottom_toolbar=self._bottom, enable_history_search=False, **io)
+            history=SharedHistory(history),
+            completer=ThreadedCompleter(InlineCompleter(paths, commands)),
+            complete_while_typing=True,
+            reserve_space_for_menu=6,
+            key_bindings=self._keys(),
+            bottom_toolbar=self._bottom,
+            enable_history_search=False,
+            **io,
+        )
 
     def arm_quit(self) -> None:
         """A Ctrl+C that interrupted a turn counts as the first of the two that quit."""

@@ -41,9 +41,9 @@ from flue_tui.ui.transcript import (
     UserEntry,
 )
 
-FLUSH_S = 0.08     # coalesce a token stream into ~12 writes a second
-TICK_S = 0.25      # spinners and elapsed times while something runs
-TAIL_LINES = 5     # of a running command's output
+FLUSH_S = 0.08  # coalesce a token stream into ~12 writes a second
+TICK_S = 0.25  # spinners and elapsed times while something runs
+TAIL_LINES = 5  # of a running command's output
 DIFF_LINES = 40
 CHILD_REPLY_LINES = 6
 NOTICE_STYLE = {"info": "dim", "warn": "yellow", "error": "bold red"}
@@ -112,8 +112,9 @@ class Renderer:
         if isinstance(event, ev.CompactionStart) and event.task_id is None:
             self.router.add(NoticeEntry(text=f"Compacting the conversation ({event.reason})…", level="info"))
         elif isinstance(event, ev.Compaction) and event.task_id is None and not event.is_error:
-            self.router.add(NoticeEntry(text=f"Compacted: {event.messages_before} → {event.messages_after} "
-                                             "messages.", level="info"))
+            self.router.add(
+                NoticeEntry(text=f"Compacted: {event.messages_before} → {event.messages_after} messages.", level="info")
+            )
         self.router.handle(event)
 
     def _wake(self) -> None:
@@ -208,7 +209,9 @@ class Renderer:
         if isinstance(e, UserEntry):
             return True
         if isinstance(e, NoticeEntry):
-            self.print(Text(_prefix(depth) + e.text, style=NOTICE_STYLE.get(e.level, "")), "note" if not depth else "child")
+            self.print(
+                Text(_prefix(depth) + e.text, style=NOTICE_STYLE.get(e.level, "")), "note" if not depth else "child"
+            )
             return True
         if isinstance(e, ReplyEntry):
             return self._reply(e, depth)
@@ -290,8 +293,15 @@ class Renderer:
         self._frame += 1
         group = Safe(Group(*parts))
         if self._live is None:
-            self._live = Live(group, console=self.console, auto_refresh=False, transient=True,
-                              redirect_stdout=False, redirect_stderr=False, vertical_overflow="crop")
+            self._live = Live(
+                group,
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="crop",
+            )
             self._live.start()
         self._live.update(group, refresh=True)
 
@@ -314,7 +324,7 @@ class Renderer:
             parts.append(Text(f"✻ thinking… {last}", style="dim italic", no_wrap=True, overflow="ellipsis"))
         reply = root.reply
         if reply is not None and not reply.done:
-            pending = reply.text[self._shown.get(reply, 0):].strip("\n")
+            pending = reply.text[self._shown.get(reply, 0) :].strip("\n")
             if pending.strip():
                 room = max(2, budget - len(tools) - len(parts))
                 parts.append(Trimmed(Markdown(task_boxes(pending)), max_lines=room))

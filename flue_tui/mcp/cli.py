@@ -110,7 +110,7 @@ def _add(args: argparse.Namespace) -> str:
         parse_server(args.name, entry, str(path), prefix="mcpServers.")  # checks it before writing
         data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         if not isinstance(data, dict) or not isinstance(data.setdefault("mcpServers", {}), dict):
-            raise ConfigError(f"{path}: expected an object with \"mcpServers\"")
+            raise ConfigError(f'{path}: expected an object with "mcpServers"')
         if args.name in data["mcpServers"]:
             raise ConfigError(f"{path} already has a server named {args.name}; remove it first")
         data["mcpServers"][args.name] = entry
@@ -166,7 +166,7 @@ def main(argv: list[str]) -> int:
     rest: list[str] = []
     if "--" in argv:  # everything after `--` is the server's command line, dashes and all
         at = argv.index("--")
-        argv, rest = argv[:at], argv[at + 1:]
+        argv, rest = argv[:at], argv[at + 1 :]
     args = _parser().parse_args(argv)
     if rest:
         args.target = [*getattr(args, "target", []), *rest]

@@ -10,8 +10,10 @@ USAGE = "Usage: /mcp (list servers and tools) or /mcp restart NAME."
 def listing() -> str:
     statuses = manager().statuses()
     if not statuses:
-        return ("No MCP servers configured. Add one with `flue mcp add NAME -- command args`, in .mcp.json, "
-                "or with --mcp-config.")
+        return (
+            "No MCP servers configured. Add one with `flue mcp add NAME -- command args`, in .mcp.json, "
+            "or with --mcp-config."
+        )
     lines = ["MCP servers:"]
     for s in statuses:
         lines.append(f"  {s.name}  {s.status}  ({s.transport}: {s.target})")

@@ -30,8 +30,21 @@ NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 Transport = Literal["stdio", "http", "sse"]
 # Keys a server entry may have, in either file format.
-KNOWN = frozenset({"type", "command", "args", "env", "cwd", "url", "headers", "enabled", "tool_timeout_sec",
-                   "startup_timeout_sec", "trust_read_only_hint"})
+KNOWN = frozenset(
+    {
+        "type",
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "enabled",
+        "tool_timeout_sec",
+        "startup_timeout_sec",
+        "trust_read_only_hint",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +80,21 @@ class McpSetup:
 def _expand(text: str, where: str, project: bool) -> str:
     """`${VAR}` and `${VAR:-default}` from flue's environment, as Claude Code does; a project file
     may not pull a provider key out of flue's environment."""
+
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
         if project and name.upper().endswith("_API_KEY"):
-            raise ConfigError(f"{where} refers to ${{{name}}}: a project's {PROJECT_FILE} may not read provider "
-                              "keys from flue's environment; put this server in your own config.toml")
+            raise ConfigError(
+                f"{where} refers to ${{{name}}}: a project's {PROJECT_FILE} may not read provider "
+                "keys from flue's environment; put this server in your own config.toml"
+            )
         value = os.environ.get(name)
         if value is None:
             value = m.group(2)
         if value is None:
             raise ConfigError(f"{where} refers to ${{{name}}}, which is not set")
         return value
+
     return _VAR.sub(sub, text)
 
 
@@ -103,14 +120,16 @@ def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bo
         raise ConfigError(f"{where} must be a table with command or url")
     unknown = sorted(set(entry) - KNOWN)
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: command, args, env, cwd, type, url, headers, "
-                          "enabled, tool_timeout_sec, startup_timeout_sec, trust_read_only_hint)")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} (known: command, args, env, cwd, type, url, headers, "
+            "enabled, tool_timeout_sec, startup_timeout_sec, trust_read_only_hint)"
+        )
     if entry.get("enabled", True) is False:
         return None
     kind = entry.get("type") or ("stdio" if "command" in entry else "http")
     kind = {"streamable-http": "http", "streamable_http": "http"}.get(kind, kind)
     if kind not in ("stdio", "http", "sse"):
-        raise ConfigError(f"{where}.type must be \"stdio\", \"http\" or \"sse\", not {kind!r}")
+        raise ConfigError(f'{where}.type must be "stdio", "http" or "sse", not {kind!r}')
     common: dict[str, Any] = {
         "tool_timeout": _seconds(entry, "tool_timeout_sec", where, DEFAULT_TOOL_TIMEOUT),
         "startup_timeout": _seconds(entry, "startup_timeout_sec", where, DEFAULT_STARTUP_TIMEOUT),
@@ -120,20 +139,33 @@ def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bo
         command = entry.get("command")
         args = entry.get("args", [])
         if not isinstance(command, str) or not command.strip():
-            raise ConfigError(f"{where}.command must be the program to run, e.g. \"npx\"")
+            raise ConfigError(f'{where}.command must be the program to run, e.g. "npx"')
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ConfigError(f"{where}.args must be a list of strings")
         cwd = entry.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise ConfigError(f"{where}.cwd must be a string")
-        return ServerConfig(name, "stdio", source, command=_expand(command, f"{where}.command", project),
-                            args=tuple(_expand(a, f"{where}.args", project) for a in args),
-                            env=_strings(entry.get("env", {}), f"{where}.env", project), cwd=cwd, **common)
+        return ServerConfig(
+            name,
+            "stdio",
+            source,
+            command=_expand(command, f"{where}.command", project),
+            args=tuple(_expand(a, f"{where}.args", project) for a in args),
+            env=_strings(entry.get("env", {}), f"{where}.env", project),
+            cwd=cwd,
+            **common,
+        )
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}.url must be an http:// or https:// URL")
-    return ServerConfig(name, kind, source, url=_expand(url, f"{where}.url", project),
-                        headers=_strings(entry.get("headers", {}), f"{where}.headers", project), **common)
+    return ServerConfig(
+        name,
+        kind,
+        source,
+        url=_expand(url, f"{where}.url", project),
+        headers=_strings(entry.get("headers", {}), f"{where}.headers", project),
+        **common,
+    )
 
 
 def parse_json_servers(text: str, source: str, *, project: bool = False) -> list[ServerConfig]:
@@ -144,9 +176,8 @@ def parse_json_servers(text: str, source: str, *, project: bool = False) -> list
         raise ConfigError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        raise ConfigError(f"{source}: expected an object with \"mcpServers\"")
-    out = [parse_server(name, entry, source, prefix="mcpServers.", project=project)
-           for name, entry in servers.items()]
+        raise ConfigError(f'{source}: expected an object with "mcpServers"')
+    out = [parse_server(name, entry, source, prefix="mcpServers.", project=project) for name, entry in servers.items()]
     return [s for s in out if s is not None]
 
 
@@ -174,8 +205,9 @@ def flag_servers(values: list[str]) -> list[ServerConfig]:
             try:
                 text = Path(value).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise ConfigError(f"Cannot read --mcp-config file {value}: {getattr(exc, 'strerror', None) or exc}"
-                                  ) from None
+                raise ConfigError(
+                    f"Cannot read --mcp-config file {value}: {getattr(exc, 'strerror', None) or exc}"
+                ) from None
             source = value
         out.extend(parse_json_servers(text, source))
     return out
@@ -221,9 +253,11 @@ def load(settings: Any) -> McpSetup:
         chosen.update((s.name, s) for s in project)
     elif project:
         held = project
-        notices.append(f"Not started from {PROJECT_FILE} because you have not trusted this project: "
-                       f"{', '.join(s.name for s in project)} (trust it by answering yes when flue asks, "
-                       "with flue trust, or with --trust-project).")
+        notices.append(
+            f"Not started from {PROJECT_FILE} because you have not trusted this project: "
+            f"{', '.join(s.name for s in project)} (trust it by answering yes when flue asks, "
+            "with flue trust, or with --trust-project)."
+        )
     chosen.update((s.name, s) for s in user_servers(user_file()))
     chosen.update((s.name, s) for s in flags)
     return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held))

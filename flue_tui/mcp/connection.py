@@ -155,7 +155,8 @@ class Connection:
                 async with asyncio.timeout(self.config.startup_timeout):
                     read, write = await stack.enter_async_context(self._transport())
                     session = await stack.enter_async_context(
-                        ClientSession(read, write, message_handler=self._on_message))
+                        ClientSession(read, write, message_handler=self._on_message)
+                    )
                     result = await session.initialize()
                     self.server_name = getattr(getattr(result, "server_info", None), "name", None)
                     self._session = session
@@ -199,10 +200,10 @@ class Connection:
             f.seek(0, 2)
         except (OSError, ValueError):
             return
-        if first.startswith(GROUP_MARK) and first[len(GROUP_MARK):].strip().isdigit():
+        if first.startswith(GROUP_MARK) and first[len(GROUP_MARK) :].strip().isdigit():
             from flue_tui.sandbox.procguard import reaper
 
-            self._group = int(first[len(GROUP_MARK):])
+            self._group = int(first[len(GROUP_MARK) :])
             reaper.watch(self._group)
 
     def stderr_tail(self) -> str:
@@ -267,15 +268,15 @@ class Connection:
         """tools/call with the configured timeout; every failure is an McpCallError."""
         session = self._session
         if session is None or self.status != "connected":
-            raise McpCallError(f"MCP server {self.config.name} is not connected"
-                               + (f": {self.error}" if self.error else ""))
+            raise McpCallError(
+                f"MCP server {self.config.name} is not connected" + (f": {self.error}" if self.error else "")
+            )
         timeout = self.config.tool_timeout
         try:
             async with asyncio.timeout(timeout):
                 return await session.call_tool(tool, args)
         except TimeoutError:
-            raise McpCallError(f"MCP tool {tool} on server {self.config.name} timed out after {timeout:g} s"
-                               ) from None
+            raise McpCallError(f"MCP tool {tool} on server {self.config.name} timed out after {timeout:g} s") from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - protocol, transport and server errors alike

@@ -12,8 +12,10 @@ DOCTOR_TIMEOUT = 20.0  # seconds per server, at most
 async def _check_all(servers: list[Any], cwd: str) -> list[tuple[str, str, str]]:
     from flue_tui.mcp.connection import Connection
 
-    conns = [Connection(dataclasses.replace(s, startup_timeout=min(s.startup_timeout, DOCTOR_TIMEOUT)), cwd,
-                        lambda c: None) for s in servers]
+    conns = [
+        Connection(dataclasses.replace(s, startup_timeout=min(s.startup_timeout, DOCTOR_TIMEOUT)), cwd, lambda c: None)
+        for s in servers
+    ]
     for conn in conns:
         conn.start()
     await asyncio.gather(*(c.wait_ready(c.config.startup_timeout + 5) for c in conns))
@@ -24,8 +26,13 @@ async def _check_all(servers: list[Any], cwd: str) -> list[tuple[str, str, str]]
             names = ", ".join(str(t.name) for t in conn.tools[:8]) + (" …" if len(conn.tools) > 8 else "")
             out.append(("ok", f"{cfg.name}: {len(conn.tools)} tools ({names}) via {cfg.describe()}", ""))
         else:
-            out.append(("fail", f"{cfg.name} ({cfg.describe()}): {conn.error or conn.status}",
-                        f"check the command or URL in {cfg.source}"))
+            out.append(
+                (
+                    "fail",
+                    f"{cfg.name} ({cfg.describe()}): {conn.error or conn.status}",
+                    f"check the command or URL in {cfg.source}",
+                )
+            )
     await asyncio.gather(*(c.stop() for c in conns), return_exceptions=True)
     return out
 
@@ -41,8 +48,14 @@ def checks(settings: Any) -> list[tuple[str, str, str]]:
         return [("fail", str(exc), "edit the file it names")]
     out = []
     if setup.held:
-        out.append(("warn", f"{PROJECT_FILE} servers not started until you trust this project: "
-                    f"{', '.join(s.name for s in setup.held)}", "flue trust, or run flue here and answer yes"))
+        out.append(
+            (
+                "warn",
+                f"{PROJECT_FILE} servers not started until you trust this project: "
+                f"{', '.join(s.name for s in setup.held)}",
+                "flue trust, or run flue here and answer yes",
+            )
+        )
     if not setup.servers:
         return out or [("ok", "no MCP servers configured", "")]
     return out + asyncio.run(_check_all(list(setup.servers), settings.cwd))

@@ -165,8 +165,17 @@ class McpManager:
         out = []
         for conn in self.conns.values():
             names = tuple(n for n, t in self.tools.items() if t.server is conn)
-            out.append(ServerStatus(conn.config.name, conn.status, conn.config.transport, conn.config.describe(),
-                                    names, conn.error, conn.config.source))
+            out.append(
+                ServerStatus(
+                    conn.config.name,
+                    conn.status,
+                    conn.config.transport,
+                    conn.config.describe(),
+                    names,
+                    conn.error,
+                    conn.config.source,
+                )
+            )
         return out
 
 

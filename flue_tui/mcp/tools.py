@@ -30,11 +30,11 @@ def tool_name(server: str, tool: str, taken: set[str]) -> str:
     """`mcp__server__tool`, sanitised, at most 64 characters, not in `taken` (which it joins)."""
     name = f"{PREFIX}{_clean(server)}__{_clean(tool)}"
     if len(name) > MAX_NAME:  # keep the start, make the end unique to the full name
-        name = name[:MAX_NAME - 9] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        name = name[: MAX_NAME - 9] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
     base, n = name, 2
     while name.lower() in {t.lower() for t in taken}:
         suffix = f"_{n}"
-        name = base[:MAX_NAME - len(suffix)] + suffix
+        name = base[: MAX_NAME - len(suffix)] + suffix
         n += 1
     taken.add(name)
     return name
@@ -47,9 +47,11 @@ def _safe_node(node: dict[str, Any], depth: int) -> dict[str, Any]:
         out.pop("type", None)
     props = out.get("properties")
     if "properties" in out:
-        out["properties"] = ({k: _safe_node(v, depth + 1) for k, v in props.items()
-                              if isinstance(k, str) and isinstance(v, dict)}
-                             if isinstance(props, dict) and depth < 32 else {})
+        out["properties"] = (
+            {k: _safe_node(v, depth + 1) for k, v in props.items() if isinstance(k, str) and isinstance(v, dict)}
+            if isinstance(props, dict) and depth < 32
+            else {}
+        )
     if "required" in out:
         required = out["required"]
         out["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
@@ -77,8 +79,10 @@ def _bounded(text: str) -> str:
     out, cut, shown = truncate_head(lines, len(lines), MAX_READ_LINES, MAX_READ_BYTES)
     if not cut:
         return text
-    return (f"{out}\n\n[flue] MCP tool output truncated: showed {shown} of {len(lines)} lines "
-            f"(limit {MAX_READ_LINES} lines or 50KB).")
+    return (
+        f"{out}\n\n[flue] MCP tool output truncated: showed {shown} of {len(lines)} lines "
+        f"(limit {MAX_READ_LINES} lines or 50KB)."
+    )
 
 
 def _block_text(block: Any) -> str:

@@ -74,8 +74,15 @@ class ToolCallAccumulator:
                 raw = "{}"  # never replay the deep text: a provider's own parser would choke on it
             # A server that sends no ids still needs unique ones: results are matched by id, and
             # Anthropic refuses a history where two tool uses share one.
-            out.append(ToolCall(id=call.id or new_id("call"), name="".join(call.name), arguments=parsed,
-                                raw_arguments=raw, refusal=refusal))
+            out.append(
+                ToolCall(
+                    id=call.id or new_id("call"),
+                    name="".join(call.name),
+                    arguments=parsed,
+                    raw_arguments=raw,
+                    refusal=refusal,
+                )
+            )
         return out
 
 

@@ -68,8 +68,15 @@ def without_request(message: str) -> str:
 class ModelError(Exception):
     """A failed model request. `message` is the provider's text; `hint` tells a user the fix."""
 
-    def __init__(self, message: str, *, kind: ErrorKind = "other", status: int | None = None,
-                 retryable: bool | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: ErrorKind = "other",
+        status: int | None = None,
+        retryable: bool | None = None,
+        hint: str | None = None,
+    ) -> None:
         message = without_request(message)
         super().__init__(message)
         self.message = message

@@ -45,7 +45,9 @@ def _marked(message: dict[str, Any]) -> dict[str, Any] | None:
         # litellm puts a tool message's cache_control on its tool_result block.
         return {**message, "cache_control": EPHEMERAL}
     if isinstance(content, str):
-        return {**message, "content": [{"type": "text", "text": content, "cache_control": EPHEMERAL}]} if content else None
+        return (
+            {**message, "content": [{"type": "text", "text": content, "cache_control": EPHEMERAL}]} if content else None
+        )
     if isinstance(content, list) and content and isinstance(content[-1], dict):
         last = content[-1]
         if last.get("type") == "text" and not last.get("text"):
@@ -54,8 +56,9 @@ def _marked(message: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def with_breakpoints(messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def with_breakpoints(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Copies of `messages` and `tools` with at most three cache breakpoints; inputs are untouched.
 
     A request without tools is a one-shot (the compaction summariser): it never continues, so

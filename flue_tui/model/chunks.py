@@ -46,7 +46,8 @@ def provider_chunks(wrapper: Any) -> tuple[AsyncIterator[Any], bool]:
         from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
 
         parser = OpenAIChatCompletionStreamingHandler(
-            streaming_response=aiter_sse_lines(inner.response.aiter_text()), sync_stream=False)
+            streaming_response=aiter_sse_lines(inner.response.aiter_text()), sync_stream=False
+        )
         return parser.__aiter__(), True
     return wrapper, False
 
@@ -97,8 +98,9 @@ def mapped(exc: Exception, model: str, wrapper: Any) -> Exception:
     if isinstance(exc, json.JSONDecodeError):
         exc = ValueError(f"The provider sent a malformed stream event: {exc}")
     try:
-        result = exception_type(model=model, custom_llm_provider=getattr(wrapper, "custom_llm_provider", None),
-                                original_exception=exc)
+        result = exception_type(
+            model=model, custom_llm_provider=getattr(wrapper, "custom_llm_provider", None), original_exception=exc
+        )
     except Exception as raised:  # exception_type raises the mapped exception
         return raised
     return result if isinstance(result, Exception) else exc

@@ -14,13 +14,34 @@ from typing import Any
 
 _PREFIX = re.compile(r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*")
 # Where litellm starts echoing the request back; nothing after these is the provider's message.
-_DUMP_MARKERS = ("Received Messages", "Received messages", "messages=[", "messages: [", "Received Model Group",
-                 "'messages':", "\"messages\":", "Request body:", "\nTraceback")
+_DUMP_MARKERS = (
+    "Received Messages",
+    "Received messages",
+    "messages=[",
+    "messages: [",
+    "Received Model Group",
+    "'messages':",
+    '"messages":',
+    "Request body:",
+    "\nTraceback",
+)
 MAX_CHARS = 600
-PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini", "vertex_ai": "Vertex AI",
-                  "bedrock": "Bedrock", "openrouter": "OpenRouter", "ollama": "Ollama", "ollama_chat": "Ollama",
-                  "groq": "Groq", "mistral": "Mistral", "deepseek": "DeepSeek", "xai": "xAI",
-                  "together_ai": "Together AI", "azure": "Azure OpenAI"}
+PROVIDER_NAMES = {
+    "anthropic": "Anthropic",
+    "openai": "OpenAI",
+    "gemini": "Gemini",
+    "vertex_ai": "Vertex AI",
+    "bedrock": "Bedrock",
+    "openrouter": "OpenRouter",
+    "ollama": "Ollama",
+    "ollama_chat": "Ollama",
+    "groq": "Groq",
+    "mistral": "Mistral",
+    "deepseek": "DeepSeek",
+    "xai": "xAI",
+    "together_ai": "Together AI",
+    "azure": "Azure OpenAI",
+}
 
 
 def _strip_prefixes(text: str) -> str:

@@ -8,17 +8,22 @@ from __future__ import annotations
 KEY_VARS_SHOWN = "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY"
 
 # What else works without a hosted key; the same two sentences under every no-key message.
-ALTERNATIVES = ("For a local OpenAI-compatible server set OPENAI_BASE_URL (e.g. http://localhost:8080/v1); "
-                "for Ollama pass --model ollama_chat/<model> (OLLAMA_HOST if it is not on localhost:11434). "
-                "`flue doctor` checks the setup.")
+ALTERNATIVES = (
+    "For a local OpenAI-compatible server set OPENAI_BASE_URL (e.g. http://localhost:8080/v1); "
+    "for Ollama pass --model ollama_chat/<model> (OLLAMA_HOST if it is not on localhost:11434). "
+    "`flue doctor` checks the setup."
+)
 
 
 def no_key_help(model: str | None, var: str | None) -> str:
     """A short paragraph: which key to set (or that no model is configured), then the alternatives."""
     if model and var:
-        first = (f"No API key for {model}: set {var} (e.g. `export {var}=...`) "
-                 "or choose another model with --model provider/model (/model in the app).")
+        first = (
+            f"No API key for {model}: set {var} (e.g. `export {var}=...`) "
+            "or choose another model with --model provider/model (/model in the app)."
+        )
     else:
-        first = (f"No model configured: set {KEY_VARS_SHOWN} (or another provider's key), "
-                 "or pass --model provider/model.")
+        first = (
+            f"No model configured: set {KEY_VARS_SHOWN} (or another provider's key), or pass --model provider/model."
+        )
     return f"{first} {ALTERNATIVES}"

@@ -16,9 +16,15 @@ from flue_tui.model.ollama import is_ollama
 
 # Provider → the variable that holds its key. Providers not listed use `<PROVIDER>_API_KEY`.
 KEY_VARS = {
-    "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY", "groq": "GROQ_API_KEY", "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "xai": "XAI_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
 }
 OPENAI_BASE_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")  # both spellings litellm and the SDK read
 
@@ -38,10 +44,10 @@ def openai_base(environ: Mapping[str, str] = os.environ) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class KeyNeed:
-    provider: str      # "openai" when the model names none
-    var: str           # the variable that would hold the key; "" when none is ever needed (Ollama)
-    present: bool      # that variable is set
-    base: str | None   # the endpoint that makes the key optional, if any
+    provider: str  # "openai" when the model names none
+    var: str  # the variable that would hold the key; "" when none is ever needed (Ollama)
+    present: bool  # that variable is set
+    base: str | None  # the endpoint that makes the key optional, if any
 
     @property
     def missing(self) -> bool:

@@ -20,8 +20,14 @@ from flue_tui.model.keys import key_need, key_var, openai_base, provider_of
 from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, is_local, turn_cost
 
-_CONNECTION_TYPES = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
-                     "ConnectionRefusedError", "ClientConnectionError"}
+_CONNECTION_TYPES = {
+    "APIConnectionError",
+    "ConnectError",
+    "ConnectTimeout",
+    "ClientConnectorError",
+    "ConnectionRefusedError",
+    "ClientConnectionError",
+}
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
@@ -53,10 +59,13 @@ EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no
 
 def idle_error(seconds: float) -> ModelError:
     # Worded so Flue's transient test ("timed out") agrees that it is retried.
-    return ModelError(f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
-                      kind="connection", retryable=True,
-                      hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
-                           "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.")
+    return ModelError(
+        f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
+        kind="connection",
+        retryable=True,
+        hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
+        "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.",
+    )
 
 
 async def _within(seconds: float, awaitable: Awaitable[Any]) -> Any:
@@ -89,7 +98,7 @@ class _IdleBounded:
 def _trim_retained(stream: Any) -> None:
     kept = getattr(stream, "chunks", None)
     if isinstance(kept, list) and len(kept) > 2 * KEEP_CHUNKS:
-        del kept[KEEP_CHUNKS // 4:-KEEP_CHUNKS]
+        del kept[KEEP_CHUNKS // 4 : -KEEP_CHUNKS]
 
 
 class _EarlyUsage:
@@ -104,7 +113,7 @@ class _EarlyUsage:
 
     def find(self) -> Any:
         chunks = self.stream.chunks
-        for chunk in chunks[self._scanned:]:
+        for chunk in chunks[self._scanned :]:
             if getattr(chunk, "usage", None):
                 self.pending = False
                 return chunk.usage
@@ -115,11 +124,21 @@ class _EarlyUsage:
 class LiteLLMClient:
     """Streams one assistant turn through litellm.acompletion."""
 
-    def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 timeout: float = 600.0, context_window: int | None = None, prompt_cache: bool = True,
-                 prices: Prices | None = None, effort: str | None = None,
-                 max_output_tokens: int | None = None, idle_timeout: float = IDLE_TIMEOUT_S,
-                 max_reply_chars: int = MAX_REPLY_CHARS) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 600.0,
+        context_window: int | None = None,
+        prompt_cache: bool = True,
+        prices: Prices | None = None,
+        effort: str | None = None,
+        max_output_tokens: int | None = None,
+        idle_timeout: float = IDLE_TIMEOUT_S,
+        max_reply_chars: int = MAX_REPLY_CHARS,
+    ) -> None:
         self.model = model
         self.effort = effort  # off/low/medium/high; /effort changes it on a live session
         self.output_override = max_output_tokens
@@ -181,8 +200,9 @@ class LiteLLMClient:
                 check = {}
             if check.get("missing_keys"):
                 var = key_var(self.model)
-                raise ModelError(f"Missing API key for {self.model}", kind="auth", retryable=False,
-                                 hint=no_key_help(self.model, var))
+                raise ModelError(
+                    f"Missing API key for {self.model}", kind="auth", retryable=False, hint=no_key_help(self.model, var)
+                )
         if key is not None:
             kwargs["api_key"] = key
         return kwargs
@@ -193,28 +213,54 @@ class LiteLLMClient:
         connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
         if not isinstance(status, int) or status < 400 or connection:
             status = None  # litellm gives transport failures a made-up 500
-        message = readable(getattr(exc, "message", None) or str(exc) or type(exc).__name__,
-                           provider=provider_of(self.model), status=status,
-                           local=made_locally(exc) and not connection)
+        message = readable(
+            getattr(exc, "message", None) or str(exc) or type(exc).__name__,
+            provider=provider_of(self.model),
+            status=status,
+            local=made_locally(exc) and not connection,
+        )
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(message, kind="overflow", status=status, retryable=False)
         if isinstance(exc, litellm.AuthenticationError):
             var = key_var(self.model)
-            return ModelError(message, kind="auth", status=status, retryable=False,
-                              hint=f"The provider rejected the API key for {self.model}: check {var}.")
+            return ModelError(
+                message,
+                kind="auth",
+                status=status,
+                retryable=False,
+                hint=f"The provider rejected the API key for {self.model}: check {var}.",
+            )
         if ollama.is_ollama(self.model) and status == 404:
             name = self.model.split("/", 1)[1]
-            return ModelError(message, kind="model_unknown", status=status, retryable=False,
-                              hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.")
+            return ModelError(
+                message,
+                kind="model_unknown",
+                status=status,
+                retryable=False,
+                hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.",
+            )
         if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
-            return ModelError(message, kind="model_unknown", status=status, retryable=False,
-                              hint=f"Unknown model '{self.model}': model ids are provider/model, "
-                                   "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.")
+            return ModelError(
+                message,
+                kind="model_unknown",
+                status=status,
+                retryable=False,
+                hint=f"Unknown model '{self.model}': model ids are provider/model, "
+                "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.",
+            )
         if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
-            fix = ("start it (`ollama serve`) or set OLLAMA_HOST" if ollama.is_ollama(self.model)
-                   else "check the network, or OPENAI_BASE_URL for a local server")
-            return ModelError(message, kind="connection", status=status, retryable=True,
-                              hint=f"Could not reach {self._endpoint()}: {fix}.")
+            fix = (
+                "start it (`ollama serve`) or set OLLAMA_HOST"
+                if ollama.is_ollama(self.model)
+                else "check the network, or OPENAI_BASE_URL for a local server"
+            )
+            return ModelError(
+                message,
+                kind="connection",
+                status=status,
+                retryable=True,
+                hint=f"Could not reach {self._endpoint()}: {fix}.",
+            )
         if isinstance(exc, litellm.RateLimitError):
             return ModelError(message, kind="rate_limit", status=status, retryable=True)
         if isinstance(status, int) and status >= 500:
@@ -225,8 +271,9 @@ class LiteLLMClient:
             return ModelError(message, kind=kind, status=status, retryable=False)
         return ModelError(message, status=status)
 
-    async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                          max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
+    async def stream_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
+    ) -> AsyncIterator[StreamItem]:
         litellm = await aget_litellm()  # a first import must not freeze the event loop
         if ollama.is_ollama(self.model) and not self._num_ctx and not self.context_override:
             import asyncio
@@ -258,10 +305,19 @@ class LiteLLMClient:
         stream = None
         size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
         try:
-            stream = await _within(self.idle_timeout, litellm.acompletion(
-                model=ollama.chat_model(self.model), messages=messages, stream=True,
-                stream_options={"include_usage": True}, num_retries=0, max_retries=0,
-                timeout=self.timeout, **kwargs))
+            stream = await _within(
+                self.idle_timeout,
+                litellm.acompletion(
+                    model=ollama.chat_model(self.model),
+                    messages=messages,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    num_retries=0,
+                    max_retries=0,
+                    timeout=self.timeout,
+                    **kwargs,
+                ),
+            )
             # One fold below for every route; only where the chunks come from differs (chunks.py).
             chunks, direct = provider_chunks(stream)
             self.last_direct = direct
@@ -329,9 +385,15 @@ class LiteLLMClient:
             raise ModelError(EMPTY_STREAM_MESSAGE, kind="server", retryable=True)
         if finish is None or (calls and finish == "stop"):
             finish = "tool_calls" if calls else "stop"
-        yield TurnResponse(text="".join(text), thinking="".join(thinking), tool_calls=calls,
-                           finish_reason=finish, usage=usage, model=response_model,
-                           thinking_blocks=folder.finish())
+        yield TurnResponse(
+            text="".join(text),
+            thinking="".join(thinking),
+            tool_calls=calls,
+            finish_reason=finish,
+            usage=usage,
+            model=response_model,
+            thinking_blocks=folder.finish(),
+        )
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
         def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
@@ -344,8 +406,14 @@ class LiteLLMClient:
         cache_read = min(prompt, count(getattr(details, "cached_tokens", 0))) if details else 0
         cache_write = min(prompt - cache_read, count(getattr(raw, "cache_creation_input_tokens", 0)))
         cost = turn_cost(litellm, self.model, raw, self.prices)
-        return Usage(input=max(0, prompt - cache_read - cache_write), output=completion,
-                     cache_read=cache_read, cache_write=cache_write, cost=cost or 0.0, priced=cost is not None)
+        return Usage(
+            input=max(0, prompt - cache_read - cache_write),
+            output=completion,
+            cache_read=cache_read,
+            cache_write=cache_write,
+            cost=cost or 0.0,
+            priced=cost is not None,
+        )
 
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:

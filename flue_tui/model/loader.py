@@ -18,6 +18,7 @@ _LITELLM_ENV = {
 _lock = threading.Lock()
 _litellm: Any = None
 
+
 def get_litellm() -> Any:
     """Import litellm once (thread-safe); call from a worker thread to warm it in the background."""
     global _litellm

@@ -29,8 +29,11 @@ def chat_model(model: str) -> str:
 
 
 def _show(base: str, name: str, timeout: float) -> dict:
-    request = urllib.request.Request(f"{base.rstrip('/')}/api/show", data=json.dumps({"model": name}).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{base.rstrip('/')}/api/show",
+        data=json.dumps({"model": name}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - local server
         data = json.loads(response.read(MAX_SHOW_BYTES + 1)[:MAX_SHOW_BYTES])  # cut short: not JSON, refused
     return data if isinstance(data, dict) else {}
@@ -48,6 +51,17 @@ def context_length(base: str, model: str, timeout: float = 3.0) -> int | None:
     if match and int(match.group(1)) > 0:
         return int(match.group(1))
     details = info.get("model_info")
-    trained = [v for k, v in details.items() if isinstance(k, str) and k.endswith(".context_length")
-               and isinstance(v, int) and not isinstance(v, bool) and v > 0] if isinstance(details, dict) else []
+    trained = (
+        [
+            v
+            for k, v in details.items()
+            if isinstance(k, str)
+            and k.endswith(".context_length")
+            and isinstance(v, int)
+            and not isinstance(v, bool)
+            and v > 0
+        ]
+        if isinstance(details, dict)
+        else []
+    )
     return min(trained[0], DEFAULT_CAP) if trained else None

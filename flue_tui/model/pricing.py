@@ -39,8 +39,9 @@ def turn_cost(litellm: Any, model: str, usage: Any, prices: Prices | None = None
     if is_local(model):
         return 0.0
     try:
-        p_cost, c_cost = litellm.cost_per_token(model=model, usage_object=usage, prompt_tokens=prompt,
-                                                completion_tokens=completion)
+        p_cost, c_cost = litellm.cost_per_token(
+            model=model, usage_object=usage, prompt_tokens=prompt, completion_tokens=completion
+        )
     except Exception:
         return None  # not in litellm's map (a local or brand-new model): unknown, not free
     return _sane(float(p_cost) + float(c_cost))
@@ -68,5 +69,7 @@ def budget_problem(model: str, prices: Prices | None) -> str | None:
 
     if is_priced(get_litellm(), model, prices):
         return None
-    return (f"--max-budget-usd needs a price for {model}, which litellm's price list does not have: "
-            "set input_price and output_price (USD per million tokens) in config.toml, or drop the flag.")
+    return (
+        f"--max-budget-usd needs a price for {model}, which litellm's price list does not have: "
+        "set input_price and output_price (USD per million tokens) in config.toml, or drop the flag."
+    )

@@ -49,8 +49,7 @@ def can_reason(litellm: Any, model: str) -> bool:
 
 def without_thinking_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages with assistant `thinking_blocks` left out (copies only where one is)."""
-    return [{k: v for k, v in m.items() if k != "thinking_blocks"} if "thinking_blocks" in m else m
-            for m in messages]
+    return [{k: v for k, v in m.items() if k != "thinking_blocks"} if "thinking_blocks" in m else m for m in messages]
 
 
 def output_limit(override: int | None, model_limit: int | None) -> int | None:

@@ -49,8 +49,14 @@ async def preview(tool_name: str, args: dict[str, Any], tool: Any) -> tuple[str,
             body = await asyncio.to_thread(_write_diff, tool, path, args["content"])
             return f"{title} {path}", body, "diff"
         if tool_name == "edit" and isinstance(path, str):
-            body = await asyncio.to_thread(_edit_diff, tool, path, str(args.get("oldText", "")),
-                                           str(args.get("newText", "")), bool(args.get("replaceAll")))
+            body = await asyncio.to_thread(
+                _edit_diff,
+                tool,
+                path,
+                str(args.get("oldText", "")),
+                str(args.get("newText", "")),
+                bool(args.get("replaceAll")),
+            )
             return f"{title} {path}", body, "diff"
     except Exception:  # a preview must never stop the question being asked
         pass

@@ -45,7 +45,7 @@ class PermissionConfig:
 
 def _strings(path: Path, key: str, value: Any) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: [permissions] {key} must be a list of strings, e.g. {key} = [\"bash(git *)\"]")
+        raise ConfigError(f'{path}: [permissions] {key} must be a list of strings, e.g. {key} = ["bash(git *)"]')
     return list(value)
 
 
@@ -77,8 +77,10 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
             raise ConfigError(f"{path}: [permissions] mode must be one of {', '.join(MODES)}, got {mode!r}")
         if project and mode == "yolo":
             # A cloned repository must not be able to switch approvals off for whoever opens it.
-            raise ConfigError(f"{path}: [permissions] mode = \"yolo\" is only accepted from your own "
-                              f"{flue_home() / 'config.toml'} or --permission-mode yolo")
+            raise ConfigError(
+                f'{path}: [permissions] mode = "yolo" is only accepted from your own '
+                f"{flue_home() / 'config.toml'} or --permission-mode yolo"
+            )
         conf.mode = mode
     for key in ("allow", "deny", "blocklist"):
         if key in table:
@@ -102,8 +104,14 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
     return set(table)
 
 
-def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag_mode: str | None = None,
-                sources: tuple[str, ...] | None = None) -> PermissionConfig:
+def load_config(
+    cwd: str,
+    *,
+    trusted: bool = False,
+    base_mode: str = "ask",
+    flag_mode: str | None = None,
+    sources: tuple[str, ...] | None = None,
+) -> PermissionConfig:
     """The user file, then the project file: its loosening keys only when `trusted`. `base_mode` is
     the mode that applies without the project file's (the front end's default), `flag_mode` the
     --permission-mode flag: a project mode looser than the user's or the default waits for trust."""
@@ -127,23 +135,35 @@ def load_config(cwd: str, *, trusted: bool = False, base_mode: str = "ask", flag
         if project.default_blocklist or trusted:
             conf.default_blocklist = project.default_blocklist
         else:
-            conf.held.append(Held("[permissions] default_blocklist = false",
-                                  "[permissions] default_blocklist = false (drops the default command blocklist)"))
+            conf.held.append(
+                Held(
+                    "[permissions] default_blocklist = false",
+                    "[permissions] default_blocklist = false (drops the default command blocklist)",
+                )
+            )
     if project.mode is not None and flag_mode is None:
         floor = conf.mode or base_mode
         if trusted or STRICTNESS[project.mode] >= STRICTNESS[floor]:
             conf.mode = project.mode
         else:
-            conf.held.append(Held(f'[permissions] mode = "{project.mode}"',
-                                  f'[permissions] mode = "{project.mode}" (instead of "{floor}")'))
+            conf.held.append(
+                Held(
+                    f'[permissions] mode = "{project.mode}"',
+                    f'[permissions] mode = "{project.mode}" (instead of "{floor}")',
+                )
+            )
     return conf
 
 
 def load_for(settings: Any) -> PermissionConfig:
     """load_config for a run's settings: its trust, its front end's default mode, its flag."""
-    return load_config(settings.cwd, trusted=getattr(settings, "project_trusted", False),
-                       base_mode=default_mode(settings), flag_mode=getattr(settings, "permission_mode", None),
-                       sources=getattr(settings, "setting_sources", None))
+    return load_config(
+        settings.cwd,
+        trusted=getattr(settings, "project_trusted", False),
+        base_mode=default_mode(settings),
+        flag_mode=getattr(settings, "permission_mode", None),
+        sources=getattr(settings, "setting_sources", None),
+    )
 
 
 def default_mode(settings: Any) -> str:
@@ -165,8 +185,7 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
     return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
 
 
-def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]
-                   ) -> PermissionPolicy:
+def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]) -> PermissionPolicy:
     """A root session's own policy (so "allow for this session" ends with it; the Runtime hands it
     to the Session it builds), and the sandbox's one-time notices passed on as start-up warnings
     (stderr in print mode, a notice in the app)."""

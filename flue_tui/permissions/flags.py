@@ -14,23 +14,46 @@ CLAUDE_MODE = {flue: claude for claude, flue in PERMISSION_MODES.items()}
 
 def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("permissions and sandbox")
-    group.add_argument("--permission-mode", choices=(*MODE_CHOICES, *PERMISSION_MODES),
-                       help="ask: write, edit and bash ask first (the app's default); accept-edits: only bash asks; "
-                            "plan: read-only; yolo: nothing asks (the default of -p). Print mode never waits: "
-                            "what would ask is refused and listed in permission_denials. Claude Code's names work too: "
-                            "default=ask, acceptEdits=accept-edits, plan, bypassPermissions=yolo")
-    group.add_argument("--allowed-tools", "--allowedTools", action="append", metavar="RULES", default=[],
-                       help='tools or patterns that run without asking, e.g. "read,bash(git *)" (repeatable)')
-    group.add_argument("--disallowed-tools", "--disallowedTools", action="append", metavar="RULES", default=[],
-                       help='tools or patterns that are always refused, e.g. "bash(rm *)" (repeatable)')
-    group.add_argument("--sandbox", choices=SANDBOX_CHOICES, default=None,
-                       help="local: Flue's behaviour (default); workspace: paths must stay inside the working "
-                            "directory, bash commands are checked and run in bubblewrap when installed")
-    group.add_argument("--allow-network", action="store_true",
-                       help="--sandbox workspace: let bash inside bubblewrap use the network")
-    group.add_argument("--trust-project", action="store_true",
-                       help="for this run, apply what .flue/config.toml loosens (allow rules, "
-                            "default_blocklist = false, [env]) without asking; the app asks once and remembers")
+    group.add_argument(
+        "--permission-mode",
+        choices=(*MODE_CHOICES, *PERMISSION_MODES),
+        help="ask: write, edit and bash ask first (the app's default); accept-edits: only bash asks; "
+        "plan: read-only; yolo: nothing asks (the default of -p). Print mode never waits: "
+        "what would ask is refused and listed in permission_denials. Claude Code's names work too: "
+        "default=ask, acceptEdits=accept-edits, plan, bypassPermissions=yolo",
+    )
+    group.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        action="append",
+        metavar="RULES",
+        default=[],
+        help='tools or patterns that run without asking, e.g. "read,bash(git *)" (repeatable)',
+    )
+    group.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        action="append",
+        metavar="RULES",
+        default=[],
+        help='tools or patterns that are always refused, e.g. "bash(rm *)" (repeatable)',
+    )
+    group.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        default=None,
+        help="local: Flue's behaviour (default); workspace: paths must stay inside the working "
+        "directory, bash commands are checked and run in bubblewrap when installed",
+    )
+    group.add_argument(
+        "--allow-network", action="store_true", help="--sandbox workspace: let bash inside bubblewrap use the network"
+    )
+    group.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="for this run, apply what .flue/config.toml loosens (allow rules, "
+        "default_blocklist = false, [env]) without asking; the app asks once and remembers",
+    )
 
 
 def permission_settings(args: argparse.Namespace) -> dict[str, Any]:

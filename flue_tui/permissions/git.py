@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from flue_tui.permissions.shell import Collector, Word
 
-KNOWN = frozenset("""
+KNOWN = frozenset(
+    """
 add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore
 check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit
 commit-graph commit-tree config count-objects credential describe diagnose diff diff-files diff-index
@@ -29,21 +30,30 @@ range-diff read-tree rebase reflog refs remote repack replace request-pull rerer
 rev-parse revert rm send-email shortlog show show-branch show-index show-ref sparse-checkout stage stash
 status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref
 verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs
-""".split())
+""".split()
+)
 # Global options that take the next word as their value.
 _GLOBAL_ARG = frozenset("-c --config-env -C --git-dir --work-tree --namespace --super-prefix --attr-source".split())
 _CONFIG_READS = frozenset("--get --get-all --get-regexp --get-urlmatch --list -l get list".split())
-_CONFIG_WRITES = frozenset("""--add --unset --unset-all --replace-all --rename-section --remove-section --edit -e
-set unset edit rename-section remove-section""".split())
+_CONFIG_WRITES = frozenset(
+    """--add --unset --unset-all --replace-all --rename-section --remove-section --edit -e
+set unset edit rename-section remove-section""".split()
+)
 # Subcommands that run a program they are given, whatever their options.
 _RUNS_PROGRAMS = frozenset("filter-branch difftool mergetool instaweb web--browse send-email daemon".split())
 # Options that name a program for git to run, per subcommand.
 _PROGRAM_OPTIONS = {
     "clone": ("-u", "--upload-pack", "-c", "--config", "--template"),
-    "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "ls-remote": ("--upload-pack",),
-    "push": ("--receive-pack", "--exec"), "archive": ("--exec",), "init": ("--template",),
-    "rebase": ("-x", "--exec"), "grep": ("-O", "--open-files-in-pager"),
-    "bisect": ("run",), "submodule": ("foreach",),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "ls-remote": ("--upload-pack",),
+    "push": ("--receive-pack", "--exec"),
+    "archive": ("--exec",),
+    "init": ("--template",),
+    "rebase": ("-x", "--exec"),
+    "grep": ("-O", "--open-files-in-pager"),
+    "bisect": ("run",),
+    "submodule": ("foreach",),
 }
 
 
@@ -59,7 +69,7 @@ def check_git(words: list[Word], out: Collector) -> None:
         i += 2 if t in _GLOBAL_ARG else 1
     if i >= len(words):
         return
-    sub, args = words[i].text, [w.text for w in words[i + 1:]]
+    sub, args = words[i].text, [w.text for w in words[i + 1 :]]
     if i > 1:  # a deny rule for `git push *` also sees `git -C dir --no-pager push`
         out.commands[-1] = replace(out.commands[-1], plain=" ".join(["git", sub, *args]))
     if sub not in KNOWN:
@@ -72,9 +82,12 @@ def check_git(words: list[Word], out: Collector) -> None:
         if a.startswith(("--output=", "--output-directory=")):
             out.writes.append(a.split("=", 1)[1])
         elif a in ("--output", "--output-directory") or (a == "-o" and sub in ("archive", "format-patch")):
-            out.writes.extend(args[j + 1:j + 2])
+            out.writes.extend(args[j + 1 : j + 2])
     for opt in _PROGRAM_OPTIONS.get(sub, ()):
-        if any(a == opt or (opt.startswith("--") and a.startswith(opt + "="))
-               or (not opt.startswith("--") and opt.startswith("-") and a.startswith(opt)) for a in args):
+        if any(
+            a == opt
+            or (opt.startswith("--") and a.startswith(opt + "="))
+            or (not opt.startswith("--") and opt.startswith("-") and a.startswith(opt))
+            for a in args
+        ):
             out.doubt(f"git {sub} {opt} runs a program it is given")
-

@@ -37,16 +37,24 @@ _DEFAULTS: dict[str, dict[str, Verdict]] = {
     "yolo": {},
 }
 
-PLAN_TEXT = ("Permission denied: plan mode is read-only, so {tool} cannot run. Describe the change or the "
-             "command you would make instead.")
+PLAN_TEXT = (
+    "Permission denied: plan mode is read-only, so {tool} cannot run. Describe the change or the "
+    "command you would make instead."
+)
 RULE_TEXT = 'Permission denied: {tool} is blocked by the rule "{rule}".'
-UNCLEAR_TEXT = ('Permission denied: {tool} is blocked by the rule "{rule}": flue cannot tell what this command '
-                'runs ({why}), so it cannot check the rule. Name each program plainly.')
-NO_ASK_TEXT = ("Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
-               "run (print mode never asks). Allow it with --allowed-tools or --permission-mode.")
-GIT_TEXT = ("Permission denied: {tool} would change {path}, inside a .git directory, where a change can make git "
-            "run commands; flue asks before every such change whatever the mode and rules say, and no one can "
-            "approve it in this run (print mode never asks).")
+UNCLEAR_TEXT = (
+    'Permission denied: {tool} is blocked by the rule "{rule}": flue cannot tell what this command '
+    "runs ({why}), so it cannot check the rule. Name each program plainly."
+)
+NO_ASK_TEXT = (
+    "Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
+    "run (print mode never asks). Allow it with --allowed-tools or --permission-mode."
+)
+GIT_TEXT = (
+    "Permission denied: {tool} would change {path}, inside a .git directory, where a change can make git "
+    "run commands; flue asks before every such change whatever the mode and rules say, and no one can "
+    "approve it in this run (print mode never asks)."
+)
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
 
@@ -141,8 +149,14 @@ class PermissionPolicy:
         kind = getattr(tool, "kind", "other")
         writes = redirect_targets(tool_name, args)
         hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
-            (r for path in writes for tool in ("write", "edit")
-             if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))), None)
+            (
+                r
+                for path in writes
+                for tool in ("write", "edit")
+                if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))
+            ),
+            None,
+        )
         if hit is not None:
             return Decision("deny", RULE_TEXT.format(tool=tool_name, rule=hit.text))
         default = _DEFAULTS[self.mode].get(kind, "allow")
@@ -170,8 +184,10 @@ class PermissionPolicy:
     def _may_write(self, path: str, base: str) -> bool:
         if _DEFAULTS[self.mode].get("edit", "allow") == "allow":
             return True
-        return any(matches(rules, "write", {"path": path}, base=base, root=self.root, deny=False) is not None
-                   for rules in (self.allow, self.session_allow))
+        return any(
+            matches(rules, "write", {"path": path}, base=base, root=self.root, deny=False) is not None
+            for rules in (self.allow, self.session_allow)
+        )
 
     async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
         """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
@@ -196,8 +212,17 @@ class PermissionPolicy:
                 return decision.reason
             kind = getattr(tool, "kind", "other")
             title, body, body_kind = await preview(tool_name, args, tool)
-            request = ApprovalRequest(tool_name, call_id, dict(args), kind, self.mode, title, body, body_kind,
-                                      tuple(session_rules_for(tool_name, kind, args)))
+            request = ApprovalRequest(
+                tool_name,
+                call_id,
+                dict(args),
+                kind,
+                self.mode,
+                title,
+                body,
+                body_kind,
+                tuple(session_rules_for(tool_name, kind, args)),
+            )
             answer = await self.asker(request)
         if answer.choice == "once":
             return None if answer.updated_input is None else self._replace(tool_name, args, tool, answer.updated_input)
@@ -207,7 +232,6 @@ class PermissionPolicy:
         text = USER_TEXT.format(tool=tool_name)
         note = answer.note.strip()
         return f"{text} Their note: {note}" if note else text
-
 
     def _replace(self, tool_name: str, args: dict[str, Any], tool: Any, updated: dict[str, Any]) -> str | None:
         """Run the call with `updated` instead: validated against the tool's schema, and refused by

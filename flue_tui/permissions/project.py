@@ -40,14 +40,21 @@ def notices(settings: Any, permission_held: list[Held]) -> list[str]:
     out = []
     held = [*getattr(settings, "project_held", []), *permission_held]
     if held:
-        why = ("it changed since you trusted this project" if project_state(settings.cwd) == "changed"
-               else "you have not trusted this project")
-        out.append(f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
-                   "(trust it by answering yes when flue asks, or with --trust-project).")
+        why = (
+            "it changed since you trusted this project"
+            if project_state(settings.cwd) == "changed"
+            else "you have not trusted this project"
+        )
+        out.append(
+            f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
+            "(trust it by answering yes when flue asks, or with --trust-project)."
+        )
     never = getattr(settings, "project_never", [])
     if never:
-        out.append(f"Never taken from a project file: [env] {', '.join(never)} (they make commands run other "
-                   f"code); set them in {user_file()} if you need them.")
+        out.append(
+            f"Never taken from a project file: [env] {', '.join(never)} (they make commands run other "
+            f"code); set them in {user_file()} if you need them."
+        )
     return out
 
 
@@ -71,8 +78,9 @@ def pending(settings: Any) -> Pending | None:
     except ConfigError:  # starting the session reports it, in one sentence
         return None
     if servers:
-        held.extend(Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}")
-                    for s in servers)
+        held.extend(
+            Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}") for s in servers
+        )
         files[PROJECT_FILE] = trust.digest(Path(root) / PROJECT_FILE)
         changed = changed or trust.state(settings.cwd, PROJECT_FILE) == "changed"
     if not held:
@@ -102,8 +110,9 @@ async def ask_on_terminal(asked: Pending) -> bool:
     title, lines = question(asked)
     print(title, *(f"  │ {line}" for line in lines), sep="\n", file=sys.stderr)
     try:
-        answer = await asyncio.to_thread(input, "  [y] trust this folder (asked again if the file changes)  "
-                                                "[n] not now > ")
+        answer = await asyncio.to_thread(
+            input, "  [y] trust this folder (asked again if the file changes)  [n] not now > "
+        )
     except EOFError:  # stdin closed: nobody said yes
         return False
     return answer.strip().lower() in ("y", "yes", "1")

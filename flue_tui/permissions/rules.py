@@ -20,15 +20,25 @@ from typing import Any
 from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
 
 # The argument a pattern is matched against, per tool.
-SUBJECT_KEYS = {"bash": "command", "read": "path", "write": "path", "edit": "path", "grep": "path",
-                "glob": "path", "task": "agent", "activate_skill": "name", "read_skill_resource": "path"}
+SUBJECT_KEYS = {
+    "bash": "command",
+    "read": "path",
+    "write": "path",
+    "edit": "path",
+    "grep": "path",
+    "glob": "path",
+    "task": "agent",
+    "activate_skill": "name",
+    "read_skill_resource": "path",
+}
 PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "glob"})
 _RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
 SUBCOMMAND_TOOLS = frozenset(
     "git npm pnpm yarn bun deno cargo go uv uvx pip pip3 poetry pdm hatch tox nox docker podman kubectl helm gh "
-    "make just dotnet mvn gradle terraform brew conda rustup".split())
+    "make just dotnet mvn gradle terraform brew conda rustup".split()
+)
 # Subcommands that run a program or script named by the next word: the session rule keeps it too
 # (`npm run test`, `uv run pytest`), so one answer does not allow every script.
 RUNNER_SUBCOMMANDS = frozenset("run exec x dlx".split())
@@ -58,8 +68,10 @@ class Rule:
 def parse_rule(text: str) -> Rule:
     m = _RULE.match(text)
     if m is None or (m.group(2) is not None and not m.group(2).strip()):
-        raise RuleError(f'Invalid permission rule "{text}": expected a tool name, optionally with a '
-                        f'pattern in parentheses, e.g. bash or "bash(git *)".')
+        raise RuleError(
+            f'Invalid permission rule "{text}": expected a tool name, optionally with a '
+            f'pattern in parentheses, e.g. bash or "bash(git *)".'
+        )
     pattern = m.group(2).strip() if m.group(2) is not None else None
     if pattern in ("*", "**"):
         pattern = None  # bash(*) is the whole tool
@@ -108,8 +120,9 @@ def _path_subjects(path: str, base: str, root: str, *, strict: bool) -> list[str
     return subjects
 
 
-def matches(rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base: str, root: str,
-            deny: bool) -> Rule | None:
+def matches(
+    rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base: str, root: str, deny: bool
+) -> Rule | None:
     """The first rule that allows (deny=False) or denies (deny=True) this call, or None."""
     rules = [r for r in rules if r.covers_tool(tool_name)]
     if not rules:
@@ -123,8 +136,7 @@ def matches(rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base
     if tool_name.lower() == "bash":
         reading = read_command(subject)
         return _bash_deny(rules, reading) if deny else _bash_allow(rules, reading)
-    subjects = (_path_subjects(subject, base, root, strict=not deny) if tool_name.lower() in PATH_TOOLS
-                else [subject])
+    subjects = _path_subjects(subject, base, root, strict=not deny) if tool_name.lower() in PATH_TOOLS else [subject]
     for rule in rules:
         if rule.pattern and any(_glob(rule.pattern, s) for s in subjects):
             return rule
@@ -154,8 +166,9 @@ def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
 def _bash_glob(pattern: str, subject: str) -> bool:
     """Commands are matched after quote removal, so a rule written with quotes (`bash(echo 'a b')`)
     is read the same way."""
-    return _glob(pattern, subject) or (("'" in pattern or '"' in pattern)
-                                       and _glob(pattern.replace("'", "").replace('"', ""), subject))
+    return _glob(pattern, subject) or (
+        ("'" in pattern or '"' in pattern) and _glob(pattern.replace("'", "").replace('"', ""), subject)
+    )
 
 
 def unseen_by_deny(rules: Iterable[Rule], tool_name: str, args: dict[str, Any]) -> tuple[Rule, str] | None:
@@ -185,8 +198,7 @@ def _bash_allow(rules: list[Rule], reading: Reading) -> Rule | None:
         return None
     chosen = rules[0]
     for command in reading.needs_rules:
-        hit = next((r for r in rules if r.pattern and _bash_glob(r.pattern, command.text) and _names(r, command)),
-                   None)
+        hit = next((r for r in rules if r.pattern and _bash_glob(r.pattern, command.text) and _names(r, command)), None)
         if hit is None:
             return None
         chosen = hit

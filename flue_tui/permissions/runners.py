@@ -50,10 +50,16 @@ RUNNERS = {
     "setsid": Runner("", "cfw", frozenset(), _f("ctty fork wait")),
     "busybox": Runner(),
     "coproc": Runner(),
-    "sudo": Runner("ugCDhprtTU", "AbEHKklnPSsVv", _f("user group chdir close-from host prompt role type "
-                   "command-timeout other-user"), _f("askpass background preserve-env set-home login "
-                   "non-interactive preserve-groups stdin shell reset-timestamp remove-timestamp"),
-                   needs_rule=True),
+    "sudo": Runner(
+        "ugCDhprtTU",
+        "AbEHKklnPSsVv",
+        _f("user group chdir close-from host prompt role type command-timeout other-user"),
+        _f(
+            "askpass background preserve-env set-home login "
+            "non-interactive preserve-groups stdin shell reset-timestamp remove-timestamp"
+        ),
+        needs_rule=True,
+    ),
     "doas": Runner("uC", "nLs", needs_rule=True),
     "ionice": Runner("cnpu", "t", _f("class classdata pid pgid uid")),
     "chroot": Runner("", "", _f("userspec groups"), _f("skip-chdir"), operands=1, needs_rule=True),
@@ -113,15 +119,16 @@ def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: C
     else:
         out.commands.append(SimpleCommand(argv, assignments, needs_rule=prog not in HARMLESS))
         if prog in ("test", "[", "printf") and any(
-                w.text in ("-v", "-R") and (k + 1 < len(words) and not words[k + 1].static)
-                for k, w in enumerate(words)):
+            w.text in ("-v", "-R") and (k + 1 < len(words) and not words[k + 1].static) for k, w in enumerate(words)
+        ):
             out.doubt(f"{prog} -v with a name known only when it runs can run a command hidden in it")
         elif prog in ("su", "runuser", "script", "flock"):
             _dash_c(prog, words, out, depth)
         if prog == "git":
             check_git(words, out)
-        elif prog in ("source", ".") and any(not w.static or w.text == "-" or w.text.startswith("/dev/")
-                                             for w in words[1:2]):
+        elif prog in ("source", ".") and any(
+            not w.static or w.text == "-" or w.text.startswith("/dev/") for w in words[1:2]
+        ):
             out.doubt(f"{prog} reads commands known only when it runs")
 
 
@@ -165,10 +172,11 @@ def _skip_options(r: Runner, words: list[Word], i: int, out: Collector, prog: st
     return min(i + r.operands, len(words))  # a missing option value or operand leaves nothing to run
 
 
-def _run_wrapped(prog: str, r: Runner, words: list[Word], assignments: tuple[str, ...], out: Collector,
-                 depth: int) -> None:
+def _run_wrapped(
+    prog: str, r: Runner, words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int
+) -> None:
     start = _skip_options(r, words, 1, out, prog)
-    lookup_only = prog == "command" and any(w.text in ("-v", "-V") for w in words[1:start or 1])
+    lookup_only = prog == "command" and any(w.text in ("-v", "-V") for w in words[1 : start or 1])
     inner = words[start:] if start is not None and not lookup_only else []
     # A runner with nothing to run (`exec 3>&1`, `command -v rm`) is as harmless as its redirections.
     needs = r.needs_rule or (not inner and prog not in ("exec", "command", "time"))
@@ -197,11 +205,11 @@ def _dash_c(prog: str, words: list[Word], out: Collector, depth: int) -> None:
     for k, w in enumerate(words[1:], 1):
         t = w.text
         if t in ("-c", "--command") and k + 1 < len(words):
-            _script(words[k + 1:k + 2], out, depth, f"{prog} -c")
+            _script(words[k + 1 : k + 2], out, depth, f"{prog} -c")
         elif t.startswith("--command="):
             _script([Word(t.split("=", 1)[1], w.static)], out, depth, f"{prog} -c")
         elif t.startswith("-") and not t.startswith("--") and t.endswith("c") and len(t) > 2 and k + 1 < len(words):
-            _script(words[k + 1:k + 2], out, depth, f"{prog} -c")  # su -lc 'cmd'
+            _script(words[k + 1 : k + 2], out, depth, f"{prog} -c")  # su -lc 'cmd'
 
 
 def _script(words: list[Word], out: Collector, depth: int, what: str) -> None:
@@ -240,7 +248,7 @@ def _shell(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
         if i >= len(words):
             out.doubt(f"{words[0].text} -c without a command")
         else:
-            _script(words[i:i + 1], out, depth, f"{words[0].text} -c")
+            _script(words[i : i + 1], out, depth, f"{words[0].text} -c")
         return
     out.commands.append(SimpleCommand(argv, assignments))
     if stdin or i >= len(words) or words[i].text.startswith(("/dev/", "/proc/")):
@@ -250,8 +258,12 @@ def _shell(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
 
 
 def _xargs(words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:
-    r = Runner("adEILnPs", "0oprtx", _f("arg-file delimiter max-lines max-args max-procs max-chars "
-               "process-slot-var"), _f("null no-run-if-empty open-tty interactive verbose exit show-limits"))
+    r = Runner(
+        "adEILnPs",
+        "0oprtx",
+        _f("arg-file delimiter max-lines max-args max-procs max-chars process-slot-var"),
+        _f("null no-run-if-empty open-tty interactive verbose exit show-limits"),
+    )
     replace = None
     for w in words[1:]:
         t = w.text
@@ -262,8 +274,10 @@ def _xargs(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
         elif t.startswith("-I"):
             replace = t[2:] or None  # the next word; found below
     # -i/-e/-l take their value attached only; rewrite them so the generic parser skips them.
-    cleaned = [w if not w.text.startswith(("-i", "-e", "-l", "--replace", "--eof", "--max-lines"))
-               else Word("-p", True) for w in words]
+    cleaned = [
+        w if not w.text.startswith(("-i", "-e", "-l", "--replace", "--eof", "--max-lines")) else Word("-p", True)
+        for w in words
+    ]
     start = _skip_options(r, cleaned, 1, out, "xargs")
     if start is None:
         out.commands.append(SimpleCommand(tuple(w.text for w in words), assignments))
@@ -289,7 +303,7 @@ def _find(words: list[Word], assignments: tuple[str, ...], out: Collector, depth
             j = i + 1
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1
-            inner = [Word(w.text, w.static and "{}" not in w.text) for w in words[i + 1:j]]
+            inner = [Word(w.text, w.static and "{}" not in w.text) for w in words[i + 1 : j]]
             if inner:
                 expand(inner, (), out, depth + 1)
             i = j

@@ -42,8 +42,9 @@ class Redactor:
             for form in encoded_forms(value):
                 names.setdefault(form, name)
         self._names = names
-        self._pattern = (re.compile("|".join(re.escape(f) for f in sorted(names, key=len, reverse=True)))
-                         if names else None)
+        self._pattern = (
+            re.compile("|".join(re.escape(f) for f in sorted(names, key=len, reverse=True))) if names else None
+        )
 
     def __call__(self, text: str) -> str:
         if self._pattern is None:

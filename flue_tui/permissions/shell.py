@@ -24,7 +24,8 @@ RISKY_VARIABLE = re.compile(
     r"MANPAGER|EDITOR|VISUAL|BROWSER|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|PERL5OPT|PERL5LIB|"
     r"RUBYOPT|RUBYLIB|NODE_PATH|PYTHONWARNINGS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|GOFLAGS|RUSTC|"
     r"RUSTC_WRAPPER|GCONV_PATH|OPENSSL_CONF|LESSOPEN|LESSCLOSE|TAR_OPTIONS|SHELL|SSH_ASKPASS|SUDO_ASKPASS|"
-    r"LD_\w*|DYLD_\w*|GIT_\w*|BASH_\w*|CARGO_\w*|(?i:npm_config_\w*))$")
+    r"LD_\w*|DYLD_\w*|GIT_\w*|BASH_\w*|CARGO_\w*|(?i:npm_config_\w*))$"
+)
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
@@ -151,17 +152,25 @@ def _walk(source: str, out: Collector, depth: int) -> None:
             check_variable(var.text.decode(errors="replace"), out)
         elif kind == "file_redirect":
             _redirect(node, out)
-        elif kind in ("raw_string", "string_content", "word") and b"[" in node.text and _CODE_SHAPED.search(
-                word_of(node).text):
+        elif (
+            kind in ("raw_string", "string_content", "word")
+            and b"[" in node.text
+            and _CODE_SHAPED.search(word_of(node).text)
+        ):
             out.doubt("quoted text shaped like a[$(cmd)] can run cmd where bash reads it as a variable")
-        elif kind == "subscript" and (index := node.child_by_field_name("index")) is not None and not (
-                index.text.isdigit() or index.text in (b"@", b"*")):
+        elif (
+            kind == "subscript"
+            and (index := node.child_by_field_name("index")) is not None
+            and not (index.text.isdigit() or index.text in (b"@", b"*"))
+        ):
             # An indexed array's subscript is arithmetic: `arr[i]` evaluates i's value, and
             # `a[$(cmd)]` in that value runs cmd.
             out.doubt("an array subscript is arithmetic, which can run a command hidden in a variable")
-        elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
-                kind == "compound_statement" and node.child_count and node.children[0].type == "((") or (
-                kind == "test_command" and _arithmetic_test(node)):
+        elif (
+            kind in ("arithmetic_expansion", "c_style_for_statement")
+            or (kind == "compound_statement" and node.child_count and node.children[0].type == "((")
+            or (kind == "test_command" and _arithmetic_test(node))
+        ):
             # Arithmetic evaluates a variable's value as an expression, and `a[$(cmd)]` in that value
             # runs cmd: code no rule can see.
             if _mentions_variable(node):
@@ -169,8 +178,8 @@ def _walk(source: str, out: Collector, depth: int) -> None:
         elif kind == "expansion" and b"@P" in node.text:
             out.doubt("${…@P} runs commands found in a variable's value")
         elif kind == "declaration_command" and any(
-                c.type == "word" and c.text.startswith(b"-") and (b"i" in c.text or b"n" in c.text)
-                for c in node.children):
+            c.type == "word" and c.text.startswith(b"-") and (b"i" in c.text or b"n" in c.text) for c in node.children
+        ):
             out.doubt("declare -i/-n evaluates or redirects variables")
         stack.extend(reversed(node.named_children))  # tokens (`;`, `$(`, quotes) decide nothing here
 
@@ -246,15 +255,30 @@ def _unescape(raw: str, inside_double_quotes: bool = False) -> str:
     return (_QUOTED_ESCAPE if inside_double_quotes else _ESCAPE).sub(lambda m: m.group(1) or "", raw)
 
 
-_C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
-              "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_C_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def _ansi_c(body: str) -> Word:
     """$'…': decode what bash decodes; anything else makes the word unknown rather than wrong."""
     out, i = [], 0
-    pattern = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|"
-                         r"U([0-9a-fA-F]{1,8}))")
+    pattern = re.compile(
+        r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|"
+        r"U([0-9a-fA-F]{1,8}))"
+    )
     while i < len(body):
         if body[i] != "\\":
             out.append(body[i])
@@ -265,8 +289,7 @@ def _ansi_c(body: str) -> Word:
             return Word(body, False)
         simple, octal, hx, u4, u8 = m.groups()
         try:
-            out.append(_C_ESCAPES[simple] if simple else chr(int(octal, 8)) if octal else
-                       chr(int(hx or u4 or u8, 16)))
+            out.append(_C_ESCAPES[simple] if simple else chr(int(octal, 8)) if octal else chr(int(hx or u4 or u8, 16)))
         except (ValueError, OverflowError):
             return Word(body, False)
         i = m.end()
@@ -288,8 +311,12 @@ def word_of(node: Any) -> Word:
     if kind in ("string", "concatenation"):
         parts = [c for c in node.children if c.type != '"']
         if kind == "string":
-            values = [Word(_unescape(c.text.decode(errors="replace"), True), True) if c.type == "string_content"
-                      else word_of(c) for c in parts]
+            values = [
+                Word(_unescape(c.text.decode(errors="replace"), True), True)
+                if c.type == "string_content"
+                else word_of(c)
+                for c in parts
+            ]
         else:
             values = [word_of(c) for c in parts]
             if _BRACES.search(raw):

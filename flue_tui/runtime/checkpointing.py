@@ -35,8 +35,10 @@ def disabled_reason(workspace: str) -> str | None:
         return ""  # switched off on purpose: no notice
     real = os.path.realpath(workspace)
     if real in (os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.sep)):
-        return (f"File checkpoints are off in {real} (a home or root directory is too big to snapshot); "
-                "run flue in a project directory to get them.")
+        return (
+            f"File checkpoints are off in {real} (a home or root directory is too big to snapshot); "
+            "run flue in a project directory to get them."
+        )
     return None
 
 
@@ -67,16 +69,22 @@ class TurnCheckpoints:
             self._notice(session, self.off)
             return None
         except (GitFailed, OSError, ValueError) as exc:
-            self._notice(session, f"File checkpoint before message {n} was not taken ({exc}); the conversation "
-                         "is still saved.")
+            self._notice(
+                session, f"File checkpoint before message {n} was not taken ({exc}); the conversation is still saved."
+            )
             return None
         new = [p for p in snap.skipped if p not in self.skipped_seen]
         if new:
             self.skipped_seen.update(new)
             shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
             limit = self.files.max_file_bytes // (1024 * 1024)
-            session.emit(session.event(Log, level="warn", message=f"{TAG} Not in checkpoints (over {limit} MB, "
-                                       f"unreadable or a nested repository): {shown}"))
+            session.emit(
+                session.event(
+                    Log,
+                    level="warn",
+                    message=f"{TAG} Not in checkpoints (over {limit} MB, unreadable or a nested repository): {shown}",
+                )
+            )
         return ref
 
     def warm(self) -> None:
@@ -103,8 +111,15 @@ class TurnCheckpoints:
         session.emit(session.event(Log, level="warn", message=f"{TAG} {message}"))
 
 
-def install(session: Session, workspace: str, *, done: int = 0, forked_from: str | None = None,
-            below: int | None = None, warm: bool = False) -> TurnCheckpoints:
+def install(
+    session: Session,
+    workspace: str,
+    *,
+    done: int = 0,
+    forked_from: str | None = None,
+    below: int | None = None,
+    warm: bool = False,
+) -> TurnCheckpoints:
     """Hook checkpoints into `session`; `done` user messages already ran. A fork gets its source's
     checkpoints (those before message `below` when given), so it can be rewound as far back too."""
     hook = TurnCheckpoints(workspace, done)

@@ -11,11 +11,25 @@ PICK = "\x00pick"  # the value of a bare `--resume`: let the front end offer a p
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sessions")
     group.add_argument("--session", metavar="NAME", help="create, or resume, the session named NAME in this directory")
-    group.add_argument("-c", "--continue", action="store_true", dest="continue_last",
-                       help="continue the most recent session of this directory")
-    group.add_argument("-r", "--resume", nargs="?", const=PICK, metavar="NAME|ID",
-                       help="resume a session by name or id (without a value: pick one, in the app)")
-    group.add_argument("--fork-session", action="store_true",
-                       help="with --resume/--continue/--session: continue from a copy, leaving the original as it was")
+    group.add_argument(
+        "-c",
+        "--continue",
+        action="store_true",
+        dest="continue_last",
+        help="continue the most recent session of this directory",
+    )
+    group.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const=PICK,
+        metavar="NAME|ID",
+        help="resume a session by name or id (without a value: pick one, in the app)",
+    )
+    group.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --resume/--continue/--session: continue from a copy, leaving the original as it was",
+    )
     group.add_argument("--no-session-persistence", action="store_true", help="do not save this run's session")
     group.add_argument("--db", metavar="PATH", help="the session database (default: $FLUE_HOME/sessions.db)")

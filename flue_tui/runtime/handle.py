@@ -209,8 +209,12 @@ class SessionHandle:
             u = session.usage
             usage = (u.input, u.output, u.cache_read, u.cache_write, u.cost)
             messages = [message_to_dict(m) for m in session.messages]
-            write_markdown(path, lambda clean: unsaved_markdown(session.id, self.settings.cwd, self.settings.model,
-                                                                self.label(), messages, usage, clean))
+            write_markdown(
+                path,
+                lambda clean: unsaved_markdown(
+                    session.id, self.settings.cwd, self.settings.model, self.label(), messages, usage, clean
+                ),
+            )
         return path
 
     def close(self) -> None:
@@ -234,8 +238,9 @@ async def model_listing(current: str | None) -> str:
     for provider, names in listing.items():
         shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
         lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
-    return (f"Model: {current or '(none)'}. Switch with /model provider/model.\n"
-            + ("\n".join(lines) if lines else "  No provider key is set, so no models to list."))
+    return f"Model: {current or '(none)'}. Switch with /model provider/model.\n" + (
+        "\n".join(lines) if lines else "  No provider key is set, so no models to list."
+    )
 
 
 def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:

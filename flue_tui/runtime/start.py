@@ -62,8 +62,10 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
     if args.continue_last and resume is not None:
         raise ValueError("use either --continue or --resume, not both")
     if args.session is not None and (args.continue_last or resume is not None) and not args.fork_session:
-        raise ValueError("--session names the session to use; with --resume/--continue it is only allowed "
-                         "together with --fork-session (the fork gets that name)")
+        raise ValueError(
+            "--session names the session to use; with --resume/--continue it is only allowed "
+            "together with --fork-session (the fork gets that name)"
+        )
     if args.fork_session and not (args.session or args.continue_last or resume is not None):
         raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
     session_id = getattr(args, "session_id", None)  # a UUID already (headless.claude.flags.check_session_id)
@@ -77,10 +79,17 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             check_name(args.session)
         except StoreError as exc:
             raise ValueError(str(exc)) from None
-    return SessionOptions(name=args.session, resume=None if resume == PICK else resume, pick=resume == PICK,
-                          continue_last=args.continue_last, fork=args.fork_session,
-                          persist=not args.no_session_persistence, db=args.db, owner=_owner(args, print_mode),
-                          session_id=session_id)
+    return SessionOptions(
+        name=args.session,
+        resume=None if resume == PICK else resume,
+        pick=resume == PICK,
+        continue_last=args.continue_last,
+        fork=args.fork_session,
+        persist=not args.no_session_persistence,
+        db=args.db,
+        owner=_owner(args, print_mode),
+        session_id=session_id,
+    )
 
 
 def _owner(args: argparse.Namespace, print_mode: bool) -> str:
@@ -119,8 +128,9 @@ def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Pick
         return found
     if options.pick:
         if picker is None:
-            raise SessionStartError("--resume without a name needs the app's picker; pass a name or id "
-                                    "(list them with: flue sessions list)")
+            raise SessionStartError(
+                "--resume without a name needs the app's picker; pass a name or id (list them with: flue sessions list)"
+            )
         ref = picker(store, cwd)
         if ref is None:
             return None
@@ -129,8 +139,10 @@ def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Pick
         if found is None:
             raise SessionStartError(str(store.unknown(ref, cwd)))
         if found.cwd != cwd and not found.id.startswith(ref):
-            raise SessionStartError(f'No session named "{ref}" in {cwd}; there is one in {found.cwd}. '
-                                    f"Run flue there, or resume it by id: flue --resume {found.id}")
+            raise SessionStartError(
+                f'No session named "{ref}" in {cwd}; there is one in {found.cwd}. '
+                f"Run flue there, or resume it by id: flue --resume {found.id}"
+            )
         if found.parent_id is not None:
             raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
         return found
@@ -148,8 +160,9 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     runtime = Runtime(settings)  # checks the model before anything touches the database
     _check_budget(settings)
     if options is None or not options.uses_store:
-        session, context = runtime.new_session(**({"session_id": options.session_id}
-                                                  if options is not None and options.session_id else {}))
+        session, context = runtime.new_session(
+            **({"session_id": options.session_id} if options is not None and options.session_id else {})
+        )
         install_checkpoints(session, settings.cwd, warm=settings.interactive)
         return Started(session, context)
     from flue_tui.store.db import StoreError
@@ -190,13 +203,24 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         _release(locks)
         store.close()
         raise
-    install_checkpoints(session, settings.cwd, done=len(store.user_prompts(target.id)) if target else 0,
-                        forked_from=source.id if source is not None and target is not None
-                        and source.id != target.id else None, warm=settings.interactive)
+    install_checkpoints(
+        session,
+        settings.cwd,
+        done=len(store.user_prompts(target.id)) if target else 0,
+        forked_from=source.id if source is not None and target is not None and source.id != target.id else None,
+        warm=settings.interactive,
+    )
     recorder = None
     if options.persist:
-        recorder = Recorder(store, session_id=session.id, cwd=settings.cwd, model=settings.model, name=new_name,
-                            exists=target is not None, locks=locks)
+        recorder = Recorder(
+            store,
+            session_id=session.id,
+            cwd=settings.cwd,
+            model=settings.model,
+            name=new_name,
+            exists=target is not None,
+            locks=locks,
+        )
         session.subscribe(recorder)
     return Started(session, context, store, recorder, source, list(store.notices))
 
@@ -213,8 +237,14 @@ def _check_budget(settings: Settings) -> None:
         raise SessionStartError(problem)
 
 
-def _lock(store: SessionStore, options: SessionOptions, cwd: str, session_id: str, target: SessionInfo | None,
-          new_name: str | None) -> list[SessionLock]:
+def _lock(
+    store: SessionStore,
+    options: SessionOptions,
+    cwd: str,
+    session_id: str,
+    target: SessionInfo | None,
+    new_name: str | None,
+) -> list[SessionLock]:
     """This session's lock, and for a new named session also its name's (a second `--session NAME`
     started before the first has saved anything would otherwise begin a second conversation)."""
     from flue_tui.store.lock import acquire
@@ -253,10 +283,13 @@ def _checked(store: SessionStore, options: SessionOptions) -> SessionStore:
         ask = options.resume or options.name
         what = f'Session "{ask}"' if ask else "The saved session"
         if store.problem is None:  # readable, not writable
-            raise SessionStartError(f"{problem} {what} would not be saved, so flue stops here. Give a writable "
-                                    "database with --db, or read it without saving: --no-session-persistence.")
-        raise SessionStartError(f"{problem} {what} cannot be read, and flue does not start a fresh conversation "
-                                "in its place.")
+            raise SessionStartError(
+                f"{problem} {what} would not be saved, so flue stops here. Give a writable "
+                "database with --db, or read it without saving: --no-session-persistence."
+            )
+        raise SessionStartError(
+            f"{problem} {what} cannot be read, and flue does not start a fresh conversation in its place."
+        )
     store.close()
     fresh = SessionStore.open(":memory:")
     fresh.notices = (f"{problem} Sessions are not saved this run.",) if cannot_save else store.notices

@@ -89,17 +89,21 @@ class Runtime:
         from flue_tui.model.litellm_client import LiteLLMClient
 
         main = model == self.settings.model
-        return LiteLLMClient(model, api_base=self.settings.api_base,
-                             context_window=self.settings.context_window if main else None,
-                             prompt_cache=self.settings.prompt_cache, prices=prices(self.settings) if main else None,
-                             effort=self.settings.effort,
-                             max_output_tokens=self.settings.max_output_tokens if main else None,
-                             idle_timeout=self.settings.idle_timeout, max_reply_chars=self.settings.max_reply_chars)
+        return LiteLLMClient(
+            model,
+            api_base=self.settings.api_base,
+            context_window=self.settings.context_window if main else None,
+            prompt_cache=self.settings.prompt_cache,
+            prices=prices(self.settings) if main else None,
+            effort=self.settings.effort,
+            max_output_tokens=self.settings.max_output_tokens if main else None,
+            idle_timeout=self.settings.idle_timeout,
+            max_reply_chars=self.settings.max_reply_chars,
+        )
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
-        return CompactionConfig(auto=self.settings.auto_compact,
-                                model=self._model(summariser) if summariser else None)
+        return CompactionConfig(auto=self.settings.auto_compact, model=self._model(summariser) if summariser else None)
 
     def model_client(self, model: str) -> Any:
         """A model client for `model`: the TUI's /model switches a live session to it."""
@@ -121,12 +125,19 @@ class Runtime:
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
-        session = Session(model=self._model(self.settings.model or ""), tools=self._tools(sandbox, context),
-                          system_prompt=context.system_prompt, cwd=self.settings.cwd,
-                          max_turns=self.settings.max_turns, retry_base_ms=self.settings.retry_base_ms,
-                          compaction=self._compaction(), before_tool=policy,
-                          max_budget_usd=self.settings.max_budget_usd,
-                          recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt, **kw)
+        session = Session(
+            model=self._model(self.settings.model or ""),
+            tools=self._tools(sandbox, context),
+            system_prompt=context.system_prompt,
+            cwd=self.settings.cwd,
+            max_turns=self.settings.max_turns,
+            retry_base_ms=self.settings.retry_base_ms,
+            compaction=self._compaction(),
+            before_tool=policy,
+            max_budget_usd=self.settings.max_budget_usd,
+            recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            **kw,
+        )
         self.mcp.attach(session)
         return session, context
 
@@ -135,13 +146,20 @@ class Runtime:
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
         context = self.discover(child_cwd, agent.instructions)
-        child = Session(model=self._model(agent.model or parent.model.model), tools=self._tools(sandbox, context),
-                        system_prompt=context.system_prompt, cwd=child_cwd, task_id=new_id("task"),
-                        parent_session=parent.id, depth=parent.depth + 1, retry_base_ms=self.settings.retry_base_ms,
-                        compaction=self._compaction(),
-                        recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
-                        before_tool=parent.before_tool,  # children answer to the same permission policy
-                        parent=parent)  # its usage counts in the caller's totals (and the budget's)
+        child = Session(
+            model=self._model(agent.model or parent.model.model),
+            tools=self._tools(sandbox, context),
+            system_prompt=context.system_prompt,
+            cwd=child_cwd,
+            task_id=new_id("task"),
+            parent_session=parent.id,
+            depth=parent.depth + 1,
+            retry_base_ms=self.settings.retry_base_ms,
+            compaction=self._compaction(),
+            recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+            before_tool=parent.before_tool,  # children answer to the same permission policy
+            parent=parent,
+        )  # its usage counts in the caller's totals (and the budget's)
         self.mcp.attach(child)  # and get the same MCP servers
         return child
 

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 # Where a command word may start: line start, after a separator or an opening substitution, after
 # `-c "` (bash -c), optionally behind wrappers that run their arguments as a command.
-_CMD = (r"(?:^|[;&|\n(`{]|\$\(|-c\s+['\"])\s*"
-        r"(?:(?:sudo|doas|env|exec|nohup|command|builtin|time|nice|xargs|timeout\s+\S+)\s+(?:-\S+\s+)*)*"
-        r"(?:\S*/)?")
+_CMD = (
+    r"(?:^|[;&|\n(`{]|\$\(|-c\s+['\"])\s*"
+    r"(?:(?:sudo|doas|env|exec|nohup|command|builtin|time|nice|xargs|timeout\s+\S+)\s+(?:-\S+\s+)*)*"
+    r"(?:\S*/)?"
+)
 _SEP = r"[^;&|\n]*"  # the rest of one simple command
 
 
@@ -41,45 +43,97 @@ def _rule(name: str, reason: str, pattern: str, flags: int = re.IGNORECASE) -> C
     return CommandRule(name, reason, re.compile(pattern, flags))
 
 
-_PROTECTED = (r"(?:~|\$HOME|\S*/)?(?:\.env\b|\.ssh(?:/|\b)|\.gnupg\b|\.aws/|\.netrc\b|\.git-credentials\b"
-              r"|\.bashrc\b|\.bash_profile\b|\.profile\b|\.zshrc\b|\.gitconfig\b|id_rsa|id_ed25519|credentials)")
+_PROTECTED = (
+    r"(?:~|\$HOME|\S*/)?(?:\.env\b|\.ssh(?:/|\b)|\.gnupg\b|\.aws/|\.netrc\b|\.git-credentials\b"
+    r"|\.bashrc\b|\.bash_profile\b|\.profile\b|\.zshrc\b|\.gitconfig\b|id_rsa|id_ed25519|credentials)"
+)
 
 # The seed's twelve baseline checks, in its order. Names are what refusals and tests refer to.
 BASELINE: tuple[CommandRule, ...] = (
-    _rule("fork-bomb", "fork bomb detected",
-          r"(\b\w+\b|:)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1|\$0\s*\|?\s*&\s*\$0|fork\s+while\s+fork"),
-    _rule("destructive-disk", "destructive disk command detected",
-          _cmd(r"mkfs(?:\.\w+)?|wipefs|fdisk|sfdisk|parted")
-          + r"|" + _cmd("dd") + _SEP + r"\b(?:if=/dev/(?:zero|u?random)|of=/dev/)"
-          + r"|>\s*/dev/(?:sd|hd|nvme|vd|xvd|mmcblk)"
-          + r"|" + _cmd("rm") + r"\s+(?:-\S+\s+)*(?:--no-preserve-root|(?:/|/\*|~/?|\$HOME/?)(?=\s|$|;|&|\|))"),
-    _rule("system-control", "system control command detected",
-          _cmd(r"shutdown|reboot|halt|poweroff|init\s+[06]")
-          + r"|" + _cmd("systemctl") + _SEP + r"\b(?:poweroff|halt|reboot|kexec)\b"),
-    _rule("protected-file", "write to a protected file detected",
-          r"(?:[0-9&]?>>?|>\|)\s*['\"]?" + _PROTECTED
-          + r"|" + _cmd(r"rm|cp|mv|chmod|chown|tee|truncate|ln|install|sed\s+-i\S*") + _SEP + _PROTECTED),
-    _rule("path-traversal", "path traversal outside the workspace detected",
-          r"\.\.[/\\]|[/\\]\.\.(?![^\s;&|])|(?:^|\s)\.\.(?=\s|$|;|&|\|)|%2e%2e|\.\.%2f|%2e\.[/\\]"),
-    _rule("download-exec", "download piped into an interpreter detected",
-          _cmd(r"curl|wget|fetch|http|https|aria2c") + _SEP
-          + r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|fi)?sh\b|"
-          + _cmd(r"curl|wget|fetch|http|https|aria2c") + _SEP
-          + r"\|\s*(?:\S*/)?(?:python\d*(?:\.\d+)?|perl|ruby|node|php)\b"
-          + r"|(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|(?:ba|z)?sh\s+-c\s+['\"]?\$\(\s*(?:curl|wget)\b"),
+    _rule(
+        "fork-bomb",
+        "fork bomb detected",
+        r"(\b\w+\b|:)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1|\$0\s*\|?\s*&\s*\$0|fork\s+while\s+fork",
+    ),
+    _rule(
+        "destructive-disk",
+        "destructive disk command detected",
+        _cmd(r"mkfs(?:\.\w+)?|wipefs|fdisk|sfdisk|parted")
+        + r"|"
+        + _cmd("dd")
+        + _SEP
+        + r"\b(?:if=/dev/(?:zero|u?random)|of=/dev/)"
+        + r"|>\s*/dev/(?:sd|hd|nvme|vd|xvd|mmcblk)"
+        + r"|"
+        + _cmd("rm")
+        + r"\s+(?:-\S+\s+)*(?:--no-preserve-root|(?:/|/\*|~/?|\$HOME/?)(?=\s|$|;|&|\|))",
+    ),
+    _rule(
+        "system-control",
+        "system control command detected",
+        _cmd(r"shutdown|reboot|halt|poweroff|init\s+[06]")
+        + r"|"
+        + _cmd("systemctl")
+        + _SEP
+        + r"\b(?:poweroff|halt|reboot|kexec)\b",
+    ),
+    _rule(
+        "protected-file",
+        "write to a protected file detected",
+        r"(?:[0-9&]?>>?|>\|)\s*['\"]?"
+        + _PROTECTED
+        + r"|"
+        + _cmd(r"rm|cp|mv|chmod|chown|tee|truncate|ln|install|sed\s+-i\S*")
+        + _SEP
+        + _PROTECTED,
+    ),
+    _rule(
+        "path-traversal",
+        "path traversal outside the workspace detected",
+        r"\.\.[/\\]|[/\\]\.\.(?![^\s;&|])|(?:^|\s)\.\.(?=\s|$|;|&|\|)|%2e%2e|\.\.%2f|%2e\.[/\\]",
+    ),
+    _rule(
+        "download-exec",
+        "download piped into an interpreter detected",
+        _cmd(r"curl|wget|fetch|http|https|aria2c")
+        + _SEP
+        + r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|fi)?sh\b|"
+        + _cmd(r"curl|wget|fetch|http|https|aria2c")
+        + _SEP
+        + r"\|\s*(?:\S*/)?(?:python\d*(?:\.\d+)?|perl|ruby|node|php)\b"
+        + r"|(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|(?:ba|z)?sh\s+-c\s+['\"]?\$\(\s*(?:curl|wget)\b",
+    ),
     _rule("unicode-control", "control or invisible formatting character detected", r"(?!)"),
     _rule("ifs-injection", "IFS or null-byte injection detected", r"\bIFS\s*=|\x00"),
-    _rule("env-override", "dangerous environment variable override detected",
-          r"(?<![\w$])(?:LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|PATH)\s*="),
-    _rule("privilege-escalation", "privilege escalation detected",
-          _cmd(r"sudo|su|doas|pkexec|newgrp|runuser") + r"(?=\s|$|;|&|\|)"
-          + r"|" + _cmd("chmod") + _SEP + r"(?:\b[0-7]?777\b|\b[ugoa]*\+[rwx]*s|a\+rwx|o\+w)"
-          + r"|" + _cmd("chown") + _SEP + r"\broot\b"),
-    _rule("reverse-shell", "network listener or reverse shell detected",
-          r"/dev/(?:tcp|udp)/|" + _cmd(r"ncat|socat|telnet") + r"|" + _cmd(r"nc|netcat") + _SEP
-          + r"\s-[a-z]*[lec]"),
-    _rule("crypto-mining", "crypto mining tool detected",
-          _cmd(r"xmrig|minerd|cpuminer|ethminer|cgminer|bfgminer|nbminer") + r"|stratum\+(?:tcp|ssl|tls)://"),
+    _rule(
+        "env-override",
+        "dangerous environment variable override detected",
+        r"(?<![\w$])(?:LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|PATH)\s*=",
+    ),
+    _rule(
+        "privilege-escalation",
+        "privilege escalation detected",
+        _cmd(r"sudo|su|doas|pkexec|newgrp|runuser")
+        + r"(?=\s|$|;|&|\|)"
+        + r"|"
+        + _cmd("chmod")
+        + _SEP
+        + r"(?:\b[0-7]?777\b|\b[ugoa]*\+[rwx]*s|a\+rwx|o\+w)"
+        + r"|"
+        + _cmd("chown")
+        + _SEP
+        + r"\broot\b",
+    ),
+    _rule(
+        "reverse-shell",
+        "network listener or reverse shell detected",
+        r"/dev/(?:tcp|udp)/|" + _cmd(r"ncat|socat|telnet") + r"|" + _cmd(r"nc|netcat") + _SEP + r"\s-[a-z]*[lec]",
+    ),
+    _rule(
+        "crypto-mining",
+        "crypto mining tool detected",
+        _cmd(r"xmrig|minerd|cpuminer|ethminer|cgminer|bfgminer|nbminer") + r"|stratum\+(?:tcp|ssl|tls)://",
+    ),
 )
 
 # The seed's default blocklist (seven patterns), reworded to match in command position.

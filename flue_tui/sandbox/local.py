@@ -27,8 +27,20 @@ KILL_GRACE_S = 2.0
 TAIL_KEEP = 64 * 1024
 
 ENV_ALLOWLIST = (
-    "PATH", "HOME", "USER", "LOGNAME", "HOSTNAME", "SHELL", "LANG",
-    "LC_ALL", "LC_CTYPE", "TZ", "TERM", "TMPDIR", "TMP", "TEMP",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "HOSTNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
 )
 
 _ENV_TYPE_ERROR = (
@@ -45,8 +57,12 @@ def _resolve_shell() -> str:
     if _shell is None:
         try:
             probe = subprocess.run(  # no provider key in a helper's environment either
-                ["bash", "-c", "command -v bash"], capture_output=True, text=True, timeout=10,
-                env=clean_env(), stdin=subprocess.DEVNULL,
+                ["bash", "-c", "command -v bash"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                env=clean_env(),
+                stdin=subprocess.DEVNULL,
             )
             found = probe.stdout.strip() if probe.returncode == 0 else ""
         except (OSError, subprocess.SubprocessError):
@@ -278,9 +294,7 @@ class LocalSandbox:
                 group.terminate()
 
         remove = signal.add_callback(stop) if signal is not None else None
-        timer = (
-            loop.call_later(max(timeout_ms, 0) / 1000, stop) if timeout_ms is not None else None
-        )
+        timer = loop.call_later(max(timeout_ms, 0) / 1000, stop) if timeout_ms is not None else None
         try:
             await asyncio.shield(run.done)
         finally:

@@ -44,8 +44,7 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -211,8 +210,13 @@ class Reaper:
                 if fresh:
                     self._proc = subprocess.Popen(
                         [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
-                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                        env={}, start_new_session=True, close_fds=True)
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        env={},
+                        start_new_session=True,
+                        close_fds=True,
+                    )
                     line = b"".join(b"+%d\n" % pgid for pgid in self._groups)
                 assert self._proc is not None and self._proc.stdin is not None
                 self._proc.stdin.write(line)

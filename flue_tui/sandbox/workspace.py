@@ -27,8 +27,10 @@ MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 PROBE_TIMEOUT_S = 10
 # A task's cwd is checked here too, so a refused one is a permission denial like any other path.
 PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path", "task": "cwd"}
-NO_BWRAP_NOTICE = ("--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
-                   "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)")
+NO_BWRAP_NOTICE = (
+    "--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
+    "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)"
+)
 
 
 # ---- bubblewrap --------------------------------------------------------------------------------
@@ -56,6 +58,8 @@ def _private_run() -> list[str]:
     if args and resolv.startswith(("/run/", "/var/run/")):
         args += ["--ro-bind-try", resolv, resolv]
     return args
+
+
 _probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> problem text or None
 
 
@@ -65,8 +69,20 @@ class Bwrap:
     network: bool = False
 
     def argv(self, roots: tuple[str, ...], cwd: str, shell: str, command: str) -> list[str]:
-        args = [self.path, *_ISOLATION, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", *_private_run()]
+        args = [
+            self.path,
+            *_ISOLATION,
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            *_private_run(),
+        ]
         # Bound after the private /tmp and /run, so a workspace under them stays the real, writable one.
         for path in dict.fromkeys(roots):
             args += ["--bind", path, path]
@@ -86,8 +102,9 @@ def probe(path: str, network: bool) -> str | None:
     if key not in _probes:
         argv = Bwrap(path, network).argv((), "/", "/bin/sh", "true")
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL, env=clean_env())
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, env=clean_env()
+            )
             lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
             problem = None if done.returncode == 0 else lines[-1]
         except (OSError, subprocess.SubprocessError) as exc:
@@ -176,8 +193,15 @@ def contain(real_root: str | tuple[str, ...], base: str, path: str) -> str:
 class WorkspaceSandbox(LocalSandbox):
     """LocalSandbox confined to `root`: contained paths, bash inside bubblewrap when available."""
 
-    def __init__(self, cwd: str | None = None, env: dict[str, str | None] | None = None, *, root: str,
-                 bwrap: Bwrap | None = None, extra_roots: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        cwd: str | None = None,
+        env: dict[str, str | None] | None = None,
+        *,
+        root: str,
+        bwrap: Bwrap | None = None,
+        extra_roots: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(cwd, env)
         self.root = posix_resolve(os.getcwd(), root)
         self.real_root = real_path(self.root)
@@ -235,8 +259,9 @@ class WorkspaceGuard:
         return None
 
 
-def workspace_sandbox(cwd: str, *, root: str, env: dict[str, str | None] | None, network: bool,
-                      extra_roots: tuple[str, ...] = ()) -> tuple[WorkspaceSandbox, str | None]:
+def workspace_sandbox(
+    cwd: str, *, root: str, env: dict[str, str | None] | None, network: bool, extra_roots: tuple[str, ...] = ()
+) -> tuple[WorkspaceSandbox, str | None]:
     """The sandbox plus, when bubblewrap is unavailable, the one-time notice saying so."""
     bwrap, reason = detect(network)
     notice = NO_BWRAP_NOTICE.format(reason=reason) if bwrap is None else None
@@ -248,8 +273,13 @@ def make_sandbox(settings: Any, cwd: str, notices: list[str]) -> LocalSandbox:
     env = dict(settings.extra_env) or None
     if getattr(settings, "sandbox", "local") != "workspace":
         return LocalSandbox(cwd, env=env)
-    sandbox, notice = workspace_sandbox(cwd, root=settings.cwd, env=env, network=settings.allow_network,
-                                        extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()))
+    sandbox, notice = workspace_sandbox(
+        cwd,
+        root=settings.cwd,
+        env=env,
+        network=settings.allow_network,
+        extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()),
+    )
     if notice is not None and notice not in notices:
         notices.append(notice)
     return sandbox
@@ -261,5 +291,8 @@ def workspace_guard(settings: Any, blocklist: list[str], default_blocklist: bool
         return None
     from flue_tui.sandbox.command_checks import blocklist_from
 
-    return WorkspaceGuard(settings.cwd, CommandChecker(blocklist_from(blocklist, defaults=default_blocklist)),
-                          extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()))
+    return WorkspaceGuard(
+        settings.cwd,
+        CommandChecker(blocklist_from(blocklist, defaults=default_blocklist)),
+        extra_roots=tuple(getattr(settings, "add_dirs", ()) or ()),
+    )

@@ -75,7 +75,8 @@ def is_full(exc: BaseException) -> bool:
 
 def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and (
-        _code(exc) in _BUSY_CODES or "locked" in str(exc) or "busy" in str(exc))
+        _code(exc) in _BUSY_CODES or "locked" in str(exc) or "busy" in str(exc)
+    )
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -132,15 +133,22 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     """A file we may read but not write: reads work, every write fails with SQLITE_READONLY."""
     from flue_tui.store.migrations import MIGRATIONS, applied_names
 
-    conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
-                           isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        f"file:{urllib.parse.quote(str(path))}?mode=ro",
+        uri=True,
+        timeout=BUSY_TIMEOUT_S,
+        isolation_level=None,
+        check_same_thread=False,
+    )
     try:
         conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         applied, known = applied_names(conn), [fn.__name__ for fn in MIGRATIONS]
         if applied != known:
-            raise StoreError(f"The session database {path} is read-only and its schema is not this flue's "
-                             f"({applied[-1] if applied else 'empty'}), so it cannot be updated; make it "
-                             "writable once, or give another path with --db.")
+            raise StoreError(
+                f"The session database {path} is read-only and its schema is not this flue's "
+                f"({applied[-1] if applied else 'empty'}), so it cannot be updated; make it "
+                "writable once, or give another path with --db."
+            )
         _probe(conn)
     except BaseException:
         conn.close()
@@ -182,31 +190,39 @@ def open_database(path: str | os.PathLike[str] | None = None) -> Opened:
         except StoreError as exc:
             return _unusable(target, str(exc))
         except sqlite3.Error as exc:
-            return _unusable(target, f"The session database {target} is read-only ({state.reason}) and could "
-                                     f"not be read ({exc}).")
+            return _unusable(
+                target, f"The session database {target} is read-only ({state.reason}) and could not be read ({exc})."
+            )
     try:
         return Opened(_open_file(target), str(target), ())
     except NewerSchemaError:
         raise
     except sqlite3.DatabaseError as exc:
         if is_busy(exc):
-            raise StoreError(f"The session database {target} stayed locked by another process "
-                             f"({exc}). Try again in a moment.") from None
+            raise StoreError(
+                f"The session database {target} stayed locked by another process ({exc}). Try again in a moment."
+            ) from None
         if not is_corrupt(exc):
             return _unusable(target, f"The session database {target} cannot be used ({exc}).")
         try:
             moved = move_aside(target)
         except OSError as move_exc:
-            return _unusable(target, f"The session database {target} is damaged ({exc}) and could not be "
-                                     f"moved aside ({move_exc.strerror or move_exc}).")
-        notice = (f"The session database {target} could not be read ({exc}). It was moved aside to "
-                  f"{moved} and a fresh database was started. To try to recover old sessions: "
-                  f"sqlite3 {moved} .recover | sqlite3 recovered.db")
+            return _unusable(
+                target,
+                f"The session database {target} is damaged ({exc}) and could not be "
+                f"moved aside ({move_exc.strerror or move_exc}).",
+            )
+        notice = (
+            f"The session database {target} could not be read ({exc}). It was moved aside to "
+            f"{moved} and a fresh database was started. To try to recover old sessions: "
+            f"sqlite3 {moved} .recover | sqlite3 recovered.db"
+        )
         try:
             return Opened(_open_file(target), str(target), (notice,))
         except (OSError, sqlite3.Error) as again:
-            return _unusable(target, f"The session database {target} cannot be used "
-                                     f"({getattr(again, 'strerror', None) or again}).")
+            return _unusable(
+                target, f"The session database {target} cannot be used ({getattr(again, 'strerror', None) or again})."
+            )
     except OSError as exc:
         return _unusable(target, f"The session database {target} cannot be used ({exc.strerror or exc}).")
 
@@ -223,8 +239,9 @@ def friendly_errors(path: str) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         if is_busy(exc):
-            raise StoreError(f"The session database {path} stayed locked by another process ({exc}). "
-                             "Try again in a moment.") from None
+            raise StoreError(
+                f"The session database {path} stayed locked by another process ({exc}). Try again in a moment."
+            ) from None
         raise StoreError(describe_failure(path, exc)) from None
 
 
@@ -235,6 +252,8 @@ def describe_failure(path: str, exc: BaseException) -> str:
     if is_readonly(exc):
         return f"The session database {path} is read-only ({exc}); nothing was changed."
     if is_corrupt(exc):
-        return (f"The session database {path} is damaged ({exc}). Move it aside (mv {path} {path}.bak) "
-                "and flue will start a fresh one.")
+        return (
+            f"The session database {path} is damaged ({exc}). Move it aside (mv {path} {path}.bak) "
+            "and flue will start a fresh one."
+        )
     return f"The session database {path} failed: {exc}."

@@ -45,27 +45,41 @@ def examine(path: Path) -> FileState:
     except OSError as exc:
         return FileState(False, problem=f"The session database {path} cannot be reached ({_strerror(exc)}).")
     if stat.S_ISDIR(info.st_mode):
-        return FileState(False, problem=f"The session database path {path} is a directory, not a file; "
-                                        f"give a file path, e.g. --db {path / 'sessions.db'}.")
+        return FileState(
+            False,
+            problem=f"The session database path {path} is a directory, not a file; "
+            f"give a file path, e.g. --db {path / 'sessions.db'}.",
+        )
     if not stat.S_ISREG(info.st_mode):
-        return FileState(False, problem=f"The session database path {path} is not a regular file; "
-                                        "give a file path with --db.")
+        return FileState(
+            False, problem=f"The session database path {path} is not a regular file; give a file path with --db."
+        )
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(SQLITE_HEADER))
     except OSError as exc:
-        return FileState(False, problem=f"The session database {path} cannot be read ({_strerror(exc)}); "
-                                        "fix its permissions (it should be yours, mode 0600).")
+        return FileState(
+            False,
+            problem=f"The session database {path} cannot be read ({_strerror(exc)}); "
+            "fix its permissions (it should be yours, mode 0600).",
+        )
     if head and head != SQLITE_HEADER:
-        return FileState(False, problem=f"{path} is not an SQLite database, so flue does not use it as the "
-                                        "session database and leaves it as it is; give another path with --db.")
+        return FileState(
+            False,
+            problem=f"{path} is not an SQLite database, so flue does not use it as the "
+            "session database and leaves it as it is; give another path with --db.",
+        )
     try:
         os.close(os.open(path, os.O_RDWR))
     except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ETXTBSY):
-            return FileState(True, writable=False, reason=_strerror(exc),
-                             problem=f"The session database {path} is read-only ({_strerror(exc)}): saved "
-                                     "sessions can be read, but nothing can be saved to it.")
+            return FileState(
+                True,
+                writable=False,
+                reason=_strerror(exc),
+                problem=f"The session database {path} is read-only ({_strerror(exc)}): saved "
+                "sessions can be read, but nothing can be saved to it.",
+            )
         return FileState(False, problem=f"The session database {path} cannot be opened ({_strerror(exc)}).")
     return FileState(True)
 

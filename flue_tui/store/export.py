@@ -45,8 +45,10 @@ def to_json(store: SessionStore, info: SessionInfo, clean: Clean = _same) -> dic
     """Everything we stored, children nested under `tasks`: the lossless export."""
     return {
         "session": _clean_info(info, clean).to_dict(),
-        "messages": [{"seq": m.seq, "partial": m.partial, "created_at": m.created_at, **scrub(m.data, clean)}
-                     for m in store.iter_messages(info.id)],
+        "messages": [
+            {"seq": m.seq, "partial": m.partial, "created_at": m.created_at, **scrub(m.data, clean)}
+            for m in store.iter_messages(info.id)
+        ],
         "tasks": [to_json(store, child, clean) for child in store.children(info.id)],
     }
 
@@ -61,8 +63,13 @@ def _fence(text: str, lang: str = "") -> str:
 def _header(info: SessionInfo, level: int) -> list[str]:
     hashes = "#" * level
     lines = [f"{hashes} {info.label}", ""]
-    facts = [f"id `{info.id}`", f"directory `{info.cwd}`", f"model `{info.model or '?'}`",
-             f"started {local_time(info.created_at)}", f"updated {local_time(info.updated_at)}"]
+    facts = [
+        f"id `{info.id}`",
+        f"directory `{info.cwd}`",
+        f"model `{info.model or '?'}`",
+        f"started {local_time(info.created_at)}",
+        f"updated {local_time(info.updated_at)}",
+    ]
     if info.name and info.title:
         facts.insert(0, f"“{info.title}”")
     if info.agent:
@@ -75,8 +82,9 @@ def _header(info: SessionInfo, level: int) -> list[str]:
     return lines
 
 
-def _message(m: StoredMessage, level: int, children: dict[str, SessionInfo],
-             store: SessionStore, clean: Clean) -> Iterator[str]:
+def _message(
+    m: StoredMessage, level: int, children: dict[str, SessionInfo], store: SessionStore, clean: Clean
+) -> Iterator[str]:
     hashes = "#" * (level + 1)
     d = m.data
     if m.role == "user":
@@ -92,13 +100,21 @@ def _message(m: StoredMessage, level: int, children: dict[str, SessionInfo],
             yield d["text"] + "\n"
         for call in d.get("tool_calls") or []:
             about = call_summary(str(call.get("name")), call.get("arguments"))
-            yield f"**{call.get('name')}**" + (f" · {about}" if about else "") + "\n\n" + _fence(json.dumps(call.get("arguments"), indent=2), "json") + "\n"
+            yield (
+                f"**{call.get('name')}**"
+                + (f" · {about}" if about else "")
+                + "\n\n"
+                + _fence(json.dumps(call.get("arguments"), indent=2), "json")
+                + "\n"
+            )
             child = children.get(call.get("id"))
             if child is not None:
                 yield from _session(store, child, level + 2, clean)
     elif m.role == "compaction":
-        yield (f"{hashes} Compacted here\n\nFrom here on the model was sent this summary instead of the messages "
-               f"above:\n\n" + _fence(str(d.get("summary", ""))) + "\n")
+        yield (
+            f"{hashes} Compacted here\n\nFrom here on the model was sent this summary instead of the messages "
+            f"above:\n\n" + _fence(str(d.get("summary", ""))) + "\n"
+        )
     elif m.role == "toolResult":
         label = "error" if d.get("is_error") else "result"
         yield f"{hashes} Tool {label}: {d.get('tool_name', '')}\n\n" + _fence(d.get("text", "")) + "\n"
@@ -113,8 +129,13 @@ def _session(store: SessionStore, info: SessionInfo, level: int, clean: Clean) -
         if m.role == "assistant":
             shown.update(call.get("id") for call in m.data.get("tool_calls") or [])
         # Matching children by call id uses the stored ids; what is written is the cleaned copy.
-        yield from _message(_clean_message(m, clean), level,
-                            {clean(k): v for k, v in by_call.items() if isinstance(k, str)}, store, clean)
+        yield from _message(
+            _clean_message(m, clean),
+            level,
+            {clean(k): v for k, v in by_call.items() if isinstance(k, str)},
+            store,
+            clean,
+        )
     for child in kids:
         if child.parent_tool_call_id not in shown:  # its calling message was not saved: export it anyway
             yield from _session(store, child, level + 1, clean)
@@ -124,15 +145,38 @@ def to_markdown(store: SessionStore, info: SessionInfo, clean: Clean = _same) ->
     return "\n".join(_session(store, info, 1, clean)).rstrip() + "\n"
 
 
-def unsaved_markdown(session_id: str, cwd: str, model: str | None, title: str, messages: list[dict[str, Any]],
-                     usage: tuple[int, int, int, int, float], clean: Clean = _same) -> str:
+def unsaved_markdown(
+    session_id: str,
+    cwd: str,
+    model: str | None,
+    title: str,
+    messages: list[dict[str, Any]],
+    usage: tuple[int, int, int, int, float],
+    clean: Clean = _same,
+) -> str:
     """A session that is not in the store (`--no-session-persistence`) in the same Markdown as a
     stored one: `messages` as `message_to_dict` gives them, `usage` as `tree_usage` gives it."""
     now = now_iso()
-    info = SessionInfo(id=session_id, name=None, title=title, cwd=cwd, model=model, parent_id=None,
-                       parent_tool_call_id=None, task_id=None, agent=None, forked_from=None, created_at=now,
-                       updated_at=now, message_count=len(messages), input_tokens=usage[0], output_tokens=usage[1],
-                       cache_read_tokens=usage[2], cache_write_tokens=usage[3], cost_usd=usage[4])
+    info = SessionInfo(
+        id=session_id,
+        name=None,
+        title=title,
+        cwd=cwd,
+        model=model,
+        parent_id=None,
+        parent_tool_call_id=None,
+        task_id=None,
+        agent=None,
+        forked_from=None,
+        created_at=now,
+        updated_at=now,
+        message_count=len(messages),
+        input_tokens=usage[0],
+        output_tokens=usage[1],
+        cache_read_tokens=usage[2],
+        cache_write_tokens=usage[3],
+        cost_usd=usage[4],
+    )
     lines = _header(_clean_info(info, clean), 1)
     for seq, data in enumerate(messages):
         stored = StoredMessage(session_id, seq, str(data.get("role", "")), data, False, now)

@@ -43,9 +43,15 @@ def inspect(path: str | Path) -> Health:
         known = [fn.__name__ for fn in MIGRATIONS]
         newer = [name for name in applied if name not in known]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0] if applied else 0
-        return Health(str(target), True, size, schema=applied[-1] if applied else "(empty)",
-                      current=applied == known, sessions=sessions,
-                      problem=f"written by a newer flue (schema {newer[-1]})" if newer else None)
+        return Health(
+            str(target),
+            True,
+            size,
+            schema=applied[-1] if applied else "(empty)",
+            current=applied == known,
+            sessions=sessions,
+            problem=f"written by a newer flue (schema {newer[-1]})" if newer else None,
+        )
     except sqlite3.Error as exc:
         return Health(str(target), True, size, problem=f"unreadable: {exc}")
     finally:

@@ -73,8 +73,9 @@ _USAGE_KEYS = frozenset(f.name for f in fields(Usage))
 _CALL_KEYS = frozenset(f.name for f in fields(ToolCall))
 
 
-def _keys(value: Any, checks: dict[str, Check], required: tuple[str, ...], *,
-          closed: frozenset[str] | None) -> str | None:
+def _keys(
+    value: Any, checks: dict[str, Check], required: tuple[str, ...], *, closed: frozenset[str] | None
+) -> str | None:
     """Check an object's keys; a `closed` object allows only the keys named there."""
     if not isinstance(value, dict):
         return f"must be an object, not {_show(value)}"
@@ -109,26 +110,80 @@ def _calls(value: Any) -> str | None:
 
 _ROLES: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
     "user": ({"content": _text}, ("content",)),
-    "assistant": ({"text": _text, "thinking": _text, "tool_calls": _calls, "error": _optional(_text),
-                   "stop_reason": _one_of("stop", "tool_calls", "length", "error", "aborted"), "model": _text,
-                   "usage": _optional(_usage)}, ()),
-    "toolResult": ({"tool_call_id": _text, "tool_name": _text, "text": _text, "is_error": _flag,
-                    "details": _optional(_object), "terminate": _flag}, ("tool_call_id", "tool_name", "text")),
-    "compaction": ({"summary": _text, "kept": _count, "tokens_before": _count, "read_files": _texts,
-                    "modified_files": _texts, "request": _optional(_text), "usage": _optional(_usage)},
-                   ("summary", "kept")),
+    "assistant": (
+        {
+            "text": _text,
+            "thinking": _text,
+            "tool_calls": _calls,
+            "error": _optional(_text),
+            "stop_reason": _one_of("stop", "tool_calls", "length", "error", "aborted"),
+            "model": _text,
+            "usage": _optional(_usage),
+        },
+        (),
+    ),
+    "toolResult": (
+        {
+            "tool_call_id": _text,
+            "tool_name": _text,
+            "text": _text,
+            "is_error": _flag,
+            "details": _optional(_object),
+            "terminate": _flag,
+        },
+        ("tool_call_id", "tool_name", "text"),
+    ),
+    "compaction": (
+        {
+            "summary": _text,
+            "kept": _count,
+            "tokens_before": _count,
+            "read_files": _texts,
+            "modified_files": _texts,
+            "request": _optional(_text),
+            "usage": _optional(_usage),
+        },
+        ("summary", "kept"),
+    ),
 }
 _PLACE = {"seq": _count, "partial": _flag, "created_at": _optional(_text)}
 
 _INFO: dict[str, Check] = {
-    "id": _text, "name": _optional(_text), "title": _optional(_text), "cwd": _text, "model": _optional(_text),
-    "parent_tool_call_id": _optional(_text), "task_id": _optional(_text), "agent": _optional(_text),
-    "forked_from": _optional(_text), "created_at": _optional(_text), "updated_at": _optional(_text),
-    "message_count": _optional(_count), "input_tokens": _optional(_count), "output_tokens": _optional(_count),
-    "cache_read_tokens": _optional(_count), "cache_write_tokens": _optional(_count), "cost_usd": _optional(_money),
+    "id": _text,
+    "name": _optional(_text),
+    "title": _optional(_text),
+    "cwd": _text,
+    "model": _optional(_text),
+    "parent_tool_call_id": _optional(_text),
+    "task_id": _optional(_text),
+    "agent": _optional(_text),
+    "forked_from": _optional(_text),
+    "created_at": _optional(_text),
+    "updated_at": _optional(_text),
+    "message_count": _optional(_count),
+    "input_tokens": _optional(_count),
+    "output_tokens": _optional(_count),
+    "cache_read_tokens": _optional(_count),
+    "cache_write_tokens": _optional(_count),
+    "cost_usd": _optional(_money),
 }
-_COPIED = ("name", "title", "cwd", "model", "parent_tool_call_id", "task_id", "agent", "forked_from", "created_at",
-           "updated_at", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+_COPIED = (
+    "name",
+    "title",
+    "cwd",
+    "model",
+    "parent_tool_call_id",
+    "task_id",
+    "agent",
+    "forked_from",
+    "created_at",
+    "updated_at",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cost_usd",
+)
 
 
 @dataclass(slots=True)
@@ -185,8 +240,7 @@ def _message(message: Any) -> str | None:
     if message.get("role") not in _ROLES:
         return f"has an unknown role {_show(message.get('role'))}"
     checks, required = _ROLES[message["role"]]
-    return _keys({k: v for k, v in message.items() if k not in _PLACE and k != "role"}, checks, required,
-                 closed=None)
+    return _keys({k: v for k, v in message.items() if k not in _PLACE and k != "role"}, checks, required, closed=None)
 
 
 def import_json(store: SessionStore, data: Any) -> tuple[SessionInfo, list[str]]:
@@ -217,21 +271,45 @@ def _write(store: SessionStore, plan: _Planned, parent_id: str | None, notices: 
         notices.append(f'A session named "{name}" already exists in {values["cwd"]}; imported without a name.')
         values["name"] = None
     stamp = values["created_at"] or now_iso()
-    defaults = {"cwd": "", "created_at": stamp, "updated_at": values["updated_at"] or stamp, "input_tokens": 0,
-                "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "cost_usd": 0.0}
+    defaults = {
+        "cwd": "",
+        "created_at": stamp,
+        "updated_at": values["updated_at"] or stamp,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "cost_usd": 0.0,
+    }
     row = {k: v if v is not None else defaults.get(k) for k, v in values.items()}
     row["message_count"] = len(plan.messages)  # what is really there, whatever the file claimed
     columns = list(row)
-    store.conn.execute(f"INSERT INTO sessions (id, parent_id, {', '.join(columns)}) "
-                       f"VALUES (?, ?, {', '.join('?' * len(columns))})", (info["id"], parent_id, *row.values()))
+    store.conn.execute(
+        f"INSERT INTO sessions (id, parent_id, {', '.join(columns)}) VALUES (?, ?, {', '.join('?' * len(columns))})",
+        (info["id"], parent_id, *row.values()),
+    )
     for m in plan.messages:
         enc = encode({k: v for k, v in m.items() if k not in _PLACE})
         store.conn.execute(
             "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
             "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (info["id"], m["seq"], enc.role, enc.text, enc.content, enc.tool_call_id, enc.tool_call_ids, enc.is_error,
-             enc.stop_reason, int(bool(m.get("partial"))), enc.input_tokens, enc.output_tokens, enc.cost_usd,
-             m.get("created_at") or stamp))
+            (
+                info["id"],
+                m["seq"],
+                enc.role,
+                enc.text,
+                enc.content,
+                enc.tool_call_id,
+                enc.tool_call_ids,
+                enc.is_error,
+                enc.stop_reason,
+                int(bool(m.get("partial"))),
+                enc.input_tokens,
+                enc.output_tokens,
+                enc.cost_usd,
+                m.get("created_at") or stamp,
+            ),
+        )
     for task in plan.tasks:
         _write(store, task, info["id"], notices)

@@ -71,8 +71,9 @@ def acquire(db_path: str, key: str, *, label: str, ref: str, owner: str) -> Sess
         return None
     path = lock_path(db_path, key)
     if str(path) in _held:
-        raise SessionInUse(f"{label} is already open in this flue (pid {os.getpid()}); two writers would "
-                           "interleave its messages.")
+        raise SessionInUse(
+            f"{label} is already open in this flue (pid {os.getpid()}); two writers would interleave its messages."
+        )
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)
     except OSError as exc:
@@ -123,5 +124,7 @@ def _busy_sentence(label: str, ref: str, holder: list[str]) -> str:
         who = f"another flue: pid {holder[0]} ({holder[1]}, since {holder[2]})"
     else:  # it has only just taken the lock and not yet written its name
         who = "another flue process"
-    return (f"{label} is in use by {who}. Two writers would interleave its messages, so this one stops; "
-            f"wait for the other to finish, or continue on a copy: --resume {ref} --fork-session.")
+    return (
+        f"{label} is in use by {who}. Two writers would interleave its messages, so this one stops; "
+        f"wait for the other to finish, or continue on a copy: --resume {ref} --fork-session."
+    )

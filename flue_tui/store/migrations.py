@@ -87,12 +87,12 @@ def migration_set() -> Any:
 
 
 def applied_names(conn: sqlite3.Connection) -> list[str]:
-    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                          (MIGRATIONS_TABLE,)).fetchone()
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
+    ).fetchone()
     if not exists:
         return []
-    rows = conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid",
-                        (MIGRATION_SET,))
+    rows = conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid", (MIGRATION_SET,))
     return [r[0] for r in rows]
 
 
@@ -114,7 +114,8 @@ def migrate(conn: sqlite3.Connection, path: str) -> str | None:
         raise NewerSchemaError(
             f"The session database {path} was written by a newer version of flue (it has schema "
             f"migration {newer[-1]}, this flue knows up to {known[-1]}). It was not changed. Upgrade "
-            f"flue, or use another database with --db PATH.")
+            f"flue, or use another database with --db PATH."
+        )
     if len(applied) == len(known):
         return None
     saved = backup(conn, path) if applied and path != MEMORY else None

@@ -41,14 +41,28 @@ class _Partial:
 
 
 def _failed_empty(message: dict[str, Any]) -> bool:
-    return (message.get("role") == "assistant" and message.get("stop_reason") == "error"
-            and not message.get("text") and not message.get("tool_calls"))
+    return (
+        message.get("role") == "assistant"
+        and message.get("stop_reason") == "error"
+        and not message.get("text")
+        and not message.get("tool_calls")
+    )
 
 
 class Recorder:
-    def __init__(self, store: SessionStore, *, session_id: str, cwd: str, model: str | None = None,
-                 name: str | None = None, exists: bool = False, checkpoint_s: float = CHECKPOINT_S,
-                 warn: Callable[[str], None] | None = None, locks: Sequence[SessionLock] = ()) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        session_id: str,
+        cwd: str,
+        model: str | None = None,
+        name: str | None = None,
+        exists: bool = False,
+        checkpoint_s: float = CHECKPOINT_S,
+        warn: Callable[[str], None] | None = None,
+        locks: Sequence[SessionLock] = (),
+    ) -> None:
         self.store = store
         self.locks = list(locks)  # this process is the session's one writer until close()
         # Where problems are told: stderr by default; the TUI points this at its notices.
@@ -109,10 +123,16 @@ class Recorder:
                 task = self._tasks.get(session_id)
                 parent = event.parent_session or self.root
                 self._ensure_parent(parent, event)
-                self.store.create(session_id, cwd=(task.cwd if task and task.cwd else self.cwd), model=self.model,
-                                  title=title_from(task.prompt) if task else title, parent_id=parent,
-                                  parent_tool_call_id=task.tool_call_id if task else None,
-                                  task_id=event.task_id, agent=task.agent if task else None)
+                self.store.create(
+                    session_id,
+                    cwd=(task.cwd if task and task.cwd else self.cwd),
+                    model=self.model,
+                    title=title_from(task.prompt) if task else title,
+                    parent_id=parent,
+                    parent_tool_call_id=task.tool_call_id if task else None,
+                    task_id=event.task_id,
+                    agent=task.agent if task else None,
+                )
         self._known.add(session_id)
 
     def _ensure_parent(self, parent: str, event: Event) -> None:
@@ -158,9 +178,12 @@ class Recorder:
     def _never_answered(self) -> bool:
         """The root holds nothing but prompts and failed, empty replies (and no task children)."""
         conn = self.store.conn
-        kept = conn.execute("SELECT count(*) FROM messages WHERE session_id = ? AND NOT (role = 'user' OR "
-                            "(role = 'assistant' AND stop_reason = 'error' AND coalesce(text, '') = '' "
-                            "AND coalesce(tool_call_ids, '') IN ('', '[]')))", (self.root,)).fetchone()[0]
+        kept = conn.execute(
+            "SELECT count(*) FROM messages WHERE session_id = ? AND NOT (role = 'user' OR "
+            "(role = 'assistant' AND stop_reason = 'error' AND coalesce(text, '') = '' "
+            "AND coalesce(tool_call_ids, '') IN ('', '[]')))",
+            (self.root,),
+        ).fetchone()[0]
         children = conn.execute("SELECT count(*) FROM sessions WHERE parent_id = ?", (self.root,)).fetchone()[0]
         return kept == 0 and children == 0 and not self.name
 

@@ -17,8 +17,9 @@ from flue_tui.core.messages import (
     message_from_dict,
 )
 
-INTERRUPTED_TOOL_TEXT = ('{"type":"interrupted","message":"Tool execution was interrupted before completion. '
-                         'The outcome is unknown."}')
+INTERRUPTED_TOOL_TEXT = (
+    '{"type":"interrupted","message":"Tool execution was interrupted before completion. The outcome is unknown."}'
+)
 STREAM_INTERRUPTED = "The previous assistant stream was interrupted."
 
 
@@ -29,8 +30,9 @@ def signal_text(signal_type: str, content: str) -> str:
 
 
 def interrupted_result(call_id: str, name: str) -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call_id, tool_name=name, text=INTERRUPTED_TOOL_TEXT, is_error=True,
-                             details={"interrupted": True})
+    return ToolResultMessage(
+        tool_call_id=call_id, tool_name=name, text=INTERRUPTED_TOOL_TEXT, is_error=True, details={"interrupted": True}
+    )
 
 
 class _Builder:
@@ -85,4 +87,3 @@ def rebuild_context(rows: Iterable[tuple[str, dict[str, Any], bool]]) -> list[Me
         builder.add(role, data, partial)
     builder.close_open_calls()
     return builder.out
-

@@ -87,8 +87,9 @@ class SessionStore(MessageLog):
         if found:
             return found
         if ref.startswith("ses_") and len(ref) >= 8:
-            rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
-                                     (ref, ref + "\U0010ffff")).fetchall()
+            rows = self.conn.execute(
+                f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2", (ref, ref + "\U0010ffff")
+            ).fetchall()
             if len(rows) == 1:
                 return session_from_row(rows[0])
         rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE name = ? LIMIT 2", (ref,)).fetchall()
@@ -103,8 +104,7 @@ class SessionStore(MessageLog):
     def unknown(self, ref: str, cwd: str) -> UnknownSession:
         import difflib  # only on this error path
 
-        here = [r[0] for r in self.conn.execute(
-            "SELECT name FROM sessions WHERE cwd = ? AND name IS NOT NULL", (cwd,))]
+        here = [r[0] for r in self.conn.execute("SELECT name FROM sessions WHERE cwd = ? AND name IS NOT NULL", (cwd,))]
         close = difflib.get_close_matches(ref, here, n=5, cutoff=0.5)
         if not close:
             anywhere = [r[0] for r in self.conn.execute("SELECT DISTINCT name FROM sessions WHERE name IS NOT NULL")]
@@ -119,25 +119,41 @@ class SessionStore(MessageLog):
         """Conversations (not task children), newest first; `cwd=None` lists every directory."""
         where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
         params: tuple[Any, ...] = ((cwd,) if cwd is not None else ()) + (limit if limit else -1, offset)
-        rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} "
-                                 "ORDER BY updated_at DESC LIMIT ? OFFSET ?", params).fetchall()
+        rows = self.conn.execute(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} ORDER BY updated_at DESC LIMIT ? OFFSET ?", params
+        ).fetchall()
         return [session_from_row(r) for r in rows]
 
     def count_sessions(self, cwd: str | None = None) -> int:
         where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
-        return int(self.conn.execute(f"SELECT count(*) FROM sessions WHERE {where}",
-                                     (cwd,) if cwd is not None else ()).fetchone()[0])
+        return int(
+            self.conn.execute(
+                f"SELECT count(*) FROM sessions WHERE {where}", (cwd,) if cwd is not None else ()
+            ).fetchone()[0]
+        )
 
     def children(self, session_id: str) -> list[SessionInfo]:
-        rows = self.conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at",
-                                 (session_id,)).fetchall()
+        rows = self.conn.execute(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at", (session_id,)
+        ).fetchall()
         return [session_from_row(r) for r in rows]
 
     # -- changes ----------------------------------------------------------------------------------
-    def create(self, session_id: str, *, cwd: str, model: str | None = None, name: str | None = None,
-               title: str | None = None, parent_id: str | None = None, parent_tool_call_id: str | None = None,
-               task_id: str | None = None, agent: str | None = None, forked_from: str | None = None,
-               message_count: int = 0) -> SessionInfo:
+    def create(
+        self,
+        session_id: str,
+        *,
+        cwd: str,
+        model: str | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        parent_id: str | None = None,
+        parent_tool_call_id: str | None = None,
+        task_id: str | None = None,
+        agent: str | None = None,
+        forked_from: str | None = None,
+        message_count: int = 0,
+    ) -> SessionInfo:
         now = now_iso()
         try:
             with write(self.conn):
@@ -145,8 +161,22 @@ class SessionStore(MessageLog):
                     "INSERT INTO sessions (id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, "
                     "agent, forked_from, created_at, updated_at, message_count) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (session_id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, agent,
-                     forked_from, now, now, message_count))
+                    (
+                        session_id,
+                        name,
+                        title,
+                        cwd,
+                        model,
+                        parent_id,
+                        parent_tool_call_id,
+                        task_id,
+                        agent,
+                        forked_from,
+                        now,
+                        now,
+                        message_count,
+                    ),
+                )
         except sqlite3.IntegrityError:
             if name is not None and self.by_name(name, cwd):
                 raise StoreError(f'A session named "{name}" already exists in {cwd}.') from None
@@ -189,23 +219,36 @@ class SessionStore(MessageLog):
             "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN t ON s.parent_id = t.id) "
             "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
             "COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cost_usd), 0) "
-            "FROM sessions WHERE id IN (SELECT id FROM t)", (session_id,)).fetchone()
+            "FROM sessions WHERE id IN (SELECT id FROM t)",
+            (session_id,),
+        ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4])
 
     def _descendants(self, session_id: str) -> list[str]:
         rows = self.conn.execute(
             "WITH RECURSIVE d(id) AS (SELECT id FROM sessions WHERE parent_id = ? "
-            "UNION ALL SELECT s.id FROM sessions s JOIN d ON s.parent_id = d.id) SELECT id FROM d", (session_id,))
+            "UNION ALL SELECT s.id FROM sessions s JOIN d ON s.parent_id = d.id) SELECT id FROM d",
+            (session_id,),
+        )
         return [r[0] for r in rows]
 
     def user_prompts(self, session_id: str) -> list[UserPrompt]:
         """The session's user messages in order, numbered from 1 (the numbers rewind and checkpoints use)."""
-        rows = self.conn.execute("SELECT seq, text, created_at FROM messages WHERE session_id = ? AND role = 'user' "
-                                 "ORDER BY seq", (session_id,)).fetchall()
+        rows = self.conn.execute(
+            "SELECT seq, text, created_at FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq",
+            (session_id,),
+        ).fetchall()
         return [UserPrompt(n, int(seq), text, created) for n, (seq, text, created) in enumerate(rows, 1)]
 
-    def fork(self, session_id: str, *, name: str | None = None, cwd: str | None = None,
-             before_seq: int | None = None, title: str | None = None) -> SessionInfo:
+    def fork(
+        self,
+        session_id: str,
+        *,
+        name: str | None = None,
+        cwd: str | None = None,
+        before_seq: int | None = None,
+        title: str | None = None,
+    ) -> SessionInfo:
         """A new session holding a copy of the conversation (up to, not including, message `before_seq`
         when given); the original is not touched."""
         source = self.get(session_id)
@@ -214,16 +257,26 @@ class SessionStore(MessageLog):
         fork_id = new_id("ses")
         limit = before_seq if before_seq is not None else 1 << 62
         with write(self.conn):
-            count = self.conn.execute("SELECT count(*) FROM messages WHERE session_id = ? AND seq < ?",
-                                      (source.id, limit)).fetchone()[0]
-            self.create(fork_id, cwd=cwd or source.cwd, model=source.model, name=check_name(name) if name else None,
-                        title=title or f"{source.label} (fork)", forked_from=source.id, message_count=int(count))
+            count = self.conn.execute(
+                "SELECT count(*) FROM messages WHERE session_id = ? AND seq < ?", (source.id, limit)
+            ).fetchone()[0]
+            self.create(
+                fork_id,
+                cwd=cwd or source.cwd,
+                model=source.model,
+                name=check_name(name) if name else None,
+                title=title or f"{source.label} (fork)",
+                forked_from=source.id,
+                message_count=int(count),
+            )
             self.conn.execute(
                 "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
                 "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
                 "SELECT ?, seq, role, text, content, tool_call_id, tool_call_ids, is_error, stop_reason, partial, "
                 "input_tokens, output_tokens, cost_usd, created_at FROM messages WHERE session_id = ? AND seq < ? "
-                "ORDER BY seq", (fork_id, source.id, limit))
+                "ORDER BY seq",
+                (fork_id, source.id, limit),
+            )
         forked = self.get(fork_id)
         assert forked is not None
         return forked

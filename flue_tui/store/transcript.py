@@ -46,9 +46,23 @@ class MessageLog:
                 "is_error, stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "
                 "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
                 "FROM messages WHERE session_id = ?",
-                (session_id, enc.role, enc.text, enc.content, enc.tool_call_id, enc.tool_call_ids, enc.is_error,
-                 enc.stop_reason, int(partial), enc.input_tokens, enc.output_tokens, enc.cost_usd, now,
-                 session_id))
+                (
+                    session_id,
+                    enc.role,
+                    enc.text,
+                    enc.content,
+                    enc.tool_call_id,
+                    enc.tool_call_ids,
+                    enc.is_error,
+                    enc.stop_reason,
+                    int(partial),
+                    enc.input_tokens,
+                    enc.output_tokens,
+                    enc.cost_usd,
+                    now,
+                    session_id,
+                ),
+            )
             self._touch(session_id, message, now, added=1)
             return int(cur.lastrowid or 0)
 
@@ -61,9 +75,22 @@ class MessageLog:
                 "UPDATE messages SET role = ?, text = ?, content = ?, tool_call_id = ?, tool_call_ids = ?, "
                 "is_error = ?, stop_reason = ?, partial = ?, input_tokens = ?, output_tokens = ?, cost_usd = ? "
                 "WHERE id = ? AND session_id = ?",
-                (enc.role, enc.text, enc.content, enc.tool_call_id, enc.tool_call_ids, enc.is_error,
-                 enc.stop_reason, int(partial), enc.input_tokens, enc.output_tokens, enc.cost_usd, row_id,
-                 session_id))
+                (
+                    enc.role,
+                    enc.text,
+                    enc.content,
+                    enc.tool_call_id,
+                    enc.tool_call_ids,
+                    enc.is_error,
+                    enc.stop_reason,
+                    int(partial),
+                    enc.input_tokens,
+                    enc.output_tokens,
+                    enc.cost_usd,
+                    row_id,
+                    session_id,
+                ),
+            )
             if cur.rowcount == 0:  # the row went away (session deleted meanwhile): keep the message
                 self.append(session_id, message, partial=partial)
                 return
@@ -76,29 +103,41 @@ class MessageLog:
             "input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
             "cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
             "cost_usd = cost_usd + ?, model = COALESCE(NULLIF(?, ''), model) WHERE id = ?",
-            (now, added, usage.get("input", 0), usage.get("output", 0), usage.get("cache_read", 0),
-             usage.get("cache_write", 0), usage.get("cost", 0.0), message.get("model"), session_id))
+            (
+                now,
+                added,
+                usage.get("input", 0),
+                usage.get("output", 0),
+                usage.get("cache_read", 0),
+                usage.get("cache_write", 0),
+                usage.get("cost", 0.0),
+                message.get("model"),
+                session_id,
+            ),
+        )
 
     # -- reads ------------------------------------------------------------------------------------
     def iter_messages(self, session_id: str) -> Iterator[StoredMessage]:
         """Every message in order, streamed from the cursor (never the whole session in memory twice)."""
-        cur = self.conn.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq",
-                                (session_id,))
+        cur = self.conn.execute(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
         for row in cur:
             yield _stored(row)
 
     def tail(self, session_id: str, n: int = 50) -> list[StoredMessage]:
         """The last `n` messages, oldest first: the screenful a resumed TUI shows."""
         rows = self.conn.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
-            (session_id, n)).fetchall()
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?", (session_id, n)
+        ).fetchall()
         return [_stored(r) for r in reversed(rows)]
 
     def before(self, session_id: str, seq: int, n: int = 50) -> list[StoredMessage]:
         """The `n` messages just before `seq`, oldest first: paging back through history."""
         rows = self.conn.execute(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (session_id, seq, n)).fetchall()
+            (session_id, seq, n),
+        ).fetchall()
         return [_stored(r) for r in reversed(rows)]
 
     def load_context(self, session_id: str) -> list[Message]:
@@ -110,8 +149,9 @@ class MessageLog:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            rows = self.conn.execute("SELECT role, text, content, partial FROM messages WHERE session_id = ? "
-                                     "ORDER BY seq", (session_id,)).fetchall()
+            rows = self.conn.execute(
+                "SELECT role, text, content, partial FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
             # One json.loads over all the (small) JSON parts: per-call overhead dominated 20,000 calls.
             datas = json.loads("[" + ",".join(r[2] for r in rows) + "]")
             parts = []
@@ -139,5 +179,7 @@ class MessageLog:
             "m.seq, m.role, m.created_at, snippet(messages_fts, 0, ?, ?, '…', 16) "
             "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
             "JOIN sessions s ON s.id = m.session_id LEFT JOIN sessions p ON p.id = s.parent_id "
-            f"WHERE messages_fts MATCH ? {where} ORDER BY messages_fts.rowid DESC LIMIT ?", params).fetchall()
+            f"WHERE messages_fts MATCH ? {where} ORDER BY messages_fts.rowid DESC LIMIT ?",
+            params,
+        ).fetchall()
         return [SearchHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], " ".join(r[7].split())) for r in rows]

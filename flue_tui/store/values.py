@@ -14,9 +14,11 @@ if TYPE_CHECKING:
 # JSON), so search needs no JSON functions and a resume parses only the small remainder.
 TEXT_KEY = {"user": "content", "assistant": "text", "toolResult": "text", "compaction": "summary"}
 
-SESSION_COLUMNS = ("id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, agent, forked_from, "
-                   "created_at, updated_at, message_count, input_tokens, output_tokens, cache_read_tokens, "
-                   "cache_write_tokens, cost_usd")
+SESSION_COLUMNS = (
+    "id, name, title, cwd, model, parent_id, parent_tool_call_id, task_id, agent, forked_from, "
+    "created_at, updated_at, message_count, input_tokens, output_tokens, cache_read_tokens, "
+    "cache_write_tokens, cost_usd"
+)
 
 
 def now_iso() -> str:
@@ -135,12 +137,17 @@ def encode(message: dict[str, Any]) -> EncodedMessage:
     calls = rest.get("tool_calls") or []
     usage = rest.get("usage") or {}
     return EncodedMessage(
-        role=role, text=text, content=json.dumps(rest, ensure_ascii=False, separators=(",", ":")),
+        role=role,
+        text=text,
+        content=json.dumps(rest, ensure_ascii=False, separators=(",", ":")),
         tool_call_id=rest.get("tool_call_id"),
         tool_call_ids=json.dumps([c.get("id") for c in calls]) if calls else None,
         is_error=int(bool(rest["is_error"])) if "is_error" in rest else None,
         stop_reason=rest.get("stop_reason"),
-        input_tokens=usage.get("input"), output_tokens=usage.get("output"), cost_usd=usage.get("cost"))
+        input_tokens=usage.get("input"),
+        output_tokens=usage.get("output"),
+        cost_usd=usage.get("cost"),
+    )
 
 
 def decode(role: str, text: str, content: str) -> dict[str, Any]:

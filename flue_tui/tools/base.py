@@ -16,6 +16,7 @@ MAX_GREP_MATCHES = 100
 MAX_GREP_LINE_LENGTH = 500
 MAX_GLOB_RESULTS = 1000
 
+
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """`text` is what the model sees, verbatim; `details` is for the UI only and never sent."""
@@ -62,4 +63,3 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
     }
-

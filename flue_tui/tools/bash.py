@@ -35,8 +35,7 @@ class BashTool:
     label = "Run Command"
     kind: ToolKind = "execute"
     description = (
-        "Execute a bash command. Returns stdout and stderr. "
-        "Output is truncated to the last 2000 lines or 50KB."
+        "Execute a bash command. Returns stdout and stderr. Output is truncated to the last 2000 lines or 50KB."
     )
     parameters = schema(
         {
@@ -74,9 +73,7 @@ class BashTool:
             timer = asyncio.get_running_loop().call_later(max(timeout_ms, 0) / 1000, fire)
         started = time.monotonic()
         try:
-            result = await self.sandbox.exec(
-                command, timeout_ms=timeout_ms, signal=merged, on_output=ctx.on_output
-            )
+            result = await self.sandbox.exec(command, timeout_ms=timeout_ms, signal=merged, on_output=ctx.on_output)
         except AbortError:
             if timeout is not None and timed_out.aborted and not ctx.signal.aborted:
                 return self._timed_out(command, timeout, started)

@@ -16,10 +16,7 @@ class GlobTool:
     name = "glob"
     label = "Find Files"
     kind: ToolKind = "search"
-    description = (
-        "Find files by filename pattern using shell find -name semantics. "
-        "Returns matching file paths."
-    )
+    description = "Find files by filename pattern using shell find -name semantics. Returns matching file paths."
     parameters = schema(
         {
             "pattern": prop("string", 'Filename pattern, e.g. "*.ts"'),

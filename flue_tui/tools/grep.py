@@ -60,10 +60,7 @@ class GrepTool:
     name = "grep"
     label = "Search Files"
     kind: ToolKind = "search"
-    description = (
-        "Search file contents for a regex pattern. "
-        "Returns matching lines with file paths and line numbers."
-    )
+    description = "Search file contents for a regex pattern. Returns matching lines with file paths and line numbers."
     parameters = schema(
         {
             "pattern": prop("string", "Search pattern (regex)"),
@@ -135,10 +132,7 @@ class GrepTool:
         else:
             pattern_flag = "-F" if literal else "-E"
             include_flag = f" --include={shell_quote(include)}" if include else ""
-            cmd = (
-                f"grep -rnH {pattern_flag}{include_flag}"
-                f" -- {shell_quote(pattern)} {shell_quote(search_path)}"
-            )
+            cmd = f"grep -rnH {pattern_flag}{include_flag} -- {shell_quote(pattern)} {shell_quote(search_path)}"
 
         # Keep only what the result needs (the first matches, the count, the start of stderr)
         # however much the search prints.

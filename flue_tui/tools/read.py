@@ -114,9 +114,7 @@ def _count_rest_externally(f: io.BufferedIOBase) -> int | None:
         if os.fstat(fd).st_size - f.tell() < EXTERNAL_COUNT_MIN:
             return None
         os.lseek(fd, f.tell(), os.SEEK_SET)  # the child shares the offset; skip Python's buffer
-        out = subprocess.run(
-            [wc, "-l"], stdin=fd, capture_output=True, timeout=120, env={"LC_ALL": "C"}
-        )
+        out = subprocess.run([wc, "-l"], stdin=fd, capture_output=True, timeout=120, env={"LC_ALL": "C"})
         return int(out.stdout.split()[0]) if out.returncode == 0 else None
     except (OSError, ValueError, IndexError, io.UnsupportedOperation, subprocess.SubprocessError):
         return None
@@ -147,9 +145,7 @@ class ReadTool:
     name = "read"
     label = "Read File"
     kind: ToolKind = "read"
-    description = (
-        "Read a file. Output is truncated to 2000 lines or 50KB — use offset/limit for large files."
-    )
+    description = "Read a file. Output is truncated to 2000 lines or 50KB — use offset/limit for large files."
     parameters = schema(
         {
             "path": prop("string", "Path to the file to read"),

@@ -17,10 +17,13 @@ FOOTER = (
     "against the required schema; if the check fails you get an error and can call it again.\n"
     "If you find that you cannot finish the task, or cannot produce an answer that fits the schema, call the "
     "`give_up` tool with a clear `reason`.\n"
-    "An answer written as plain text does not count: only a successful `finish` (or a `give_up`) ends the task.")
+    "An answer written as plain text does not count: only a successful `finish` (or a `give_up`) ends the task."
+)
 
-REMINDER = ("Your turn ended without a call to `finish` or `give_up`. Call `finish` with your final answer now, "
-            "or `give_up` with a reason if you cannot produce one.")
+REMINDER = (
+    "Your turn ended without a call to `finish` or `give_up`. Call `finish` with your final answer now, "
+    "or `give_up` with a reason if you cannot produce one."
+)
 
 MAX_FOLLOW_UPS = 32
 DONE_TEXT = "A result was already submitted; the task is complete. Do not call this tool again."
@@ -53,16 +56,26 @@ class FinishTool:
     name = "finish"
     label = "finish"
     kind: ToolKind = "other"
-    description = ("Call this when the task is done, passing your final answer as the arguments. The arguments are "
-                   "checked against the required schema; if the check fails you get an error and may call it "
-                   "again. The first successful `finish` call is final, so do not call `finish` again after it.")
+    description = (
+        "Call this when the task is done, passing your final answer as the arguments. The arguments are "
+        "checked against the required schema; if the check fails you get an error and may call it "
+        "again. The first successful `finish` call is final, so do not call `finish` again after it."
+    )
 
     def __init__(self, result_schema: dict[str, Any], outcome: Outcome) -> None:
         from jsonschema import validators
 
         self.enveloped = result_schema.get("type") != "object"
-        self.parameters = ({"type": "object", "properties": {"result": result_schema}, "required": ["result"],
-                            "additionalProperties": False} if self.enveloped else result_schema)
+        self.parameters = (
+            {
+                "type": "object",
+                "properties": {"result": result_schema},
+                "required": ["result"],
+                "additionalProperties": False,
+            }
+            if self.enveloped
+            else result_schema
+        )
         self._validator = validators.validator_for(self.parameters)(self.parameters)
         self.outcome = outcome
 
@@ -75,23 +88,37 @@ class FinishTool:
             where = _issue_path(error.absolute_path)
             issues.append(f"{error.message} (at {where})" if where else error.message)
         if issues:
-            raise ToolError(f"Result does not match the required schema: {'; '.join(issues)}. "
-                            "Please call `finish` again with a corrected payload.")
+            raise ToolError(
+                f"Result does not match the required schema: {'; '.join(issues)}. "
+                "Please call `finish` again with a corrected payload."
+            )
         data = args["result"] if self.enveloped else args
         self.outcome.kind, self.outcome.data = "finish", data
-        return ToolResult(text="Result accepted. The task is complete.", details={"tool": "finish", "result": data},
-                          terminate=True)
+        return ToolResult(
+            text="Result accepted. The task is complete.", details={"tool": "finish", "result": data}, terminate=True
+        )
 
 
 class GiveUpTool:
     name = "give_up"
     label = "give_up"
     kind: ToolKind = "other"
-    description = ("Call this only when you are sure you cannot finish the task or cannot produce an answer that "
-                   "fits the required schema. Give a clear `reason`. This ends the task as a failure.")
-    parameters = {"type": "object", "properties": {"reason": {  # noqa: RUF012 - read-only, as Tool declares it
-        "type": "string", "minLength": 1, "description": "A clear explanation of why the task cannot be completed."}},
-        "required": ["reason"], "additionalProperties": False}
+    description = (
+        "Call this only when you are sure you cannot finish the task or cannot produce an answer that "
+        "fits the required schema. Give a clear `reason`. This ends the task as a failure."
+    )
+    parameters = {  # noqa: RUF012 - read-only, as Tool declares it
+        "type": "object",
+        "properties": {
+            "reason": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A clear explanation of why the task cannot be completed.",
+            }
+        },
+        "required": ["reason"],
+        "additionalProperties": False,
+    }
 
     def __init__(self, outcome: Outcome) -> None:
         self.outcome = outcome

@@ -19,8 +19,10 @@ class ActivateSkillTool:
     name = "activate_skill"
     label = "Activate Skill"
     kind = "read"
-    description = ("Load the full instructions for one available skill before performing work that matches its "
-                   "description. Supporting resources remain lazy until explicitly read.")
+    description = (
+        "Load the full instructions for one available skill before performing work that matches its "
+        "description. Supporting resources remain lazy until explicitly read."
+    )
     parameters = schema({"name": prop("string", "Name of the skill to activate")}, ["name"])
 
     def __init__(self, skills: SkillSet) -> None:
@@ -32,8 +34,9 @@ class ActivateSkillTool:
         skill = self.skills.get(name)
         if skill is None:
             available = ", ".join(s.name for s in self.skills.skills)
-            return ToolResult(text=f'Skill "{name}" is not available. Available skills: {available}.',
-                              details={"skill": name})
+            return ToolResult(
+                text=f'Skill "{name}" is not available. Available skills: {available}.', details={"skill": name}
+            )
         try:
             text = activation_text(skill)
         except (SkillFormatError, OSError) as exc:
@@ -53,10 +56,14 @@ def format_read_text(content: str, offset: Any, limit: Any) -> str:
     if not truncated:
         return text
     if emitted == 0:
-        return (f"{text}\n\n[Line {start + 1} exceeds the {MAX_READ_BYTES}-byte read limit; showing the first "
-                f"{MAX_READ_BYTES} bytes of it. The remainder of this line is not accessible via offset/limit.]")
-    return (f"{text}\n\n[Showing lines {start + 1}-{start + emitted} of {len(lines)}. "
-            f"Use offset={start + emitted + 1} to continue.]")
+        return (
+            f"{text}\n\n[Line {start + 1} exceeds the {MAX_READ_BYTES}-byte read limit; showing the first "
+            f"{MAX_READ_BYTES} bytes of it. The remainder of this line is not accessible via offset/limit.]"
+        )
+    return (
+        f"{text}\n\n[Showing lines {start + 1}-{start + emitted} of {len(lines)}. "
+        f"Use offset={start + emitted + 1} to continue.]"
+    )
 
 
 class ReadSkillResourceTool:
@@ -64,11 +71,14 @@ class ReadSkillResourceTool:
     label = "Read Skill Resource"
     kind = "read"
     description = "Read a packaged skill supporting file by its advertised path."
-    parameters = schema({
-        "path": prop("string", "Path to the file to read"),
-        "offset": prop("number", "Line number to start from (1-indexed)"),
-        "limit": prop("number", "Maximum number of lines to read"),
-    }, ["path"])
+    parameters = schema(
+        {
+            "path": prop("string", "Path to the file to read"),
+            "offset": prop("number", "Line number to start from (1-indexed)"),
+            "limit": prop("number", "Maximum number of lines to read"),
+        },
+        ["path"],
+    )
 
     def __init__(self, skills: SkillSet) -> None:
         self.skills = skills
@@ -78,7 +88,7 @@ class ReadSkillResourceTool:
         if not path.startswith(prefix):
             return None
         # The id has no "/", so this accepts the advertised (percent-encoded) and the plain form.
-        head, _, rel = path[len(prefix):].partition("/")
+        head, _, rel = path[len(prefix) :].partition("/")
         skill_id = unquote(head)
         for skill in self.skills.skills:
             if skill.skill_id and skill.skill_id == skill_id and rel in skill.resources:

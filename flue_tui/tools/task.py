@@ -28,18 +28,30 @@ class TaskTool:
         "Delegate a focused task to a detached child agent with its own context. Use this for independent "
         "research, file exploration, or parallel work. Pass attachment IDs shown in the conversation to include "
         "those images. The task returns only its final answer to this conversation. Agents available for "
-        'delegation are listed under "Available Agents" in the system prompt.')
-    parameters = schema({
-        "description": prop("string", "Short human-readable label for the delegated work"),
-        "prompt": prop("string", "Focused instructions for the child agent"),
-        "agent": prop("string", "Subagent to run the task with, from the list of currently available agents. "
-                                "Agents that have been removed from the list are no longer usable (until "
-                                "re-introduced, if ever).", minLength=1),
-        "cwd": prop("string", "Working directory for the child agent. AGENTS.md and skills are discovered from here."),
-        "attachments": prop("array", "Images from this conversation to include in the child agent prompt",
-                            items=schema({"id": prop("string", "Attachment ID shown in the current conversation")},
-                                         ["id"])),
-    }, ["prompt", "agent"])
+        'delegation are listed under "Available Agents" in the system prompt.'
+    )
+    parameters = schema(
+        {
+            "description": prop("string", "Short human-readable label for the delegated work"),
+            "prompt": prop("string", "Focused instructions for the child agent"),
+            "agent": prop(
+                "string",
+                "Subagent to run the task with, from the list of currently available agents. "
+                "Agents that have been removed from the list are no longer usable (until "
+                "re-introduced, if ever).",
+                minLength=1,
+            ),
+            "cwd": prop(
+                "string", "Working directory for the child agent. AGENTS.md and skills are discovered from here."
+            ),
+            "attachments": prop(
+                "array",
+                "Images from this conversation to include in the child agent prompt",
+                items=schema({"id": prop("string", "Attachment ID shown in the current conversation")}, ["id"]),
+            ),
+        },
+        ["prompt", "agent"],
+    )
 
     def __init__(self, roster: Roster, make_child: ChildFactory) -> None:
         self.roster = roster
@@ -54,16 +66,19 @@ class TaskTool:
         agent = self.roster.get(name)
         if agent is None:
             available = ", ".join(self.roster.names) or "(none)"
-            return ToolResult(text=f'Subagent "{name}" is not declared. Available subagents: {available}.',
-                              details={"agent": name, "available": self.roster.names})
+            return ToolResult(
+                text=f'Subagent "{name}" is not declared. Available subagents: {available}.',
+                details={"agent": name, "available": self.roster.names},
+            )
         for attachment in args.get("attachments") or []:
             # We carry no images, so no attachment id can be available.
             raise ToolError(f'Attachment "{attachment.get("id")}" is not available in this session.')
         child = self.make_child(parent, agent, args.get("cwd"))
         child.subscribe(parent.emit)  # the child's live events reach every listener of the parent
         began = time.monotonic()
-        parent.emit(child.event(TaskStart, prompt=args["prompt"], agent=agent.name, cwd=child.cwd,
-                                tool_call_id=ctx.call_id))
+        parent.emit(
+            child.event(TaskStart, prompt=args["prompt"], agent=agent.name, cwd=child.cwd, tool_call_id=ctx.call_id)
+        )
 
         # The child runs as its own task: if this call is cancelled, the child still winds down
         # through its own abort path. Its end event is emitted here, before this call returns or
@@ -80,16 +95,25 @@ class TaskTool:
             raise
         finally:
             remove()
-            parent.emit(child.event(TaskEnd, agent=agent.name, is_error=result is None or result.is_error,
-                                    result=_answer(result), duration_ms=int((time.monotonic() - began) * 1000),
-                                    tool_call_id=ctx.call_id))
+            parent.emit(
+                child.event(
+                    TaskEnd,
+                    agent=agent.name,
+                    is_error=result is None or result.is_error,
+                    result=_answer(result),
+                    duration_ms=int((time.monotonic() - began) * 1000),
+                    tool_call_id=ctx.call_id,
+                )
+            )
         assert result is not None  # the finally above only falls through after a result
         if result.aborted:
             raise AbortError()
         if result.is_error:
             raise ToolError(_answer(result))
-        return ToolResult(text=_answer(result), details={"taskId": child.task_id, "session": child.id,
-                                                         "agent": agent.name, "cwd": child.cwd})
+        return ToolResult(
+            text=_answer(result),
+            details={"taskId": child.task_id, "session": child.id, "agent": agent.name, "cwd": child.cwd},
+        )
 
 
 def _answer(result: Any) -> str:

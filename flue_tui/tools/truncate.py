@@ -37,9 +37,7 @@ def _js_index(i: int, n: int) -> int:
     return max(n + i, 0) if i < 0 else min(i, n)
 
 
-def truncate_head(
-    lines: Sequence[str], total: int, max_lines: int, max_bytes: int
-) -> tuple[str, bool, int]:
+def truncate_head(lines: Sequence[str], total: int, max_lines: int, max_bytes: int) -> tuple[str, bool, int]:
     """Flue's truncateHead over `total` slice lines, of which `lines` holds at least the needed prefix.
 
     Returns (text, was_truncated, lines_emitted). Callers that stream may pass fewer lines than

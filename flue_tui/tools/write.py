@@ -16,9 +16,7 @@ class WriteTool:
     name = "write"
     label = "Write File"
     kind: ToolKind = "edit"
-    description = (
-        "Write content to a file. Creates the file and parent directories if they do not exist."
-    )
+    description = "Write content to a file. Creates the file and parent directories if they do not exist."
     parameters = schema(
         {
             "path": prop("string", "Path to the file to write"),
@@ -45,6 +43,4 @@ class WriteTool:
         before = await with_file_lock(self.sandbox, path, locked)
         size = len16(content)  # JS string length, which Flue calls "bytes"
         diff = await asyncio.to_thread(unified_diff, path, before, content)
-        return ToolResult(
-            f"Successfully wrote {size} bytes to {path}", {"path": path, "size": size, "diff": diff}
-        )
+        return ToolResult(f"Successfully wrote {size} bytes to {path}", {"path": path, "size": size, "diff": diff})

@@ -38,10 +38,10 @@ from flue_tui.ui.transcript import Transcript
 if TYPE_CHECKING:
     pass
 
-FLUSH_S = 0.066        # render budget while following the stream
-FLUSH_AWAY_S = 0.25    # ... and while the user has scrolled up to read
-TICK_S = 0.25          # spinners and elapsed times
-QUIT_WINDOW_S = 2.0    # a second Ctrl+C within this quits
+FLUSH_S = 0.066  # render budget while following the stream
+FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
+TICK_S = 0.25  # spinners and elapsed times
+QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this quits
 
 
 def litellm_ready() -> bool:
@@ -131,8 +131,9 @@ class FlueApp(AppFrontEnd):
 
     @work(group="startup", exit_on_error=False)
     async def _load_background(self) -> None:
-        await asyncio.gather(asyncio.to_thread(self.history.load), asyncio.to_thread(self.paths.build),
-                             return_exceptions=True)
+        await asyncio.gather(
+            asyncio.to_thread(self.history.load), asyncio.to_thread(self.paths.build), return_exceptions=True
+        )
 
     # -- rendering ---------------------------------------------------------------------------------
     def request_flush(self) -> None:
@@ -195,9 +196,15 @@ class FlueApp(AppFrontEnd):
 
     def refresh_status(self) -> None:
         self.router.status_dirty = False
-        self.status_bar.show(model=self.settings.model or "", name=self.session_label(), cwd=self.settings.cwd,
-                             status=self.router.status, context_window=self.context_window, busy=self.busy,
-                             mode=approvals.mode_label(self))
+        self.status_bar.show(
+            model=self.settings.model or "",
+            name=self.session_label(),
+            cwd=self.settings.cwd,
+            status=self.router.status,
+            context_window=self.context_window,
+            busy=self.busy,
+            mode=approvals.mode_label(self),
+        )
 
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
@@ -318,8 +325,9 @@ class FlueApp(AppFrontEnd):
         self.send_next()
 
     # -- keys ------------------------------------------------------------------------------------------
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
-                           time_format: str | None = None) -> str | None:
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
         from flue_tui.tui.screenshots import screenshot_dir
 
         # Textual's default is ~/Downloads, which a server or container often lacks; its notice says where.
@@ -408,4 +416,3 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
     finally:
         app.ctl.close()
     return code if isinstance(code, int) else 0
-

@@ -17,6 +17,7 @@ from flue_tui.ui.keys import NO_KEY, missing_key
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
 
+
 class SessionControl:
     """The app's adapter over the runtime's SessionHandle: starts in a worker, shows notices and screens."""
 
@@ -61,8 +62,12 @@ class SessionControl:
     # -- starting ------------------------------------------------------------------------------------
     def start(self, options: Any = None) -> None:
         self.starting = True
-        self.app.run_worker(self._start(options if options is not None else self.options), group="session",
-                            exclusive=True, exit_on_error=False)
+        self.app.run_worker(
+            self._start(options if options is not None else self.options),
+            group="session",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     async def _start(self, options: Any) -> None:
         self.starting = True

@@ -62,8 +62,9 @@ def _inside(real: str, roots: tuple[str, ...]) -> bool:
     return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def _one(mention: str, cwd: str, roots: tuple[str, ...] | None,
-         denied: Callable[[str], str | None] | None) -> tuple[str | None, str | None]:
+def _one(
+    mention: str, cwd: str, roots: tuple[str, ...] | None, denied: Callable[[str], str | None] | None
+) -> tuple[str | None, str | None]:
     """(block for the model, note for the user), or (None, None) to leave the text as typed."""
     path = os.path.normpath(os.path.join(cwd, os.path.expanduser(mention)))
     if not os.path.lexists(path):
@@ -82,8 +83,10 @@ def _one(mention: str, cwd: str, roots: tuple[str, ...] | None,
         more = f"\n… {len(entries) - len(shown)} more entries" if len(entries) > len(shown) else ""
         body = "\n".join(shown) + more
         fence = _fence(body)
-        return (f"Directory listing of {mention} ({len(entries)} entries):\n{fence}\n{body}\n{fence}",
-                f"attached {mention} (listing, {len(entries)} entries)")
+        return (
+            f"Directory listing of {mention} ({len(entries)} entries):\n{fence}\n{body}\n{fence}",
+            f"attached {mention} (listing, {len(entries)} entries)",
+        )
     try:
         data = _read(path, roots)
     except (Escape, NotRegular, SpecialFile):
@@ -107,8 +110,9 @@ def _one(mention: str, cwd: str, roots: tuple[str, ...] | None,
     return f"{head}\n{fence}\n{text.rstrip(chr(10))}\n{fence}", note
 
 
-def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None,
-           denied: Callable[[str], str | None] | None = None) -> Attached:
+def attach(
+    prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None, denied: Callable[[str], str | None] | None = None
+) -> Attached:
     """`roots` are the workspace's (real paths) under `--sandbox workspace`, None for local();
     `denied(path)` names the permission rule that denies reading `path`, if any."""
     blocks: list[str] = []
@@ -122,7 +126,10 @@ def attach(prompt: str, cwd: str, *, roots: tuple[str, ...] | None = None,
         seen.add(mention)
         block, note = _one(mention, cwd, roots, denied)
         if block is not None and total + len(block) > MAX_TOTAL_CHARS:
-            block, note = None, f"not attached: {mention} (this prompt's attachments reached {MAX_TOTAL_CHARS:,} characters)"
+            block, note = (
+                None,
+                f"not attached: {mention} (this prompt's attachments reached {MAX_TOTAL_CHARS:,} characters)",
+            )
         if block is not None:
             blocks.append(block)
             total += len(block)
@@ -145,8 +152,12 @@ def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str]) -> tuple[str, .
 def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str, str | None]:
     """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox and
     the session's `read` deny rules."""
-    got = attach(prompt, settings.cwd, roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
-                 denied=read_denied(session))
+    got = attach(
+        prompt,
+        settings.cwd,
+        roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
+        denied=read_denied(session),
+    )
     return got.text, got.display
 
 

@@ -19,8 +19,15 @@ from flue_tui.ui.transcript import (
     UserEntry,
 )
 
-KIND = {"read": "read", "write": "edit", "edit": "edit", "bash": "execute", "grep": "search", "glob": "search",
-        "task": "delegate"}
+KIND = {
+    "read": "read",
+    "write": "edit",
+    "edit": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "glob": "search",
+    "task": "delegate",
+}
 
 
 def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage | None, cwd: str) -> ToolEntry:

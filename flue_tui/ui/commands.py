@@ -187,8 +187,9 @@ def _skills(fe: FrontEnd) -> None:
         fe.notice("No skills found. Add one as .agents/skills/<name>/SKILL.md.")
         return
     width = max(len(n) for n, _ in skills) + 1
-    fe.notice("Skills (run one with /<name> [extra instructions]):\n"
-              + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills))
+    fe.notice(
+        "Skills (run one with /<name> [extra instructions]):\n" + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills)
+    )
 
 
 def _export(fe: FrontEnd, arg: str) -> None:
@@ -208,8 +209,10 @@ def _mode(fe: FrontEnd, arg: str) -> None:
     if policy is None:
         fe.notice("No session yet.", "warn")
     elif not arg:
-        fe.notice(f"Permission mode: {policy.mode} ({MODE_HELP[policy.mode]}). Switch with /mode "
-                  f"{'|'.join(MODES)} or Shift+Tab.")
+        fe.notice(
+            f"Permission mode: {policy.mode} ({MODE_HELP[policy.mode]}). Switch with /mode "
+            f"{'|'.join(MODES)} or Shift+Tab."
+        )
     elif arg not in MODES:
         fe.notice(f"Unknown permission mode {arg!r}: choose one of {', '.join(MODES)}.", "error")
     else:
@@ -232,8 +235,10 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
 
     session, cwd = fe.session, fe.settings.cwd
     if session is None or session.running:
-        fe.notice(f"{name.capitalize()} when the agent is idle (Esc stops it)." if session
-                  else f"Nothing to {name} yet.", "warn")
+        fe.notice(
+            f"{name.capitalize()} when the agent is idle (Esc stops it)." if session else f"Nothing to {name} yet.",
+            "warn",
+        )
         return
     if name == "undo":
         done = await asyncio.to_thread(rw.undo, session, cwd)

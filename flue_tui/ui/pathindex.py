@@ -54,7 +54,7 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
     def ignored(rel: str, is_dir: bool) -> bool:
         verdict = None
         for base, spec in stack:
-            sub = rel[len(base) + 1:] if base else rel
+            sub = rel[len(base) + 1 :] if base else rel
             result = spec.check_file(sub + "/" if is_dir else sub)
             if result.include is not None:
                 verdict = result.include

@@ -14,8 +14,11 @@ from typing import Any
 from flue_tui.checkpoints import GitFailed, GitMissing
 from flue_tui.runtime.checkpointing import TurnCheckpoints, files_for
 
-CHOICES = (("both", "restore code and conversation"), ("conversation", "restore the conversation only"),
-           ("code", "restore the code only"))
+CHOICES = (
+    ("both", "restore code and conversation"),
+    ("conversation", "restore the conversation only"),
+    ("code", "restore the code only"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,7 @@ def _restore(session: Any, cwd: str, n: int) -> str:
     done = files.restore(commit)
     files.keep(f"{session.id}/undo", done.before.commit)
     left = f" Left alone: {', '.join(done.left_alone[:5])}." if done.left_alone else ""
-    return (f"Files are back to just before message {n}: {len(done.written)} written, {len(done.removed)} "
-            f"removed.{left}")
+    return f"Files are back to just before message {n}: {len(done.written)} written, {len(done.removed)} removed.{left}"
 
 
 def rewind(session: Any, store: Any, cwd: str, n: int, what: str) -> Rewound:
@@ -83,8 +85,9 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str) -> Rewound:
     if what == "code":
         return Rewound(" ".join(parts))
     if store is None:
-        return Rewound(" ".join(parts + ["This session is not saved, so its conversation cannot be forked."]),
-                       error=True)
+        return Rewound(
+            " ".join(parts + ["This session is not saved, so its conversation cannot be forked."]), error=True
+        )
     seq = next(p.seq for p in store.user_prompts(session.id) if p.number == n)
     info = store.get(session.id)
     label = info.label if info is not None else session.id

@@ -42,8 +42,9 @@ class Status:
     def set_total(self, total: Usage) -> None:
         self.total = copy.copy(total)
 
-    def add_usage(self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool,
-                  purpose: str = "agent") -> None:
+    def add_usage(
+        self, session: str, total: dict[str, Any], turn: dict[str, Any], root: bool, purpose: str = "agent"
+    ) -> None:
         if not root:
             self.total.add(usage_text.from_dict(turn))
             self.tasks = True
@@ -202,11 +203,13 @@ class EventRouter:
 
     def _on_ToolStart(self, e: ev.ToolStart, t: Transcript, root: bool) -> None:
         self._touch(*t.end_stream())
-        common: dict[str, Any] = dict(call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind,
-                                      cwd=self.cwd)
+        common: dict[str, Any] = dict(
+            call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind, cwd=self.cwd
+        )
         if e.tool_name == "task" or e.kind == "delegate":
-            entry: ToolEntry = TaskEntry(**common, agent=str(e.args.get("agent") or ""),
-                                         prompt=str(e.args.get("prompt") or ""))
+            entry: ToolEntry = TaskEntry(
+                **common, agent=str(e.args.get("agent") or ""), prompt=str(e.args.get("prompt") or "")
+            )
         else:
             entry = ToolEntry(**common)
             if e.kind == "execute":
@@ -241,7 +244,7 @@ class EventRouter:
             self.set_activity("working")
 
     def who_asks(self, call_id: str) -> str | None:
-        """"sub-agent NAME (description)" when a task's child made the call `call_id`, else None:
+        """ "sub-agent NAME (description)" when a task's child made the call `call_id`, else None:
         an approval question says who asks, in the app and inline."""
         for sid, transcript in self.sessions.items():
             task = self.task_of.get(sid)
@@ -300,18 +303,25 @@ class EventRouter:
         if root:
             self._touch(*t.end_stream())
             self.set_activity("compacting")
-            why = {"threshold": "the context is nearly full", "overflow": "the context overflowed",
-                   "manual": "/compact"}.get(e.reason, e.reason)
-            self._append(t, NoticeEntry(text=f"Compacting the conversation ({why}, ~{e.estimated_tokens:,} "
-                                             "tokens)…"))
+            why = {
+                "threshold": "the context is nearly full",
+                "overflow": "the context overflowed",
+                "manual": "/compact",
+            }.get(e.reason, e.reason)
+            self._append(t, NoticeEntry(text=f"Compacting the conversation ({why}, ~{e.estimated_tokens:,} tokens)…"))
 
     def _on_Compaction(self, e: ev.Compaction, t: Transcript, root: bool) -> None:
         if root and e.is_error:
             self._append(t, NoticeEntry(text=f"Compaction failed: {e.error}", level="error"))
         elif root:
-            self._append(t, NoticeEntry(text=f"Compacted: the model now sees a summary instead of "
-                                             f"{e.messages_before - e.messages_after} older messages; everything "
-                                             "stays here and in the session store."))
+            self._append(
+                t,
+                NoticeEntry(
+                    text=f"Compacted: the model now sees a summary instead of "
+                    f"{e.messages_before - e.messages_after} older messages; everything "
+                    "stays here and in the session store."
+                ),
+            )
 
     def _on_Idle(self, e: ev.Idle, t: Transcript, root: bool) -> None:
         if root:

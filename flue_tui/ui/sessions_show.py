@@ -29,11 +29,14 @@ class _Show:
 
     def header(self, info: SessionInfo, depth: int) -> None:
         kind = f"task · {info.agent}" if info.parent_id else "session"
-        self.out(Rule(Text(f" {info.label} ", style="bold"), align="left", style="cyan" if depth else "bright_blue"),
-                 depth)
+        self.out(
+            Rule(Text(f" {info.label} ", style="bold"), align="left", style="cyan" if depth else "bright_blue"), depth
+        )
         facts = Text(style="dim")
-        facts.append(f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
-                     f" · updated {local_time(info.updated_at)} · {info.message_count} messages")
+        facts.append(
+            f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
+            f" · updated {local_time(info.updated_at)} · {info.message_count} messages"
+        )
         total = Usage(*self.store.tree_usage(info.id))  # its task children's tokens included
         if total.input or total.output or total.cache_read or total.cache_write:
             facts.append(f" · {usage_text.brief(total)}")
@@ -78,8 +81,15 @@ class _Show:
         pending.clear()
 
     def call(self, call: dict[str, Any], depth: int, by_call: dict[str | None, SessionInfo]) -> None:
-        self.out(Text.assemble(("· ", "cyan"), (str(call.get("name")), "bold cyan"), " ",
-                               (call_summary(str(call.get("name")), call.get("arguments")), "cyan")), depth)
+        self.out(
+            Text.assemble(
+                ("· ", "cyan"),
+                (str(call.get("name")), "bold cyan"),
+                " ",
+                (call_summary(str(call.get("name")), call.get("arguments")), "cyan"),
+            ),
+            depth,
+        )
         child = by_call.get(call.get("id"))
         if child is not None:
             self.session(child, depth + 1)
@@ -125,8 +135,14 @@ class _Show:
                 self.out(Text(f"({d.get('stop_reason')}: {reason})", style="yellow"), depth)
         elif m.role == "compaction":
             # The history above stays; this marks where the model started seeing a summary instead.
-            self.out(Text(f"── compacted here: the model was sent a summary of the conversation so far "
-                          f"(~{d.get('tokens_before', 0):,} tokens) ──", style="magenta"), depth)
+            self.out(
+                Text(
+                    f"── compacted here: the model was sent a summary of the conversation so far "
+                    f"(~{d.get('tokens_before', 0):,} tokens) ──",
+                    style="magenta",
+                ),
+                depth,
+            )
         elif m.role == "toolResult":  # a result whose call is not shown (e.g. cut off by --last)
             self.result(d, depth, None)
 

@@ -47,12 +47,12 @@ class OutputTail:
         if len(chunk) > self.MAX_CHUNK:
             # Only the end of a huge chunk can reach the screen.
             self.total_lines += chunk.count("\n", 0, len(chunk) - self.MAX_CHUNK)
-            chunk = chunk[-self.MAX_CHUNK:]
+            chunk = chunk[-self.MAX_CHUNK :]
             self.partial[stream] = ""
         text = self.partial.get(stream, "") + chunk
         parts = text.split("\n")
         rest = parts.pop()
-        self.partial[stream] = rest[-self.MAX_CHUNK:]
+        self.partial[stream] = rest[-self.MAX_CHUNK :]
         self.total_lines += len(parts)
         keep = self.lines.maxlen or len(parts)
         self.lines.extend(clean_line(p) for p in parts[-keep:])

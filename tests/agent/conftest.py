@@ -20,8 +20,9 @@ class EchoAfter:
     label = "Echo After"
     description = "Wait, then echo."
     kind = "other"
-    parameters = schema({"text": prop("string", "Text to echo"),
-                         "seconds": prop("number", "Seconds to wait")}, ["text"])
+    parameters = schema(
+        {"text": prop("string", "Text to echo"), "seconds": prop("number", "Seconds to wait")}, ["text"]
+    )
 
     def __init__(self) -> None:
         self.started: list[str] = []

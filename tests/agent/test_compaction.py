@@ -22,8 +22,13 @@ BIG = "A" * 400
 
 def session_with(fakellm, *, keep: int, window: int | None = 3000, auto: bool = True) -> Session:
     client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test", context_window=window)
-    return Session(model=client, tools=[EchoAfter()], system_prompt="SYS", retry_base_ms=5,
-                   compaction=CompactionConfig(auto=auto, keep_recent_tokens=keep))
+    return Session(
+        model=client,
+        tools=[EchoAfter()],
+        system_prompt="SYS",
+        retry_base_ms=5,
+        compaction=CompactionConfig(auto=auto, keep_recent_tokens=keep),
+    )
 
 
 def summariser_request(request: dict) -> tuple[str, str]:
@@ -52,7 +57,8 @@ async def test_threshold_compaction_exact_request_and_next_context(fakellm):
         f'[Assistant tool calls]: echo_after(text="{BIG}")\n\n'
         f"[Tool result]: echo: {BIG}\n\n"
         "[Assistant]: first done\n"
-        "</conversation>\n\n" + prompts.FIRST)
+        "</conversation>\n\n" + prompts.FIRST
+    )
     assert fakellm.requests[-1]["max_tokens"] == min(int(0.8 * 1024), 16000)
     start = next(e for e in events if isinstance(e, CompactionStart))
     done = next(e for e in events if isinstance(e, Compaction))
@@ -69,8 +75,17 @@ async def test_threshold_compaction_exact_request_and_next_context(fakellm):
     ]
     # Nothing is lost: the full history is still there, with a marker where compaction happened.
     roles = [m.role for m in session.messages]
-    assert roles == ["user", "assistant", "toolResult", "assistant", "user", "assistant", "compaction",
-                     "user", "assistant"]
+    assert roles == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+        "compaction",
+        "user",
+        "assistant",
+    ]
 
 
 async def test_no_auto_compact_never_compacts_on_threshold(fakellm):
@@ -92,7 +107,9 @@ async def test_overflow_compacts_and_retries_once(fakellm):
     _, user = summariser_request(fakellm.requests[-2])
     assert user.startswith("<conversation>\n[User]: one\n\n[Assistant]: answer one\n</conversation>")
     assert [m["content"] for m in fakellm.requests[-1]["messages"][1:]] == [
-        '<compaction type="context_summary">\nSUMMARY OF ONE\n</compaction>', "two"]
+        '<compaction type="context_summary">\nSUMMARY OF ONE\n</compaction>',
+        "two",
+    ]
     # A second overflow after recovery is the operation's error.
     fakellm.script([Turn.context_overflow(), Turn(text="S2"), Turn.context_overflow()])
     failed = await session.prompt("three")
@@ -101,11 +118,17 @@ async def test_overflow_compacts_and_retries_once(fakellm):
 
 async def test_split_turn_summarises_the_prefix_and_keeps_the_request(fakellm):
     session = session_with(fakellm, keep=50)
-    fakellm.script([Turn(calls=[Call("echo_after", {"text": BIG})]),
-                    Turn(text="working", calls=[Call("echo_after", {"text": "small"})]),
-                    Turn(text="all done", usage=(2500, 10)),
-                    Turn(text="PREFIX SUMMARY", match=lambda body: "PREFIX of a turn" in str(body) or
-                         "BEGINNING of a turn" in str(body))])
+    fakellm.script(
+        [
+            Turn(calls=[Call("echo_after", {"text": BIG})]),
+            Turn(text="working", calls=[Call("echo_after", {"text": "small"})]),
+            Turn(text="all done", usage=(2500, 10)),
+            Turn(
+                text="PREFIX SUMMARY",
+                match=lambda body: "PREFIX of a turn" in str(body) or "BEGINNING of a turn" in str(body),
+            ),
+        ]
+    )
     await session.prompt("big task with <tags> & more")
     _system, user = summariser_request(fakellm.requests[-1])
     assert user.startswith("<conversation>\n[User]: big task with <tags> & more\n\n[Assistant tool calls]: echo_after(")
@@ -117,8 +140,12 @@ async def test_split_turn_summarises_the_prefix_and_keeps_the_request(fakellm):
     fakellm.script([Turn(text="next")])
     await session.prompt("follow up")
     sent = fakellm.requests[-1]["messages"]
-    assert sent[1]["content"] == ('<compaction type="context_summary">\n' + prompts.NO_PRIOR_HISTORY
-                                  + prompts.SPLIT_TURN_HEADING + "PREFIX SUMMARY\n</compaction>")
+    assert sent[1]["content"] == (
+        '<compaction type="context_summary">\n'
+        + prompts.NO_PRIOR_HISTORY
+        + prompts.SPLIT_TURN_HEADING
+        + "PREFIX SUMMARY\n</compaction>"
+    )
     assert sent[2] == {"role": "user", "content": "big task with <tags> & more"}
     assert sent[3]["role"] == "assistant" and sent[3]["content"] == "working"
     assert [m["role"] for m in sent[4:]] == ["tool", "assistant", "user"]
@@ -133,10 +160,14 @@ async def test_manual_compact_with_focus(fakellm):
     result = await session.compact("the database schema")
     assert result.text == "Compacted." and not result.is_error
     _, user = summariser_request(fakellm.requests[-1])
-    assert user == ("<conversation>\n[User]: one\n\n[Assistant]: read and wrote\n</conversation>\n\n"
-                    + prompts.FIRST + prompts.focus_note("the database schema"))
+    assert user == (
+        "<conversation>\n[User]: one\n\n[Assistant]: read and wrote\n</conversation>\n\n"
+        + prompts.FIRST
+        + prompts.focus_note("the database schema")
+    )
     assert (await session_with(fakellm, keep=1, window=None).compact()).text == (
-        "Nothing to compact: there are no messages since the start or the last compaction.")
+        "Nothing to compact: there are no messages since the start or the last compaction."
+    )
 
 
 async def test_nothing_to_compact_says_why(fakellm):
@@ -150,11 +181,18 @@ async def test_nothing_to_compact_says_why(fakellm):
 
 
 async def test_file_lists_and_update_prompt_on_second_compaction(fakellm):
-    calls = [ToolCall("c1", "read", {"path": "a.py"}), ToolCall("c2", "edit", {"path": "b.py"}),
-             ToolCall("c3", "read", {"path": "b.py"})]
-    history = [UserMessage("fix b"), AssistantMessage(tool_calls=calls, stop_reason="tool_calls"),
-               *[ToolResultMessage(c.id, c.name, "ok") for c in calls], AssistantMessage(text="fixed"),
-               UserMessage("thanks")]
+    calls = [
+        ToolCall("c1", "read", {"path": "a.py"}),
+        ToolCall("c2", "edit", {"path": "b.py"}),
+        ToolCall("c3", "read", {"path": "b.py"}),
+    ]
+    history = [
+        UserMessage("fix b"),
+        AssistantMessage(tool_calls=calls, stop_reason="tool_calls"),
+        *[ToolResultMessage(c.id, c.name, "ok") for c in calls],
+        AssistantMessage(text="fixed"),
+        UserMessage("thanks"),
+    ]
     session = session_with(fakellm, keep=1, window=None)
     session.messages.extend(history)
     fakellm.script([Turn(text="S1")])
@@ -165,6 +203,8 @@ async def test_file_lists_and_update_prompt_on_second_compaction(fakellm):
     fakellm.script([Turn(text="S2")])
     await session.compact()
     _, user = summariser_request(fakellm.requests[-1])
-    assert user == ("<conversation>\n[User]: thanks\n\n[Assistant]: you're welcome\n</conversation>\n\n"
-                    f"<previous-summary>\n{marker.summary}\n</previous-summary>\n\n" + prompts.UPDATE)
+    assert user == (
+        "<conversation>\n[User]: thanks\n\n[Assistant]: you're welcome\n</conversation>\n\n"
+        f"<previous-summary>\n{marker.summary}\n</previous-summary>\n\n" + prompts.UPDATE
+    )
     assert session.messages[-1].read_files == ["a.py"] and session.messages[-1].modified_files == ["b.py"]

@@ -16,11 +16,14 @@ from tests.fakellm import Call, Turn
 TWO_CALLS = [Call("echo_after", {"text": "one"}), Call("echo_after", {"text": "two"})]
 
 
-@pytest.mark.parametrize("shape", [
-    {"name_pieces": 3},  # a name split over three chunks is one tool, not "ech", "o_a", "fter"
-    {"name_pieces": 3, "omit_index": True},  # ... told apart by id alone
-    {"name_pieces": 2, "omit_index": True, "omit_ids": True},  # neither id nor index: by the names
-])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"name_pieces": 3},  # a name split over three chunks is one tool, not "ech", "o_a", "fter"
+        {"name_pieces": 3, "omit_index": True},  # ... told apart by id alone
+        {"name_pieces": 2, "omit_index": True, "omit_ids": True},  # neither id nor index: by the names
+    ],
+)
 async def test_tool_calls_are_assembled_whatever_the_split(fakellm, make_session, shape):
     tool = EchoAfter()
     fakellm.script([Turn(calls=TWO_CALLS, **shape), Turn(text="done")])
@@ -38,8 +41,13 @@ async def test_tool_calls_are_assembled_whatever_the_split(fakellm, make_session
 async def test_id_less_calls_get_ids_unique_across_turns(fakellm, make_session):
     tool = EchoAfter()
     bare = {"omit_index": True, "omit_ids": True}
-    fakellm.script([Turn(calls=[Call("echo_after", {"text": "one"})], **bare),
-                    Turn(calls=[Call("echo_after", {"text": "two"})], **bare), Turn(text="done")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("echo_after", {"text": "one"})], **bare),
+            Turn(calls=[Call("echo_after", {"text": "two"})], **bare),
+            Turn(text="done"),
+        ]
+    )
     session = make_session([tool])
     assert (await session.prompt("go")).text == "done"
     ids = [c.id for m in session.messages if isinstance(m, AssistantMessage) for c in m.tool_calls]

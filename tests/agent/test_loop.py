@@ -17,11 +17,17 @@ def tool_messages(request: dict) -> list[dict]:
 
 async def test_parallel_calls_run_concurrently_and_results_keep_call_order(fakellm, make_session, record):
     tool = EchoAfter()
-    fakellm.script([
-        Turn(calls=[Call("echo_after", {"text": "slow", "seconds": 0.4}),
-                    Call("echo_after", {"text": "fast", "seconds": 0.05})]),
-        Turn(text="done"),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                calls=[
+                    Call("echo_after", {"text": "slow", "seconds": 0.4}),
+                    Call("echo_after", {"text": "fast", "seconds": 0.05}),
+                ]
+            ),
+            Turn(text="done"),
+        ]
+    )
     session = make_session([tool])
     events = record(session)
     result = await session.prompt("go")
@@ -37,12 +43,18 @@ async def test_parallel_calls_run_concurrently_and_results_keep_call_order(fakel
 
 
 async def test_unknown_tool_and_invalid_arguments_get_flue_texts(fakellm, make_session):
-    fakellm.script([
-        Turn(calls=[Call("nope", {"x": 1}),
+    fakellm.script(
+        [
+            Turn(
+                calls=[
+                    Call("nope", {"x": 1}),
                     Call("echo_after", {"seconds": "abc"}),
-                    Call("echo_after", {"text": "ok", "seconds": "0"})]),
-        Turn(text="fine"),
-    ])
+                    Call("echo_after", {"text": "ok", "seconds": "0"}),
+                ]
+            ),
+            Turn(text="fine"),
+        ]
+    )
     session = make_session([EchoAfter()])
     await session.prompt("go")
     sent = tool_messages(fakellm.requests[1])
@@ -52,7 +64,8 @@ async def test_unknown_tool_and_invalid_arguments_get_flue_texts(fakellm, make_s
         "  - text: must have required properties text\n"
         "  - seconds: must be number\n\n"
         "Received arguments:\n"
-        '{\n  "seconds": "abc"\n}')
+        '{\n  "seconds": "abc"\n}'
+    )
     # TypeBox's Value.Convert coerces "0" to a number, so the third call runs.
     assert sent[2]["content"] == "echo: ok"
     results = [m for m in session.messages if isinstance(m, ToolResultMessage)]
@@ -60,8 +73,9 @@ async def test_unknown_tool_and_invalid_arguments_get_flue_texts(fakellm, make_s
 
 
 async def test_tool_exception_text_is_the_message_only(fakellm, make_session):
-    fakellm.script([Turn(calls=[Call("echo_after", {"text": "boom"}), Call("echo_after", {"text": "crash"})]),
-                    Turn(text="ok")])
+    fakellm.script(
+        [Turn(calls=[Call("echo_after", {"text": "boom"}), Call("echo_after", {"text": "crash"})]), Turn(text="ok")]
+    )
     session = make_session([EchoAfter()])
     await session.prompt("go")
     assert [m["content"] for m in tool_messages(fakellm.requests[1])] == ["it went boom", "unexpected crash"]
@@ -75,13 +89,17 @@ async def test_output_token_limit_runs_none_of_the_calls(fakellm, make_session):
     assert tool.started == []
     assert tool_messages(fakellm.requests[1])[0]["content"] == (
         'Tool call "echo_after" was not executed: the response hit the output token limit, so its '
-        "arguments may be truncated. Re-issue the tool call with complete arguments.")
+        "arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
 
 
 async def test_calls_without_index_are_kept_apart_by_id(fakellm, make_session):
-    fakellm.script([Turn(omit_index=True, calls=[Call("echo_after", {"text": "one"}),
-                                                 Call("echo_after", {"text": "two"})]),
-                    Turn(text="ok")])
+    fakellm.script(
+        [
+            Turn(omit_index=True, calls=[Call("echo_after", {"text": "one"}), Call("echo_after", {"text": "two"})]),
+            Turn(text="ok"),
+        ]
+    )
     session = make_session([EchoAfter()])
     await session.prompt("go")
     assert [m["content"] for m in tool_messages(fakellm.requests[1])] == ["echo: one", "echo: two"]
@@ -99,8 +117,9 @@ async def test_abort_during_tools_leaves_every_call_answered(fakellm, make_sessi
     assert result.is_error and result.aborted and result.error == "This operation was aborted"
     last = session.messages[-1]
     assert isinstance(last, ToolResultMessage) and last.is_error
-    assert last.text == ("This operation was aborted The tool execution could not be confirmed "
-                         "cancelled and may still be running.")
+    assert last.text == (
+        "This operation was aborted The tool execution could not be confirmed cancelled and may still be running."
+    )
     # The session is still usable and its next request is a valid history.
     assert (await session.prompt("continue")).text == "again"
     wire = fakellm.requests[-1]["messages"]
@@ -138,8 +157,10 @@ async def test_rate_limit_is_retried_then_succeeds(fakellm, make_session, record
     # Every surface words it with the attempt, what failed and the wait (ui/logline.py).
     line = log_line(logs[0])
     delay = logs[0].attributes["delayMs"] / 1000
-    assert line == ("[flue:model-retry] Retrying transient model error (attempt 1 of 3, status 429, rate limit, "
-                    f"waiting {delay:.1f} s): {logs[0].attributes['error']}"), line
+    assert line == (
+        "[flue:model-retry] Retrying transient model error (attempt 1 of 3, status 429, rate limit, "
+        f"waiting {delay:.1f} s): {logs[0].attributes['error']}"
+    ), line
 
 
 async def test_server_errors_exhaust_three_retries(fakellm, make_session):
@@ -161,8 +182,9 @@ async def test_max_turns_stops_with_history_valid(fakellm, make_session):
 
 
 async def test_usage_and_cost_are_summed(fakellm, make_session):
-    fakellm.script([Turn(calls=[Call("echo_after", {"text": "a"})], usage=(100, 20, 40)),
-                    Turn(text="ok", usage=(200, 30))])
+    fakellm.script(
+        [Turn(calls=[Call("echo_after", {"text": "a"})], usage=(100, 20, 40)), Turn(text="ok", usage=(200, 30))]
+    )
     session = make_session([EchoAfter()])
     result = await session.prompt("go")
     assert (result.usage.input, result.usage.output, result.usage.cache_read) == (260, 50, 40)

@@ -8,16 +8,22 @@ from tests.fakellm import Call, Turn
 
 
 async def test_give_up_is_an_error_with_the_reason(fakellm, make_session):
-    fakellm.script([Turn(calls=[Call("give_up", {"reason": "   "})]),
-                    Turn(calls=[Call("give_up", {"reason": "no such data"}),
-                                Call("finish", {"result": 1})])])
+    fakellm.script(
+        [
+            Turn(calls=[Call("give_up", {"reason": "   "})]),
+            Turn(calls=[Call("give_up", {"reason": "no such data"}), Call("finish", {"result": 1})]),
+        ]
+    )
     session = make_session([EchoAfter()])
     result = await session.prompt("find it", result_schema={"type": "integer"})
     assert result.is_error and result.error == "The agent gave up: no such data"
     texts = [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     assert texts == ["`give_up` requires a non-empty `reason` string."]
     last = [m.text for m in session.messages if m.role == "toolResult"][-2:]
-    assert last == ["Acknowledged.", "The task was already given up; it cannot be resumed. Do not call this tool again."]
+    assert last == [
+        "Acknowledged.",
+        "The task was already given up; it cannot be resumed. Do not call this tool again.",
+    ]
     assert "finish" not in session.tools  # result tools exist only during that prompt
 
 
@@ -38,5 +44,7 @@ async def test_enveloped_finish_and_second_finish(fakellm, make_session):
     result = await session.prompt("2+2?", result_schema={"type": "integer"})
     assert not result.is_error and result.structured_output == 4
     texts = [m.text for m in session.messages if m.role == "toolResult"]
-    assert texts == ["Result accepted. The task is complete.",
-                     "A result was already submitted; the task is complete. Do not call this tool again."]
+    assert texts == [
+        "Result accepted. The task is complete.",
+        "A result was already submitted; the task is complete. Do not call this tool again.",
+    ]

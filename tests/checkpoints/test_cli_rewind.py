@@ -35,17 +35,29 @@ def tree(root: Path) -> dict[str, str]:
 
 
 def script(fakellm) -> None:
-    fakellm.script([
-        Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "hello", "newText": "goodbye"}, id="e1")]),
-        Turn(text="Edited."),
-        Turn(calls=[Call("write", {"path": "b.txt", "content": "all new\n"}, id="w1")]),
-        Turn(text="Rewritten."),
-        Turn(calls=[Call("bash", {"command": "sed -i s/three/THREE/ c.txt && rm d.txt && mv e.txt sub/f.txt && "
-                                             "printf 'brand new\\n' > g.txt && echo more >> run.log"}, id="b1")]),
-        Turn(text="Shuffled."),
-        Turn(text="Done."),
-        Turn(text="Back at two."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "hello", "newText": "goodbye"}, id="e1")]),
+            Turn(text="Edited."),
+            Turn(calls=[Call("write", {"path": "b.txt", "content": "all new\n"}, id="w1")]),
+            Turn(text="Rewritten."),
+            Turn(
+                calls=[
+                    Call(
+                        "bash",
+                        {
+                            "command": "sed -i s/three/THREE/ c.txt && rm d.txt && mv e.txt sub/f.txt && "
+                            "printf 'brand new\\n' > g.txt && echo more >> run.log"
+                        },
+                        id="b1",
+                    )
+                ]
+            ),
+            Turn(text="Shuffled."),
+            Turn(text="Done."),
+            Turn(text="Back at two."),
+        ]
+    )
 
 
 def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run_flue, tmp_path, _isolated_home):
@@ -84,9 +96,12 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
     rows = json.loads(listed.stdout)["checkpoints"]
     assert [r["prompt"] for r in rows] == PROMPTS
     changed = [sorted((c["status"], c["path"]) for c in r["files_changed"]) for r in rows]
-    assert changed == [[("modified", "a.txt")], [("modified", "b.txt")],
-                       [("added", "g.txt"), ("added", "sub/f.txt"), ("deleted", "d.txt"), ("deleted", "e.txt"),
-                        ("modified", "c.txt")], []]
+    assert changed == [
+        [("modified", "a.txt")],
+        [("modified", "b.txt")],
+        [("added", "g.txt"), ("added", "sub/f.txt"), ("deleted", "d.txt"), ("deleted", "e.txt"), ("modified", "c.txt")],
+        [],
+    ]
     patch = run_flue("sessions", "diff", "work", "--turn", "1", cwd=ws)
     assert patch.code == 0 and "-hello world" in patch.stdout and "+goodbye world" in patch.stdout
 
@@ -119,8 +134,9 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
         assert store.get(sid).message_count == len(list(store.iter_messages(sid)))  # the original is intact
         assert [p.text for p in store.user_prompts(sid)] == PROMPTS
     requests_before = len(fakellm.requests)
-    out = run_flue("-p", "do it differently", "--resume", fork_id, *MODEL, "--output-format", "json", cwd=ws,
-                   timeout=120)
+    out = run_flue(
+        "-p", "do it differently", "--resume", fork_id, *MODEL, "--output-format", "json", cwd=ws, timeout=120
+    )
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1])["checkpoint"] == f"{fork_id}/3"
     sent = fakellm.requests[requests_before]["messages"]

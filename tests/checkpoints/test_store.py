@@ -72,8 +72,11 @@ def test_rewind_to_each_turn_restores_the_tree_byte_for_byte(ws: Path, cps: File
     (ws / "pkg" / "mod.py").write_text("X = 2\nY = 3\n")  # write
     (ws / "pkg" / "new.py").write_text("NEW = True\n")
     checkpoint(3)
-    sh(ws, "sed -i 's/one/ONE/' notes.txt && rm run.sh && mv pkg/mod.py pkg/renamed.py && "
-           "mkdir -p deep/er && printf 'made by bash' > deep/er/file.bin && ln -s calc.py link.py")
+    sh(
+        ws,
+        "sed -i 's/one/ONE/' notes.txt && rm run.sh && mv pkg/mod.py pkg/renamed.py && "
+        "mkdir -p deep/er && printf 'made by bash' > deep/er/file.bin && ln -s calc.py link.py",
+    )
     checkpoint(4)
     (ws / "app.log").write_text("the log changed after the checkpoints\n")
     log_now = (ws / "app.log").read_bytes()
@@ -119,8 +122,10 @@ def test_hostile_attributes_and_config_change_nothing(ws: Path, cps: FileCheckpo
     marker = tmp_path / "pwned"
     (ws / ".gitattributes").write_text("* text eol=crlf filter=evil\n")
     with open(ws / ".git" / "config", "a") as fh:
-        fh.write(f'[core]\n\tfsmonitor = "touch {marker}; false"\n'
-                 f'[filter "evil"]\n\tclean = "touch {marker}; cat"\n\tsmudge = "touch {marker}; cat"\n')
+        fh.write(
+            f'[core]\n\tfsmonitor = "touch {marker}; false"\n'
+            f'[filter "evil"]\n\tclean = "touch {marker}; cat"\n\tsmudge = "touch {marker}; cat"\n'
+        )
     before = tree_hashes(ws)
     first = cps.snapshot("s/1")
     (ws / "notes.txt").write_bytes(b"other\n")

@@ -62,8 +62,9 @@ def test_no_git_is_one_notice_and_the_turns_still_run(fakellm, tmp_path, monkeyp
 
     results = asyncio.run(run())
     assert [r.is_error for r in results] == [False, False] and [r.checkpoint for r in results] == [None, None]
-    assert notices == ["[flue:checkpoints] git is not installed, so file checkpoints are off "
-                       "(conversation checkpoints still work)."]
+    assert notices == [
+        "[flue:checkpoints] git is not installed, so file checkpoints are off (conversation checkpoints still work)."
+    ]
 
 
 def test_home_directory_and_big_files_are_named_once(fakellm, tmp_path, monkeypatch):

@@ -19,9 +19,11 @@ PACKAGED = [
     "- **review** — Review the uncommitted changes in this repository (staged and unstaged) for bugs, risks and "
     "missing tests, and report findings by severity.",
 ]
-GENERAL = ("- **flue-general** — General-purpose agent for independent research, file exploration, and "
-           "parallel work. Runs with a fresh context and the workspace tools; give it complete instructions "
-           "in the prompt.")
+GENERAL = (
+    "- **flue-general** — General-purpose agent for independent research, file exploration, and "
+    "parallel work. Runs with a fresh context and the workspace tools; give it complete instructions "
+    "in the prompt."
+)
 
 
 def skills_block(*lines: str) -> str:
@@ -51,15 +53,23 @@ async def test_no_context_files(fakellm, runtime_for, tmp_path):
     (tmp_path / "b.txt").write_text("")
     (tmp_path / ".hidden").write_text("")
     prompt = await sent_system_prompt(fakellm, runtime_for(tmp_path))
-    assert prompt == "\n\n".join([PREAMBLE, skills_block(*PACKAGED), agents_block(GENERAL),
-                                  tail(tmp_path, ".hidden", "b.txt", "src")])
+    assert prompt == "\n\n".join(
+        [PREAMBLE, skills_block(*PACKAGED), agents_block(GENERAL), tail(tmp_path, ".hidden", "b.txt", "src")]
+    )
 
 
 async def test_agents_md_only(fakellm, runtime_for, tmp_path):
     (tmp_path / "AGENTS.md").write_text("\n  # Project rules\nUse uv.\n\n")
     prompt = await sent_system_prompt(fakellm, runtime_for(tmp_path))
-    assert prompt == "\n\n".join([PREAMBLE, "# Project rules\nUse uv.", skills_block(*PACKAGED),
-                                  agents_block(GENERAL), tail(tmp_path, "AGENTS.md")])
+    assert prompt == "\n\n".join(
+        [
+            PREAMBLE,
+            "# Project rules\nUse uv.",
+            skills_block(*PACKAGED),
+            agents_block(GENERAL),
+            tail(tmp_path, "AGENTS.md"),
+        ]
+    )
 
 
 async def test_both_files_agents_first_and_custom_instructions(fakellm, runtime_for, tmp_path):
@@ -69,43 +79,66 @@ async def test_both_files_agents_first_and_custom_instructions(fakellm, runtime_
     instructions.write_text("You are a test agent.\n")
     runtime = runtime_for(tmp_path, system_prompt_file=str(instructions), append_system_prompt="Be terse.")
     prompt = await sent_system_prompt(fakellm, runtime)
-    assert prompt == "\n\n".join(["You are a test agent.\n\nBe terse.", "Agent rules.\n\nClaude rules.",
-                                  skills_block(*PACKAGED), agents_block(GENERAL),
-                                  tail(tmp_path, "AGENTS.md", "CLAUDE.md", "sys.txt")])
+    assert prompt == "\n\n".join(
+        [
+            "You are a test agent.\n\nBe terse.",
+            "Agent rules.\n\nClaude rules.",
+            skills_block(*PACKAGED),
+            agents_block(GENERAL),
+            tail(tmp_path, "AGENTS.md", "CLAUDE.md", "sys.txt"),
+        ]
+    )
 
 
 async def test_workspace_skills_listed_first_without_their_body(fakellm, runtime_for, tmp_path):
     write_skill(tmp_path, "zeta", "name: zeta\ndescription: Last one", body="SECRET BODY Z")
     write_skill(tmp_path, "alpha", "name: alpha\ndescription: '  First one  '", body="SECRET BODY A")
     prompt = await sent_system_prompt(fakellm, runtime_for(tmp_path))
-    assert prompt == "\n\n".join([PREAMBLE, skills_block("- **alpha** — First one", "- **zeta** — Last one",
-                                                         *PACKAGED),
-                                  agents_block(GENERAL), tail(tmp_path, ".agents")])
+    assert prompt == "\n\n".join(
+        [
+            PREAMBLE,
+            skills_block("- **alpha** — First one", "- **zeta** — Last one", *PACKAGED),
+            agents_block(GENERAL),
+            tail(tmp_path, ".agents"),
+        ]
+    )
     assert "SECRET BODY" not in prompt
 
 
 async def test_user_subagents_are_listed(fakellm, runtime_for, tmp_path):
     agents = tmp_path / ".agents" / "agents"
     agents.mkdir(parents=True)
-    (agents / "tester.md").write_text("---\nname: tester\ndescription: Runs the tests\nmodel: openai/other\n---\n"
-                                      "You run tests.\n")
+    (agents / "tester.md").write_text(
+        "---\nname: tester\ndescription: Runs the tests\nmodel: openai/other\n---\nYou run tests.\n"
+    )
     (agents / "broken.md").write_text("no frontmatter here")
     runtime = runtime_for(tmp_path)
     prompt = await sent_system_prompt(fakellm, runtime)
-    assert prompt == "\n\n".join([PREAMBLE, skills_block(*PACKAGED),
-                                  agents_block(GENERAL, "- **tester** — Runs the tests"), tail(tmp_path, ".agents")])
+    assert prompt == "\n\n".join(
+        [
+            PREAMBLE,
+            skills_block(*PACKAGED),
+            agents_block(GENERAL, "- **tester** — Runs the tests"),
+            tail(tmp_path, ".agents"),
+        ]
+    )
     _, context = runtime.new_session()
     assert context.warnings == [
         f'[flue] Skipping invalid agent "broken.md": [flue] Skill {agents / "broken.md"} is missing YAML '
         'frontmatter. Start SKILL.md with "---", include "name" and "description", then close the block '
-        'with "---".']
+        'with "---".'
+    ]
 
 
 def test_no_agents_and_no_workspace_match_flue_layout(tmp_path):
     workspace = discover_workspace(str(tmp_path))
     assert compose_system_prompt("", workspace, [], []) == (
-        f"## Available Agents\n\n{NO_AGENTS}\n\nDate: {flue_date()}\nWorking directory: {tmp_path}")
-    assert compose_system_prompt("Hi.", None, [], []) == f"Hi.\n\n## Available Agents\n\n{NO_AGENTS}\n\nDate: {flue_date()}"
+        f"## Available Agents\n\n{NO_AGENTS}\n\nDate: {flue_date()}\nWorking directory: {tmp_path}"
+    )
+    assert (
+        compose_system_prompt("Hi.", None, [], [])
+        == f"Hi.\n\n## Available Agents\n\n{NO_AGENTS}\n\nDate: {flue_date()}"
+    )
 
 
 def test_date_format_has_no_zero_padding():

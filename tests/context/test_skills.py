@@ -13,37 +13,59 @@ from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
 from tests.context.conftest import write_skill
 from tests.fakellm import Call, Turn
 
-FENCE = ('is missing YAML frontmatter. Start SKILL.md with "---", include "name" and "description", '
-         'then close the block with "---".')
+FENCE = (
+    'is missing YAML frontmatter. Start SKILL.md with "---", include "name" and "description", '
+    'then close the block with "---".'
+)
 CASES = [
     ("nofence", None, FENCE),
     ("notmap", "- a\n- b", "frontmatter must be a YAML mapping."),
     ("noname", "description: x", "must define frontmatter name as a non-empty string."),
     ("blankname", "name: '  '\ndescription: x", "must define frontmatter name as a non-empty string."),
     ("toolong", f"name: {'a' * 65}\ndescription: x", "name must be at most 64 characters."),
-    ("Upper", "name: Upper\ndescription: x",
-     'frontmatter name "Upper" must contain only lowercase ASCII letters, numbers, and hyphens. '
-     'Use a spec-compliant value such as "review-pr".'),
-    ("-lead", "name: -lead\ndescription: x",
-     'frontmatter name "-lead" must not start or end with a hyphen or contain consecutive hyphens. '
-     'Use a spec-compliant value such as "review-pr".'),
-    ("a--b", "name: a--b\ndescription: x",
-     'frontmatter name "a--b" must not start or end with a hyphen or contain consecutive hyphens. '
-     'Use a spec-compliant value such as "review-pr".'),
-    ("mismatch", "name: other\ndescription: x",
-     'declares frontmatter name "other", but Agent Skills requires it to match directory "mismatch"; '
-     'names must match. Rename the directory or change "name" so they match.'),
+    (
+        "Upper",
+        "name: Upper\ndescription: x",
+        'frontmatter name "Upper" must contain only lowercase ASCII letters, numbers, and hyphens. '
+        'Use a spec-compliant value such as "review-pr".',
+    ),
+    (
+        "-lead",
+        "name: -lead\ndescription: x",
+        'frontmatter name "-lead" must not start or end with a hyphen or contain consecutive hyphens. '
+        'Use a spec-compliant value such as "review-pr".',
+    ),
+    (
+        "a--b",
+        "name: a--b\ndescription: x",
+        'frontmatter name "a--b" must not start or end with a hyphen or contain consecutive hyphens. '
+        'Use a spec-compliant value such as "review-pr".',
+    ),
+    (
+        "mismatch",
+        "name: other\ndescription: x",
+        'declares frontmatter name "other", but Agent Skills requires it to match directory "mismatch"; '
+        'names must match. Rename the directory or change "name" so they match.',
+    ),
     ("nodesc", "name: nodesc", "must define frontmatter description as a non-empty string."),
-    ("longdesc", f"name: longdesc\ndescription: {'é' * 1025}",
-     'frontmatter description exceeds the 1024-character Agent Skills limit. Shorten "description" to a '
-     "concise one-line summary."),
-    ("compat", f"name: compat\ndescription: x\ncompatibility: {'c' * 501}",
-     "compatibility must be at most 500 characters."),
+    (
+        "longdesc",
+        f"name: longdesc\ndescription: {'é' * 1025}",
+        'frontmatter description exceeds the 1024-character Agent Skills limit. Shorten "description" to a '
+        "concise one-line summary.",
+    ),
+    (
+        "compat",
+        f"name: compat\ndescription: x\ncompatibility: {'c' * 501}",
+        "compatibility must be at most 500 characters.",
+    ),
     ("lic", "name: lic\ndescription: x\nlicense: [a]", "frontmatter license must be a string when provided."),
-    ("meta", "name: meta\ndescription: x\nmetadata: [a]",
-     "frontmatter metadata must be a string-to-string mapping."),
-    ("tools", "name: tools\ndescription: x\nallowed-tools: {a: b}",
-     "frontmatter allowed-tools must be a string when provided."),
+    ("meta", "name: meta\ndescription: x\nmetadata: [a]", "frontmatter metadata must be a string-to-string mapping."),
+    (
+        "tools",
+        "name: tools\ndescription: x\nallowed-tools: {a: b}",
+        "frontmatter allowed-tools must be a string when provided.",
+    ),
 ]
 
 
@@ -64,15 +86,17 @@ def test_each_frontmatter_error_is_a_visible_warning(tmp_path, directory, frontm
 def test_invalid_yaml_keeps_flue_prefix(tmp_path):
     path = write_skill(tmp_path, "bad", "name: [unclosed\ndescription: x")
     warning = discover_skills(str(tmp_path)).warnings[0]
-    assert warning.startswith(f'[flue] Skipping invalid workspace skill "bad": [flue] Skill {path} has invalid '
-                              "YAML frontmatter. ")
+    assert warning.startswith(
+        f'[flue] Skipping invalid workspace skill "bad": [flue] Skill {path} has invalid YAML frontmatter. '
+    )
 
 
 def test_bom_crlf_and_optional_fields_parse(tmp_path):
     path = tmp_path / ".agents" / "skills" / "crlf" / "SKILL.md"
     path.parent.mkdir(parents=True)
-    path.write_bytes("\ufeff---\r\nname: crlf\r\ndescription: Windows file\r\nmetadata:\r\n  k:\r\n---\r\nBody\r\n"
-                     .encode())
+    path.write_bytes(
+        "\ufeff---\r\nname: crlf\r\ndescription: Windows file\r\nmetadata:\r\n  k:\r\n---\r\nBody\r\n".encode()
+    )
     found = discover_skills(str(tmp_path))
     assert found.warnings == [] and found.skills[0].description == "Windows file"
 
@@ -84,7 +108,8 @@ def test_workspace_skill_wins_a_clash_with_a_warning(tmp_path):
     assert review.source == "workspace" and review.description == "mine"
     assert found.warnings == [
         f'[flue] The packaged skill "review" is hidden by the workspace skill of the same name '
-        f"({tmp_path / '.agents/skills/review/SKILL.md'})."]
+        f"({tmp_path / '.agents/skills/review/SKILL.md'})."
+    ]
 
 
 def ctx() -> ToolContext:
@@ -101,7 +126,8 @@ async def test_activate_workspace_skill_rereads_body(tmp_path):
         "Supporting skill resources are available relative to this workspace skill directory but are not loaded "
         f"into context unless needed:\n<skill_resources>\n- Base directory: {path.parent}\n"
         "- Resolve relative resource paths from this directory and read only the files you need.\n"
-        "</skill_resources>")
+        "</skill_resources>"
+    )
     assert not result.is_error and result.details["skill"] == "deploy"
     missing = await tool.execute({"name": "nope"}, ctx())
     assert missing.text == 'Skill "nope" is not available. Available skills: deploy.' and not missing.is_error
@@ -130,7 +156,8 @@ async def test_packaged_skill_activation_and_resources(tmp_path):
         "<skill_resources>\n"
         f"- logo.bin → read_skill_resource /.flue/packaged-skills/{encoded}/logo.bin\n"
         f"- scripts/run.sh → read_skill_resource /.flue/packaged-skills/{encoded}/scripts/run.sh\n"
-        "</skill_resources>")
+        "</skill_resources>"
+    )
     reader = ReadSkillResourceTool(skills)
     script = await reader.execute({"path": resource_path(helper, "scripts/run.sh"), "offset": 2, "limit": 1}, ctx())
     assert script.text == "echo one"

@@ -21,17 +21,23 @@ def tool_texts(request: dict) -> list[str]:
 async def test_two_parallel_tasks_fresh_context_concurrent_and_in_call_order(fakellm, runtime_for, tmp_path):
     (tmp_path / "a.txt").write_text("alpha file\n")
     (tmp_path / "b.txt").write_text("beta file\n")
-    fakellm.script([
-        Turn(match="parent prompt", calls=[
-            Call("task", {"prompt": "child A: read a.txt", "agent": "flue-general", "description": "A"}),
-            Call("task", {"prompt": "child B: read b.txt", "agent": "flue-general"})]),
-        # Both children's first requests must be in flight together before either is answered.
-        Turn(match="child A", barrier="kids", calls=[Call("read", {"path": "a.txt"})]),
-        Turn(match="child B", barrier="kids", calls=[Call("read", {"path": "b.txt"})]),
-        Turn(match="child B", text="B says beta", delay=0.2),
-        Turn(match="child A", text="A says alpha"),
-        Turn(match="parent prompt", text="both done"),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                match="parent prompt",
+                calls=[
+                    Call("task", {"prompt": "child A: read a.txt", "agent": "flue-general", "description": "A"}),
+                    Call("task", {"prompt": "child B: read b.txt", "agent": "flue-general"}),
+                ],
+            ),
+            # Both children's first requests must be in flight together before either is answered.
+            Turn(match="child A", barrier="kids", calls=[Call("read", {"path": "a.txt"})]),
+            Turn(match="child B", barrier="kids", calls=[Call("read", {"path": "b.txt"})]),
+            Turn(match="child B", text="B says beta", delay=0.2),
+            Turn(match="child A", text="A says alpha"),
+            Turn(match="parent prompt", text="both done"),
+        ]
+    )
     session, _ = runtime_for(tmp_path).new_session()
     events = []
     session.subscribe(events.append)
@@ -55,13 +61,20 @@ async def test_unknown_agent_is_a_plain_answer_and_user_agents_use_their_instruc
     agents = tmp_path / ".agents" / "agents"
     agents.mkdir(parents=True)
     (agents / "tester.md").write_text("---\nname: tester\ndescription: Runs tests\n---\nYou only run tests.\n")
-    fakellm.script([
-        Turn(match="go", calls=[Call("task", {"prompt": "x", "agent": "ghost"}),
-                                Call("task", {"prompt": "run them", "agent": "tester"}),
-                                Call("task", {"prompt": "y", "agent": ""})]),
-        Turn(match="run them", text=""),
-        Turn(match="go", text="ok"),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                match="go",
+                calls=[
+                    Call("task", {"prompt": "x", "agent": "ghost"}),
+                    Call("task", {"prompt": "run them", "agent": "tester"}),
+                    Call("task", {"prompt": "y", "agent": ""}),
+                ],
+            ),
+            Turn(match="run them", text=""),
+            Turn(match="go", text="ok"),
+        ]
+    )
     session, _ = runtime_for(tmp_path).new_session()
     await session.prompt("go")
     texts = tool_texts(fakellm.requests[-1])
@@ -76,8 +89,13 @@ async def test_child_cwd_discovers_its_own_agents_md(fakellm, runtime_for, tmp_p
     sub = tmp_path / "pkg"
     sub.mkdir()
     (sub / "AGENTS.md").write_text("Package rules.")
-    fakellm.script([Turn(match="go", calls=[Call("task", {"prompt": "in pkg", "agent": "flue-general", "cwd": "pkg"})]),
-                    Turn(match="in pkg", text="seen"), Turn(match="go", text="ok")])
+    fakellm.script(
+        [
+            Turn(match="go", calls=[Call("task", {"prompt": "in pkg", "agent": "flue-general", "cwd": "pkg"})]),
+            Turn(match="in pkg", text="seen"),
+            Turn(match="go", text="ok"),
+        ]
+    )
     session, _ = runtime_for(tmp_path).new_session()
     await session.prompt("go")
     child = next(r for r in fakellm.requests if r["messages"][1]["content"] == "in pkg")
@@ -88,8 +106,11 @@ async def test_child_cwd_discovers_its_own_agents_md(fakellm, runtime_for, tmp_p
 async def test_depth_limit(fakellm, runtime_for, tmp_path):
     turns = []
     for level in range(5):  # level 0 is the root; level 4 may not delegate
-        turns.append(Turn(match=f"level {level}", calls=[Call("task", {"prompt": f"level {level + 1}",
-                                                                        "agent": "flue-general"})]))
+        turns.append(
+            Turn(
+                match=f"level {level}", calls=[Call("task", {"prompt": f"level {level + 1}", "agent": "flue-general"})]
+            )
+        )
     for level in range(5):
         turns.append(Turn(match=f"level {level}", text=f"answer {level}"))
     fakellm.script(turns)
@@ -102,9 +123,13 @@ async def test_depth_limit(fakellm, runtime_for, tmp_path):
 
 
 async def test_abort_reaches_running_children(fakellm, runtime_for, tmp_path):
-    fakellm.script([Turn(match="go", calls=[Call("task", {"prompt": "sleepy", "agent": "flue-general"})]),
-                    Turn(match="sleepy", calls=[Call("bash", {"command": "sleep 30"})]),
-                    Turn(match="sleepy", text="never")])
+    fakellm.script(
+        [
+            Turn(match="go", calls=[Call("task", {"prompt": "sleepy", "agent": "flue-general"})]),
+            Turn(match="sleepy", calls=[Call("bash", {"command": "sleep 30"})]),
+            Turn(match="sleepy", text="never"),
+        ]
+    )
     session, _ = runtime_for(tmp_path).new_session()
     events = []
     session.subscribe(events.append)
@@ -118,16 +143,20 @@ async def test_abort_reaches_running_children(fakellm, runtime_for, tmp_path):
     assert len(ends) == 1 and ends[0].is_error
 
 
-async def test_child_end_precedes_parent_events_however_slow_the_wind_down(fakellm, runtime_for, tmp_path,
-                                                                           monkeypatch):
+async def test_child_end_precedes_parent_events_however_slow_the_wind_down(fakellm, runtime_for, tmp_path, monkeypatch):
     # A machine so loaded that no tool settles within the abandon window: the delegate must still
     # wait for its child, so the child's end comes before the parent's tool end and run's return.
     from flue_tui.agent import toolrun
     from flue_tui.core.events import ToolEnd
+
     monkeypatch.setattr(toolrun, "SETTLE_S", 0.0)
-    fakellm.script([Turn(match="go", calls=[Call("task", {"prompt": "sleepy", "agent": "flue-general"})]),
-                    Turn(match="sleepy", calls=[Call("bash", {"command": "sleep 30"})]),
-                    Turn(match="sleepy", text="never")])
+    fakellm.script(
+        [
+            Turn(match="go", calls=[Call("task", {"prompt": "sleepy", "agent": "flue-general"})]),
+            Turn(match="sleepy", calls=[Call("bash", {"command": "sleep 30"})]),
+            Turn(match="sleepy", text="never"),
+        ]
+    )
     session, _ = runtime_for(tmp_path).new_session()
     events = []
     session.subscribe(events.append)

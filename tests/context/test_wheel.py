@@ -17,8 +17,12 @@ def test_packaged_skills_install_with_the_wheel(tmp_path):
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is needed to build the wheel")
-    built = subprocess.run([uv, "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(ROOT)],
-                           capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [uv, "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next((tmp_path / "dist").glob("flue_tui-*.whl"))
     site = tmp_path / "site"
@@ -32,10 +36,17 @@ def test_packaged_skills_install_with_the_wheel(tmp_path):
     import yaml
 
     paths = [str(site), str(Path(yaml.__file__).parent.parent)]
-    probe = ("import flue_tui.context.skills as s; d = s.packaged_skills_dir(); "
-             "print(d); print(sorted(k.name for k in s.discover_skills('/nonexistent', packaged_dir=d).skills))")
-    out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path[:0] = {paths!r}; {probe}"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    probe = (
+        "import flue_tui.context.skills as s; d = s.packaged_skills_dir(); "
+        "print(d); print(sorted(k.name for k in s.discover_skills('/nonexistent', packaged_dir=d).skills))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path[:0] = {paths!r}; {probe}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     where, found = out.stdout.splitlines()
     assert where == str(site / "flue_tui" / "_skills")

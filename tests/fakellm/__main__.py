@@ -48,9 +48,7 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
 
-    with SERVERS[args.api](
-        turns, host=args.host, port=args.port, loop_script=args.loop, verbose=args.verbose
-    ) as llm:
+    with SERVERS[args.api](turns, host=args.host, port=args.port, loop_script=args.loop, verbose=args.verbose) as llm:
         print(f"FAKELLM_URL={llm.base_url}", flush=True)
         while not stop.wait(0.5):  # wait() with a timeout so signals are handled promptly
             pass

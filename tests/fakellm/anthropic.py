@@ -23,17 +23,29 @@ from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _pieces, _split_n
 
 ARG_PIECES = 3
 _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
-                500: "api_error", 529: "overloaded_error"}
-_DEFAULT_MESSAGES = {401: "invalid x-api-key", 429: "Number of request tokens has exceeded your per-minute rate limit",
-                     500: "Internal server error", 529: "Overloaded"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+_DEFAULT_MESSAGES = {
+    401: "invalid x-api-key",
+    429: "Number of request tokens has exceeded your per-minute rate limit",
+    500: "Internal server error",
+    529: "Overloaded",
+}
 
 
 def error_body(status: int, message: str, etype: str | None = None) -> web.Response:
     kind = etype or _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
-    return web.json_response({"type": "error", "error": {"type": kind, "message": message},
-                              "request_id": "req_fake"}, status=status)
+    return web.json_response(
+        {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_fake"}, status=status
+    )
 
 
 def redacted_data(text: str) -> str:
@@ -44,8 +56,7 @@ def redacted_data(text: str) -> str:
 class FakeAnthropic(FakeLLM):
     """Scripted, strict Anthropic Messages endpoint. `rejections` holds each 400 it sent."""
 
-    def __init__(self, turns: Iterable[Turn] | None = None, *, min_cache_tokens: int = 1024,
-                 **kw: Any) -> None:
+    def __init__(self, turns: Iterable[Turn] | None = None, *, min_cache_tokens: int = 1024, **kw: Any) -> None:
         super().__init__(turns, **kw)
         self.cache = PromptCache(min_tokens=min_cache_tokens)
         self.rejections: list[str] = []
@@ -114,8 +125,12 @@ class FakeAnthropic(FakeLLM):
         if turn.usage is not None:
             u = tuple(turn.usage) + (0, 0)
             fresh, output, read, write = u[0], u[1], u[2], u[3]
-        usage = {"input_tokens": fresh, "cache_creation_input_tokens": write,
-                 "cache_read_input_tokens": read, "output_tokens": output}
+        usage = {
+            "input_tokens": fresh,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "output_tokens": output,
+        }
         with self._lock:
             self.usages.append(usage)
         return usage
@@ -142,9 +157,22 @@ def _events(body: dict[str, Any], turn: Turn, ids: list[str], usage: dict[str, i
     """The SSE events of one reply, in the order Anthropic sends them."""
     model = body.get("model", "claude")
     start_usage = {**usage, "output_tokens": 1}
-    yield "message_start", {"type": "message_start", "message": {
-        "id": f"msg_fake{int(time.time() * 1000)}", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}
+    yield (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_fake{int(time.time() * 1000)}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": start_usage,
+            },
+        },
+    )
     yield "ping", {"type": "ping"}
     index = 0
     thinking_on = (body.get("thinking") or {}).get("type") == "enabled"
@@ -174,9 +202,14 @@ def _events(body: dict[str, Any], turn: Turn, ids: list[str], usage: dict[str, i
         yield from block({"type": "tool_use", "id": call_id, "name": call.name, "input": {}}, deltas)
         index += 1
     reason = turn.effective_finish_reason()
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": _STOP.get(reason, reason), "stop_sequence": None},
-                            "usage": usage}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _STOP.get(reason, reason), "stop_sequence": None},
+            "usage": usage,
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 

@@ -63,8 +63,10 @@ def _required(body: dict[str, Any]) -> str | None:
         if not isinstance(budget, int) or budget < 1024:
             return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
         if body["max_tokens"] <= budget:
-            return ("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
-                    f"documentation at {THINKING_DOCS}#max-tokens-and-context-window-size")
+            return (
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                f"documentation at {THINKING_DOCS}#max-tokens-and-context-window-size"
+            )
         if body.get("temperature") not in (None, 1):
             return "`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode."
     return None
@@ -83,14 +85,16 @@ def _tools(body: dict[str, Any]) -> str | None:
 def _roles(body: dict[str, Any]) -> str | None:
     messages = body["messages"]
     if messages[0].get("role") != "user":
-        return "messages: first message must use the \"user\" role"
+        return 'messages: first message must use the "user" role'
     for n, message in enumerate(messages):
         role = message.get("role")
         if role not in ("user", "assistant"):
             return f"messages.{n}.role: Input should be 'user' or 'assistant'"
         if n and messages[n - 1].get("role") == role:
-            return (f"messages: roles must alternate between \"user\" and \"assistant\", but found multiple "
-                    f"\"{role}\" roles in a row")
+            return (
+                f'messages: roles must alternate between "user" and "assistant", but found multiple '
+                f'"{role}" roles in a row'
+            )
     return None
 
 
@@ -130,17 +134,25 @@ def _pairing(body: dict[str, Any]) -> str | None:
             answered = {b.get("tool_use_id") for b in after if isinstance(b, dict) and b.get("type") == "tool_result"}
             missing = [u for u in uses if u not in answered]
             if missing:
-                return (f"messages.{n + 1 if n + 1 < len(messages) else n}: `tool_use` ids were found without "
-                        f"`tool_result` blocks immediately after: {', '.join(missing)}. Each `tool_use` block "
-                        "must have a corresponding `tool_result` block in the next message.")
+                return (
+                    f"messages.{n + 1 if n + 1 < len(messages) else n}: `tool_use` ids were found without "
+                    f"`tool_result` blocks immediately after: {', '.join(missing)}. Each `tool_use` block "
+                    "must have a corresponding `tool_result` block in the next message."
+                )
         else:
             before = _blocks(messages[n - 1].get("content")) if n else []
             used = {b.get("id") for b in before if isinstance(b, dict) and b.get("type") == "tool_use"}
             for k, block in enumerate(blocks):
-                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") not in used:
-                    return (f"messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
-                            "`tool_use` block in the previous message.")
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_result"
+                    and block.get("tool_use_id") not in used
+                ):
+                    return (
+                        f"messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                        "`tool_use` block in the previous message."
+                    )
     return None
 
 
@@ -158,18 +170,21 @@ def _thinking(body: dict[str, Any]) -> str | None:
         return None
     # The assistant turn that opened the current tool loop must start with its thinking block.
     last = messages[-1]
-    if last["role"] != "user" or not any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                         for b in _blocks(last.get("content"))):
+    if last["role"] != "user" or not any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in _blocks(last.get("content"))
+    ):
         return None
     n = len(messages) - 2
     first = _blocks(messages[n].get("content"))[:1]
     kind = first[0].get("type") if first and isinstance(first[0], dict) else "nothing"
     if kind not in ("thinking", "redacted_thinking"):
-        return (f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{kind}`. "
-                "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
-                "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
-                "thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please "
-                f"consult our documentation at {THINKING_DOCS}")
+        return (
+            f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{kind}`. "
+            "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+            "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
+            "thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please "
+            f"consult our documentation at {THINKING_DOCS}"
+        )
     return None
 
 
@@ -185,8 +200,10 @@ def _sequence(body: dict[str, Any]) -> list[Any]:
     out: list[Any] = list(body.get("tools") or [])
     out += _blocks(body.get("system")) if body.get("system") else []
     for message in body.get("messages") or []:
-        out += [{"role": message.get("role"), **_lifted(b)} if isinstance(b, dict) else b
-                for b in _blocks(message.get("content"))]
+        out += [
+            {"role": message.get("role"), **_lifted(b)} if isinstance(b, dict) else b
+            for b in _blocks(message.get("content"))
+        ]
     return out
 
 

@@ -31,8 +31,15 @@ class FakeOllama(FakeLLM):
     """`models` maps each installed model to its trained context length (`/api/show` model_info);
     `parameters` is the Modelfile parameter text `/api/show` reports (e.g. "num_ctx 8192")."""
 
-    def __init__(self, turns: Iterable[Turn] | None = None, *, models: dict[str, int] | None = None,
-                 parameters: str = "", tools: bool = True, **kw: Any) -> None:
+    def __init__(
+        self,
+        turns: Iterable[Turn] | None = None,
+        *,
+        models: dict[str, int] | None = None,
+        parameters: str = "",
+        tools: bool = True,
+        **kw: Any,
+    ) -> None:
         super().__init__(turns, **kw)
         self.models = dict(models or {"qwen3:8b": 40960})
         self.parameters = parameters
@@ -72,10 +79,26 @@ class FakeOllama(FakeLLM):
         return None
 
     async def _tags(self, request: web.Request) -> web.Response:
-        return web.json_response({"models": [
-            {"name": m, "model": m, "modified_at": _CREATED, "size": 5_000_000_000, "digest": "0" * 64,
-             "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8.2B",
-                         "quantization_level": "Q4_K_M"}} for m in self.models]})
+        return web.json_response(
+            {
+                "models": [
+                    {
+                        "name": m,
+                        "model": m,
+                        "modified_at": _CREATED,
+                        "size": 5_000_000_000,
+                        "digest": "0" * 64,
+                        "details": {
+                            "format": "gguf",
+                            "family": "qwen3",
+                            "parameter_size": "8.2B",
+                            "quantization_level": "Q4_K_M",
+                        },
+                    }
+                    for m in self.models
+                ]
+            }
+        )
 
     async def _show(self, request: web.Request) -> web.Response:
         try:
@@ -90,12 +113,16 @@ class FakeOllama(FakeLLM):
         model = self._known(name)
         if model is None:
             return self._reject(404, f"model '{name}' not found")
-        return web.json_response({
-            "modelfile": f"FROM {model}\n", "parameters": self.parameters,
-            "template": "{{ if .Tools }}tools{{ end }}" if self.supports_tools else "{{ .Prompt }}",
-            "details": {"format": "gguf", "family": "qwen3"},
-            "model_info": {"general.architecture": "qwen3", "qwen3.context_length": self.models[model]},
-            "capabilities": ["completion", "tools"] if self.supports_tools else ["completion"]})
+        return web.json_response(
+            {
+                "modelfile": f"FROM {model}\n",
+                "parameters": self.parameters,
+                "template": "{{ if .Tools }}tools{{ end }}" if self.supports_tools else "{{ .Prompt }}",
+                "details": {"format": "gguf", "family": "qwen3"},
+                "model_info": {"general.architecture": "qwen3", "qwen3.context_length": self.models[model]},
+                "capabilities": ["completion", "tools"] if self.supports_tools else ["completion"],
+            }
+        )
 
     async def _chat_native(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -139,23 +166,29 @@ class FakeOllama(FakeLLM):
         if not name:
             return 400, "model is required"
         if self._known(name) is None:
-            return 404, f"model \"{name}\" not found, try pulling it first"
+            return 404, f'model "{name}" not found, try pulling it first'
         options = body.get("options")
         if options is not None and not isinstance(options, dict):
-            return 400, "json: cannot unmarshal string into Go struct field ChatRequest.options of type map[string]interface {}"
+            return (
+                400,
+                "json: cannot unmarshal string into Go struct field ChatRequest.options of type map[string]interface {}",
+            )
         for key in _INT_OPTIONS:
             if options and key in options and not isinstance(options[key], int):
-                return 400, f"option \"{key}\" must be of type integer"
+                return 400, f'option "{key}" must be of type integer'
         if body.get("tools") and not self.supports_tools:
             return 400, f"registry.ollama.ai/library/{name} does not support tools"
         for message in body.get("messages") or []:
             if not isinstance(message.get("content", ""), str):
-                return 400, ("json: cannot unmarshal array into Go struct field Message.messages.content "
-                             "of type string")
+                return 400, (
+                    "json: cannot unmarshal array into Go struct field Message.messages.content of type string"
+                )
             for call in message.get("tool_calls") or []:
                 if not isinstance((call.get("function") or {}).get("arguments", {}), dict):
-                    return 400, ("json: cannot unmarshal string into Go struct field ToolCallFunction.messages."
-                                 "tool_calls.function.arguments of type api.ToolCallFunctionArguments")
+                    return 400, (
+                        "json: cannot unmarshal string into Go struct field ToolCallFunction.messages."
+                        "tool_calls.function.arguments of type api.ToolCallFunctionArguments"
+                    )
         return None
 
 
@@ -171,16 +204,33 @@ def _lines(body: dict[str, Any], turn: Turn) -> Iterator[dict[str, Any]]:
     for piece in [*_pieces(turn.text, TEXT_PIECE), *generated_words(turn.text_tokens, after=turn.text)]:
         yield line({"content": piece})
     if turn.calls:
-        calls = [{"id": f"call_{n}", "function": {"index": n, "name": c.name,
-                  "arguments": c.arguments if isinstance(c.arguments, dict) else {}}}
-                 for n, c in enumerate(turn.calls)]
+        calls = [
+            {
+                "id": f"call_{n}",
+                "function": {
+                    "index": n,
+                    "name": c.name,
+                    "arguments": c.arguments if isinstance(c.arguments, dict) else {},
+                },
+            }
+            for n, c in enumerate(turn.calls)
+        ]
         yield line({"content": "", "tool_calls": calls})
     usage = turn.effective_usage()
     reason = "length" if turn.finish_reason == "length" else "stop"
-    yield {"model": model, "created_at": _CREATED, "message": {"role": "assistant", "content": ""},
-           "done_reason": reason, "done": True, "total_duration": 1_000_000, "load_duration": 10_000,
-           "prompt_eval_count": usage[0], "prompt_eval_duration": 100_000, "eval_count": usage[1],
-           "eval_duration": 500_000}
+    yield {
+        "model": model,
+        "created_at": _CREATED,
+        "message": {"role": "assistant", "content": ""},
+        "done_reason": reason,
+        "done": True,
+        "total_duration": 1_000_000,
+        "load_duration": 10_000,
+        "prompt_eval_count": usage[0],
+        "prompt_eval_duration": 100_000,
+        "eval_count": usage[1],
+        "eval_duration": 500_000,
+    }
 
 
 def _whole(lines: list[dict[str, Any]]) -> dict[str, Any]:

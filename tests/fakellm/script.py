@@ -29,8 +29,7 @@ _LOREM = (
 # Exact provider wording: litellm only maps a 400 to ContextWindowExceededError
 # when the message contains phrases like "This model's maximum context length is".
 CONTEXT_OVERFLOW_MESSAGE = (
-    "This model's maximum context length is 8192 tokens. "
-    "However, your messages resulted in 9000 tokens."
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."
 )
 
 

@@ -170,8 +170,11 @@ class FakeLLM:
             turn = slot.turn if slot else None
             call_ids = [c.id or f"call_{next(self._ids)}" for c in turn.calls] if turn else []
         if self.verbose:
-            print(f"fakellm: request #{len(self._requests)} -> {'unmatched' if turn is None else 'turn'}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"fakellm: request #{len(self._requests)} -> {'unmatched' if turn is None else 'turn'}",
+                file=sys.stderr,
+                flush=True,
+            )
         if slot is None or turn is None:
             return None, []
         if turn.barrier is not None:
@@ -225,9 +228,7 @@ class FakeLLM:
         """Block until at least n requests have arrived; returns the snapshot."""
         with self._arrived:
             if not self._arrived.wait_for(lambda: len(self._requests) >= n, timeout):
-                raise TimeoutError(
-                    f"fakellm: expected {n} requests within {timeout}s, got {len(self._requests)}"
-                )
+                raise TimeoutError(f"fakellm: expected {n} requests within {timeout}s, got {len(self._requests)}")
             return list(self._requests)
 
     @property
@@ -318,8 +319,7 @@ class FakeLLM:
         except TimeoutError:
             # Respond anyway so a test fails on its assertions, not by hanging.
             print(
-                f"fakellm: barrier {slot.turn.barrier!r} timed out after "
-                f"{BARRIER_TIMEOUT}s; responding anyway",
+                f"fakellm: barrier {slot.turn.barrier!r} timed out after {BARRIER_TIMEOUT}s; responding anyway",
                 file=sys.stderr,
             )
 
@@ -339,9 +339,7 @@ class FakeLLM:
         return web.json_response(
             {
                 "object": "list",
-                "data": [
-                    {"id": self.model_id, "object": "model", "created": 0, "owned_by": "fakellm"}
-                ],
+                "data": [{"id": self.model_id, "object": "model", "created": 0, "owned_by": "fakellm"}],
             }
         )
 
@@ -354,9 +352,7 @@ class FakeLLM:
         except (ValueError, UnicodeDecodeError):
             body = None
         if not isinstance(body, dict):
-            return _error(
-                400, "fakellm: request body is not a JSON object", "invalid_request_error", None
-            )
+            return _error(400, "fakellm: request body is not a JSON object", "invalid_request_error", None)
         turn, call_ids = await self._claim(body)
         if turn is None:
             # 400, not 5xx: clients retry 5xx, which would only hide the script bug.
@@ -382,9 +378,7 @@ class FakeLLM:
         model: str,
     ) -> web.StreamResponse:
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        resp = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-        )
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await resp.prepare(request)
         created = int(time.time())
         interval = 1.0 / turn.tokens_per_second if turn.tokens_per_second else turn.chunk_delay
@@ -441,9 +435,7 @@ def _split_n(s: str, n: int) -> list[str]:
     return _pieces(s, step)
 
 
-def _chunk(
-    model: str, created: int, delta: dict[str, Any], finish: str | None = None
-) -> dict[str, Any]:
+def _chunk(model: str, created: int, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion.chunk",
@@ -484,9 +476,7 @@ def _tool_call_deltas(turn: Turn, call_ids: list[str]) -> Iterator[dict[str, Any
             yield part
 
 
-def _stream_payloads(
-    turn: Turn, call_ids: list[str], model: str, created: int, include_usage: bool
-) -> Iterator[bytes]:
+def _stream_payloads(turn: Turn, call_ids: list[str], model: str, created: int, include_usage: bool) -> Iterator[bytes]:
     def sse(obj: dict[str, Any]) -> bytes:
         return f"data: {json.dumps(obj)}\n\n".encode()
 
@@ -534,9 +524,7 @@ def _completion(turn: Turn, call_ids: list[str], model: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": turn.effective_finish_reason()}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": turn.effective_finish_reason()}],
         "usage": _usage(turn),
     }
 
@@ -581,9 +569,7 @@ async def _drain(request: web.Request) -> None:
     also discard them: the client must see the chunks before the reset."""
     transport = request.transport
     deadline = time.monotonic() + 1.0
-    while (
-        transport is not None and transport.get_write_buffer_size() and time.monotonic() < deadline
-    ):
+    while transport is not None and transport.get_write_buffer_size() and time.monotonic() < deadline:
         await asyncio.sleep(0.001)
     # Give the client a moment to read them before the RST arrives.
     await asyncio.sleep(0.01)

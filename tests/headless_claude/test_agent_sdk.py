@@ -35,8 +35,11 @@ TIMEOUT = 120  # each run spawns flue, which imports litellm: seconds of CPU on 
 
 
 def _options(flue_env: dict[str, str], cwd: Path, **kw: Any) -> ClaudeAgentOptions:
-    env = {k: flue_env[k] for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "FLUE_RETRY_BASE_MS", "FLUE_HOME")
-           if k in flue_env}
+    env = {
+        k: flue_env[k]
+        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "FLUE_RETRY_BASE_MS", "FLUE_HOME")
+        if k in flue_env
+    }
     return ClaudeAgentOptions(cli_path=FLUE, cwd=str(cwd), model="openai/fake", env=env, **kw)
 
 
@@ -50,24 +53,40 @@ def _run(coro: Any) -> Any:
 
 def test_query_runs_a_multi_tool_session(fakellm, flue_env, tmp_path):
     (tmp_path / "notes.txt").write_text("alpha\n")
-    fakellm.script([
-        Turn(text="Looking.", calls=[Call("read", {"path": "notes.txt"}), Call("read", {"path": "missing.txt"})]),
-        Turn(calls=[Call("bash", {"command": "echo 42"})]),
-        Turn(text="The answer is 42.", usage=(100, 7)),
-    ])
+    fakellm.script(
+        [
+            Turn(text="Looking.", calls=[Call("read", {"path": "notes.txt"}), Call("read", {"path": "missing.txt"})]),
+            Turn(calls=[Call("bash", {"command": "echo 42"})]),
+            Turn(text="The answer is 42.", usage=(100, 7)),
+        ]
+    )
     stderr: list[str] = []
-    opts = _options(flue_env, tmp_path, permission_mode="bypassPermissions", max_turns=5,
-                    allowed_tools=["Read", "Bash"], stderr=stderr.append)
+    opts = _options(
+        flue_env,
+        tmp_path,
+        permission_mode="bypassPermissions",
+        max_turns=5,
+        allowed_tools=["Read", "Bash"],
+        stderr=stderr.append,
+    )
     messages = _run(_collect(query(prompt="look around", options=opts)))
     assert stderr == []  # the SDK always passes --verbose: no progress lines on stderr
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.subtype == "init"
     assert init.data["permissionMode"] == "bypassPermissions" and init.data["model"] == "openai/fake"
     uses = [b for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, ToolUseBlock)]
-    assert [(u.name, u.input) for u in uses] == [("read", {"path": "notes.txt"}), ("read", {"path": "missing.txt"}),
-                                                 ("bash", {"command": "echo 42"})]
-    results = {b.tool_use_id: b for m in messages if isinstance(m, UserMessage) and isinstance(m.content, list)
-               for b in m.content if isinstance(b, ToolResultBlock)}
+    assert [(u.name, u.input) for u in uses] == [
+        ("read", {"path": "notes.txt"}),
+        ("read", {"path": "missing.txt"}),
+        ("bash", {"command": "echo 42"}),
+    ]
+    results = {
+        b.tool_use_id: b
+        for m in messages
+        if isinstance(m, UserMessage) and isinstance(m.content, list)
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
     assert results[uses[0].id].content == "alpha\n" and not results[uses[0].id].is_error
     assert results[uses[1].id].is_error is True
     assert results[uses[2].id].content == "42"
@@ -76,14 +95,21 @@ def test_query_runs_a_multi_tool_session(fakellm, flue_env, tmp_path):
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "success" and not result.is_error
     assert result.result == "The answer is 42." and result.num_turns == 3
-    assert result.total_cost_usd is None and result.usage["output_tokens"] == 5 + 5 + 7  # openai/fake has no price: unknown, not $0
+    assert (
+        result.total_cost_usd is None and result.usage["output_tokens"] == 5 + 5 + 7
+    )  # openai/fake has no price: unknown, not $0
     assert result.model_usage["openai/fake"]["outputTokens"] == 17
     assert result.stop_reason == "end_turn" and result.terminal_reason == "completed" and result.uuid
 
 
 def test_can_use_tool_is_asked_and_its_denial_reaches_the_model(fakellm, flue_env, tmp_path):
-    fakellm.script([Turn(calls=[Call("bash", {"command": "rm -rf build"})]),
-                    Turn(calls=[Call("bash", {"command": "echo fine"})]), Turn(text="ok")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("bash", {"command": "rm -rf build"})]),
+            Turn(calls=[Call("bash", {"command": "echo fine"})]),
+            Turn(text="ok"),
+        ]
+    )
     asked: list[tuple[str, dict]] = []
 
     async def can_use_tool(name: str, args: dict, context: Any) -> Any:
@@ -93,8 +119,12 @@ def test_can_use_tool_is_asked_and_its_denial_reaches_the_model(fakellm, flue_en
         return PermissionResultAllow(updated_input={"command": "echo changed"})
 
     async def prompts():
-        yield {"type": "user", "message": {"role": "user", "content": "clean up"}, "parent_tool_use_id": None,
-               "session_id": "default"}
+        yield {
+            "type": "user",
+            "message": {"role": "user", "content": "clean up"},
+            "parent_tool_use_id": None,
+            "session_id": "default",
+        }
 
     opts = _options(flue_env, tmp_path, can_use_tool=can_use_tool)
     messages = _run(_collect(query(prompt=prompts(), options=opts)))
@@ -135,10 +165,13 @@ def test_client_interrupts_a_command_and_continues_the_session(fakellm, flue_env
 
 
 def test_client_switches_mode_and_model_and_refuses_unknown_requests(fakellm, flue_env, tmp_path):
-    fakellm.script([Turn(calls=[Call("write", {"path": "x.txt", "content": "x"})],
-                         match=lambda b: b["model"] == "fake"),
-                    Turn(text="planned", match=lambda b: b["model"] == "fake"),
-                    Turn(text="from other", match=lambda b: b["model"] == "other")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("write", {"path": "x.txt", "content": "x"})], match=lambda b: b["model"] == "fake"),
+            Turn(text="planned", match=lambda b: b["model"] == "fake"),
+            Turn(text="from other", match=lambda b: b["model"] == "other"),
+        ]
+    )
 
     async def scenario() -> tuple[list[Any], list[Any], str]:
         async with ClaudeSDKClient(options=_options(flue_env, tmp_path, permission_mode="acceptEdits")) as client:
@@ -168,20 +201,31 @@ def test_raw_stdin_garbage_gets_one_line_and_the_session_goes_on(fakellm, flue_e
     import subprocess
 
     fakellm.script([Turn(text="still here")])
-    lines = ["not json at all", "[1, 2]", json.dumps({"type": "control_request", "request_id": "r1",
-                                                         "request": {"subtype": "teleport"}}),
-             json.dumps({"type": "control_request", "request_id": "r2", "request": "nope"}),
-             json.dumps({"type": "control_response", "response": {"request_id": "unknown", "subtype": "success"}}),
-             json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "image"}]}}),
-             json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}})]
-    proc = subprocess.run([FLUE, "--input-format", "stream-json", "--output-format", "stream-json", "--model",
-                           "openai/fake"], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          cwd=tmp_path, env=flue_env, timeout=TIMEOUT)
+    lines = [
+        "not json at all",
+        "[1, 2]",
+        json.dumps({"type": "control_request", "request_id": "r1", "request": {"subtype": "teleport"}}),
+        json.dumps({"type": "control_request", "request_id": "r2", "request": "nope"}),
+        json.dumps({"type": "control_response", "response": {"request_id": "unknown", "subtype": "success"}}),
+        json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "image"}]}}),
+        json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}),
+    ]
+    proc = subprocess.run(
+        [FLUE, "--input-format", "stream-json", "--output-format", "stream-json", "--model", "openai/fake"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=flue_env,
+        timeout=TIMEOUT,
+    )
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     errors = {o["response"]["request_id"]: o["response"]["error"] for o in out if o["type"] == "control_response"}
-    assert errors == {"r1": "Unsupported control request subtype: teleport",
-                      "r2": "control_request needs a request_id and a request object"}
+    assert errors == {
+        "r1": "Unsupported control request subtype: teleport",
+        "r2": "control_request needs a request_id and a request object",
+    }
     assert out[-1]["type"] == "result" and out[-1]["result"] == "still here"
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 3
 
@@ -222,14 +266,39 @@ def test_print_mode_stream_json_parses_line_by_line(fakellm, run_flue):
     from claude_agent_sdk._internal.message_parser import parse_message
 
     fakellm.script([Turn(text="Looking", calls=[Call("bash", {"command": "echo hi"})]), Turn(text="bye")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "stream-json", "--verbose",
-                   "--include-partial-messages", "--permission-mode", "bypassPermissions", timeout=TIMEOUT)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+        "--permission-mode",
+        "bypassPermissions",
+        timeout=TIMEOUT,
+    )
     assert out.code == 0 and out.stderr == "", out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert all(parse_message(line) is not None for line in lines)
     init = lines[0]
-    assert set(init) >= {"cwd", "session_id", "tools", "mcp_servers", "model", "permissionMode", "slash_commands",
-                         "apiKeySource", "claude_code_version", "output_style", "agents", "skills", "plugins", "uuid"}
+    assert set(init) >= {
+        "cwd",
+        "session_id",
+        "tools",
+        "mcp_servers",
+        "model",
+        "permissionMode",
+        "slash_commands",
+        "apiKeySource",
+        "claude_code_version",
+        "output_style",
+        "agents",
+        "skills",
+        "plugins",
+        "uuid",
+    }
     assert init["permissionMode"] == "bypassPermissions"
     kinds = [line["type"] for line in lines]
     assert kinds[-1] == "result" and {"assistant", "user", "stream_event"} <= set(kinds)

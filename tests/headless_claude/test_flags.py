@@ -44,24 +44,64 @@ def test_unknown_flag_is_one_line_exit_2(capsys):
     assert exc.value.code == 2 and err == "flue: error: unrecognized arguments: --frobnicate (see flue --help)\n"
 
 
-@pytest.mark.parametrize(("argv", "mode"), [
-    (["--permission-mode", "default"], "ask"), (["--permission-mode", "acceptEdits"], "accept-edits"),
-    (["--permission-mode", "plan"], "plan"), (["--permission-mode", "bypassPermissions"], "yolo"),
-    (["--permission-mode", "accept-edits"], "accept-edits"), (["--dangerously-skip-permissions"], "yolo"),
-    ([], None)])
+@pytest.mark.parametrize(
+    ("argv", "mode"),
+    [
+        (["--permission-mode", "default"], "ask"),
+        (["--permission-mode", "acceptEdits"], "accept-edits"),
+        (["--permission-mode", "plan"], "plan"),
+        (["--permission-mode", "bypassPermissions"], "yolo"),
+        (["--permission-mode", "accept-edits"], "accept-edits"),
+        (["--dangerously-skip-permissions"], "yolo"),
+        ([], None),
+    ],
+)
 def test_permission_modes_in_either_spelling(argv, mode):
     assert permission_settings(_parse(*argv))["permission_mode"] == mode
 
 
 def test_the_flags_the_agent_sdk_sends_all_parse(tmp_path):
-    args = build_parser().parse_args([
-        "--output-format", "stream-json", "--verbose", "--system-prompt", "", "--tools", "Bash,Read",
-        "--allowedTools", "Bash(git:*),Read", "--max-turns", "3", "--disallowedTools", "Write",
-        "--model", "openai/fake", "--fallback-model", "openai/other", "--permission-prompt-tool", "stdio",
-        "--permission-mode", "acceptEdits", f"--session-id={uuid.UUID(int=7)}", "--settings", '{"model": "x/y"}',
-        "--add-dir", str(tmp_path), "--mcp-config", '{"mcpServers": {"docs": {"command": "x"}}}',
-        "--include-partial-messages", "--strict-mcp-config", "--setting-sources=user,project",
-        "--max-thinking-tokens", "1000", "--effort", "high", "--input-format", "stream-json"])
+    args = build_parser().parse_args(
+        [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--tools",
+            "Bash,Read",
+            "--allowedTools",
+            "Bash(git:*),Read",
+            "--max-turns",
+            "3",
+            "--disallowedTools",
+            "Write",
+            "--model",
+            "openai/fake",
+            "--fallback-model",
+            "openai/other",
+            "--permission-prompt-tool",
+            "stdio",
+            "--permission-mode",
+            "acceptEdits",
+            f"--session-id={uuid.UUID(int=7)}",
+            "--settings",
+            '{"model": "x/y"}',
+            "--add-dir",
+            str(tmp_path),
+            "--mcp-config",
+            '{"mcpServers": {"docs": {"command": "x"}}}',
+            "--include-partial-messages",
+            "--strict-mcp-config",
+            "--setting-sources=user,project",
+            "--max-thinking-tokens",
+            "1000",
+            "--effort",
+            "high",
+            "--input-format",
+            "stream-json",
+        ]
+    )
     options, overrides = claude_options(args)
     assert options.tools == {"bash", "read"}
     assert args.mcp_config == ['{"mcpServers": {"docs": {"command": "x"}}}'] and args.strict_mcp_config
@@ -69,14 +109,17 @@ def test_the_flags_the_agent_sdk_sends_all_parse(tmp_path):
     assert overrides == {"model": "x/y"} and args.session_id == str(uuid.UUID(int=7))
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--session-id", "not-a-uuid"], "--session-id must be a UUID"),
-    (["--tools", "Bash,Teleport"], "--tools: unknown tool 'Teleport'"),
-    (["--add-dir", "/no/such/dir"], "--add-dir /no/such/dir: no such directory"),
-    (["--settings", "{bad"], "--settings is not valid JSON"),
-    (["--permission-prompt-tool", "mcp__x__ask"], "MCP tools are not supported yet"),
-    (["--setting-sources", "user,cloud"], "unknown source 'cloud'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--session-id", "not-a-uuid"], "--session-id must be a UUID"),
+        (["--tools", "Bash,Teleport"], "--tools: unknown tool 'Teleport'"),
+        (["--add-dir", "/no/such/dir"], "--add-dir /no/such/dir: no such directory"),
+        (["--settings", "{bad"], "--settings is not valid JSON"),
+        (["--permission-prompt-tool", "mcp__x__ask"], "MCP tools are not supported yet"),
+        (["--setting-sources", "user,cloud"], "unknown source 'cloud'"),
+    ],
+)
 def test_bad_values_are_one_sentence(argv, message):
     with pytest.raises(ValueError) as exc:
         claude_options(_parse(*argv))
@@ -99,9 +142,13 @@ async def test_add_dir_is_usable_and_contained(dirs):
     sandbox = WorkspaceSandbox(str(ws), root=str(ws), extra_roots=(str(extra),))
     policy = PermissionPolicy(mode="yolo", root=str(ws), guard=WorkspaceGuard(str(ws), extra_roots=(str(extra),)))
     escapes = [str(outside / "secret.txt"), str(extra / "out" / "secret.txt"), str(extra / ".." / "outside" / "x")]
-    results = await run_calls(builtin_tools(sandbox), policy, ("read", {"path": str(extra / "lib.txt")}),
-                              ("write", {"path": str(extra / "new.txt"), "content": "n\n"}),
-                              *(("write", {"path": p, "content": "pwned\n"}) for p in escapes))
+    results = await run_calls(
+        builtin_tools(sandbox),
+        policy,
+        ("read", {"path": str(extra / "lib.txt")}),
+        ("write", {"path": str(extra / "new.txt"), "content": "n\n"}),
+        *(("write", {"path": p, "content": "pwned\n"}) for p in escapes),
+    )
     assert results[0].text == "library\n" and not results[1].is_error
     assert (extra / "new.txt").read_text() == "n\n"
     assert [r.text for r in results[2:]] == [f"path escapes workspace boundary: {p}" for p in escapes]
@@ -111,21 +158,30 @@ async def test_add_dir_is_usable_and_contained(dirs):
 async def test_without_add_dir_the_other_directory_is_outside(dirs):
     ws, extra, _ = dirs
     policy = PermissionPolicy(mode="yolo", root=str(ws), guard=WorkspaceGuard(str(ws)))
-    [result] = await run_calls(builtin_tools(WorkspaceSandbox(str(ws), root=str(ws))), policy,
-                               ("read", {"path": str(extra / "lib.txt")}))
+    [result] = await run_calls(
+        builtin_tools(WorkspaceSandbox(str(ws), root=str(ws))), policy, ("read", {"path": str(extra / "lib.txt")})
+    )
     assert result.text == f"path escapes workspace boundary: {extra / 'lib.txt'}"
 
 
 def test_session_id_creates_then_resumes_that_session(fakellm, run_flue):
     sid = str(uuid.uuid4())
     fakellm.script([Turn(text="first"), Turn(text="second")])
-    first = json.loads(run_flue("-p", "remember 7", "--model", "openai/fake", "--session-id", sid,
-                                "--output-format", "json", timeout=120).stdout)
-    second = json.loads(run_flue("-p", "what number?", "--model", "openai/fake", "--session-id", sid,
-                                 "--output-format", "json", timeout=120).stdout)
+    first = json.loads(
+        run_flue(
+            "-p", "remember 7", "--model", "openai/fake", "--session-id", sid, "--output-format", "json", timeout=120
+        ).stdout
+    )
+    second = json.loads(
+        run_flue(
+            "-p", "what number?", "--model", "openai/fake", "--session-id", sid, "--output-format", "json", timeout=120
+        ).stdout
+    )
     assert first["session_id"] == second["session_id"] == sid
-    assert [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "user"] == ["remember 7",
-                                                                                             "what number?"]
+    assert [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "user"] == [
+        "remember 7",
+        "what number?",
+    ]
 
 
 def test_setting_sources_choose_which_config_files_are_read(_isolated_home, tmp_path, monkeypatch):

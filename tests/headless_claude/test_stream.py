@@ -20,20 +20,26 @@ types = pytest.importorskip("claude_agent_sdk.types")
 
 def _session(fakellm, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), permission_mode="yolo",
-                                 api_base=fakellm.base_url, retry_base_ms=5)
+    settings = Settings.from_env(
+        model="openai/fake", cwd=str(tmp_path), permission_mode="yolo", api_base=fakellm.base_url, retry_base_ms=5
+    )
     return Runtime(settings).new_session()[0]
 
 
 def test_every_line_parses_and_sub_agents_carry_their_task(fakellm, tmp_path, monkeypatch):
     (tmp_path / "a.txt").write_text("alpha\n")
-    fakellm.script([
-        Turn(reasoning="Delegate.", text="Asking a helper.",
-             calls=[Call("task", {"prompt": "read a.txt", "agent": "flue-general"}, id="task_1")]),
-        Turn(calls=[Call("read", {"path": "a.txt"}, id="child_read"), Call("read", {"path": "nope"}, id="bad")]),
-        Turn(text="It says alpha."),
-        Turn(text="Done: alpha."),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                reasoning="Delegate.",
+                text="Asking a helper.",
+                calls=[Call("task", {"prompt": "read a.txt", "agent": "flue-general"}, id="task_1")],
+            ),
+            Turn(calls=[Call("read", {"path": "a.txt"}, id="child_read"), Call("read", {"path": "nope"}, id="bad")]),
+            Turn(text="It says alpha."),
+            Turn(text="Done: alpha."),
+        ]
+    )
     session = _session(fakellm, tmp_path, monkeypatch)
     lines: list[dict] = []
     session.subscribe(ClaudeStream(lines.append, root=session.id, partial=True, model="openai/fake"))
@@ -45,8 +51,13 @@ def test_every_line_parses_and_sub_agents_carry_their_task(fakellm, tmp_path, mo
     child = [p for p in parsed if getattr(p, "parent_tool_use_id", None) == "task_1"]
     # The child's prompt, its streamed turns, its tool calls and their results, all under the task call.
     assert any(isinstance(p, types.UserMessage) and p.content[0].text == "read a.txt" for p in child)
-    results = {b.tool_use_id: b for p in child if isinstance(p, types.UserMessage)
-               for b in p.content if isinstance(b, types.ToolResultBlock)}
+    results = {
+        b.tool_use_id: b
+        for p in child
+        if isinstance(p, types.UserMessage)
+        for b in p.content
+        if isinstance(b, types.ToolResultBlock)
+    }
     assert results["child_read"].is_error is False and results["bad"].is_error is True
     assert any(isinstance(p, types.StreamEvent) for p in child)
     root = [p for p in parsed if isinstance(p, types.AssistantMessage) and p.parent_tool_use_id is None]
@@ -54,8 +65,13 @@ def test_every_line_parses_and_sub_agents_carry_their_task(fakellm, tmp_path, mo
     assert [type(b).__name__ for b in first.content] == ["ThinkingBlock", "TextBlock", "ToolUseBlock"]
     assert first.model == "openai/fake" and first.message_id.startswith("msg_") and first.usage["output_tokens"] == 5
     assert first.stop_reason == "tool_use" and root[-1].stop_reason == "end_turn"
-    task_result = next(b for p in parsed if isinstance(p, types.UserMessage) and p.parent_tool_use_id is None
-                       for b in p.content if isinstance(b, types.ToolResultBlock))
+    task_result = next(
+        b
+        for p in parsed
+        if isinstance(p, types.UserMessage) and p.parent_tool_use_id is None
+        for b in p.content
+        if isinstance(b, types.ToolResultBlock)
+    )
     assert task_result.tool_use_id == "task_1" and "alpha" in task_result.content
     # Partials: one Anthropic stream per turn, the final message's id in message_start.
     events = [p.event for p in parsed if isinstance(p, types.StreamEvent) and p.parent_tool_use_id is None]
@@ -89,13 +105,20 @@ def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path,
     from flue_tui.headless.claude.fallback import FallbackClient
     from flue_tui.model.litellm_client import LiteLLMClient
 
-    fakellm.script([Turn(status=529, error_message="Overloaded", match=lambda body: body["model"] == "main"),
-                    Turn(text="from the fallback", match=lambda body: body["model"] == "spare"),
-                    Turn(text="still the fallback", match=lambda body: body["model"] == "spare")])
+    fakellm.script(
+        [
+            Turn(status=529, error_message="Overloaded", match=lambda body: body["model"] == "main"),
+            Turn(text="from the fallback", match=lambda body: body["model"] == "spare"),
+            Turn(text="still the fallback", match=lambda body: body["model"] == "spare"),
+        ]
+    )
     session = _session(fakellm, tmp_path, monkeypatch)
     notes: list[str] = []
-    session.model = FallbackClient(LiteLLMClient("openai/main", api_base=fakellm.base_url),
-                                   LiteLLMClient("openai/spare", api_base=fakellm.base_url), notes.append)
+    session.model = FallbackClient(
+        LiteLLMClient("openai/main", api_base=fakellm.base_url),
+        LiteLLMClient("openai/spare", api_base=fakellm.base_url),
+        notes.append,
+    )
 
     async def run() -> tuple:
         return await session.prompt("hi"), await session.prompt("again")
@@ -103,14 +126,21 @@ def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path,
     first, second = asyncio.run(run())
     assert (first.text, second.text) == ("from the fallback", "still the fallback")
     assert [r["model"] for r in fakellm.requests] == ["main", "spare", "spare"]  # no retry storm on the main one
-    assert notes == ["openai/main is unavailable (OpenAI returned 529: Overloaded); using the fallback model openai/spare."]
+    assert notes == [
+        "openai/main is unavailable (OpenAI returned 529: Overloaded); using the fallback model openai/spare."
+    ]
 
 
 def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
     from flue_tui.headless.claude.run import ClaudeOptions, restrict_tools
 
-    fakellm.script([Turn(calls=[Call("task", {"prompt": "run it", "agent": "flue-general"}, id="t")]),
-                    Turn(text="child done"), Turn(text="parent done")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("task", {"prompt": "run it", "agent": "flue-general"}, id="t")]),
+            Turn(text="child done"),
+            Turn(text="parent done"),
+        ]
+    )
     session = _session(fakellm, tmp_path, monkeypatch)
     restrict_tools(session, ClaudeOptions(tools=frozenset({"read", "task"})))
     assert set(session.tools) == {"read", "task"}

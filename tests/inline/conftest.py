@@ -26,8 +26,9 @@ class Term:
         self.screen = pyte.HistoryScreen(cols, rows, history=20000)
         self.stream = pyte.Stream(self.screen)
         self.raw: list[str] = []
-        self.child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=str(cwd), dimensions=(rows, cols),
-                                   encoding="utf-8", codec_errors="replace")
+        self.child = pexpect.spawn(
+            argv[0], argv[1:], env=env, cwd=str(cwd), dimensions=(rows, cols), encoding="utf-8", codec_errors="replace"
+        )
         # Answer cursor-position reports (prompt-toolkit asks) as a real terminal would.
         self.screen.write_process_input = lambda data: self.child.send(data)
 
@@ -132,8 +133,13 @@ def inline(flue_env: dict[str, str], work: Path) -> Iterator[Callable[..., Term]
     def start(*args: str, env: dict[str, str] | None = None, rows: int = 40, cols: int = 110) -> Term:
         full = {k: v for k, v in flue_env.items() if k != "NO_COLOR"}  # colours unless a test asks
         full.update({"TERM": "xterm-256color", **(env or {})})
-        term = Term([sys.executable, "-m", "flue_tui", "--inline", "--model", "openai/fake", *args], env=full,
-                    cwd=work, rows=rows, cols=cols)
+        term = Term(
+            [sys.executable, "-m", "flue_tui", "--inline", "--model", "openai/fake", *args],
+            env=full,
+            cwd=work,
+            rows=rows,
+            cols=cols,
+        )
         terms.append(term)
         return term
 

@@ -15,13 +15,15 @@ from tests.fakellm import Call, Turn
 FIRST_REPLY_S = 120.0
 
 
-def test_budget_cost_model_and_export_as_in_the_app(inline, fakellm, work: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch, capsys):
+def test_budget_cost_model_and_export_as_in_the_app(
+    inline, fakellm, work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+):
     # gpt-4o is priced in litellm's map: the first turn alone costs about $0.26, over the $0.01 limit.
     fakellm.script([Turn(calls=[Call("bash", {"command": "true"})], usage=(100000, 1000), repeat=5)])
     db = str(tmp_path / "s.db")
-    term = inline("--model", "openai/gpt-4o", "--max-budget-usd", "0.01", "--permission-mode", "yolo",
-                  "--db", db, cols=160)
+    term = inline(
+        "--model", "openai/gpt-4o", "--max-budget-usd", "0.01", "--permission-mode", "yolo", "--db", db, cols=160
+    )
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
     term.send("spend\r")
     term.wait_for("over the --max-budget-usd limit of $0.01", timeout=FIRST_REPLY_S)

@@ -24,14 +24,17 @@ from flue_tui.ui.pathindex import PathIndex
 from tests.inline.conftest import in_order
 
 
-@pytest.mark.parametrize(("text", "whole"), [
-    ("One.\n\nTwo", "One.\n\n"),
-    ("One.\n\n", ""),                                  # the next block has not started
-    ("```\na\n\nb\n```\n\nNext", "```\na\n\nb\n```\n\n"),  # never inside a fence
-    ("```\na\n\nb", ""),
-    ("- item\n\n  more of the item", ""),              # an indented line continues the item
-    ("# Title\nText\n\n- a\n- b\n\nEnd", "# Title\nText\n\n- a\n- b\n\n"),
-])
+@pytest.mark.parametrize(
+    ("text", "whole"),
+    [
+        ("One.\n\nTwo", "One.\n\n"),
+        ("One.\n\n", ""),  # the next block has not started
+        ("```\na\n\nb\n```\n\nNext", "```\na\n\nb\n```\n\n"),  # never inside a fence
+        ("```\na\n\nb", ""),
+        ("- item\n\n  more of the item", ""),  # an indented line continues the item
+        ("# Title\nText\n\n- a\n- b\n\nEnd", "# Title\nText\n\n- a\n- b\n\n"),
+    ],
+)
 def test_complete_prefix_cuts_only_whole_blocks(text: str, whole: str):
     assert text[: complete_prefix(text)] == whole
 
@@ -51,21 +54,40 @@ def _events(s: str) -> list[ev.Event]:
         *(ev.TextDelta(session=s, text=piece) for piece in ("Looking ", "first.\n\nThen ", "more.")),
         ev.MessageEnd(session=s, message={"role": "assistant", "text": "…"}),
         ev.ToolStart(session=s, tool_name="read", tool_call_id="c1", args={"path": "a.txt"}, kind="read"),
-        ev.ToolEnd(session=s, tool_name="read", tool_call_id="c1", is_error=False, result=result("x", lines=3),
-                   duration_ms=5),
-        ev.ToolStart(session=s, tool_name="task", tool_call_id="c2", args={"prompt": "go", "agent": "flue-general",
-                                                                             "description": "dig"}, kind="delegate"),
+        ev.ToolEnd(
+            session=s, tool_name="read", tool_call_id="c1", is_error=False, result=result("x", lines=3), duration_ms=5
+        ),
+        ev.ToolStart(
+            session=s,
+            tool_name="task",
+            tool_call_id="c2",
+            args={"prompt": "go", "agent": "flue-general", "description": "dig"},
+            kind="delegate",
+        ),
         ev.TaskStart(**child, prompt="go", agent="flue-general", tool_call_id="c2"),
         ev.ToolStart(**child, tool_name="bash", tool_call_id="k1", args={"command": "ls"}, kind="execute"),
         ev.ToolOutput(**child, tool_call_id="k1", stream="stdout", chunk="file\n"),
-        ev.ToolEnd(**child, tool_name="bash", tool_call_id="k1", is_error=False, result=result("file", exitCode=0),
-                   duration_ms=7),
+        ev.ToolEnd(
+            **child,
+            tool_name="bash",
+            tool_call_id="k1",
+            is_error=False,
+            result=result("file", exitCode=0),
+            duration_ms=7,
+        ),
         ev.TextDelta(**child, text="Child says hi."),
         ev.MessageEnd(**child, message={"role": "assistant", "text": "Child says hi."}),
-        ev.TaskEnd(**child, agent="flue-general", is_error=False, result="Child says hi.", duration_ms=9,
-                   tool_call_id="c2"),
-        ev.ToolEnd(session=s, tool_name="task", tool_call_id="c2", is_error=False, result=result("Child says hi."),
-                   duration_ms=12),
+        ev.TaskEnd(
+            **child, agent="flue-general", is_error=False, result="Child says hi.", duration_ms=9, tool_call_id="c2"
+        ),
+        ev.ToolEnd(
+            session=s,
+            tool_name="task",
+            tool_call_id="c2",
+            is_error=False,
+            result=result("Child says hi."),
+            duration_ms=12,
+        ),
         ev.TurnStart(session=s, turn_id="t2"),
         ev.TextDelta(session=s, text="All done."),
         ev.Operation(session=s, operation_id="op1", operation_kind="prompt", duration_ms=30, is_error=False),
@@ -81,16 +103,33 @@ async def test_renderer_prints_each_thing_once_in_order_even_in_one_flush():
         renderer.handle(event)  # all of it before the first flush: the hardest case for ordering
     renderer.finish()
     lines = [ln.rstrip() for ln in out.getvalue().splitlines()]
-    in_order(lines, "› do it", "Looking first.", "Then more.", "✓ read  a.txt  3 lines", "▸ task  flue-general · dig",
-             "│ ✓ bash  ls  exit 0", "│ Child says hi.", "✓ task  flue-general · dig", "All done.")
+    in_order(
+        lines,
+        "› do it",
+        "Looking first.",
+        "Then more.",
+        "✓ read  a.txt  3 lines",
+        "▸ task  flue-general · dig",
+        "│ ✓ bash  ls  exit 0",
+        "│ Child says hi.",
+        "✓ task  flue-general · dig",
+        "All done.",
+    )
     assert sum("Looking first." in ln for ln in lines) == 1
 
 
 def _prompt(tmp_path: Path, pipe, history: PromptHistory | None = None) -> InlinePrompt:
     paths = PathIndex(str(tmp_path))
     paths.build()
-    return InlinePrompt(history or PromptHistory(str(tmp_path)), paths, lambda: [("compact", "c"), ("cost", "t")],
-                        lambda: "toolbar", lambda: None, input=pipe, output=DummyOutput())
+    return InlinePrompt(
+        history or PromptHistory(str(tmp_path)),
+        paths,
+        lambda: [("compact", "c"), ("cost", "t")],
+        lambda: "toolbar",
+        lambda: None,
+        input=pipe,
+        output=DummyOutput(),
+    )
 
 
 async def _read(prompt: InlinePrompt, pipe, keys: str) -> object:
@@ -104,10 +143,10 @@ async def test_prompt_keys(tmp_path: Path):
     with create_pipe_input() as pipe:
         prompt = _prompt(tmp_path, pipe)
         assert await _read(prompt, pipe, "hello\r") == "hello"
-        assert await _read(prompt, pipe, "one\ntwo\r") == "one\ntwo"          # Ctrl+J: a new line
+        assert await _read(prompt, pipe, "one\ntwo\r") == "one\ntwo"  # Ctrl+J: a new line
         assert await _read(prompt, pipe, "three\\\rfour\r") == "three\nfour"  # \ Enter: a new line
-        assert await _read(prompt, pipe, "junk\x1b\x1bkept\r") == "kept"       # Esc Esc clears
-        assert await _read(prompt, pipe, "x\x03\x03") is QUIT                  # Ctrl+C clears, again quits
+        assert await _read(prompt, pipe, "junk\x1b\x1bkept\r") == "kept"  # Esc Esc clears
+        assert await _read(prompt, pipe, "x\x03\x03") is QUIT  # Ctrl+C clears, again quits
 
 
 async def test_prompt_history_is_the_tui_file(tmp_path: Path):
@@ -147,10 +186,12 @@ async def test_renderer_shows_task_list_items_as_boxes():
     out = io.StringIO()
     renderer = Renderer(Console(file=out, width=80, force_terminal=True, color_system=None), "/tmp")
     renderer.begin_turn("status?")
-    for event in (ev.OperationStart(session="ses_r", operation_id="op1"), ev.TurnStart(session="ses_r", turn_id="t1"),
-                  ev.TextDelta(session="ses_r", text="Status:\n\n- [x] read it\n- [ ] fix it\n"),
-                  ev.Operation(session="ses_r", operation_id="op1", operation_kind="prompt", duration_ms=3,
-                               is_error=False)):
+    for event in (
+        ev.OperationStart(session="ses_r", operation_id="op1"),
+        ev.TurnStart(session="ses_r", turn_id="t1"),
+        ev.TextDelta(session="ses_r", text="Status:\n\n- [x] read it\n- [ ] fix it\n"),
+        ev.Operation(session="ses_r", operation_id="op1", operation_kind="prompt", duration_ms=3, is_error=False),
+    ):
         renderer.handle(event)
     renderer.finish()
     text = out.getvalue()

@@ -13,10 +13,12 @@ FIRST_REPLY_S = 120.0
 
 def test_resume_shows_history_like_live_output(inline, fakellm, work: Path):
     (work / "notes.txt").write_text("needle here\n")
-    fakellm.script([
-        Turn(calls=[Call("grep", {"pattern": "need+le", "include": "*.txt"})]),
-        Turn(text="Found it: **bold** and `code`."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("grep", {"pattern": "need+le", "include": "*.txt"})]),
+            Turn(text="Found it: **bold** and `code`."),
+        ]
+    )
     term = inline("--permission-mode", "yolo")
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
     term.send("look for it\r")

@@ -11,11 +11,15 @@ FIRST_REPLY_S = 120.0
 
 
 def test_undo_and_rewind_inline(inline, fakellm, work: Path):
-    fakellm.script([
-        Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"})]), Turn(text="Made it."),
-        Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"})]), Turn(text="Changed it."),
-        Turn(text="Again on the fork."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"})]),
+            Turn(text="Made it."),
+            Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"})]),
+            Turn(text="Changed it."),
+            Turn(text="Again on the fork."),
+        ]
+    )
     term = inline("--permission-mode", "yolo")
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
     term.send("make a\r")

@@ -15,27 +15,39 @@ from tests.inline.conftest import CTRL_C, ESC, SPINNER, TAB, UP, in_order
 
 # The first reply waits for litellm's import, which takes 5–30 s on a busy 2-core box.
 FIRST_REPLY_S = 120.0
-ANSWER = ("First paragraph of the answer.\n\n"
-          "- a bullet\n- another bullet\n\n"
-          "```python\ndef f():\n    return 1\n```\n\n"
-          "Last paragraph of the answer.")
+ANSWER = (
+    "First paragraph of the answer.\n\n"
+    "- a bullet\n- another bullet\n\n"
+    "```python\ndef f():\n    return 1\n```\n\n"
+    "Last paragraph of the answer."
+)
 
 
 def test_a_conversation_lands_in_the_scrollback_in_order(inline, fakellm, work: Path):
     (work / "notes.txt").write_text("one\ntwo\n")
     (work / "app.py").write_text("def f():\n    return 1\n")
-    fakellm.script([
-        Turn(text=ANSWER, chunk_delay=0.12),
-        Turn(calls=[Call("read", {"path": "notes.txt"})]),
-        Turn(calls=[Call("bash", {"command": "echo tail-one; until [ -e go1 ]; do sleep 0.05; done; "
-                                         "echo tail-two; until [ -e go2 ]; do sleep 0.05; done"})]),
-        Turn(calls=[Call("edit", {"path": "app.py", "oldText": "return 1", "newText": "return 2"})]),
-        Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general",
-                                                       "description": "look around"})]),
-        Turn(match="child job", calls=[Call("bash", {"command": "echo child-out"})]),
-        Turn(match="child job", text="The child found nothing odd."),
-        Turn(text="All **done**: the edit is in place."),
-    ])
+    fakellm.script(
+        [
+            Turn(text=ANSWER, chunk_delay=0.12),
+            Turn(calls=[Call("read", {"path": "notes.txt"})]),
+            Turn(
+                calls=[
+                    Call(
+                        "bash",
+                        {
+                            "command": "echo tail-one; until [ -e go1 ]; do sleep 0.05; done; "
+                            "echo tail-two; until [ -e go2 ]; do sleep 0.05; done"
+                        },
+                    )
+                ]
+            ),
+            Turn(calls=[Call("edit", {"path": "app.py", "oldText": "return 1", "newText": "return 2"})]),
+            Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general", "description": "look around"})]),
+            Turn(match="child job", calls=[Call("bash", {"command": "echo child-out"})]),
+            Turn(match="child job", text="The child found nothing odd."),
+            Turn(text="All **done**: the edit is in place."),
+        ]
+    )
     term = inline("--permission-mode", "yolo")
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
     term.send("explain it\r")
@@ -59,17 +71,32 @@ def test_a_conversation_lands_in_the_scrollback_in_order(inline, fakellm, work: 
     term.wait(lambda t: "›" in term.prompt_line())
 
     lines = term.lines()
-    at = in_order(lines, "› explain it", "First paragraph of the answer.", "• a bullet", "def f():",
-                  "Last paragraph of the answer.", "1 turn ·",
-                  "› do the work", "✓ read  notes.txt", "✓ bash  echo tail-one; until", "✓ edit  app.py  +1 −1",
-                  "-    return 1", "+    return 2", "▸ task  flue-general · look around",
-                  "│ ✓ bash  echo child-out  exit 0", "│ The child found nothing odd.", "✓ task  flue-general",
-                  "All done: the edit is in place.", "5 turns ·")
+    at = in_order(
+        lines,
+        "› explain it",
+        "First paragraph of the answer.",
+        "• a bullet",
+        "def f():",
+        "Last paragraph of the answer.",
+        "1 turn ·",
+        "› do the work",
+        "✓ read  notes.txt",
+        "✓ bash  echo tail-one; until",
+        "✓ edit  app.py  +1 −1",
+        "-    return 1",
+        "+    return 2",
+        "▸ task  flue-general · look around",
+        "│ ✓ bash  echo child-out  exit 0",
+        "│ The child found nothing odd.",
+        "✓ task  flue-general",
+        "All done: the edit is in place.",
+        "5 turns ·",
+    )
     # Written once: no line appears twice, no spinner frame or live tail was left behind.
     for needle in ("First paragraph of the answer.", "Last paragraph", "✓ read", "▸ task", "All done"):
         assert sum(needle in ln for ln in lines) == 1, needle
     assert not any(ch in ln for ln in lines for ch in SPINNER)
-    assert not any("tail-one" in ln for ln in lines[at[6]:] if "echo tail-one" not in ln)
+    assert not any("tail-one" in ln for ln in lines[at[6] :] if "echo tail-one" not in ln)
     assert (work / "app.py").read_text() == "def f():\n    return 2\n"
 
     term.send(CTRL_C)
@@ -83,10 +110,12 @@ def test_input_history_completion_permission_and_interrupt(inline, fakellm, work
     (work / "README.md").write_text("# hi\n")
     (work / "build").mkdir()
     (work / "build" / "READY.txt").write_text("ignored\n")
-    fakellm.script([
-        Turn(match="long one", calls=[Call("bash", {"command": "echo started; sleep 30"})]),
-        Turn(match="long one", text="Back after the interrupt."),
-    ])
+    fakellm.script(
+        [
+            Turn(match="long one", calls=[Call("bash", {"command": "echo started; sleep 30"})]),
+            Turn(match="long one", text="Back after the interrupt."),
+        ]
+    )
     term = inline()  # the app's default: ask before bash
     term.wait(lambda t: "ask mode" in t, what="the toolbar")
 
@@ -126,8 +155,12 @@ def test_input_history_completion_permission_and_interrupt(inline, fakellm, work
 
 
 def test_dumb_terminal_gets_plain_text(inline, fakellm, work: Path):
-    fakellm.script([Turn(match="hello", calls=[Call("bash", {"command": "echo hi"})]),
-                    Turn(match="hello", text="Hello **there**.")])
+    fakellm.script(
+        [
+            Turn(match="hello", calls=[Call("bash", {"command": "echo hi"})]),
+            Turn(match="hello", text="Hello **there**."),
+        ]
+    )
     term = inline("--permission-mode", "yolo", "hello", env={"TERM": "dumb"})
     term.wait_for("Hello **there**.", timeout=FIRST_REPLY_S)  # raw Markdown: nothing is re-rendered on a dumb terminal
     term.send("/quit\r")

@@ -13,8 +13,9 @@ FIRST_REPLY_S = 120.0
 
 
 def _script(fakellm) -> None:
-    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'})]),
-                    Turn(text="Finished the work.")])
+    fakellm.script(
+        [Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'})]), Turn(text="Finished the work.")]
+    )
 
 
 def test_the_trust_question_inline(inline, fakellm, work: Path):

@@ -33,8 +33,12 @@ def _free_port() -> int:
 @pytest.fixture
 def http_server() -> Iterator[str]:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, SERVER, "http", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, SERVER, "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60  # generous: a loaded machine imports the SDK slowly
     try:
         while True:

@@ -1,8 +1,8 @@
 """A real MCP server for the tests, written with the SDK's MCPServer (v1's FastMCP).
 
-    python tests/mcp/server.py stdio            serve on stdin/stdout (ends when stdin closes)
-    python tests/mcp/server.py http PORT        streamable HTTP on 127.0.0.1:PORT (ends after 120 s)
-    python tests/mcp/server.py crash-at-start   print to stderr and exit 3 before speaking MCP
+python tests/mcp/server.py stdio            serve on stdin/stdout (ends when stdin closes)
+python tests/mcp/server.py http PORT        streamable HTTP on 127.0.0.1:PORT (ends after 120 s)
+python tests/mcp/server.py crash-at-start   print to stderr and exit 3 before speaking MCP
 """
 
 from __future__ import annotations
@@ -58,9 +58,11 @@ def broken() -> str:
 
 @server.tool(description="An image, a link and text.")
 def picture() -> list:
-    return [TextContent(type="text", text="here it is"),
-            ImageContent(type="image", data="aGVsbG8=", mime_type="image/png"),
-            ResourceLink(type="resource_link", name="readme", uri="file:///readme.md", mime_type="text/markdown")]
+    return [
+        TextContent(type="text", text="here it is"),
+        ImageContent(type="image", data="aGVsbG8=", mime_type="image/png"),
+        ResourceLink(type="resource_link", name="readme", uri="file:///readme.md", mime_type="text/markdown"),
+    ]
 
 
 @server.tool(name="weird name.with/dots", description="A tool whose name needs sanitising.")

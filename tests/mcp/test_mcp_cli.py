@@ -30,13 +30,23 @@ def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, ht
     assert flue_mcp(["add", "-e", "FROM_CONFIG=yes", "t", "--", sys.executable, SERVER, "stdio"]) == 0
     user_file().write_text(user_file().read_text() + "tool_timeout_sec = 2\n")
     flag = mcp_json(bad=stdio_entry("crash-at-start"))
-    fakellm.script([
-        Turn(calls=[Call("mcp__t__echo", {"text": "hi"}), Call("mcp__h__add", {"a": 2, "b": 40}),
-                    Call("mcp__t__env_names"), Call("mcp__t__picture"), Call("mcp__t__slow", {"seconds": 30}),
-                    Call("mcp__t__huge", {"lines": 5000}), Call("mcp__t__weird_name_with_dots"),
-                    Call("mcp__t__broken")]),
-        Turn(text="done"),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                calls=[
+                    Call("mcp__t__echo", {"text": "hi"}),
+                    Call("mcp__h__add", {"a": 2, "b": 40}),
+                    Call("mcp__t__env_names"),
+                    Call("mcp__t__picture"),
+                    Call("mcp__t__slow", {"seconds": 30}),
+                    Call("mcp__t__huge", {"lines": 5000}),
+                    Call("mcp__t__weird_name_with_dots"),
+                    Call("mcp__t__broken"),
+                ]
+            ),
+            Turn(text="done"),
+        ]
+    )
     out = run_flue("-p", "go", "--model", "openai/fake", "--trust-project", "--mcp-config", flag, timeout=180)
     assert out.code == 0, out.stderr
     assert out.stdout == "done\n"
@@ -66,10 +76,12 @@ def test_untrusted_project_servers_do_not_start_and_rules_deny(fakellm, run_flue
     marker = tmp_path / "started"
     (tmp_path / ".mcp.json").write_text(mcp_json(evil={"command": "sh", "args": ["-c", f"touch {marker}"]}))
     flag = mcp_json(t=stdio_entry())
-    fakellm.script([Turn(calls=[Call("mcp__t__echo", {"text": "x"}), Call("mcp__t__add", {"a": 1, "b": 1})]),
-                    Turn(text="ok")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--mcp-config", flag,
-                   "--disallowed-tools", "mcp__t__*", timeout=180)
+    fakellm.script(
+        [Turn(calls=[Call("mcp__t__echo", {"text": "x"}), Call("mcp__t__add", {"a": 1, "b": 1})]), Turn(text="ok")]
+    )
+    out = run_flue(
+        "-p", "go", "--model", "openai/fake", "--mcp-config", flag, "--disallowed-tools", "mcp__t__*", timeout=180
+    )
     assert out.code == 0, out.stderr
     assert not marker.exists()
     assert "Not started from .mcp.json because you have not trusted this project: evil" in out.stderr
@@ -98,13 +110,20 @@ def test_servers_and_their_children_die_with_a_killed_flue(fakellm, flue_env, tm
     from tests.mcp.conftest import SERVER
 
     # The server leaves a child that ignores its closed stdin: only killing the group ends it.
-    script = f"sleep 1000 & echo $! > {tmp_path}/child.pid; echo $$ > {tmp_path}/server.pid; " \
-             f"exec {sys.executable} {SERVER} stdio"
+    script = (
+        f"sleep 1000 & echo $! > {tmp_path}/child.pid; echo $$ > {tmp_path}/server.pid; "
+        f"exec {sys.executable} {SERVER} stdio"
+    )
     flag = mcp_json(t={"command": "sh", "args": ["-c", script]})
     fakellm.script([Turn(calls=[Call("mcp__t__slow", {"seconds": 300})]), Turn(text="never")])
-    proc = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake",
-                             "--mcp-config", flag], cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--mcp-config", flag],
+        cwd=tmp_path,
+        env=flue_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while not (fakellm.requests and (tmp_path / "child.pid").exists() and (tmp_path / "server.pid").exists()):

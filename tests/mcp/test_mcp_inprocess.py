@@ -39,11 +39,15 @@ def test_hostile_schema_is_reduced_to_an_object_schema():
 def test_hostile_nested_schema_cannot_break_the_argument_checker():
     from flue_tui.core.validation import validate_arguments
 
-    raw = {"type": "object", "properties": {
-        "o": {"type": "object", "properties": "x", "required": 5},
-        "a": {"type": "array", "items": "nope"},
-        "s": {"type": "string", "minLength": "3"},
-        "deep": {"type": "object", "properties": {"d": {"type": "object", "properties": ["x"]}}}}}
+    raw = {
+        "type": "object",
+        "properties": {
+            "o": {"type": "object", "properties": "x", "required": 5},
+            "a": {"type": "array", "items": "nope"},
+            "s": {"type": "string", "minLength": "3"},
+            "deep": {"type": "object", "properties": {"d": {"type": "object", "properties": ["x"]}}},
+        },
+    }
     schema = safe_schema(raw)
     args = {"o": {"k": 1}, "a": [1, 2], "s": "x", "deep": {"d": {"z": 1}}}
     assert validate_arguments("mcp__x__y", schema, args) == (args, None)
@@ -57,7 +61,8 @@ def test_bad_config_is_one_sentence_naming_file_and_key(tmp_path):
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"x": {"command": "a", "args": "b"}}}))
     setup = load(_settings(tmp_path, trust_project=True))  # a project's bad file: a notice, flue starts
     assert setup.servers == () and setup.notices == (
-        f"Ignored .mcp.json: {tmp_path}/.mcp.json: mcpServers.x.args must be a list of strings",)
+        f"Ignored .mcp.json: {tmp_path}/.mcp.json: mcpServers.x.args must be a list of strings",
+    )
     with pytest.raises(ConfigError, match="--mcp-config: invalid JSON"):
         load(_settings(tmp_path, mcp_config=["{nope"], strict_mcp_config=True))
     user = tmp_path / "home.toml"
@@ -113,14 +118,16 @@ def test_strict_uses_only_flag_servers(tmp_path):
 def _tools(trust_read_only: bool) -> dict:
     async def run() -> dict:
         manager = McpManager()
-        config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"),
-                              trust_read_only_hint=trust_read_only)
+        config = ServerConfig(
+            "t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"), trust_read_only_hint=trust_read_only
+        )
         manager.configure(McpSetup((config,)), ".")
         manager.start()
         await manager.wait_started()
         tools = dict(manager.tools)
         await manager.stop()
         return tools
+
     return asyncio.run(run())
 
 
@@ -177,6 +184,7 @@ def test_sessions_get_tools_and_list_changes_reach_them():
         manager.configure(McpSetup(()), ".")  # the server removed: its tools go
         assert not any(name.startswith("mcp__") for name in session.tools)
         await manager.stop()
+
     asyncio.run(run())
 
 
@@ -204,6 +212,7 @@ def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
         assert await manager.restart("t") == "t: connected"
         assert "mcp__t__echo" in session.tools
         await manager.stop()
+
     asyncio.run(run())
 
 
@@ -225,18 +234,21 @@ def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
         result = await asyncio.wait_for(running, 120)  # far less than the server's 600 s
         assert result.aborted and manager.conns["mute"].status == "starting"
         await manager.stop()
+
     asyncio.run(run())
 
 
 def test_a_server_that_never_answers_fails_after_its_startup_timeout(tmp_path):
     async def run() -> None:
         manager = McpManager()
-        mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "echo waiting >&2; sleep 300"),
-                            startup_timeout=2)
+        mute = ServerConfig(
+            "mute", "stdio", "test", command="sh", args=("-c", "echo waiting >&2; sleep 300"), startup_timeout=2
+        )
         manager.configure(McpSetup((mute,)), str(tmp_path))
         manager.start()
         await manager.wait_started()
         [status] = manager.statuses()
         assert status.status == "failed" and status.error == "did not start within 2 s (stderr: waiting)"
         await manager.stop()
+
     asyncio.run(run())

@@ -49,14 +49,18 @@ def test_bad_input_is_one_sentence(tmp_path, monkeypatch, capsys):
     assert main(["add", "-t", "http", "w", "ftp://x"]) == 2
     assert main(["remove", "nope"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == ["flue: Server name 'bad name' must be 1-64 letters, digits, '_' or '-'",
-                   f"flue: {user_file()}: mcp_servers.w.url must be an http:// or https:// URL",
-                   "flue: No MCP server named nope in your config.toml or this project's .mcp.json"]
+    assert err == [
+        "flue: Server name 'bad name' must be 1-64 letters, digits, '_' or '-'",
+        f"flue: {user_file()}: mcp_servers.w.url must be an http:// or https:// URL",
+        "flue: No MCP server named nope in your config.toml or this project's .mcp.json",
+    ]
 
 
 def test_doctor_starts_each_server(tmp_path):
-    flag = mcp_json(ok={"command": sys.executable, "args": [SERVER, "stdio"]},
-                    dead={"command": sys.executable, "args": [SERVER, "crash-at-start"]})
+    flag = mcp_json(
+        ok={"command": sys.executable, "args": [SERVER, "stdio"]},
+        dead={"command": sys.executable, "args": [SERVER, "crash-at-start"]},
+    )
     settings = Settings.from_env(cwd=str(tmp_path), model="openai/x", mcp_config=[flag])
     lines = {detail.split(" ")[0]: (status, detail) for status, detail, _ in doctor.checks(settings)}
     assert lines["ok:"][0] == "ok" and lines["ok:"][1].startswith("ok: 10 tools (echo, add,")
@@ -81,4 +85,5 @@ def test_slash_mcp_lists_and_restarts(tmp_path):
         assert (await commands.run("bogus"))[0] == commands.USAGE
         await manager().stop()
         manager().configure(type(load(runtime.settings))(), str(tmp_path))
+
     asyncio.run(run())

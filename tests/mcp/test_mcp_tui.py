@@ -15,8 +15,10 @@ from tests.tui.conftest import idle, make_app, ready, screen_text, submit, wait_
 
 async def test_app_calls_an_mcp_tool_and_lists_servers(make_app, fakellm, work: Path):  # noqa: F811
     user_file().parent.mkdir(parents=True, exist_ok=True)
-    user_file().write_text(f'[mcp_servers.t]\ncommand = {json.dumps(sys.executable)}\n'
-                           f'args = [{json.dumps(SERVER)}, "stdio"]\n\n[permissions]\nallow = ["mcp__t__*"]\n')
+    user_file().write_text(
+        f"[mcp_servers.t]\ncommand = {json.dumps(sys.executable)}\n"
+        f'args = [{json.dumps(SERVER)}, "stdio"]\n\n[permissions]\nallow = ["mcp__t__*"]\n'
+    )
     fakellm.script([Turn(calls=[Call("mcp__t__echo", {"text": "from the app"})]), Turn(text="all done")])
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -33,7 +33,9 @@ def test_tool_loop_reads_the_cache_from_the_second_request_on(claude_session, an
     assert usages[0]["cache_read_input_tokens"] == 0 and usages[0]["cache_creation_input_tokens"] > 1000
     for before, now in zip(usages, usages[1:], strict=False):
         # Everything the previous request wrote is read back; only the new tail is written.
-        assert now["cache_read_input_tokens"] == before["cache_read_input_tokens"] + before["cache_creation_input_tokens"]
+        assert (
+            now["cache_read_input_tokens"] == before["cache_read_input_tokens"] + before["cache_creation_input_tokens"]
+        )
     # The app's usage carries the cache counts the API reported.
     assert result.usage.cache_read == sum(u["cache_read_input_tokens"] for u in usages)
     assert result.usage.cache_write == sum(u["cache_creation_input_tokens"] for u in usages)
@@ -63,31 +65,50 @@ def test_prompt_cache_off_sends_no_breakpoints(claude_session, anthropic_env):
 
 def test_many_parallel_tool_results_still_read_the_previous_prefix(claude_session, anthropic_env):
     # 12 calls add 25 blocks in one round: more than the API's 20-block look-back.
-    anthropic_env.script([Turn(calls=[Call("lookup", {"word": f"w{n}"}) for n in range(12)]),
-                          Turn(calls=[Call("lookup", {"word": "x"})]), Turn(text="done")])
+    anthropic_env.script(
+        [
+            Turn(calls=[Call("lookup", {"word": f"w{n}"}) for n in range(12)]),
+            Turn(calls=[Call("lookup", {"word": "x"})]),
+            Turn(text="done"),
+        ]
+    )
     asyncio.run(claude_session().prompt("define many"))
     assert not anthropic_env.rejections
     first, second, third = anthropic_env.usages
     for before, now in ((first, second), (second, third)):
-        assert now["cache_read_input_tokens"] == before["cache_read_input_tokens"] + before["cache_creation_input_tokens"]
+        assert (
+            now["cache_read_input_tokens"] == before["cache_read_input_tokens"] + before["cache_creation_input_tokens"]
+        )
 
 
-@pytest.mark.parametrize(("model", "served"), [
-    ("anthropic/claude-sonnet-4-5", True), ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
-    ("vertex_ai/claude-sonnet-4-5@20250929", True), ("openrouter/anthropic/claude-sonnet-4.5", True),
-    ("claude-sonnet-4-5", True), ("openai/gpt-4.1", False), ("gemini/gemini-2.5-pro", False),
-    ("openrouter/openai/gpt-4.1", False), ("ollama_chat/qwen3:8b", False), ("bedrock/amazon.nova-pro-v1:0", False),
-])
+@pytest.mark.parametrize(
+    ("model", "served"),
+    [
+        ("anthropic/claude-sonnet-4-5", True),
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("vertex_ai/claude-sonnet-4-5@20250929", True),
+        ("openrouter/anthropic/claude-sonnet-4.5", True),
+        ("claude-sonnet-4-5", True),
+        ("openai/gpt-4.1", False),
+        ("gemini/gemini-2.5-pro", False),
+        ("openrouter/openai/gpt-4.1", False),
+        ("ollama_chat/qwen3:8b", False),
+        ("bedrock/amazon.nova-pro-v1:0", False),
+    ],
+)
 def test_which_models_get_breakpoints(model, served):
     assert anthropic_served(model) is served
 
 
 def test_breakpoints_never_touch_the_callers_messages_and_stay_within_four():
-    wire = [{"role": "system", "content": "sys"}, {"role": "user", "content": "a"},
-            {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
-            {"role": "tool", "tool_call_id": "1", "content": "r"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "2"}]},
-            {"role": "tool", "tool_call_id": "2", "content": "r2"}]
+    wire = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
+        {"role": "tool", "tool_call_id": "1", "content": "r"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "2"}]},
+        {"role": "tool", "tool_call_id": "2", "content": "r2"},
+    ]
     snapshot = repr(wire)
     out, _ = with_breakpoints(wire, [{"type": "function", "function": {"name": "t"}}])
     assert repr(wire) == snapshot

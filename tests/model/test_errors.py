@@ -15,8 +15,10 @@ from tests.model.conftest import SONNET
 def test_anthropic_error_body_becomes_a_sentence(claude_session, anthropic_env):
     anthropic_env.script(Turn(status=400, error_message="messages.3: `tool_use` ids were found without results"))
     result = asyncio.run(claude_session().prompt("hi"))
-    assert result.error == ("prompt failed: Anthropic returned 400 (invalid_request_error): "
-                            "messages.3: `tool_use` ids were found without results")
+    assert result.error == (
+        "prompt failed: Anthropic returned 400 (invalid_request_error): "
+        "messages.3: `tool_use` ids were found without results"
+    )
 
 
 def test_a_hostile_error_body_cannot_drive_the_terminal(claude_session, anthropic_env):
@@ -29,10 +31,19 @@ def test_a_hostile_error_body_cannot_drive_the_terminal(claude_session, anthropi
 
 def test_a_refusal_made_by_litellm_never_includes_the_messages(anthropic_env):
     litellm = get_litellm()
-    messages = [{"role": "system", "content": "SECRET SYSTEM PROMPT"}, {"role": "user", "content": "SECRET USER"},
-                {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "toolu_1", "type": "function", "function": {"name": "lookup", "arguments": '{"word": "a'}}]},
-                {"role": "tool", "tool_call_id": "toolu_1", "content": "res"}, {"role": "user", "content": "next"}]
+    messages = [
+        {"role": "system", "content": "SECRET SYSTEM PROMPT"},
+        {"role": "user", "content": "SECRET USER"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "toolu_1", "type": "function", "function": {"name": "lookup", "arguments": '{"word": "a'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "res"},
+        {"role": "user", "content": "next"},
+    ]
 
     async def fail() -> BaseException:
         try:
@@ -60,15 +71,27 @@ def test_an_unreachable_openai_compatible_server_has_no_litellm_prefixes():
 
 
 def test_readable_handles_each_provider_body():
-    anthropic = ("litellm.BadRequestError: AnthropicException - b'{\"type\":\"error\",\"error\":{\"type\":"
-                 "\"invalid_request_error\",\"message\":\"max_tokens: Field required\"}}'")
-    assert readable(anthropic, provider="anthropic", status=400) == \
-        "Anthropic returned 400 (invalid_request_error): max_tokens: Field required"
-    ollama = 'litellm.APIConnectionError: Ollama_chatException - {"error":"model \\"x\\" not found, try pulling it first"}'
-    assert readable(ollama, provider="ollama_chat", status=404) == \
-        'Ollama returned 404: model "x" not found, try pulling it first'
-    gemini = ('litellm.RateLimitError: VertexAIException - {"error": {"code": 429, "message": "Resource has been '
-              'exhausted", "status": "RESOURCE_EXHAUSTED"}}')
-    assert readable(gemini, provider="gemini", status=429) == \
-        "Gemini returned 429 (RESOURCE_EXHAUSTED): Resource has been exhausted"
+    anthropic = (
+        'litellm.BadRequestError: AnthropicException - b\'{"type":"error","error":{"type":'
+        '"invalid_request_error","message":"max_tokens: Field required"}}\''
+    )
+    assert (
+        readable(anthropic, provider="anthropic", status=400)
+        == "Anthropic returned 400 (invalid_request_error): max_tokens: Field required"
+    )
+    ollama = (
+        'litellm.APIConnectionError: Ollama_chatException - {"error":"model \\"x\\" not found, try pulling it first"}'
+    )
+    assert (
+        readable(ollama, provider="ollama_chat", status=404)
+        == 'Ollama returned 404: model "x" not found, try pulling it first'
+    )
+    gemini = (
+        'litellm.RateLimitError: VertexAIException - {"error": {"code": 429, "message": "Resource has been '
+        'exhausted", "status": "RESOURCE_EXHAUSTED"}}'
+    )
+    assert (
+        readable(gemini, provider="gemini", status=429)
+        == "Gemini returned 429 (RESOURCE_EXHAUSTED): Resource has been exhausted"
+    )
     assert len(readable("x" * 5000, provider="openai", status=500)) < 700

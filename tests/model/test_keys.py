@@ -1,4 +1,4 @@
-""""Is a key needed?" is answered once (model/keys.py): the startup warning, `flue doctor`, the
+""" "Is a key needed?" is answered once (model/keys.py): the startup warning, `flue doctor`, the
 `/model` list and the request agree, also for `OPENAI_API_BASE`, which only the request knew."""
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ def doctor_key(capsys, model: str) -> dict:
 
 
 @pytest.mark.parametrize("base_var", ["OPENAI_BASE_URL", "OPENAI_API_BASE"])
-def test_a_local_openai_endpoint_needs_no_key_everywhere(base_var, fakellm, monkeypatch, capsys, tmp_path,
-                                                          _isolated_home):
+def test_a_local_openai_endpoint_needs_no_key_everywhere(
+    base_var, fakellm, monkeypatch, capsys, tmp_path, _isolated_home
+):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv(base_var, fakellm.base_url)

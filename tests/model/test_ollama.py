@@ -81,23 +81,37 @@ def test_a_missing_model_says_how_to_get_it(ollama_host):
     assert result.hint == "Ollama has no model 'llama9': `ollama pull llama9`, or pick one from `ollama list`."
 
 
-@pytest.mark.parametrize(("env", "url"), [
-    ({}, "http://127.0.0.1:11434"), ({"OLLAMA_HOST": "0.0.0.0"}, "http://127.0.0.1:11434"),
-    ({"OLLAMA_HOST": "box:8080"}, "http://box:8080"), ({"OLLAMA_HOST": "https://o.example/"}, "https://o.example:11434"),
-    ({"OLLAMA_HOST": "x:1", "OLLAMA_API_BASE": "http://y:2"}, "http://y:2"),
-])
+@pytest.mark.parametrize(
+    ("env", "url"),
+    [
+        ({}, "http://127.0.0.1:11434"),
+        ({"OLLAMA_HOST": "0.0.0.0"}, "http://127.0.0.1:11434"),
+        ({"OLLAMA_HOST": "box:8080"}, "http://box:8080"),
+        ({"OLLAMA_HOST": "https://o.example/"}, "https://o.example:11434"),
+        ({"OLLAMA_HOST": "x:1", "OLLAMA_API_BASE": "http://y:2"}, "http://y:2"),
+    ],
+)
 def test_base_url(env, url):
     assert base_url(env) == url
 
 
 def test_flue_p_without_a_model_flag_uses_ollama(tmp_path):
     with FakeOllama([Turn(calls=[Call("bash", {"command": "echo hi-from-tool"})]), Turn(text="all done")]) as llm:
-        env = {k: v for k, v in os.environ.items()
-               if not k.endswith("_API_KEY") and not k.startswith(("OLLAMA_", "OPENAI_", "ANTHROPIC_", "FLUE_MODEL"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.endswith("_API_KEY") and not k.startswith(("OLLAMA_", "OPENAI_", "ANTHROPIC_", "FLUE_MODEL"))
+        }
         env.update(OLLAMA_HOST=llm.base_url, FLUE_RETRY_BASE_MS="5", PYTHONUNBUFFERED="1")
-        proc = subprocess.run([sys.executable, "-m", "flue_tui", "-p", "run echo", "--output-format", "json"],
-                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-m", "flue_tui", "-p", "run echo", "--output-format", "json"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout)
         assert result["result"] == "all done" and result["model"] == "ollama_chat/qwen3:8b"

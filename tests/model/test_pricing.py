@@ -22,8 +22,9 @@ def reference(model: str, usage) -> float:
     from litellm.types.utils import ModelResponse
 
     litellm = get_litellm()
-    return litellm.completion_cost(completion_response=ModelResponse(model=model.split("/", 1)[1], usage=usage),
-                                   model=model)
+    return litellm.completion_cost(
+        completion_response=ModelResponse(model=model.split("/", 1)[1], usage=usage), model=model
+    )
 
 
 def shapes():
@@ -31,17 +32,29 @@ def shapes():
 
     return {
         # Anthropic: 50k read from the cache, 1k written to it, 1k fresh.
-        SONNET: Usage(prompt_tokens=52000, completion_tokens=400, total_tokens=52400, cache_read_input_tokens=50000,
-                      cache_creation_input_tokens=1000,
-                      prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000, cache_creation_tokens=1000)),
+        SONNET: Usage(
+            prompt_tokens=52000,
+            completion_tokens=400,
+            total_tokens=52400,
+            cache_read_input_tokens=50000,
+            cache_creation_input_tokens=1000,
+            prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000, cache_creation_tokens=1000),
+        ),
         # OpenAI's automatic caching.
-        "openai/gpt-4.1": Usage(prompt_tokens=52000, completion_tokens=400, total_tokens=52400,
-                                prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000)),
+        "openai/gpt-4.1": Usage(
+            prompt_tokens=52000,
+            completion_tokens=400,
+            total_tokens=52400,
+            prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000),
+        ),
         # Gemini's implicit caching with thinking tokens.
         "gemini/gemini-2.5-pro": Usage(
-            prompt_tokens=52000, completion_tokens=1400, total_tokens=53400,
+            prompt_tokens=52000,
+            completion_tokens=1400,
+            total_tokens=53400,
             prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=40000),
-            completion_tokens_details=CompletionTokensDetailsWrapper(reasoning_tokens=1000)),
+            completion_tokens_details=CompletionTokensDetailsWrapper(reasoning_tokens=1000),
+        ),
     }
 
 
@@ -60,9 +73,14 @@ def test_anthropic_cost_through_the_wire_matches_completion_cost(claude_session,
 
     anthropic_env.script(Turn(text="hi", usage=(2000, 400, 50000, 1000)))
     result = asyncio.run(claude_session().prompt("hello"))
-    usage = Usage(prompt_tokens=53000, completion_tokens=400, total_tokens=53400, cache_read_input_tokens=50000,
-                  cache_creation_input_tokens=1000,
-                  prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000, cache_creation_tokens=1000))
+    usage = Usage(
+        prompt_tokens=53000,
+        completion_tokens=400,
+        total_tokens=53400,
+        cache_read_input_tokens=50000,
+        cache_creation_input_tokens=1000,
+        prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000, cache_creation_tokens=1000),
+    )
     assert (result.usage.input, result.usage.cache_read, result.usage.cache_write) == (2000, 50000, 1000)
     assert result.usage.cost == pytest.approx(reference(SONNET, usage), rel=0.01)
 
@@ -73,8 +91,12 @@ def test_openai_cached_tokens_through_the_wire(fakellm):
     fakellm.script(Turn(text="hi", usage=(52000, 400, 50000)))
     client = LiteLLMClient("openai/gpt-4.1", api_base=fakellm.base_url, api_key="sk-test")
     result = asyncio.run(Session(model=client, tools=[], system_prompt="s").prompt("hello"))
-    usage = Usage(prompt_tokens=52000, completion_tokens=400, total_tokens=52400,
-                  prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000))
+    usage = Usage(
+        prompt_tokens=52000,
+        completion_tokens=400,
+        total_tokens=52400,
+        prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=50000),
+    )
     assert result.usage.cost == pytest.approx(reference("openai/gpt-4.1", usage), rel=0.01)
 
 
@@ -90,8 +112,9 @@ def test_an_unpriced_model_has_unknown_cost_in_the_result(fakellm):
 
 def test_config_prices_price_an_unknown_model(fakellm):
     fakellm.script(Turn(text="hi", usage=(1_000_000, 100_000)))
-    client = LiteLLMClient("openai/my-local-model", api_base=fakellm.base_url, api_key="sk-test",
-                           prices=Prices(input=2.0, output=10.0))
+    client = LiteLLMClient(
+        "openai/my-local-model", api_base=fakellm.base_url, api_key="sk-test", prices=Prices(input=2.0, output=10.0)
+    )
     result = asyncio.run(Session(model=client, tools=[], system_prompt="s").prompt("hello"))
     assert result.usage.priced and result.usage.cost == pytest.approx(2.0 + 1.0)
 
@@ -123,13 +146,24 @@ def test_a_repository_cannot_price_its_way_past_the_budget(tmp_path, _isolated_h
     # A cloned repo's .flue/config.toml setting prices to 0 would make --max-budget-usd never trip.
     (tmp_path / ".flue").mkdir()
     (tmp_path / ".flue" / "config.toml").write_text("input_price = 0\noutput_price = 0\n")
-    with pytest.raises(ConfigError, match=r"input_price is only accepted from your own .*config.toml or FLUE_INPUT_PRICE"):
+    with pytest.raises(
+        ConfigError, match=r"input_price is only accepted from your own .*config.toml or FLUE_INPUT_PRICE"
+    ):
         Settings.from_env(cwd=str(tmp_path), model="anthropic/claude-sonnet-4-5")
 
 
 def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue):
-    out = run_flue("-p", "spend", "--model", "openai/my-local-model", "--output-format", "json",
-                   "--max-budget-usd", "1", timeout=120)
+    out = run_flue(
+        "-p",
+        "spend",
+        "--model",
+        "openai/my-local-model",
+        "--output-format",
+        "json",
+        "--max-budget-usd",
+        "1",
+        timeout=120,
+    )
     assert out.code == 2 and len(fakellm.requests) == 0
     assert "--max-budget-usd needs a price for openai/my-local-model" in out.stderr
     assert json.loads(out.stdout)["is_error"] is True

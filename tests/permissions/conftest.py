@@ -36,8 +36,9 @@ class ScriptedAsker:
         return self.answers.pop(0)
 
 
-async def run_calls(tool_list: list[Any], policy: PermissionPolicy | None, *calls: tuple[str, dict[str, Any]],
-                    cwd: str = ".") -> list[Any]:
+async def run_calls(
+    tool_list: list[Any], policy: PermissionPolicy | None, *calls: tuple[str, dict[str, Any]], cwd: str = "."
+) -> list[Any]:
     """Run the calls as one model turn's batch; returns the ToolResultMessages in call order."""
     session = Session(model=None, tools=tool_list, cwd=cwd)  # type: ignore[arg-type]  # no model turn here
     session.before_tool = policy

@@ -12,13 +12,24 @@ from tests.fakellm import Call, Turn
 
 def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_path):
     (tmp_path / "a.txt").write_text("one\n")
-    calls = [Call("write", {"path": "new.txt", "content": "x"}, id="w1"),
-             Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"}, id="e1"),
-             Call("bash", {"command": "touch made"}, id="b1"),
-             Call("read", {"path": "a.txt"}, id="r1")]
+    calls = [
+        Call("write", {"path": "new.txt", "content": "x"}, id="w1"),
+        Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"}, id="e1"),
+        Call("bash", {"command": "touch made"}, id="b1"),
+        Call("read", {"path": "a.txt"}, id="r1"),
+    ]
     fakellm.script([Turn(calls=calls), Turn(text="Nothing was allowed.")])
-    out = run_flue("-p", "change things", "--model", "openai/fake", "--permission-mode", "ask",
-                   "--output-format", "json", timeout=90)
+    out = run_flue(
+        "-p",
+        "change things",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "ask",
+        "--output-format",
+        "json",
+        timeout=90,
+    )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["result"] == "Nothing was allowed." and result["is_error"] is False
@@ -28,9 +39,12 @@ def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_
         {"tool_name": "bash", "tool_use_id": "b1", "tool_input": {"command": "touch made"}},
     ]
     tool_messages = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
-    assert tool_messages == {"w1": NO_ASK_TEXT.format(tool="write", mode="ask"),
-                             "e1": NO_ASK_TEXT.format(tool="edit", mode="ask"),
-                             "b1": NO_ASK_TEXT.format(tool="bash", mode="ask"), "r1": "one\n"}
+    assert tool_messages == {
+        "w1": NO_ASK_TEXT.format(tool="write", mode="ask"),
+        "e1": NO_ASK_TEXT.format(tool="edit", mode="ask"),
+        "b1": NO_ASK_TEXT.format(tool="bash", mode="ask"),
+        "r1": "one\n",
+    }
     assert (tmp_path / "a.txt").read_text() == "one\n"
     assert not (tmp_path / "new.txt").exists() and not (tmp_path / "made").exists()
 
@@ -39,12 +53,27 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
     ws = tmp_path / "ws"
     ws.mkdir()
     (tmp_path / "secret.txt").write_text("secret\n")
-    calls = [Call("read", {"path": "../secret.txt"}, id="c1"), Call("bash", {"command": "reboot"}, id="c2"),
-             Call("bash", {"command": "git push origin main"}, id="c3"),
-             Call("bash", {"command": "echo reboot > note.txt && cat note.txt"}, id="c4")]
+    calls = [
+        Call("read", {"path": "../secret.txt"}, id="c1"),
+        Call("bash", {"command": "reboot"}, id="c2"),
+        Call("bash", {"command": "git push origin main"}, id="c3"),
+        Call("bash", {"command": "echo reboot > note.txt && cat note.txt"}, id="c4"),
+    ]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--sandbox", "workspace", "--output-format", "events",
-                   "--disallowed-tools", "bash(git push *)", cwd=ws, timeout=180)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--sandbox",
+        "workspace",
+        "--output-format",
+        "events",
+        "--disallowed-tools",
+        "bash(git push *)",
+        cwd=ws,
+        timeout=180,
+    )
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["permissionMode"] == "yolo"
@@ -52,8 +81,9 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
     assert [d["tool_use_id"] for d in result["permission_denials"]] == ["c1", "c2", "c3"]
     texts = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
     assert texts["c1"] == "path escapes workspace boundary: ../secret.txt"
-    assert texts["c2"] == ('Command blocked by workspace sandbox rule "system-control": system control command '
-                           "detected. Nothing was run.")
+    assert texts["c2"] == (
+        'Command blocked by workspace sandbox rule "system-control": system control command detected. Nothing was run.'
+    )
     assert texts["c3"] == 'Permission denied: bash is blocked by the rule "bash(git push *)".'
     assert texts["c4"] == "reboot"
     bwrap, why = detect()
@@ -67,5 +97,6 @@ def test_bad_rules_and_tables_stop_before_the_run(run_flue, tmp_path, _isolated_
     config.write_text('[permissions]\nallow = "bash"\n')
     bad_table = run_flue("-p", "go", "--model", "openai/fake", env=None)
     assert bad_table.code == 2  # a configuration error, like a bad flag
-    assert bad_table.stderr == (f"flue: {config}: [permissions] allow must be a list of strings, "
-                                'e.g. allow = ["bash(git *)"]\n')
+    assert bad_table.stderr == (
+        f'flue: {config}: [permissions] allow must be a list of strings, e.g. allow = ["bash(git *)"]\n'
+    )

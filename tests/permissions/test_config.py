@@ -34,17 +34,18 @@ def test_defaults_depend_on_the_front_end(tmp_path):
 
 
 def test_files_merge_and_flags_win(tmp_path, _isolated_home):
-    _user(_isolated_home,
-          '[permissions]\nmode = "accept-edits"\nallow = ["bash(git *)"]\ndeny = ["bash(rm *)"]\n')
+    _user(_isolated_home, '[permissions]\nmode = "accept-edits"\nallow = ["bash(git *)"]\ndeny = ["bash(rm *)"]\n')
     _project(tmp_path, '[other]\nx = 1\n[permissions]\nmode = "plan"\nallow = ["bash(make *)"]\n')
     # The project's allow rule waits until the directory is trusted (tests/security/test_project_trust.py).
     held = load_config(str(tmp_path))
-    assert held.mode == "plan" and held.allow == ["bash(git *)"] and [h.key for h in held.held] == [
-        "[permissions] allow"]
+    assert (
+        held.mode == "plan" and held.allow == ["bash(git *)"] and [h.key for h in held.held] == ["[permissions] allow"]
+    )
     conf = load_config(str(tmp_path), trusted=True)
     assert conf.mode == "plan" and conf.allow == ["bash(git *)", "bash(make *)"] and conf.deny == ["bash(rm *)"]
-    policy = build_policy(_settings(tmp_path, interactive=True, allowed_tools=["read"],
-                                    disallowed_tools=["write"]), conf)
+    policy = build_policy(
+        _settings(tmp_path, interactive=True, allowed_tools=["read"], disallowed_tools=["write"]), conf
+    )
     assert policy.mode == "plan"
     assert [r.text for r in policy.allow] == ["bash(git *)", "bash(make *)", "read"]
     assert [r.text for r in policy.deny] == ["bash(rm *)", "write"]
@@ -60,17 +61,20 @@ def test_a_project_file_cannot_turn_approvals_off(tmp_path, _isolated_home):
     assert load_config(str(tmp_path)).mode == "yolo"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[permissions]\nmode = "sometimes"\n', r"\[permissions\] mode must be one of ask, accept-edits, plan, yolo"),
-    ('[permissions]\nallow = "bash"\n', r"\[permissions\] allow must be a list of strings"),
-    ('[permissions]\ndeny = [1, 2]\n', r"\[permissions\] deny must be a list of strings"),
-    ('[permissions]\nallow = ["bash(git *"]\n', r'\[permissions\] allow: Invalid permission rule "bash\(git \*"'),
-    ('[permissions]\nblocklist = ["(unclosed"]\n', r"\[permissions\] blocklist: bad regex '\(unclosed'"),
-    ('[permissions]\ndefault_blocklist = "no"\n', r"\[permissions\] default_blocklist must be true or false"),
-    ('[permissions]\nalow = ["read"]\n', r"unknown key \[permissions\] alow"),
-    ('permissions = "all"\n', r"permissions must be a table"),
-    ('[permissions\n', r"invalid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[permissions]\nmode = "sometimes"\n', r"\[permissions\] mode must be one of ask, accept-edits, plan, yolo"),
+        ('[permissions]\nallow = "bash"\n', r"\[permissions\] allow must be a list of strings"),
+        ("[permissions]\ndeny = [1, 2]\n", r"\[permissions\] deny must be a list of strings"),
+        ('[permissions]\nallow = ["bash(git *"]\n', r'\[permissions\] allow: Invalid permission rule "bash\(git \*"'),
+        ('[permissions]\nblocklist = ["(unclosed"]\n', r"\[permissions\] blocklist: bad regex '\(unclosed'"),
+        ('[permissions]\ndefault_blocklist = "no"\n', r"\[permissions\] default_blocklist must be true or false"),
+        ('[permissions]\nalow = ["read"]\n', r"unknown key \[permissions\] alow"),
+        ('permissions = "all"\n', r"permissions must be a table"),
+        ("[permissions\n", r"invalid TOML"),
+    ],
+)
 def test_bad_tables_name_the_file_and_key(tmp_path, _isolated_home, text, message):
     path = _user(_isolated_home, text)
     with pytest.raises(ConfigError, match=rf"^{path}: .*{message}|^{path}: {message}"):

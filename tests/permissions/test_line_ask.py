@@ -7,8 +7,17 @@ import io
 from flue_tui.permissions.asking import ask_on_terminal
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 
-REQUEST = ApprovalRequest("bash", "c1", {"command": "git status"}, "execute", "ask", "Run command", "git status",
-                          "command", ("bash(git status *)",))
+REQUEST = ApprovalRequest(
+    "bash",
+    "c1",
+    {"command": "git status"},
+    "execute",
+    "ask",
+    "Run command",
+    "git status",
+    "command",
+    ("bash(git status *)",),
+)
 
 
 async def _answer(monkeypatch, capsys, stdin: str) -> tuple[Approval, str]:

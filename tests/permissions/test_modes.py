@@ -25,8 +25,14 @@ ARGS = {
 }
 EXPECTED = {
     "ask": {"read": "allow", "grep": "allow", "glob": "allow", "write": "ask", "edit": "ask", "bash": "ask"},
-    "accept-edits": {"read": "allow", "grep": "allow", "glob": "allow", "write": "allow", "edit": "allow",
-                     "bash": "ask"},
+    "accept-edits": {
+        "read": "allow",
+        "grep": "allow",
+        "glob": "allow",
+        "write": "allow",
+        "edit": "allow",
+        "bash": "ask",
+    },
     "plan": {"read": "allow", "grep": "allow", "glob": "allow", "write": "deny", "edit": "deny", "bash": "deny"},
     "yolo": {"read": "allow", "grep": "allow", "glob": "allow", "write": "allow", "edit": "allow", "bash": "allow"},
 }
@@ -45,23 +51,33 @@ def test_mode_decisions(mode, tool_name, tools, tmp_path):
 async def test_plan_mode_refuses_with_a_clear_text_and_touches_nothing(tools, tmp_path):
     (tmp_path / "a.txt").write_text("one\n")
     policy = PermissionPolicy(mode="plan", root=str(tmp_path))
-    results = await run_calls(list(tools.values()), policy, ("read", ARGS["read"]), ("write", ARGS["write"]),
-                              ("edit", ARGS["edit"]), ("bash", {"command": "touch made"}))
+    results = await run_calls(
+        list(tools.values()),
+        policy,
+        ("read", ARGS["read"]),
+        ("write", ARGS["write"]),
+        ("edit", ARGS["edit"]),
+        ("bash", {"command": "touch made"}),
+    )
     assert [r.is_error for r in results] == [False, True, True, True]
-    assert results[1].text == ("Permission denied: plan mode is read-only, so write cannot run. Describe the "
-                               "change or the command you would make instead.")
+    assert results[1].text == (
+        "Permission denied: plan mode is read-only, so write cannot run. Describe the "
+        "change or the command you would make instead."
+    )
     assert (tmp_path / "a.txt").read_text() == "one\n"
     assert not (tmp_path / "new.txt").exists() and not (tmp_path / "made").exists()
 
 
 async def test_without_an_asker_ask_becomes_a_logged_denial(tools, tmp_path):
     policy = PermissionPolicy(mode="ask", root=str(tmp_path))  # print mode: nobody to ask
-    results = await asyncio.wait_for(run_calls(list(tools.values()), policy, ("bash", {"command": "touch made"}),
-                                               ("glob", {"pattern": "*"})), 5)
+    results = await asyncio.wait_for(
+        run_calls(list(tools.values()), policy, ("bash", {"command": "touch made"}), ("glob", {"pattern": "*"})), 5
+    )
     assert results[0].is_error and results[0].text == NO_ASK_TEXT.format(tool="bash", mode="ask")
     assert not results[1].is_error
     assert [d.to_dict() for d in policy.denials] == [
-        {"tool_name": "bash", "tool_use_id": results[0].tool_call_id, "tool_input": {"command": "touch made"}}]
+        {"tool_name": "bash", "tool_use_id": results[0].tool_call_id, "tool_input": {"command": "touch made"}}
+    ]
     assert not (tmp_path / "made").exists()
 
 
@@ -86,8 +102,9 @@ def test_allow_rules_skip_the_question_but_must_cover_every_command(tools, tmp_p
 
 
 def test_deny_beats_allow_and_plan_beats_allow(tools, tmp_path):
-    policy = PermissionPolicy(mode="ask", root=str(tmp_path), allow=parse_rules(["bash"]),
-                              deny=parse_rules(["bash(rm *)"]))
+    policy = PermissionPolicy(
+        mode="ask", root=str(tmp_path), allow=parse_rules(["bash"]), deny=parse_rules(["bash(rm *)"])
+    )
     assert policy.decide("bash", {"command": "ls && sudo rm -rf x"}, tools["bash"]).verdict == "deny"
     policy.set_mode("plan")
     assert policy.decide("bash", {"command": "ls"}, tools["bash"]).verdict == "deny"
@@ -96,8 +113,9 @@ def test_deny_beats_allow_and_plan_beats_allow(tools, tmp_path):
 async def test_allow_once_runs_and_asks_again_next_time(tools, tmp_path):
     asker = ScriptedAsker(Approval("once"), Approval("once"))
     policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
-    results = await run_calls(list(tools.values()), policy, ("bash", {"command": "echo one"}),
-                              ("bash", {"command": "echo two"}))
+    results = await run_calls(
+        list(tools.values()), policy, ("bash", {"command": "echo one"}), ("bash", {"command": "echo two"})
+    )
     assert [r.text for r in results] == ["one", "two"]
     assert [r.body for r in asker.requests] == ["echo one", "echo two"]
     request = asker.requests[0]
@@ -109,8 +127,13 @@ async def test_allow_once_runs_and_asks_again_next_time(tools, tmp_path):
 async def test_allow_for_session_remembers_the_command_prefix(tools, tmp_path):
     asker = ScriptedAsker(Approval("session"), Approval("deny"))
     policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
-    results = await run_calls(list(tools.values()), policy, ("bash", {"command": "git status"}),
-                              ("bash", {"command": "git status --short"}), ("bash", {"command": "git push"}))
+    results = await run_calls(
+        list(tools.values()),
+        policy,
+        ("bash", {"command": "git status"}),
+        ("bash", {"command": "git status --short"}),
+        ("bash", {"command": "git push"}),
+    )
     assert len(asker.requests) == 2  # the second git status ran without a question
     assert asker.requests[1].body == "git push"
     assert [r.is_error for r in results] == [False, False, True]
@@ -143,10 +166,12 @@ async def test_write_request_shows_the_diff_against_the_current_file(tools, tmp_
 async def test_deny_with_a_note_tells_the_model_why(tools, tmp_path):
     asker = ScriptedAsker(Approval("deny", note="use the Makefile target instead"), Approval("deny"))
     policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
-    results = await run_calls(list(tools.values()), policy, ("bash", {"command": "touch made"}),
-                              ("write", ARGS["write"]))
+    results = await run_calls(
+        list(tools.values()), policy, ("bash", {"command": "touch made"}), ("write", ARGS["write"])
+    )
     assert results[0].is_error and results[0].text == (
-        "Permission denied: the user refused this bash call. Their note: use the Makefile target instead")
+        "Permission denied: the user refused this bash call. Their note: use the Makefile target instead"
+    )
     assert results[1].text == "Permission denied: the user refused this write call."
     assert not (tmp_path / "made").exists() and not (tmp_path / "new.txt").exists()
     assert [d.tool_name for d in policy.denials] == ["bash", "write"]
@@ -167,8 +192,9 @@ async def test_concurrent_questions_are_asked_one_at_a_time(tools, tmp_path):
         return Approval("session")
 
     policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=slow_asker)
-    answers = await asyncio.gather(*(policy("bash", {"command": c}, tools["bash"], f"c{i}")
-                                     for i, c in enumerate(["ls a", "ls b", "pwd"])))
+    answers = await asyncio.gather(
+        *(policy("bash", {"command": c}, tools["bash"], f"c{i}") for i, c in enumerate(["ls a", "ls b", "pwd"]))
+    )
     assert answers == [None, None, None]
     assert peak == 1
     assert seen == ["ls a", "pwd"]  # the session answer for `ls` settled "ls b" without a question

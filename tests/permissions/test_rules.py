@@ -32,22 +32,29 @@ def test_malformed_rules_are_refused_by_name(bad):
 
 def test_rule_lists_split_on_commas_and_spaces_outside_parentheses():
     assert split_rule_list("read,bash(git *)  Edit, bash(npm run test:*)") == [
-        "read", "bash(git *)", "Edit", "bash(npm run test:*)"]
+        "read",
+        "bash(git *)",
+        "Edit",
+        "bash(npm run test:*)",
+    ]
     assert [r.tool for r in parse_rules(["read grep", "glob"])] == ["read", "grep", "glob"]
 
 
 # The shell parser lists every simple command with its words after quote removal (an expansion
 # keeps its text); the order is the parse tree's, outer command first.
-@pytest.mark.parametrize(("command", "segments"), [
-    ("git status", ["git status"]),
-    ("git add . && git commit -m 'a; b' || echo failed", ["git add .", "git commit -m a; b", "echo failed"]),
-    ('echo "$(rm -rf a; ls)" done', ['echo $(rm -rf a; ls) done', "rm -rf a", "ls"]),
-    ("git log `whoami`", ["git log `whoami`", "whoami"]),
-    ("(cd sub && make) | tee log", ["cd sub", "make", "tee log"]),
-    ("echo 'literal $(not run)'", ["echo literal $(not run)"]),
-    ("a\\;b", ["a;b"]),
-    ("ls\npwd", ["ls", "pwd"]),
-])
+@pytest.mark.parametrize(
+    ("command", "segments"),
+    [
+        ("git status", ["git status"]),
+        ("git add . && git commit -m 'a; b' || echo failed", ["git add .", "git commit -m a; b", "echo failed"]),
+        ('echo "$(rm -rf a; ls)" done', ["echo $(rm -rf a; ls) done", "rm -rf a", "ls"]),
+        ("git log `whoami`", ["git log `whoami`", "whoami"]),
+        ("(cd sub && make) | tee log", ["cd sub", "make", "tee log"]),
+        ("echo 'literal $(not run)'", ["echo literal $(not run)"]),
+        ("a\\;b", ["a;b"]),
+        ("ls\npwd", ["ls", "pwd"]),
+    ],
+)
 def test_simple_commands(command, segments):
     assert [c.text for c in read_command(command).commands] == segments
 
@@ -98,6 +105,8 @@ def test_session_prefixes():
     assert prefix("echo hello") == "echo"
     assert prefix("git --no-pager log") == "git"
     assert session_rules_for("bash", "execute", {"command": "git add . && git commit -m x && git add y"}) == [
-        "bash(git add *)", "bash(git commit *)"]
+        "bash(git add *)",
+        "bash(git commit *)",
+    ]
     assert session_rules_for("write", "edit", {"path": "x"}) == ["write", "edit"]
     assert session_rules_for("mystery", "other", {}) == ["mystery"]

@@ -13,23 +13,32 @@ from tests.fakellm import Call, Turn
 
 async def test_a_sub_agent_never_waits_and_its_refusals_are_listed(fakellm, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    settings = Settings(model="openai/fake", api_base=fakellm.base_url, cwd=str(tmp_path), permission_mode="ask",
-                        retry_base_ms=5)
+    settings = Settings(
+        model="openai/fake", api_base=fakellm.base_url, cwd=str(tmp_path), permission_mode="ask", retry_base_ms=5
+    )
     session, _ = Runtime(settings).new_session()
     policy = policy_of(session)
     assert policy is not None and policy.mode == "ask" and policy.asker is None
-    fakellm.script([
-        Turn(calls=[Call("task", {"prompt": "create the file", "agent": "flue-general"}, id="parent_1")],
-             match=lambda body: len(body["messages"]) <= 2 and "create the file" not in str(body["messages"])),
-        Turn(calls=[Call("bash", {"command": "touch made"}, id="child_1")], match="create the file"),
-        Turn(text="I was not allowed to run it.", match="create the file"),
-        Turn(text="The sub-agent could not create it."),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                calls=[Call("task", {"prompt": "create the file", "agent": "flue-general"}, id="parent_1")],
+                match=lambda body: len(body["messages"]) <= 2 and "create the file" not in str(body["messages"]),
+            ),
+            Turn(calls=[Call("bash", {"command": "touch made"}, id="child_1")], match="create the file"),
+            Turn(text="I was not allowed to run it.", match="create the file"),
+            Turn(text="The sub-agent could not create it."),
+        ]
+    )
     result = await asyncio.wait_for(session.prompt("go"), 60)
     assert result.text == "The sub-agent could not create it."
     assert not (tmp_path / "made").exists()
     child_second = [r for r in fakellm.requests if "create the file" in str(r["messages"][1:2])][1]
-    assert child_second["messages"][-1] == {"role": "tool", "tool_call_id": "child_1",
-                                            "content": NO_ASK_TEXT.format(tool="bash", mode="ask")}
+    assert child_second["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "child_1",
+        "content": NO_ASK_TEXT.format(tool="bash", mode="ask"),
+    }
     assert [d.to_dict() for d in policy.denials] == [
-        {"tool_name": "bash", "tool_use_id": "child_1", "tool_input": {"command": "touch made"}}]
+        {"tool_name": "bash", "tool_use_id": "child_1", "tool_input": {"command": "touch made"}}
+    ]

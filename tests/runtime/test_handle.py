@@ -17,8 +17,14 @@ from tests.fakellm import Call, Turn
 
 def _handle(fakellm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **flags: object) -> SessionHandle:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), api_base=fakellm.base_url,
-                                 retry_base_ms=5, permission_mode="yolo", **flags)
+    settings = Settings.from_env(
+        model="openai/fake",
+        cwd=str(tmp_path),
+        api_base=fakellm.base_url,
+        retry_base_ms=5,
+        permission_mode="yolo",
+        **flags,
+    )
     return SessionHandle(settings, SessionOptions(db=str(tmp_path / "s.db")))
 
 

@@ -78,9 +78,7 @@ async def test_live_chunks_arrive_before_the_command_ends(sandbox):
     assert r == ExecResult("first\nthird\n", "second\n", 0)
     assert seen[0][1:] == ("stdout", "first\n")
     assert seen[0][0] < ended - 0.4
-    assert [(s, c) for _, s, c in seen] == [
-        ("stdout", "first\n"), ("stderr", "second\n"), ("stdout", "third\n")
-    ]
+    assert [(s, c) for _, s, c in seen] == [("stdout", "first\n"), ("stderr", "second\n"), ("stdout", "third\n")]
 
 
 async def test_multibyte_char_split_across_chunks(sandbox):
@@ -119,9 +117,7 @@ async def test_timeout_kills_the_process_tree(sandbox, tmp_path, kill_leftovers)
 async def test_sigkill_after_grace_when_sigterm_is_ignored(sandbox, tmp_path, kill_leftovers):
     pidfile = tmp_path / "pid"
     t0 = time.monotonic()
-    r = await sandbox.exec(
-        f"trap '' TERM; bash -c \"trap '' TERM; echo \\$\\$ > {pidfile}; sleep 30\"", timeout_ms=300
-    )
+    r = await sandbox.exec(f"trap '' TERM; bash -c \"trap '' TERM; echo \\$\\$ > {pidfile}; sleep 30\"", timeout_ms=300)
     took = time.monotonic() - t0
     kill_leftovers.append(read_pid(pidfile))
     assert r.exit_code == 124
@@ -164,7 +160,6 @@ async def test_task_cancel_kills_group(sandbox, tmp_path, kill_leftovers):
     with pytest.raises(asyncio.CancelledError):
         await task
     assert wait_dead(grandchild)
-
 
 
 async def test_200mb_output_is_capped_with_bounded_memory(sandbox):

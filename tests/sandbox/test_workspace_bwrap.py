@@ -91,7 +91,9 @@ async def test_network_is_off_unless_allowed(tmp_path, listener, allow):
     sandbox = WorkspaceSandbox(str(tmp_path), root=str(tmp_path), bwrap=bwrap)
     # bash's /dev/tcp, not a Python probe: the box's private /tmp hides a checkout (and its venv)
     # that lives under /tmp, and a probe that cannot start would pass the "network off" case falsely.
-    text = await _bash(sandbox, f"(exec 3<>/dev/tcp/127.0.0.1/{listener}) 2>/dev/null && echo connected || echo refused")
+    text = await _bash(
+        sandbox, f"(exec 3<>/dev/tcp/127.0.0.1/{listener}) 2>/dev/null && echo connected || echo refused"
+    )
     assert text == ("connected" if allow else "refused"), text
 
 
@@ -110,8 +112,10 @@ def test_without_bwrap_one_notice_says_only_the_checks_apply(tmp_path, monkeypat
     make_sandbox(settings, str(tmp_path), notices)
     assert isinstance(first, WorkspaceSandbox) and first.bwrap is None
     assert notices == [NO_BWRAP_NOTICE.format(reason="bubblewrap (bwrap) is not installed")]
-    assert notices[0] == ("--sandbox workspace: bubblewrap (bwrap) is not installed, so bash is not isolated; only "
-                          "the path and command checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)")
+    assert notices[0] == (
+        "--sandbox workspace: bubblewrap (bwrap) is not installed, so bash is not isolated; only "
+        "the path and command checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)"
+    )
 
 
 def test_local_stays_flue_behaviour(tmp_path):

@@ -41,8 +41,17 @@ def tools(layout: Path) -> dict:
 
 
 def _escapes(layout: Path) -> list[str]:
-    return ["../outside/secret.txt", "sub/../../outside/secret.txt", str(layout.parent / "outside" / "secret.txt"),
-            "/etc/passwd", "out/secret.txt", "secret-link.txt", "loop-a", "loop-a/x", ".."]
+    return [
+        "../outside/secret.txt",
+        "sub/../../outside/secret.txt",
+        str(layout.parent / "outside" / "secret.txt"),
+        "/etc/passwd",
+        "out/secret.txt",
+        "secret-link.txt",
+        "loop-a",
+        "loop-a/x",
+        "..",
+    ]
 
 
 CALLS = {
@@ -75,10 +84,16 @@ async def test_a_dangling_link_to_outside_cannot_be_written_through(layout, tool
 
 async def test_inside_paths_work_absolute_and_through_inner_links(layout, tools):
     policy = PermissionPolicy(mode="yolo", root=str(layout), guard=WorkspaceGuard(str(layout)))
-    results = await run_calls(list(tools.values()), policy, ("read", {"path": str(layout / "a.txt")}),
-                              ("read", {"path": "in/b.txt"}), ("read", {"path": "sub/../a.txt"}),
-                              ("write", {"path": "new/dir/c.txt", "content": "c\n"}),
-                              ("grep", {"pattern": "two", "path": "in/"}), ("glob", {"pattern": "*.txt"}))
+    results = await run_calls(
+        list(tools.values()),
+        policy,
+        ("read", {"path": str(layout / "a.txt")}),
+        ("read", {"path": "in/b.txt"}),
+        ("read", {"path": "sub/../a.txt"}),
+        ("write", {"path": "new/dir/c.txt", "content": "c\n"}),
+        ("grep", {"pattern": "two", "path": "in/"}),
+        ("glob", {"pattern": "*.txt"}),
+    )
     assert [r.is_error for r in results] == [False] * 6, [r.text for r in results]
     assert results[0].text == "one\n" and results[1].text == "two\n"
     assert (layout / "new" / "dir" / "c.txt").read_text() == "c\n"
@@ -119,4 +134,3 @@ def test_a_task_cannot_be_started_outside_the_workspace(layout):
         runtime._make_child(parent, agent, "../outside")
     child = runtime._make_child(parent, agent, "sub")
     assert child.cwd == str(layout / "sub") and child.before_tool is parent.before_tool
-

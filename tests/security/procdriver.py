@@ -35,9 +35,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def start(mode: str, cwd: Path, command: str, env: dict[str, str]) -> subprocess.Popen[str]:
     """Start the stand-in; its first stdout line is {"pid": ...}, its last the command's output."""
-    return subprocess.Popen([sys.executable, "-c", _DRIVER, mode, str(cwd), command], cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _DRIVER, mode, str(cwd), command],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def run(mode: str, cwd: Path, command: str, env: dict[str, str], timeout: float = 120) -> tuple[dict, dict]:

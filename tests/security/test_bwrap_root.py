@@ -18,14 +18,14 @@ from tests.sandbox.test_workspace_bwrap import _bash
 
 BWRAP, WHY_NOT = detect(network=False)
 needs_root_bwrap = pytest.mark.skipif(
-    BWRAP is None or os.geteuid() != 0,
-    reason=f"needs root and a working bubblewrap ({WHY_NOT or 'not root'})")
+    BWRAP is None or os.geteuid() != 0, reason=f"needs root and a working bubblewrap ({WHY_NOT or 'not root'})"
+)
 
 
 def test_the_box_drops_capabilities_and_has_its_own_pid_namespace():
     argv = Bwrap("/usr/bin/bwrap").argv(("/ws",), "/ws", "/bin/bash", "true")
-    flags = argv[:argv.index("--")]
-    assert flags[flags.index("--cap-drop"):flags.index("--cap-drop") + 2] == ["--cap-drop", "ALL"]
+    flags = argv[: argv.index("--")]
+    assert flags[flags.index("--cap-drop") : flags.index("--cap-drop") + 2] == ["--cap-drop", "ALL"]
     for flag in ("--unshare-pid", "--unshare-user-try", "--die-with-parent", "--unshare-net"):
         assert flag in flags
     # /proc is mounted after the PID namespace exists, so it is the box's own.
@@ -46,11 +46,15 @@ def host_dirs():
 async def test_root_cannot_remount_or_write_outside(host_dirs):
     sandbox = WorkspaceSandbox(str(host_dirs / "ws"), root=str(host_dirs / "ws"), bwrap=BWRAP)
     target = host_dirs / "outside" / "pwned"
-    text = await _bash(sandbox, (
-        "mount -o remount,rw / 2>/dev/null && echo REMOUNTED; "
-        f"echo pwned > {target} 2>/dev/null && echo WROTE; "
-        "command -v unshare >/dev/null && unshare -Urm sh -c 'mount -o remount,rw / && echo REMOUNTED' 2>/dev/null; "
-        "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status; echo inside > made.txt; echo end"))
+    text = await _bash(
+        sandbox,
+        (
+            "mount -o remount,rw / 2>/dev/null && echo REMOUNTED; "
+            f"echo pwned > {target} 2>/dev/null && echo WROTE; "
+            "command -v unshare >/dev/null && unshare -Urm sh -c 'mount -o remount,rw / && echo REMOUNTED' 2>/dev/null; "
+            "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status; echo inside > made.txt; echo end"
+        ),
+    )
     assert "REMOUNTED" not in text and "WROTE" not in text
     assert not target.exists()
     assert text.count("0000000000000000") == 3  # effective, permitted and bounding sets are empty
@@ -60,8 +64,11 @@ async def test_root_cannot_remount_or_write_outside(host_dirs):
 @needs_root_bwrap
 async def test_root_sees_only_the_box_in_proc(host_dirs):
     sandbox = WorkspaceSandbox(str(host_dirs / "ws"), root=str(host_dirs / "ws"), bwrap=BWRAP)
-    text = await _bash(sandbox, "ls /proc | grep -c '^[0-9]'; cat /proc/1/comm; "
-                                f"test -e /proc/{os.getpid()}/environ && echo HOST_VISIBLE; echo end")
+    text = await _bash(
+        sandbox,
+        "ls /proc | grep -c '^[0-9]'; cat /proc/1/comm; "
+        f"test -e /proc/{os.getpid()}/environ && echo HOST_VISIBLE; echo end",
+    )
     count, init, *rest = text.splitlines()
     assert int(count) < 10 and init == "bwrap" and "HOST_VISIBLE" not in rest
 
@@ -83,7 +90,8 @@ def host_socket():
 @pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable here: {WHY_NOT}")
 async def test_host_service_sockets_are_out_of_reach(host_dirs, host_socket):
     sandbox = WorkspaceSandbox(str(host_dirs / "ws"), root=str(host_dirs / "ws"), bwrap=BWRAP)
-    text = await _bash(sandbox, f"test -S {host_socket} && echo REACHABLE; "
-                                "test -r /etc/resolv.conf && echo DNS; echo end")
+    text = await _bash(
+        sandbox, f"test -S {host_socket} && echo REACHABLE; test -r /etc/resolv.conf && echo DNS; echo end"
+    )
     assert "REACHABLE" not in text
     assert ("DNS" in text) == os.access("/etc/resolv.conf", os.R_OK)  # name resolution still configured

@@ -50,15 +50,19 @@ def test_cwd_that_is_a_file_is_called_what_it_is(tmp_path, capsys):
     assert capsys.readouterr().err == f"flue: Working directory does not exist: {tmp_path / 'nope'}\n"
 
 
-@pytest.mark.parametrize(("config", "message"), [
-    # Read while settings are layered (cli.py) ...
-    ("model = 3\n", "model must be a string"),
-    # ... and while the run is wired (runtime.py): both used to differ in exit code and output.
-    ('[permissions]\nallow = "bash"\n', "[permissions] allow must be a list of strings"),
-])
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        # Read while settings are layered (cli.py) ...
+        ("model = 3\n", "model must be a string"),
+        # ... and while the run is wired (runtime.py): both used to differ in exit code and output.
+        ('[permissions]\nallow = "bash"\n', "[permissions] allow must be a list of strings"),
+    ],
+)
 @pytest.mark.parametrize("fmt", ["json", "stream-json"])
-def test_every_configuration_error_exits_2_with_the_result_object(_isolated_home, tmp_path, capsys,
-                                                                  config, message, fmt):
+def test_every_configuration_error_exits_2_with_the_result_object(
+    _isolated_home, tmp_path, capsys, config, message, fmt
+):
     (_isolated_home / "config.toml").write_text(config)
     code = main(["-p", "hi", *MODEL, "--cwd", str(tmp_path), "--output-format", fmt])
     out = capsys.readouterr()
@@ -80,23 +84,33 @@ def test_non_utf8_config_file_is_one_line(tmp_path, capsys):
     assert _result(out.out)["is_error"] is True
 
 
-def _flue(args: list[str | bytes], env: dict[str, str], cwd: Path, stdin: bytes | None = None
-          ) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "flue_tui", *args], input=stdin,
-                          stdin=None if stdin is not None else subprocess.DEVNULL,
-                          capture_output=True, cwd=cwd, env=env, timeout=120)
+def _flue(
+    args: list[str | bytes], env: dict[str, str], cwd: Path, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "flue_tui", *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_non_utf8_prompt_bytes_are_refused_with_where_they_are(flue_env, tmp_path, fakellm):
     argv = _flue(["-p", b"caf\xe9 au lait", *MODEL, "--output-format", "json"], flue_env, tmp_path)
     assert argv.returncode == 2, argv.stderr
-    assert argv.stderr.decode() == ("flue: The prompt is not UTF-8 text (byte 0xe9 at offset 3); convert it "
-                                    "first, e.g. with iconv -t UTF-8.\n")
+    assert argv.stderr.decode() == (
+        "flue: The prompt is not UTF-8 text (byte 0xe9 at offset 3); convert it first, e.g. with iconv -t UTF-8.\n"
+    )
     assert _result(argv.stdout.decode())["is_error"] is True
     piped = _flue(["-p", *MODEL], flue_env, tmp_path, stdin=b"na\xefve question")
     assert piped.returncode == 2
-    assert piped.stderr.decode() == ("flue: The prompt on stdin is not UTF-8 text (byte 0xef at offset 2); "
-                                     "convert it first, e.g. with iconv -t UTF-8.\n")
+    assert piped.stderr.decode() == (
+        "flue: The prompt on stdin is not UTF-8 text (byte 0xef at offset 2); "
+        "convert it first, e.g. with iconv -t UTF-8.\n"
+    )
     assert fakellm.requests == []  # nothing mangled was sent
 
 
@@ -126,13 +140,19 @@ async def test_a_killed_command_is_not_said_to_be_still_running(tmp_path):
 async def test_a_task_cwd_the_sandbox_refuses_is_a_permission_denial(tmp_path):
     settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), sandbox="workspace")
     session, _ = Runtime(settings).new_session()
-    call = ToolCall(id="call_t", name="task", arguments={"prompt": "look around", "agent": "flue-general",
-                                                          "cwd": "/etc"})
+    call = ToolCall(
+        id="call_t", name="task", arguments={"prompt": "look around", "agent": "flue-general", "cwd": "/etc"}
+    )
     [result] = await run_tool_batch(session, [call], AbortSignal())
     assert result.is_error and result.text == "path escapes workspace boundary: /etc"
     denials = [d.to_dict() for d in policy_of(session).denials]
-    assert denials == [{"tool_name": "task", "tool_use_id": "call_t",
-                        "tool_input": {"prompt": "look around", "agent": "flue-general", "cwd": "/etc"}}]
+    assert denials == [
+        {
+            "tool_name": "task",
+            "tool_use_id": "call_t",
+            "tool_input": {"prompt": "look around", "agent": "flue-general", "cwd": "/etc"},
+        }
+    ]
 
 
 @pytest.mark.parametrize("flag", ["--system-prompt-file", "--json-schema"])
@@ -143,6 +163,7 @@ def test_non_utf8_files_named_by_flags_are_one_line(tmp_path, capsys, flag):
     out = capsys.readouterr()
     assert code == 2
     what = "--json-schema file" if flag == "--json-schema" else flag
-    assert out.err == (f"flue: {what} {bad} is not UTF-8 text (byte 0xe9 at offset 14); convert it first, "
-                       "e.g. with iconv -t UTF-8.\n")
+    assert out.err == (
+        f"flue: {what} {bad} is not UTF-8 text (byte 0xe9 at offset 14); convert it first, e.g. with iconv -t UTF-8.\n"
+    )
     assert _result(out.out)["is_error"] is True

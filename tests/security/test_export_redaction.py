@@ -38,11 +38,21 @@ def leaked_session(tmp_path: Path, monkeypatch) -> tuple[Path, str]:
         store.create("ses_leak1", cwd=cwd, name="leak", title=f"about {SECRETS['ACCENT_SECRET']}")
         store.append("ses_leak1", user("my keys: " + " ".join(SECRETS.values())))
         raw_args = json.dumps({"command": f"echo {SECRETS['QUOTE_API_KEY']} {SECRETS['SLASH_TOKEN']}"})
-        store.append("ses_leak1", {
-            "role": "assistant", "text": "using " + SECRETS["ACCENT_SECRET"],
-            "thinking": "the key is\n" + SECRETS["LINES_KEY"],
-            "tool_calls": [{"id": "c1", "name": "bash", "arguments": json.loads(raw_args), "raw_arguments": raw_args}],
-            "stop_reason": "tool_calls", "error": None, "model": "openai/fake", "usage": None})
+        store.append(
+            "ses_leak1",
+            {
+                "role": "assistant",
+                "text": "using " + SECRETS["ACCENT_SECRET"],
+                "thinking": "the key is\n" + SECRETS["LINES_KEY"],
+                "tool_calls": [
+                    {"id": "c1", "name": "bash", "arguments": json.loads(raw_args), "raw_arguments": raw_args}
+                ],
+                "stop_reason": "tool_calls",
+                "error": None,
+                "model": "openai/fake",
+                "usage": None,
+            },
+        )
         store.append("ses_leak1", result("c1", SECRETS["QUOTE_API_KEY"] + "\n" + SECRETS["LINES_KEY"], name="bash"))
     return db, cwd
 
@@ -77,16 +87,34 @@ def test_the_apps_export_command_redacts_too(tmp_path, monkeypatch):
 
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
-    messages = [UserMessage(content="keys: " + " ".join(SECRETS.values())),
-                AssistantMessage(text=SECRETS["ACCENT_SECRET"], stop_reason="tool_calls",
-                                 tool_calls=[ToolCall(id="c1", name="bash", arguments={
-                                     "command": f"echo {SECRETS['QUOTE_API_KEY']} {SECRETS['SLASH_TOKEN']}"})]),
-                ToolResultMessage(tool_call_id="c1", tool_name="bash", text=SECRETS["LINES_KEY"])]
+    messages = [
+        UserMessage(content="keys: " + " ".join(SECRETS.values())),
+        AssistantMessage(
+            text=SECRETS["ACCENT_SECRET"],
+            stop_reason="tool_calls",
+            tool_calls=[
+                ToolCall(
+                    id="c1",
+                    name="bash",
+                    arguments={"command": f"echo {SECRETS['QUOTE_API_KEY']} {SECRETS['SLASH_TOKEN']}"},
+                )
+            ],
+        ),
+        ToolResultMessage(tool_call_id="c1", tool_name="bash", text=SECRETS["LINES_KEY"]),
+    ]
     path = str(tmp_path / "out.md")
-    write_markdown(path, lambda clean: unsaved_markdown("ses_x", str(tmp_path), "openai/fake",
-                                                        "leak " + SECRETS["ACCENT_SECRET"],
-                                                        [message_to_dict(m) for m in messages], (0, 0, 0, 0, 0.0),
-                                                        clean))
+    write_markdown(
+        path,
+        lambda clean: unsaved_markdown(
+            "ses_x",
+            str(tmp_path),
+            "openai/fake",
+            "leak " + SECRETS["ACCENT_SECRET"],
+            [message_to_dict(m) for m in messages],
+            (0, 0, 0, 0, 0.0),
+            clean,
+        ),
+    )
     out = Path(path).read_text(encoding="utf-8")
     for marker in MARKERS:
         assert marker not in out

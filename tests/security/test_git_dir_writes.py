@@ -45,9 +45,11 @@ def repo(tmp_path):
 
 def policies(root) -> list[PermissionPolicy]:
     rules = parse_rules(["write", "edit", "write(*)", "edit(.git/*)", "bash(echo *)"])
-    return [PermissionPolicy(mode="accept-edits", root=str(root)),
-            PermissionPolicy(mode="accept-edits", root=str(root), allow=rules),
-            PermissionPolicy(mode="ask", root=str(root), allow=rules)]
+    return [
+        PermissionPolicy(mode="accept-edits", root=str(root)),
+        PermissionPolicy(mode="accept-edits", root=str(root), allow=rules),
+        PermissionPolicy(mode="ask", root=str(root), allow=rules),
+    ]
 
 
 @pytest.mark.parametrize("call", WRITES, ids=[f"{n}:{a.get('path') or a['command']}" for n, a in WRITES])
@@ -63,10 +65,12 @@ def test_a_change_inside_git_always_asks(call, repo, tools):
 
 def test_ordinary_writes_are_unchanged(repo, tools):
     policy = PermissionPolicy(mode="accept-edits", root=str(repo), allow=parse_rules(["bash(echo *)"]))
-    for name, args in [("write", {"path": ".github/workflows/ci.yml", "content": "x"}),
-                       ("write", {"path": "src/git/config.py", "content": "x"}),
-                       ("write", {"path": ".gitignore", "content": "x"}),
-                       ("bash", {"command": "echo hi > notes.txt"})]:
+    for name, args in [
+        ("write", {"path": ".github/workflows/ci.yml", "content": "x"}),
+        ("write", {"path": "src/git/config.py", "content": "x"}),
+        ("write", {"path": ".gitignore", "content": "x"}),
+        ("bash", {"command": "echo hi > notes.txt"}),
+    ]:
         assert policy.decide(name, args, tools[name]).verdict == "allow", args
 
 
@@ -82,15 +86,29 @@ async def test_without_an_asker_the_change_is_refused_and_git_is_untouched(repo,
 def test_print_mode_in_accept_edits_refuses_a_git_config_write(fakellm, run_flue, tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("[core]\n")
-    calls = [Call("write", {"path": ".git/config", "content": HOOK}, id="w1"),
-             Call("write", {"path": "ok.txt", "content": "fine\n"}, id="w2")]
+    calls = [
+        Call("write", {"path": ".git/config", "content": HOOK}, id="w1"),
+        Call("write", {"path": "ok.txt", "content": "fine\n"}, id="w2"),
+    ]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--permission-mode", "accept-edits",
-                   "--allowed-tools", "write", "--output-format", "json", timeout=180)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "accept-edits",
+        "--allowed-tools",
+        "write",
+        "--output-format",
+        "json",
+        timeout=180,
+    )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["permission_denials"] == [
-        {"tool_name": "write", "tool_use_id": "w1", "tool_input": {"path": ".git/config", "content": HOOK}}]
+        {"tool_name": "write", "tool_use_id": "w1", "tool_input": {"path": ".git/config", "content": HOOK}}
+    ]
     assert (tmp_path / ".git" / "config").read_text() == "[core]\n" and (tmp_path / "ok.txt").exists()
     texts = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
     assert ".git directory" in texts["w1"]

@@ -43,10 +43,12 @@ def test_parse_bounds_depth_without_recursing():
 
 async def test_deep_call_is_a_tool_error_and_the_run_goes_on(fakellm, make_session, tmp_path):  # noqa: F811
     (tmp_path / "a.txt").write_text("hello\n")
-    fakellm.script([
-        Turn(calls=[Call("read", DEEP), Call("read", {"path": "a.txt"})]),
-        Turn(text="done"),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("read", DEEP), Call("read", {"path": "a.txt"})]),
+            Turn(text="done"),
+        ]
+    )
     store = SessionStore.open(tmp_path / "sessions.db")
     session = make_session([ReadTool(LocalSandbox(str(tmp_path)))])
     session.subscribe(Recorder(store, session_id=session.id, cwd=str(tmp_path), model="openai/fake", name="deep"))
@@ -66,8 +68,9 @@ async def test_deep_call_is_a_tool_error_and_the_run_goes_on(fakellm, make_sessi
 
 @pytest.mark.parametrize("fmt", ["json"])
 def test_cli_run_survives_deep_arguments(fakellm, run_flue, fmt):
-    fakellm.script([Turn(calls=[Call("bash", '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}")]),
-                    Turn(text="recovered")])
+    fakellm.script(
+        [Turn(calls=[Call("bash", '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}")]), Turn(text="recovered")]
+    )
     out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", fmt, timeout=120)
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout)["result"] == "recovered"

@@ -83,17 +83,25 @@ def _kill_and_check(flue: subprocess.Popen, tag: str) -> None:
 @linux_only
 def test_kill_9_of_flue_print_mode_takes_the_command_along(fakellm, flue_env, tmp_path, tag):
     fakellm.script([Turn(calls=[Call("bash", {"command": _command(tag)}, id="b1")]), Turn(text="done")])
-    flue = subprocess.Popen([sys.executable, "-m", "flue_tui", "-p", "wait", "--model", "openai/fake"],
-                            cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    flue = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "wait", "--model", "openai/fake"],
+        cwd=tmp_path,
+        env=flue_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     _kill_and_check(flue, tag)
 
 
 @linux_only
-@pytest.mark.parametrize("mode", [
-    "workspace-no-bwrap",
-    pytest.param("bwrap", marks=pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable: {WHY_NOT}")),
-])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "workspace-no-bwrap",
+        pytest.param("bwrap", marks=pytest.mark.skipif(BWRAP is None, reason=f"bubblewrap unusable: {WHY_NOT}")),
+    ],
+)
 def test_kill_9_in_workspace_mode(mode, tmp_path, tag):
     flue = procdriver.start(mode, tmp_path, _command(tag), dict(os.environ))
     _kill_and_check(flue, tag)

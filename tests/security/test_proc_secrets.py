@@ -26,7 +26,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/p
 BWRAP, WHY_NOT = detect()
 
 # The scanner gets the secret in two halves so that no process's command line holds it whole.
-SCANNER = r'''
+SCANNER = r"""
 import json, os, sys
 me, parent = os.getpid(), int(sys.argv[1])
 secret = (sys.argv[2] + sys.argv[3]).encode()
@@ -75,7 +75,7 @@ def scan_memory(pid):
 memory = scan_memory(parent)
 print(json.dumps({"leaks": leaks, "seen": seen, "memory": memory,
                   "parent_visible": os.path.exists(f"/proc/{parent}/cmdline")}))
-'''
+"""
 
 
 @pytest.fixture
@@ -84,8 +84,14 @@ def keyed(tmp_path):
     half1, half2 = secrets.token_hex(8), secrets.token_hex(8)
     token = half1 + half2
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN", "_SECRET"))}
-    env.update({"OPENAI_API_KEY": f"sk-{token}", "ANTHROPIC_API_KEY": f"sk-ant-{token}",
-                "AWS_SECRET_ACCESS_KEY": f"aws{token}", "GITHUB_TOKEN": f"ghp_{token}"})
+    env.update(
+        {
+            "OPENAI_API_KEY": f"sk-{token}",
+            "ANTHROPIC_API_KEY": f"sk-ant-{token}",
+            "AWS_SECRET_ACCESS_KEY": f"aws{token}",
+            "GITHUB_TOKEN": f"ghp_{token}",
+        }
+    )
     scanner = tmp_path / "scan.py"
     scanner.write_text(SCANNER)
     command = f"{shlex.quote(sys.executable)} -I -S {shlex.quote(str(scanner))} $PPID {half1} {half2}"

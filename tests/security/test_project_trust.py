@@ -50,16 +50,26 @@ def _settings(cwd: Path, **flags) -> Settings:
 
 # -- through the real CLI ---------------------------------------------------------------------------
 
+
 def _script(fakellm) -> None:
-    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]),
-                    Turn(text="done")])
+    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]), Turn(text="done")])
 
 
 def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, run_flue, tmp_path):
     repo = _repo(tmp_path / "repo")
     _script(fakellm)
-    out = run_flue("-p", "go", "--model", "openai/fake", "--permission-mode", "ask", "--output-format", "json",
-                   cwd=repo, timeout=120)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "ask",
+        "--output-format",
+        "json",
+        cwd=repo,
+        timeout=120,
+    )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)
     # The project's allow = ["bash"] did not apply: print mode refused the call instead of running it.
@@ -67,19 +77,33 @@ def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, run_flue, tm
     assert not (repo / "ran.txt").exists() and not (repo / "PWNED").exists()
     lines = out.stderr.splitlines()
     ignored = [ln for ln in lines if ln.startswith("Ignored from .flue/config.toml")]
-    assert ignored == ["Ignored from .flue/config.toml because you have not trusted this project: [env] FOO, "
-                       "[permissions] allow, [permissions] default_blocklist = false (trust it by answering yes "
-                       "when flue asks, or with --trust-project)."]
-    assert any(ln.startswith("Never taken from a project file: [env] BASH_ENV, LD_PRELOAD, GIT_CONFIG_COUNT ")
-               for ln in lines), out.stderr
+    assert ignored == [
+        "Ignored from .flue/config.toml because you have not trusted this project: [env] FOO, "
+        "[permissions] allow, [permissions] default_blocklist = false (trust it by answering yes "
+        "when flue asks, or with --trust-project)."
+    ]
+    assert any(
+        ln.startswith("Never taken from a project file: [env] BASH_ENV, LD_PRELOAD, GIT_CONFIG_COUNT ") for ln in lines
+    ), out.stderr
     assert "Traceback" not in out.stderr
 
 
 def test_trust_project_flag_applies_it_but_never_bash_env(fakellm, run_flue, tmp_path):
     repo = _repo(tmp_path / "repo")
     _script(fakellm)
-    out = run_flue("-p", "go", "--model", "openai/fake", "--permission-mode", "ask", "--output-format", "json",
-                   "--trust-project", cwd=repo, timeout=120)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "ask",
+        "--output-format",
+        "json",
+        "--trust-project",
+        cwd=repo,
+        timeout=120,
+    )
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout)["permission_denials"] == []
     assert (repo / "ran.txt").read_text() == "ran from-the-project\n"  # allow and [env] FOO applied
@@ -90,13 +114,18 @@ def test_trust_project_flag_applies_it_but_never_bash_env(fakellm, run_flue, tmp
 
 # -- in process: stored trust, changes, what always applies ---------------------------------------------
 
+
 def test_stored_trust_applies_and_lapses_when_the_file_changes(tmp_path):
     repo = _repo(tmp_path / "repo")
     s = _settings(repo, interactive=True)
     asked = pending(s)
     assert asked is not None and not asked.changed
-    assert [h.key for h in asked.held] == ["[env] FOO", "[permissions] allow", "[permissions] default_blocklist = false",
-                                           '[permissions] mode = "accept-edits"']
+    assert [h.key for h in asked.held] == [
+        "[env] FOO",
+        "[permissions] allow",
+        "[permissions] default_blocklist = false",
+        '[permissions] mode = "accept-edits"',
+    ]
     s = accept(s, asked)
     assert s.project_trusted and s.extra_env == {"FOO": "from-the-project"}
     conf = load_for(s)
@@ -112,7 +141,8 @@ def test_stored_trust_applies_and_lapses_when_the_file_changes(tmp_path):
     again = pending(s)
     assert again is not None and again.changed
     assert notices(s, load_for(s).held)[0].startswith(
-        "Ignored from .flue/config.toml because it changed since you trusted this project: ")
+        "Ignored from .flue/config.toml because it changed since you trusted this project: "
+    )
 
 
 def test_trust_is_keyed_by_the_real_directory(tmp_path):
@@ -135,7 +165,9 @@ def test_a_file_changed_while_the_user_was_asked_is_not_trusted(tmp_path):
 
 
 def test_what_tightens_always_applies(tmp_path):
-    repo = _repo(tmp_path / "repo", '[permissions]\nmode = "plan"\ndeny = ["bash(curl *)"]\nblocklist = ["terraform"]\n')
+    repo = _repo(
+        tmp_path / "repo", '[permissions]\nmode = "plan"\ndeny = ["bash(curl *)"]\nblocklist = ["terraform"]\n'
+    )
     s = _settings(repo, interactive=True)
     conf = load_for(s)
     assert (conf.mode, conf.deny, conf.blocklist, conf.held) == ("plan", ["bash(curl *)"], ["terraform"], [])
@@ -157,11 +189,38 @@ def test_the_user_file_may_set_what_a_project_file_may_not(tmp_path, _isolated_h
     assert s.extra_env == {"BASH_ENV": "/home/me/.bashenv"} and s.project_never == ["BASH_ENV"]
 
 
-@pytest.mark.parametrize("name", ["BASH_ENV", "ENV", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES",
-                                  "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "PYTHONSTARTUP",
-                                  "PYTHONPATH", "PERL5OPT", "NODE_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_KEY_0",
-                                  "GIT_EXTERNAL_DIFF", "BASH_FUNC_ls%%", "npm_config_script_shell", "HOME", "PAGER",
-                                  "GCONV_PATH", "OPENSSL_CONF", "PIP_INDEX_URL", "SHELL", "path"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "BASH_ENV",
+        "ENV",
+        "PATH",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "DYLD_INSERT_LIBRARIES",
+        "PROMPT_COMMAND",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "IFS",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PERL5OPT",
+        "NODE_OPTIONS",
+        "GIT_SSH_COMMAND",
+        "GIT_CONFIG_KEY_0",
+        "GIT_EXTERNAL_DIFF",
+        "BASH_FUNC_ls%%",
+        "npm_config_script_shell",
+        "HOME",
+        "PAGER",
+        "GCONV_PATH",
+        "OPENSSL_CONF",
+        "PIP_INDEX_URL",
+        "SHELL",
+        "path",
+    ],
+)
 def test_code_running_variables(name):
     assert runs_code(name)
 
@@ -175,7 +234,10 @@ def test_a_non_utf8_project_file_is_one_sentence(tmp_path):
     repo = tmp_path / "repo"
     (repo / ".flue").mkdir(parents=True)
     (repo / ".flue" / "config.toml").write_bytes(b'model = "caf\xe9"\n')
-    with pytest.raises(ConfigError, match=r"\.flue/config\.toml: not UTF-8 text \(byte 0x[0-9a-f]{2} on line \d+\); TOML files must be UTF-8$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"\.flue/config\.toml: not UTF-8 text \(byte 0x[0-9a-f]{2} on line \d+\); TOML files must be UTF-8$",
+    ):
         _settings(repo)
 
 
@@ -199,10 +261,13 @@ def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, 
     run_doctor(["--json", "--timeout", "1", "--model", "openai/fake", "--db", str(tmp_path / "s.db")])
     found = [c for c in json.loads(capsys.readouterr().out) if c["check"] == "trust"]
     assert found[0]["status"] == "ok" and found[0]["detail"].startswith(f"trusted {mine} (.flue/config.toml, since ")
-    assert found[1] == {"status": "warn", "check": "trust",
-                        "detail": ".flue/config.toml here is not trusted; ignored: [env] FOO, [permissions] allow, "
-                                  "[permissions] default_blocklist = false",
-                        "fix": "run flue here and answer yes, or pass --trust-project"}
+    assert found[1] == {
+        "status": "warn",
+        "check": "trust",
+        "detail": ".flue/config.toml here is not trusted; ignored: [env] FOO, [permissions] allow, "
+        "[permissions] default_blocklist = false",
+        "fix": "run flue here and answer yes, or pass --trust-project",
+    }
 
 
 def test_the_plain_front_end_asks_on_the_terminal(fakellm, run_flue, tmp_path):
@@ -225,8 +290,10 @@ def test_flue_trust_stores_lists_and_forgets(tmp_path, capsys, monkeypatch):
     assert main(["trust", str(repo)]) == 1  # no terminal to ask on, and no --yes
     assert "pass --yes" in capsys.readouterr().err and not _settings(repo).project_trusted
     assert main(["trust", str(repo), "--yes"]) == 0
-    assert capsys.readouterr().out == (f"Trusted {repo}/.flue/config.toml: [env] FOO, [permissions] allow, "
-                                       "[permissions] default_blocklist = false now apply.\n")
+    assert capsys.readouterr().out == (
+        f"Trusted {repo}/.flue/config.toml: [env] FOO, [permissions] allow, "
+        "[permissions] default_blocklist = false now apply.\n"
+    )
     assert _settings(repo).project_trusted
     assert main(["trust", "--list"]) == 0 and capsys.readouterr().out.startswith(f"{repo}  (.flue/config.toml, since ")
     assert main(["trust", "--forget", str(repo)]) == 0 and capsys.readouterr().out == f"Forgot {repo}.\n"

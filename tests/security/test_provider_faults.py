@@ -63,16 +63,22 @@ def test_a_finished_answer_reports_end_turn(fakellm, run_flue):
 
 def test_silence_after_headers_and_mid_stream_is_retried(fakellm, run_flue, flue_env):
     # The stand-ins would stay silent for a minute; the idle timeout gives up on each after 3 s.
-    fakellm.script([Turn(text="never seen", stall=60), Turn(text="half of it, then", stall=60, stall_after=2),
-                    Turn(text="recovered")])
+    fakellm.script(
+        [
+            Turn(text="never seen", stall=60),
+            Turn(text="half of it, then", stall=60, stall_after=2),
+            Turn(text="recovered"),
+        ]
+    )
     env = {**flue_env, "FLUE_IDLE_TIMEOUT": "3"}
     out = run_flue("-p", "hello", *MODEL, "--output-format", "events", env=env, timeout=50)
     events = _lines(out.stdout)
     assert out.code == 0, out.stderr
     retries = [e["attributes"] for e in events if e["type"] == "log" and "Retrying transient" in e["message"]]
     assert [r["attempt"] for r in retries] == [1, 2]
-    assert all(r["error"] == "The provider sent nothing for 3 s: the request timed out (idle timeout)."
-               for r in retries)
+    assert all(
+        r["error"] == "The provider sent nothing for 3 s: the request timed out (idle timeout)." for r in retries
+    )
     assert events[-1]["result"] == "recovered" and events[-1]["is_error"] is False
 
 
@@ -114,11 +120,14 @@ async def test_a_sub_agent_cut_at_the_limit_hands_back_its_text_and_says_so(fake
     from flue_tui.config.settings import Settings
     from flue_tui.runtime.wiring import Runtime
 
-    fakellm.script([Turn(calls=[Call("task", {"prompt": "dig in", "agent": "flue-general"})], match="go"),
-                    Turn(text="Found two of the", finish_reason="length", match="dig in"),
-                    Turn(text="ok", match="go")])
-    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), api_base=fakellm.base_url,
-                                 retry_base_ms=5)
+    fakellm.script(
+        [
+            Turn(calls=[Call("task", {"prompt": "dig in", "agent": "flue-general"})], match="go"),
+            Turn(text="Found two of the", finish_reason="length", match="dig in"),
+            Turn(text="ok", match="go"),
+        ]
+    )
+    settings = Settings.from_env(model="openai/fake", cwd=str(tmp_path), api_base=fakellm.base_url, retry_base_ms=5)
     session, _ = Runtime(settings).new_session()
     result = await session.prompt("go")
     assert result.is_error is False and result.text == "ok" and result.stop_reason == "end_turn"

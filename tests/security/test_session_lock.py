@@ -48,8 +48,7 @@ def seed(db: Path, cwd: str) -> None:
 
 
 def holder(db: Path, key: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db), key], cwd=ROOT, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db), key], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -129,19 +128,47 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
     """The attack: two `flue -p --session same` at once. The second is refused while the first runs;
     the stored conversation stays one well-formed sequence and resumes with the real tool result."""
     db = tmp_path / "s.db"
-    fakellm.script([Turn(text="first run answering slowly", delay=0.2, text_tokens=40, tokens_per_second=20),
-                    Turn(text="second")])
-    args = [sys.executable, "-m", "flue_tui", "-p", "--session", "same", "--db", str(db), "--model", "openai/fake",
-            "--output-format", "events", "--include-partial-messages"]
-    first = subprocess.Popen([*args, "one"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, env=flue_env, cwd=tmp_path, text=True)
+    fakellm.script(
+        [Turn(text="first run answering slowly", delay=0.2, text_tokens=40, tokens_per_second=20), Turn(text="second")]
+    )
+    args = [
+        sys.executable,
+        "-m",
+        "flue_tui",
+        "-p",
+        "--session",
+        "same",
+        "--db",
+        str(db),
+        "--model",
+        "openai/fake",
+        "--output-format",
+        "events",
+        "--include-partial-messages",
+    ]
+    first = subprocess.Popen(
+        [*args, "one"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=flue_env,
+        cwd=tmp_path,
+        text=True,
+    )
     try:
         assert first.stdout is not None
         for line in first.stdout:  # wait until the first is streaming its answer
             if json.loads(line).get("type") == "text_delta":
                 break
-        second = subprocess.run([*args, "two"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                env=flue_env, cwd=tmp_path, timeout=120)
+        second = subprocess.run(
+            [*args, "two"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=flue_env,
+            cwd=tmp_path,
+            timeout=120,
+        )
         _rest, _ = first.communicate(timeout=120)
     finally:
         first.kill()

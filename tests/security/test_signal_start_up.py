@@ -68,8 +68,9 @@ def test_sigterm_during_start_up_ends_the_run_cleanly(fakellm, flue_env, tmp_pat
     args = [sys.executable, "-m", "flue_tui", "-p", "hi", "--model", "openai/fake", "--output-format", fmt]
     if fmt == "stream-json":
         args.append("--verbose")
-    proc = subprocess.Popen(args, cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         _wait(proc, MOMENTS[moment])
         proc.send_signal(signal.SIGTERM)
@@ -81,8 +82,9 @@ def test_sigterm_during_start_up_ends_the_run_cleanly(fakellm, flue_env, tmp_pat
             proc.kill()
             proc.communicate()
     stderr = err.decode(errors="replace")
-    assert "Traceback" not in stderr and "Exception in thread" not in stderr and "Exception ignored" not in stderr, \
+    assert "Traceback" not in stderr and "Exception in thread" not in stderr and "Exception ignored" not in stderr, (
         stderr
+    )
     if not fakellm.requests:  # stopped before the answer could arrive (on a fast box it may have finished)
         assert proc.returncode == 143, (proc.returncode, stderr)
         if fmt != "text":

@@ -79,8 +79,10 @@ async def test_device_reached_through_a_symlink_is_refused(tmp_path):
     for kind in ("local", "workspace"):
         text = await _refused(ReadTool(_sandbox(kind, tmp_path)), {"path": "zero"})
         if kind == "local":
-            assert text == f"Not a regular file: {tmp_path}/zero is a character device; " \
-                           "only regular files can be read or written."
+            assert (
+                text == f"Not a regular file: {tmp_path}/zero is a character device; "
+                "only regular files can be read or written."
+            )
         else:  # outside the workspace before it is anything else
             assert text == "path escapes workspace boundary: zero"
 
@@ -93,8 +95,10 @@ async def test_socket_gets_nodes_enxio(tmp_path, kind):
     try:
         sandbox = _sandbox(kind, tmp_path)
         assert await _refused(ReadTool(sandbox), {"path": "s"}) == f"ENXIO: no such device or address, open '{path}'"
-        assert await _refused(WriteTool(sandbox), {"path": "s", "content": "x"}) == \
-            f"ENXIO: no such device or address, open '{path}'"
+        assert (
+            await _refused(WriteTool(sandbox), {"path": "s", "content": "x"})
+            == f"ENXIO: no such device or address, open '{path}'"
+        )
     finally:
         server.close()
 
@@ -105,8 +109,10 @@ async def test_directories_and_regular_files_unchanged(tmp_path, kind):
     (tmp_path / "f.txt").write_text("hello\n")
     sandbox = _sandbox(kind, tmp_path)
     assert await _refused(ReadTool(sandbox), {"path": "d"}) == "EISDIR: illegal operation on a directory, read"
-    assert await _refused(WriteTool(sandbox), {"path": "d", "content": "x"}) == \
-        f"EISDIR: illegal operation on a directory, open '{tmp_path}/d'"
+    assert (
+        await _refused(WriteTool(sandbox), {"path": "d", "content": "x"})
+        == f"EISDIR: illegal operation on a directory, open '{tmp_path}/d'"
+    )
     assert (await ReadTool(sandbox).execute({"path": "f.txt"}, ctx())).text == "hello\n"
     await WriteTool(sandbox).execute({"path": "f.txt", "content": "bye"}, ctx())
     assert (tmp_path / "f.txt").read_text() == "bye"
@@ -147,10 +153,15 @@ sys.exit(main(sys.argv[1:]))
 
 def test_sigterm_ends_the_run_while_a_worker_thread_is_stuck(fakellm, flue_env, tmp_path):
     fakellm.script([Turn(calls=[Call("stuck", {})]), Turn(text="never")])
-    proc = subprocess.Popen([sys.executable, "-c", STUCK_DRIVER, "-p", "go", "--model", "openai/fake",
-                             "--output-format", "json"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=flue_env, cwd=tmp_path, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STUCK_DRIVER, "-p", "go", "--model", "openai/fake", "--output-format", "json"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=flue_env,
+        cwd=tmp_path,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -172,10 +183,14 @@ async def test_grep_refuses_a_fifo_or_device_as_its_path(tmp_path, fifo, use_rg)
     from flue_tui.tools.grep import GrepTool
 
     tool = GrepTool(LocalSandbox(str(tmp_path)), use_rg=use_rg)
-    assert await _refused(tool, {"pattern": "x", "path": "pipe"}) == \
-        f"Not a regular file: {fifo} is a FIFO (named pipe); only regular files can be read or written."
-    assert await _refused(tool, {"pattern": "x", "path": "/dev/zero"}) == \
-        "Not a regular file: /dev/zero is a character device; only regular files can be read or written."
+    assert (
+        await _refused(tool, {"pattern": "x", "path": "pipe"})
+        == f"Not a regular file: {fifo} is a FIFO (named pipe); only regular files can be read or written."
+    )
+    assert (
+        await _refused(tool, {"pattern": "x", "path": "/dev/zero"})
+        == "Not a regular file: /dev/zero is a character device; only regular files can be read or written."
+    )
     (tmp_path / "a.txt").write_text("x\n")  # a folder holding a FIFO is searched as before
     assert (await tool.execute({"pattern": "x"}, ctx())).text == "./a.txt:1:x"
 
@@ -224,5 +239,6 @@ def test_repository_fifos_do_not_hang_start_up(tmp_path):
             return str(exc)
         return "read"
 
-    assert _no_hang(layer, fifos) == \
-        f"Cannot read {tmp_path}/.flue/config.toml: a FIFO (named pipe), not a regular file"
+    assert (
+        _no_hang(layer, fifos) == f"Cannot read {tmp_path}/.flue/config.toml: a FIFO (named pipe), not a regular file"
+    )

@@ -108,8 +108,11 @@ def test_an_unusable_database_is_an_error_for_a_named_session(settings, tmp_path
     for db in (blocker / "sessions.db", tmp_path / "notes.md"):
         if db.name == "notes.md":
             db.write_text("mine")
-        for options in (SessionOptions(name="kept", db=str(db)), SessionOptions(continue_last=True, db=str(db)),
-                        SessionOptions(resume="kept", persist=False, db=str(db))):
+        for options in (
+            SessionOptions(name="kept", db=str(db)),
+            SessionOptions(continue_last=True, db=str(db)),
+            SessionOptions(resume="kept", persist=False, db=str(db)),
+        ):
             with pytest.raises(SessionStartError, match="does not start a fresh conversation"):
                 start_session(settings, options)
     assert (tmp_path / "notes.md").read_text() == "mine"
@@ -130,11 +133,18 @@ def test_an_unreadable_database_is_reported_not_empty(tmp_path):
             if shutil.which("setpriv") is None:
                 pytest.skip("running as root without setpriv: no ordinary user to be refused the file")
             as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        code = ("import sys; from flue_tui import sessions_cli; "
-                f"sys.exit(sessions_cli.main(['show', 'kept', '--db', {str(db)!r}, '--cwd', {str(folder)!r}]))")
-        proc = subprocess.run([*as_nobody, sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
-                              capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "FLUE_HOME": str(folder / "home")})
+        code = (
+            "import sys; from flue_tui import sessions_cli; "
+            f"sys.exit(sessions_cli.main(['show', 'kept', '--db', {str(db)!r}, '--cwd', {str(folder)!r}]))"
+        )
+        proc = subprocess.run(
+            [*as_nobody, sys.executable, "-c", code],
+            cwd=Path(__file__).resolve().parents[2],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "FLUE_HOME": str(folder / "home")},
+        )
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
     assert proc.returncode == 1, proc.stderr

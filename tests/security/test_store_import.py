@@ -13,12 +13,26 @@ from flue_tui.cli import sessions as sessions_cli
 from flue_tui.store.sessions import SessionStore
 
 GOOD = {
-    "session": {"id": "ses_imp1", "name": "imported", "cwd": "/w", "model": "openai/fake", "message_count": 0,
-                "cost_usd": 0.5, "input_tokens": 3, "created_at": "2026-01-01T00:00:00.000Z"},
+    "session": {
+        "id": "ses_imp1",
+        "name": "imported",
+        "cwd": "/w",
+        "model": "openai/fake",
+        "message_count": 0,
+        "cost_usd": 0.5,
+        "input_tokens": 3,
+        "created_at": "2026-01-01T00:00:00.000Z",
+    },
     "messages": [
         {"seq": 1, "role": "user", "content": "hello"},
-        {"seq": 2, "role": "assistant", "text": "", "tool_calls": [{"id": "c1", "name": "read", "arguments": {}}],
-         "stop_reason": "tool_calls", "usage": {"input": 3, "output": 1, "cost": 0.5}},
+        {
+            "seq": 2,
+            "role": "assistant",
+            "text": "",
+            "tool_calls": [{"id": "c1", "name": "read", "arguments": {}}],
+            "stop_reason": "tool_calls",
+            "usage": {"input": 3, "output": 1, "cost": 0.5},
+        },
         {"seq": 3, "role": "toolResult", "tool_call_id": "c1", "tool_name": "read", "text": "x", "is_error": False},
     ],
     "tasks": [{"session": {"id": "ses_imp2", "cwd": "/w"}, "messages": [{"seq": 1, "role": "user", "content": "t"}]}],
@@ -35,8 +49,10 @@ def run_import(capsys, db: Path, tmp_path: Path, payload: bytes) -> tuple[int, s
 
 def nothing_written(db: Path) -> bool:
     with SessionStore.open(db) as store:
-        return store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0 and \
-            store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+        return (
+            store.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0
+            and store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+        )
 
 
 def broken(change) -> bytes:
@@ -49,13 +65,17 @@ CASES = {
     "not utf-8": (b'{"session": {"id": "ses_x\xff\xfe"}}', "is not UTF-8 text"),
     "message without seq": (broken(lambda d: d["messages"][1].pop("seq")), 'message 2 has no "seq"'),
     "message not an object": (broken(lambda d: d["messages"].append("hello")), "message 4 is not an object"),
-    "cost is words": (broken(lambda d: d["session"].update(cost_usd="lots")),
-                      'session ses_imp1: "cost_usd" must be a number of 0 or more, not \'lots\'; nothing was imported.'),
+    "cost is words": (
+        broken(lambda d: d["session"].update(cost_usd="lots")),
+        "session ses_imp1: \"cost_usd\" must be a number of 0 or more, not 'lots'; nothing was imported.",
+    ),
     "duplicate seq": (broken(lambda d: d["messages"][2].update(seq=2)), "repeats seq 2"),
     "bad usage": (broken(lambda d: d["messages"][1]["usage"].update(cost="lots")), '"cost" must be a number'),
     "bad call": (broken(lambda d: d["messages"][1]["tool_calls"][0].pop("name")), 'call 1 has no "name"'),
-    "bad task, good parent": (broken(lambda d: d["tasks"][0]["messages"][0].update(seq=True)),
-                              'task session ses_imp2 of ses_imp1: message 1 "seq" must be a whole number'),
+    "bad task, good parent": (
+        broken(lambda d: d["tasks"][0]["messages"][0].update(seq=True)),
+        'task session ses_imp2 of ses_imp1: message 1 "seq" must be a whole number',
+    ),
     "unknown role": (broken(lambda d: d["messages"][0].update(role="system")), "unknown role 'system'"),
     "not an export": (b"[1, 2]", 'has no "session" object'),
     "too deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),

@@ -31,9 +31,16 @@ def test_a_session_that_could_not_be_written_fails_the_run(fakellm, flue_env, tm
         pass  # the schema exists; the run only has to write its messages
     fakellm.script([Turn(text="the answer")])
     prompt = "explain this log:\n" + "line of a long log\n" * 6000  # ~110 KB: bigger than any file may grow
-    proc = subprocess.run([*FLUE, prompt, "--db", str(db), "--output-format", "json"], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, env=flue_env, cwd=tmp_path, timeout=120,
-                          preexec_fn=_small_files)
+    proc = subprocess.run(
+        [*FLUE, prompt, "--db", str(db), "--output-format", "json"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=flue_env,
+        cwd=tmp_path,
+        timeout=120,
+        preexec_fn=_small_files,
+    )
     assert proc.returncode == 1, proc.stderr
     obj = json.loads(proc.stdout)
     assert obj["is_error"] is True and obj["subtype"] == "error_during_execution"
@@ -42,8 +49,16 @@ def test_a_session_that_could_not_be_written_fails_the_run(fakellm, flue_env, tm
     assert "Traceback" not in proc.stderr
 
     fakellm.script([Turn(text="the answer")])
-    text = subprocess.run([*FLUE, prompt, "--db", str(db)], stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, env=flue_env, cwd=tmp_path, timeout=120, preexec_fn=_small_files)
+    text = subprocess.run(
+        [*FLUE, prompt, "--db", str(db)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=flue_env,
+        cwd=tmp_path,
+        timeout=120,
+        preexec_fn=_small_files,
+    )
     assert text.returncode == 1 and "was not saved completely" in text.stderr, text.stderr
     assert text.stdout == "the answer\n"  # text mode: the answer on stdout, the failure on stderr
 
@@ -51,9 +66,25 @@ def test_a_session_that_could_not_be_written_fails_the_run(fakellm, flue_env, tm
 def test_sigterm_keeps_the_partial_answer_for_the_resume(fakellm, flue_env, tmp_path):
     db = tmp_path / "s.db"
     fakellm.script([Turn(text="Half of a careful answer", text_tokens=2000, tokens_per_second=20)])
-    proc = subprocess.Popen([*FLUE, "question", "--session", "cut", "--db", str(db), "--output-format",
-                             "stream-json", "--include-partial-messages"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=flue_env, cwd=tmp_path, text=True)
+    proc = subprocess.Popen(
+        [
+            *FLUE,
+            "question",
+            "--session",
+            "cut",
+            "--db",
+            str(db),
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=flue_env,
+        cwd=tmp_path,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         streamed = ""

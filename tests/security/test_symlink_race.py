@@ -65,8 +65,9 @@ class Flipper:
         self.ws, self.outside = ws, outside
 
     def __enter__(self) -> Flipper:
-        self.proc = subprocess.Popen([sys.executable, "-c", FLIP, str(self.ws), "sub", str(self.outside)],
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", FLIP, str(self.ws), "sub", str(self.outside)], stdout=subprocess.PIPE, text=True
+        )
         assert self.proc.stdout is not None and self.proc.stdout.readline() == "ready\n"
         return self
 

@@ -16,7 +16,7 @@ from flue_tui.ui.termsafe import terminal_safe
 from tests.fakellm import Call, Turn
 
 HOSTILE = "Done.\x1b]0;owned\x07\x1b]52;c;cm0gLXJmIH4=\x1b\\\x1b[2J\x1b[H\rfake\x08\x9b31m\x00 end\n\tok"
-CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7f, 0xa0)}
+CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)}
 
 
 def test_terminal_safe_leaves_no_control_but_newline_and_tab():
@@ -35,9 +35,9 @@ def test_inline_rich_output_shows_no_escape_from_the_text():
 
 def _script(fakellm, tmp_path):
     (tmp_path / "a.txt").write_text("one\n")
-    fakellm.script([Turn(calls=[Call("read", {"path": "a.txt\x1b]0;tool-owned\x07\x1b[2J"}, id="r1")]),
-                    Turn(text=HOSTILE)])
-
+    fakellm.script(
+        [Turn(calls=[Call("read", {"path": "a.txt\x1b]0;tool-owned\x07\x1b[2J"}, id="r1")]), Turn(text=HOSTILE)]
+    )
 
 
 def test_print_mode_text_and_verbose_lines_carry_no_escapes(fakellm, flue_env, tmp_path):
@@ -45,8 +45,14 @@ def test_print_mode_text_and_verbose_lines_carry_no_escapes(fakellm, flue_env, t
     import sys
 
     _script(fakellm, tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--verbose"],
-                          cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, capture_output=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--verbose"],
+        cwd=tmp_path,
+        env=flue_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr
     assert b"Done." in proc.stdout and b"tool read" in proc.stderr
     for stream in (proc.stdout, proc.stderr):
@@ -65,9 +71,14 @@ def test_plain_mode_carries_no_escapes(fakellm, flue_env, tmp_path):
     import sys
 
     _script(fakellm, tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "flue_tui", "--plain", "--model", "openai/fake",
-                           "--permission-mode", "yolo", "go"],
-                          cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, capture_output=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flue_tui", "--plain", "--model", "openai/fake", "--permission-mode", "yolo", "go"],
+        cwd=tmp_path,
+        env=flue_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=180,
+    )
     assert b"Done." in proc.stdout, (proc.stdout, proc.stderr)
     for stream in (proc.stdout, proc.stderr):
         assert b"\x1b" not in stream and b"\x07" not in stream and b"\xc2\x9b" not in stream, stream

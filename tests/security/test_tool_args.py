@@ -80,7 +80,7 @@ def test_path_operand():
 async def test_grep_arguments_stay_operands(tmp_path, use_rg):
     before = _tree(tmp_path)
     script = tmp_path / "pre.sh"
-    script.write_text(f"#!/bin/sh\ntouch {tmp_path}/pwned\ncat \"$1\"\n")
+    script.write_text(f'#!/bin/sh\ntouch {tmp_path}/pwned\ncat "$1"\n')
     script.chmod(0o755)
     before |= {"pre.sh"}
     tool = GrepTool(LocalSandbox(str(tmp_path)), use_rg=use_rg)

@@ -29,9 +29,21 @@ def main(db: str, who: str, seconds: float) -> int:
             rec(TurnStart(session=sid, turn_id=f"t{n}"))
             for word in ("streamed ", "answer ", f"{who}-{n}"):
                 rec(TextDelta(session=sid, text=word))  # checkpoint_s=0: every delta is a write
-            rec(MessageEnd(session=sid, message={"role": "assistant", "text": f"streamed answer {who}-{n}",
-                                                 "thinking": "", "tool_calls": [], "stop_reason": "stop",
-                                                 "error": None, "model": "m", "usage": None}))
+            rec(
+                MessageEnd(
+                    session=sid,
+                    message={
+                        "role": "assistant",
+                        "text": f"streamed answer {who}-{n}",
+                        "thinking": "",
+                        "tool_calls": [],
+                        "stop_reason": "stop",
+                        "error": None,
+                        "model": "m",
+                        "usage": None,
+                    },
+                )
+            )
             counts[key] += 2
     if own._warned or shared._warned:
         return 1

@@ -25,16 +25,31 @@ def user(text: str) -> dict:
 
 
 def assistant(text: str = "", calls: list[tuple[str, str]] | None = None, **kw) -> dict:
-    tool_calls = [{"id": cid, "name": name, "arguments": {"path": "a"}, "raw_arguments": ""}
-                  for cid, name in calls or []]
-    return {"role": "assistant", "text": text, "thinking": "", "tool_calls": tool_calls,
-            "stop_reason": "tool_calls" if tool_calls else "stop", "error": None, "model": "openai/fake",
-            "usage": None, **kw}
+    tool_calls = [
+        {"id": cid, "name": name, "arguments": {"path": "a"}, "raw_arguments": ""} for cid, name in calls or []
+    ]
+    return {
+        "role": "assistant",
+        "text": text,
+        "thinking": "",
+        "tool_calls": tool_calls,
+        "stop_reason": "tool_calls" if tool_calls else "stop",
+        "error": None,
+        "model": "openai/fake",
+        "usage": None,
+        **kw,
+    }
 
 
 def result(call_id: str, text: str, name: str = "read", is_error: bool = False) -> dict:
-    return {"role": "toolResult", "tool_call_id": call_id, "tool_name": name, "text": text, "is_error": is_error,
-            "details": {}}
+    return {
+        "role": "toolResult",
+        "tool_call_id": call_id,
+        "tool_name": name,
+        "text": text,
+        "is_error": is_error,
+        "details": {},
+    }
 
 
 @pytest.fixture

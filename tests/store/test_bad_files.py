@@ -46,7 +46,7 @@ def test_damage_found_later_becomes_one_sentence(db_path):
             store.append("ses_1", user(f"message {n} " + "words " * 100))
     data = bytearray(db_path.read_bytes())
     middle = len(data) // 2 // 4096 * 4096
-    data[middle:middle + 4096 * 4] = b"\xff" * (4096 * 4)  # damage deep inside the messages table
+    data[middle : middle + 4096 * 4] = b"\xff" * (4096 * 4)  # damage deep inside the messages table
     db_path.write_bytes(bytes(data))
     with SessionStore.open(db_path) as store:
         with pytest.raises(StoreError) as err, friendly_errors(store.path):

@@ -12,9 +12,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_two_writers_for_several_seconds_lose_nothing(db_path):
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.store.appender", str(db_path), who, "4"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for who in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.store.appender", str(db_path), who, "4"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who in ("a", "b")
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
     for p, (_, err) in zip(procs, outputs, strict=True):
         assert p.returncode == 0, err

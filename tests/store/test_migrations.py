@@ -27,8 +27,18 @@ def test_m001_creates_sessions_and_messages_with_indexes():
     db = Database(memory=True)
     m001_sessions_and_messages(db)
     assert {"sessions", "messages"} <= set(db.table_names())
-    assert set(db["messages"].columns_dict) >= {"session_id", "seq", "role", "text", "content", "tool_call_id",
-                                                "tool_call_ids", "partial", "input_tokens", "output_tokens"}
+    assert set(db["messages"].columns_dict) >= {
+        "session_id",
+        "seq",
+        "role",
+        "text",
+        "content",
+        "tool_call_id",
+        "tool_call_ids",
+        "partial",
+        "input_tokens",
+        "output_tokens",
+    }
     indexes = {i.name: i for i in db["sessions"].indexes}
     assert indexes["sessions_cwd_name"].unique and "sessions_cwd_updated" in indexes
     assert {i.name for i in db["messages"].indexes} >= {"messages_session_seq"}
@@ -49,12 +59,16 @@ def test_m002_indexes_message_text_and_follows_changes():
     db = Database(memory=True)
     m001_sessions_and_messages(db)
     db.execute("INSERT INTO sessions (id, cwd, created_at, updated_at) VALUES ('a', '/x', '', '')")
-    db.execute("INSERT INTO messages (session_id, seq, role, text, content, created_at) "
-               "VALUES ('a', 1, 'user', 'before the index', '{}', '')")
+    db.execute(
+        "INSERT INTO messages (session_id, seq, role, text, content, created_at) "
+        "VALUES ('a', 1, 'user', 'before the index', '{}', '')"
+    )
     m002_message_search(db)
     assert "messages_fts" in db.table_names()
-    db.execute("INSERT INTO messages (session_id, seq, role, text, content, created_at) "
-               "VALUES ('a', 2, 'user', 'zebra crossing', '{}', '')")
+    db.execute(
+        "INSERT INTO messages (session_id, seq, role, text, content, created_at) "
+        "VALUES ('a', 2, 'user', 'zebra crossing', '{}', '')"
+    )
     assert [r["rowid"] for r in db["messages"].search("before")] == [1]
     assert [r["rowid"] for r in db["messages"].search("zebra")] == [2]
     db.execute("UPDATE messages SET text = 'giraffe' WHERE seq = 2")
@@ -97,8 +111,9 @@ def test_existing_file_is_backed_up_before_a_migration(db_path):
 def test_a_newer_schema_is_refused_and_left_unchanged(db_path):
     open_database(db_path).conn.close()
     conn = sqlite3.connect(db_path)
-    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                 "VALUES ('flue', 'm099_from_the_future', 'x')")
+    conn.execute(
+        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('flue', 'm099_from_the_future', 'x')"
+    )
     conn.commit()
     conn.close()
     before = db_path.read_bytes()

@@ -15,8 +15,9 @@ from tests.store.conftest import user
 
 
 async def test_a_session_is_saved_and_resumes_with_its_history(fakellm, make_session, db_path):
-    fakellm.script([Turn(calls=[Call("echo_after", {"text": "one"})]), Turn(text="first answer"),
-                    Turn(text="second answer")])
+    fakellm.script(
+        [Turn(calls=[Call("echo_after", {"text": "one"})]), Turn(text="first answer"), Turn(text="second answer")]
+    )
     store = SessionStore.open(db_path)
     session = make_session([EchoAfter()])
     session.subscribe(Recorder(store, session_id=session.id, cwd="/proj", model="openai/fake", name="work"))
@@ -73,13 +74,27 @@ async def test_a_stalled_stream_is_still_written_within_the_interval(store):
 def test_task_children_are_linked_to_their_parent_and_call(store):
     rec = Recorder(store, session_id="ses_root", cwd="/proj", model="m")
     rec(MessageEnd(session="ses_root", message=user("delegate it")))
-    rec(TaskStart(session="ses_kid", task_id="task_1", parent_session="ses_root", prompt="look around\nplease",
-                  agent="flue-general", cwd="/proj/sub", tool_call_id="call_7"))
+    rec(
+        TaskStart(
+            session="ses_kid",
+            task_id="task_1",
+            parent_session="ses_root",
+            prompt="look around\nplease",
+            agent="flue-general",
+            cwd="/proj/sub",
+            tool_call_id="call_7",
+        )
+    )
     rec(MessageEnd(session="ses_kid", task_id="task_1", parent_session="ses_root", message=user("look around")))
     rec(TextDelta(session="ses_kid", task_id="task_1", parent_session="ses_root", text="searching"))
     kid = store.get("ses_kid")
     assert (kid.parent_id, kid.parent_tool_call_id, kid.task_id, kid.agent, kid.cwd) == (
-        "ses_root", "call_7", "task_1", "flue-general", "/proj/sub")
+        "ses_root",
+        "call_7",
+        "task_1",
+        "flue-general",
+        "/proj/sub",
+    )
     assert kid.title == "look around please"
     assert [m.text for m in store.iter_messages("ses_kid")] == ["look around", "searching"]
     assert [s.id for s in store.list_sessions("/proj")] == ["ses_root"]  # tasks are not listed as sessions

@@ -24,8 +24,9 @@ def assert_valid_wire(wire: list[dict]) -> None:
 
 
 def test_flue_interrupted_text_is_exact():
-    assert INTERRUPTED_TOOL_TEXT == ('{"type":"interrupted","message":"Tool execution was interrupted before '
-                                     'completion. The outcome is unknown."}')
+    assert INTERRUPTED_TOOL_TEXT == (
+        '{"type":"interrupted","message":"Tool execution was interrupted before completion. The outcome is unknown."}'
+    )
 
 
 def test_a_complete_history_comes_back_unchanged(store):
@@ -48,7 +49,10 @@ def test_unanswered_calls_get_the_interrupted_result_right_after_their_message(s
     context = store.load_context("s")
     results = [m for m in context if isinstance(m, ToolResultMessage)]
     assert [(r.tool_call_id, r.text, r.is_error) for r in results] == [
-        ("c2", "done", False), ("c1", INTERRUPTED_TOOL_TEXT, True), ("c3", INTERRUPTED_TOOL_TEXT, True)]
+        ("c2", "done", False),
+        ("c1", INTERRUPTED_TOOL_TEXT, True),
+        ("c3", INTERRUPTED_TOOL_TEXT, True),
+    ]
     assert results[1].tool_name == "read"
     assert isinstance(context[-1], UserMessage)
     assert_valid_wire(to_wire("sys", context))
@@ -62,8 +66,9 @@ def test_a_cut_off_stream_keeps_its_text_and_tells_the_model(store):
     store.append("s", {"role": "assistant", "text": "half an ans", "thinking": "", "model": "m"}, partial=True)
     context = store.load_context("s")
     assert isinstance(context[1], AssistantMessage) and context[1].text == "half an ans"
-    assert context[2] == UserMessage(content='<signal type="stream_interrupted">\n'
-                                             "The previous assistant stream was interrupted.\n</signal>")
+    assert context[2] == UserMessage(
+        content='<signal type="stream_interrupted">\nThe previous assistant stream was interrupted.\n</signal>'
+    )
     assert_valid_wire(to_wire("sys", context))
 
 

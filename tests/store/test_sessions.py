@@ -21,8 +21,12 @@ def fill(store, sid: str, cwd: str = "/proj", n: int = 3, name: str | None = Non
 
 def test_messages_keep_order_and_round_trip(store):
     store.create("ses_a", cwd="/proj")
-    msgs = [user("hi"), assistant("let me look", calls=[("c1", "read")]), result("c1", "file text"),
-            assistant("done", usage={"input": 10, "output": 5, "cache_read": 1, "cache_write": 0, "cost": 0.5})]
+    msgs = [
+        user("hi"),
+        assistant("let me look", calls=[("c1", "read")]),
+        result("c1", "file text"),
+        assistant("done", usage={"input": 10, "output": 5, "cache_read": 1, "cache_write": 0, "cost": 0.5}),
+    ]
     for m in msgs:
         store.append("ses_a", m)
     stored = list(store.iter_messages("ses_a"))
@@ -144,8 +148,9 @@ def test_exports(store):
     fill(store, "ses_a", n=0, name="exported")
     store.append("ses_a", user("read a"))
     store.append("ses_a", assistant("", calls=[("c1", "task")]))
-    store.create("ses_kid", cwd="/proj", parent_id="ses_a", parent_tool_call_id="c1", title="child work",
-                 agent="flue-general")
+    store.create(
+        "ses_kid", cwd="/proj", parent_id="ses_a", parent_tool_call_id="c1", title="child work", agent="flue-general"
+    )
     store.append("ses_kid", user("child prompt"))
     store.append("ses_a", result("c1", "```fenced``` output", name="task"))
     data = to_json(store, store.get("ses_a"))

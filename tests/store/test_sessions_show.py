@@ -19,9 +19,13 @@ def _shown(store, session_id: str) -> list[str]:
 
 def test_outputs_sit_under_their_calls_labelled_and_bash_shows_its_tail(store):
     store.create("ses_a", cwd="/p", title="two calls")
-    for m in (user("look"), assistant("", calls=[("c1", "read"), ("c2", "bash")]),
-              result("c1", "alpha file"), result("c2", "\n".join(f"line {i}" for i in range(1, 31)), name="bash"),
-              assistant("done")):
+    for m in (
+        user("look"),
+        assistant("", calls=[("c1", "read"), ("c2", "bash")]),
+        result("c1", "alpha file"),
+        result("c2", "\n".join(f"line {i}" for i in range(1, 31)), name="bash"),
+        assistant("done"),
+    ):
         store.append("ses_a", m)
     lines = _shown(store, "ses_a")
     text = "\n".join(lines)
@@ -31,7 +35,7 @@ def test_outputs_sit_under_their_calls_labelled_and_bash_shows_its_tail(store):
     assert lines[read_call + 2] == "    alpha file"
     assert lines[bash_call + 1] == "    ⎿ bash result"
     assert lines[bash_call + 2] == "    … 22 more lines above"
-    assert lines[bash_call + 3:bash_call + 11] == [f"    line {i}" for i in range(23, 31)]
+    assert lines[bash_call + 3 : bash_call + 11] == [f"    line {i}" for i in range(23, 31)]
     assert "line 1\n" not in text
 
 

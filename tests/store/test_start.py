@@ -26,8 +26,12 @@ def seed(path: Path, cwd: str, sid: str = "ses_seeded", **kw) -> None:
     with SessionStore.open(path) as store:
         store.create(sid, cwd=cwd, **kw)
         store.append(sid, user("earlier question"))
-        store.append(sid, assistant("earlier answer", usage={"input": 7, "output": 3, "cache_read": 0,
-                                                             "cache_write": 0, "cost": 0.25}))
+        store.append(
+            sid,
+            assistant(
+                "earlier answer", usage={"input": 7, "output": 3, "cache_read": 0, "cache_write": 0, "cost": 0.25}
+            ),
+        )
 
 
 def parse(*argv: str, print_mode: bool = True) -> SessionOptions:
@@ -41,8 +45,15 @@ def test_flag_combinations():
     assert parse("-r", print_mode=False).pick
     assert parse("-r", "x", "--fork-session", "--session", "y").fork
     assert not parse("--no-session-persistence").persist
-    for bad in (["-r"], ["-r", " "], ["-c", "-r", "x"], ["--session", "a", "-c"], ["--fork-session"],
-                ["--session", "ses_x"], ["--session", ""]):
+    for bad in (
+        ["-r"],
+        ["-r", " "],
+        ["-c", "-r", "x"],
+        ["--session", "a", "-c"],
+        ["--fork-session"],
+        ["--session", "ses_x"],
+        ["--session", ""],
+    ):
         with pytest.raises(ValueError):
             parse(*bad)
     assert PICK not in (parse("-r", print_mode=False).resume or "")
@@ -58,7 +69,10 @@ async def test_resume_without_persistence_reads_but_never_writes(settings, fakel
     assert started.session.usage.cost == 0.25  # totals carried over for the UI
     await started.session.prompt("new question")
     assert [m["content"] for m in fakellm.requests[0]["messages"][1:]] == [
-        "earlier question", "earlier answer", "new question"]
+        "earlier question",
+        "earlier answer",
+        "new question",
+    ]
     started.store.close()
     assert db.read_bytes() == before
 

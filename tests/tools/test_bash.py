@@ -97,7 +97,6 @@ async def test_200mb_output_is_bounded_and_capped(bash, ctx):
     assert grown_mb < 100, grown_mb
 
 
-
 async def test_live_output_reaches_the_context_before_the_end(bash):
     seen: list[tuple[float, str, str]] = []
     t0 = time.monotonic()
@@ -115,8 +114,9 @@ async def test_host_abort_kills_group_and_raises(bash, tmp_path, kill_leftovers)
     asyncio.get_running_loop().call_later(0.4, signal.abort)
     t0 = time.monotonic()
     with pytest.raises(AbortError) as exc:
-        await bash.execute({"command": f"sleep 60 & echo $! > {pidfile}; wait", "timeout": 30},
-                           ToolContext("c", signal))
+        await bash.execute(
+            {"command": f"sleep 60 & echo $! > {pidfile}; wait", "timeout": 30}, ToolContext("c", signal)
+        )
     assert str(exc.value) == "This operation was aborted"
     assert time.monotonic() - t0 < 3
     grandchild = read_pid(pidfile)

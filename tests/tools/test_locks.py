@@ -22,8 +22,9 @@ async def test_same_file_edits_serialise_in_dispatch_order(tmp_path):
     # Each edit needs its predecessor's result: both applied only if they run in order.
     calls = [
         edit.execute({"path": "f.txt", "oldText": "x", "newText": "y"}, ToolContext("1", AbortSignal())),
-        edit.execute({"path": str(tmp_path / "f.txt"), "oldText": "y", "newText": "z"},
-                     ToolContext("2", AbortSignal())),
+        edit.execute(
+            {"path": str(tmp_path / "f.txt"), "oldText": "y", "newText": "z"}, ToolContext("2", AbortSignal())
+        ),
     ]
     results = await asyncio.gather(*calls)
     assert [r.text for r in results] == ["Successfully edited f.txt", f"Successfully edited {tmp_path}/f.txt"]
@@ -34,10 +35,14 @@ async def test_many_concurrent_edits_all_land(tmp_path):
     (tmp_path / "f.txt").write_text("".join(f"<{i}>\n" for i in range(30)))
     sb = LocalSandbox(str(tmp_path))
     edit = EditTool(sb)
-    await asyncio.gather(*(
-        edit.execute({"path": "f.txt", "oldText": f"<{i}>", "newText": f"[{i}]"}, ToolContext(str(i), AbortSignal()))
-        for i in range(30)
-    ))
+    await asyncio.gather(
+        *(
+            edit.execute(
+                {"path": "f.txt", "oldText": f"<{i}>", "newText": f"[{i}]"}, ToolContext(str(i), AbortSignal())
+            )
+            for i in range(30)
+        )
+    )
     assert (tmp_path / "f.txt").read_text() == "".join(f"[{i}]\n" for i in range(30))
 
 
@@ -51,6 +56,7 @@ async def test_same_path_is_fifo_and_different_paths_run_in_parallel(tmp_path):
             await asyncio.sleep(0.3)
             log.append(f"end {name}")
             return name
+
         return run
 
     t0 = time.monotonic()

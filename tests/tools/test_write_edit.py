@@ -126,8 +126,10 @@ async def test_edit_keeps_bom_and_crlf(sb, tmp_path, ctx):
 
 async def test_aborted_before_start(sb, tmp_path, ctx):
     ctx.signal.abort()
-    for tool, args in ((WriteTool(sb), {"path": "n", "content": "x"}),
-                       (EditTool(sb), {"path": "n", "oldText": "a", "newText": "b"})):
+    for tool, args in (
+        (WriteTool(sb), {"path": "n", "content": "x"}),
+        (EditTool(sb), {"path": "n", "oldText": "a", "newText": "b"}),
+    ):
         with pytest.raises(AbortError) as exc:
             await tool.execute(args, ctx)
         assert str(exc.value) == "Operation aborted"

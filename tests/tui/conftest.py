@@ -41,8 +41,13 @@ async def ready(pilot: Any) -> FlueApp:
 async def idle(pilot: Any, timeout: float = 45.0) -> None:
     """Wait until the agent is done and every change is on screen."""
     app = pilot.app
-    await wait_for(pilot, lambda: not app.busy and not app.queue and not app.router.pending
-                   and app._flush_timer is None and not app._flushing, timeout)
+    await wait_for(
+        pilot,
+        lambda: (
+            not app.busy and not app.queue and not app.router.pending and app._flush_timer is None and not app._flushing
+        ),
+        timeout,
+    )
     await pilot.pause()
 
 
@@ -75,8 +80,14 @@ def make_app(fakellm, work: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("FLUE_RETRY_BASE_MS", "5")
 
-    def make(prompt: str | None = None, *, cwd: Path | None = None, options: SessionOptions | None = None,
-             model: str = "openai/fake", **flags: object) -> FlueApp:
+    def make(
+        prompt: str | None = None,
+        *,
+        cwd: Path | None = None,
+        options: SessionOptions | None = None,
+        model: str = "openai/fake",
+        **flags: object,
+    ) -> FlueApp:
         settings = Settings.from_env(model=model, cwd=str(cwd or work), **flags)
         return FlueApp(settings, prompt, sessions=options if options is not None else SessionOptions())
 

@@ -30,13 +30,15 @@ async def _dialog(pilot) -> ApprovalScreen:
 
 
 async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakellm, work):
-    fakellm.script([
-        Turn(calls=[Call("bash", {"command": "echo one"}, id="b1")]),
-        Turn(calls=[Call("bash", {"command": "echo two"}, id="b2")]),
-        Turn(calls=[Call("bash", {"command": "echo three"}, id="b3")]),
-        Turn(calls=[Call("write", {"path": "f.txt", "content": "hello\n"}, id="w1")]),
-        Turn(text="All done."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("bash", {"command": "echo one"}, id="b1")]),
+            Turn(calls=[Call("bash", {"command": "echo two"}, id="b2")]),
+            Turn(calls=[Call("bash", {"command": "echo three"}, id="b3")]),
+            Turn(calls=[Call("write", {"path": "f.txt", "content": "hello\n"}, id="w1")]),
+            Turn(text="All done."),
+        ]
+    )
     app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -91,12 +93,14 @@ async def test_escape_denies_and_modes_switch(make_app, fakellm, work):
 
 
 async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
-    fakellm.script([
-        Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general", "description": "look around"})]),
-        Turn(match="child job", calls=[Call("bash", {"command": "echo from-child"}, id="kb")]),
-        Turn(match="child job", text="Child done."),
-        Turn(text="All done."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general", "description": "look around"})]),
+            Turn(match="child job", calls=[Call("bash", {"command": "echo from-child"}, id="kb")]),
+            Turn(match="child job", text="Child done."),
+            Turn(text="All done."),
+        ]
+    )
     app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)

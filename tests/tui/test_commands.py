@@ -41,8 +41,9 @@ async def test_name_names_the_session_in_the_store(make_app, fakellm, work: Path
 
 
 async def test_new_then_picker_resumes_the_old_session(make_app, fakellm, work: Path):
-    fakellm.script([Turn(match="remember alpha", text="Noted alpha."),
-                    Turn(match="remember alpha", text="You said alpha.")])
+    fakellm.script(
+        [Turn(match="remember alpha", text="Noted alpha."), Turn(match="remember alpha", text="You said alpha.")]
+    )
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -132,8 +133,13 @@ async def test_slash_completes_commands_and_help(make_app):
 
 
 async def test_cost_compact_export_and_model(make_app, fakellm, work: Path):
-    fakellm.script([Turn(text="An answer.", usage=(120, 30)), Turn(match="question one", text="## Goal\nA summary."),
-                    Turn(text="From the other model.")])
+    fakellm.script(
+        [
+            Turn(text="An answer.", usage=(120, 30)),
+            Turn(match="question one", text="## Goal\nA summary."),
+            Turn(text="From the other model."),
+        ]
+    )
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -144,8 +150,13 @@ async def test_cost_compact_export_and_model(make_app, fakellm, work: Path):
         assert "Tokens: 120 in · 30 out" in _notices(app)[-1]
         await submit(pilot, "/compact")
         # Two short messages: nothing to compact, and the app says why.
-        await wait_for(pilot, lambda: not app.busy and _notices(app)[-1].startswith(
-            "Nothing to compact: the conversation is too short (2 messages, ~"))
+        await wait_for(
+            pilot,
+            lambda: (
+                not app.busy
+                and _notices(app)[-1].startswith("Nothing to compact: the conversation is too short (2 messages, ~")
+            ),
+        )
         await submit(pilot, "/export notes.md")
         await wait_for(pilot, lambda: (work / "notes.md").exists())
         exported = (work / "notes.md").read_text()

@@ -58,8 +58,12 @@ async def test_read_block_shows_path_and_line_count(make_app, fakellm, work: Pat
 
 async def test_edit_block_shows_coloured_diff(make_app, fakellm, work: Path):
     (work / "app.py").write_text("def f():\n    return 1\n")
-    fakellm.script([Turn(calls=[Call("edit", {"path": "app.py", "oldText": "return 1", "newText": "return 2"})]),
-                    Turn(text="Fixed.")])
+    fakellm.script(
+        [
+            Turn(calls=[Call("edit", {"path": "app.py", "oldText": "return 1", "newText": "return 2"})]),
+            Turn(text="Fixed."),
+        ]
+    )
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -83,8 +87,10 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await submit(pilot, "run")
-        await wait_for(pilot, lambda: any(e.status == "running" for e in _tools(app))
-                       and "hi" in screen_text(app).split("run", 1)[-1])
+        await wait_for(
+            pilot,
+            lambda: any(e.status == "running" for e in _tools(app)) and "hi" in screen_text(app).split("run", 1)[-1],
+        )
         [bash] = _tools(app)
         assert bash.status == "running"
         assert "bye" not in [ln.strip() for ln in screen_text(app).splitlines()]
@@ -97,23 +103,35 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
 
 
 async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: Path):
-    fakellm.script([
-        Turn(match="delegate", calls=[
-            Call("task", {"prompt": "alpha job", "agent": "flue-general", "description": "alpha"}),
-            Call("task", {"prompt": "beta job", "agent": "flue-general", "description": "beta"})]),
-        Turn(match="alpha job", barrier="kids", calls=[Call("bash", {"command": "echo alpha-out; sleep 0.6"})]),
-        Turn(match="beta job", barrier="kids", calls=[Call("bash", {"command": "echo beta-out; sleep 0.6"})]),
-        Turn(match="alpha job", text="alpha answer"),
-        Turn(match="beta job", text="beta answer"),
-        Turn(match="delegate", text="Both done."),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                match="delegate",
+                calls=[
+                    Call("task", {"prompt": "alpha job", "agent": "flue-general", "description": "alpha"}),
+                    Call("task", {"prompt": "beta job", "agent": "flue-general", "description": "beta"}),
+                ],
+            ),
+            Turn(match="alpha job", barrier="kids", calls=[Call("bash", {"command": "echo alpha-out; sleep 0.6"})]),
+            Turn(match="beta job", barrier="kids", calls=[Call("bash", {"command": "echo beta-out; sleep 0.6"})]),
+            Turn(match="alpha job", text="alpha answer"),
+            Turn(match="beta job", text="beta answer"),
+            Turn(match="delegate", text="Both done."),
+        ]
+    )
     app = make_app()
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await submit(pilot, "delegate two jobs")
         # Both children are live at once, each in its own block, with its own nested bash.
-        await wait_for(pilot, lambda: len([v for v in app.query(TaskView) if v.steps is not None]) == 2
-                       and "alpha-out" in screen_text(app) and "beta-out" in screen_text(app))
+        await wait_for(
+            pilot,
+            lambda: (
+                len([v for v in app.query(TaskView) if v.steps is not None]) == 2
+                and "alpha-out" in screen_text(app)
+                and "beta-out" in screen_text(app)
+            ),
+        )
         tasks = [e for e in app.transcript.entries if isinstance(e, TaskEntry)]
         assert [t.agent for t in tasks] == ["flue-general", "flue-general"]
         assert all(t.child is not None for t in tasks)
@@ -131,8 +149,12 @@ async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: P
 
 async def test_escape_interrupts_a_long_command(make_app, fakellm, work: Path):
     pidfile = work / "pid"
-    fakellm.script([Turn(match="first", calls=[Call("bash", {"command": f"echo $$ > {pidfile}; sleep 30"})]),
-                    Turn(match="first", text="Back again.")])
+    fakellm.script(
+        [
+            Turn(match="first", calls=[Call("bash", {"command": f"echo $$ > {pidfile}; sleep 30"})]),
+            Turn(match="first", text="Back again."),
+        ]
+    )
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -173,8 +195,7 @@ def _alive(pid: int) -> bool:
 
 
 async def test_input_typed_while_working_is_queued(make_app, fakellm):
-    fakellm.script([Turn(match="first", text="slow " * 60, chunk_delay=0.1),
-                    Turn(match="first", text="second answer")])
+    fakellm.script([Turn(match="first", text="slow " * 60, chunk_delay=0.1), Turn(match="first", text="second answer")])
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -218,7 +239,7 @@ async def test_a_commands_tail_says_the_hidden_lines_are_above_it(make_app, fake
         await idle(pilot)
         lines = [ln.strip() for ln in screen_text(app).splitlines()]
         more = lines.index("… 14 more lines above (click to expand)")
-        assert lines[more + 1:more + 7] == [str(n) for n in range(15, 21)]
+        assert lines[more + 1 : more + 7] == [str(n) for n in range(15, 21)]
 
 
 async def test_task_list_items_render_as_boxes(make_app, fakellm):

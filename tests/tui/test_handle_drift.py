@@ -37,8 +37,9 @@ async def test_the_app_stops_at_the_budget_and_cost_shows_the_context(make_app, 
         assert f"· context 101,000 of {app.context_window:,} tokens" in _notices(app)[-1]
 
 
-async def test_the_apps_export_is_the_sessions_export(make_app, fakellm, work: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch, capsys):
+async def test_the_apps_export_is_the_sessions_export(
+    make_app, fakellm, work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+):
     monkeypatch.setenv("DEMO_API_KEY", SECRET)
     fakellm.script([Turn(text=f"The key is {SECRET}.")])
     db = str(tmp_path / "s.db")

@@ -64,11 +64,17 @@ def _make_big_session(work: Path, n_turns: int) -> str:
         with write(store.conn):
             for i in range(n_turns):
                 call = ToolCall(id=f"call_{i}", name="read", arguments={"path": f"file_{i}.py"})
-                for m in (UserMessage(content=f"prompt number {i}"),
-                          AssistantMessage(text=f"Reading file {i}.", tool_calls=[call], stop_reason="tool_calls"),
-                          ToolResultMessage(tool_call_id=call.id, tool_name="read", text="x = 1",
-                                            details={"path": f"file_{i}.py", "lines": 1}),
-                          AssistantMessage(text=f"**Answer {i}**: done.")):
+                for m in (
+                    UserMessage(content=f"prompt number {i}"),
+                    AssistantMessage(text=f"Reading file {i}.", tool_calls=[call], stop_reason="tool_calls"),
+                    ToolResultMessage(
+                        tool_call_id=call.id,
+                        tool_name="read",
+                        text="x = 1",
+                        details={"path": f"file_{i}.py", "lines": 1},
+                    ),
+                    AssistantMessage(text=f"**Answer {i}**: done."),
+                ):
                     store.append(info.id, message_to_dict(m))
         return info.id
     finally:
@@ -94,8 +100,9 @@ async def test_resume_of_a_huge_session_shows_its_end_and_loads_older_on_scroll(
         bound = conv.high_weight + 4 * conv.page
         assert _mounted(app) <= bound
         assert conv.lo > 0 or transcript.has_older or conv.hi < len(transcript.entries)
-        earliest = min(int(e.text.split()[-1]) for e in transcript.entries[conv.lo:conv.hi]
-                       if isinstance(e, UserEntry))
+        earliest = min(
+            int(e.text.split()[-1]) for e in transcript.entries[conv.lo : conv.hi] if isinstance(e, UserEntry)
+        )
         assert earliest < 4990
         # Back to the end in one key.
         await pilot.press("ctrl+end")

@@ -40,8 +40,18 @@ def test_freezing_never_cuts_inside_a_code_fence():
 
 
 def test_walk_paths_honours_nested_gitignore(tmp_path: Path):
-    for rel in ("a.py", "debug.log", "keep.log", "build/out.js", "src/x.py", "src/gen/y.py", "src/z.tmp",
-                "docs/sub/readme.md", ".git/config", "excluded.txt"):
+    for rel in (
+        "a.py",
+        "debug.log",
+        "keep.log",
+        "build/out.js",
+        "src/x.py",
+        "src/gen/y.py",
+        "src/z.tmp",
+        "docs/sub/readme.md",
+        ".git/config",
+        "excluded.txt",
+    ):
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("")
@@ -50,8 +60,17 @@ def test_walk_paths_honours_nested_gitignore(tmp_path: Path):
     (tmp_path / ".git" / "info").mkdir()
     (tmp_path / ".git" / "info" / "exclude").write_text("excluded.txt\n")
     paths = walk_paths(str(tmp_path))
-    assert set(paths) == {"a.py", "keep.log", ".gitignore", "src/", "src/x.py", "src/.gitignore", "docs/",
-                          "docs/sub/", "docs/sub/readme.md"}
+    assert set(paths) == {
+        "a.py",
+        "keep.log",
+        ".gitignore",
+        "src/",
+        "src/x.py",
+        "src/.gitignore",
+        "docs/",
+        "docs/sub/",
+        "docs/sub/readme.md",
+    }
     assert paths.index("a.py") < paths.index("src/x.py")  # shallow first
 
 
@@ -78,8 +97,12 @@ def test_walk_paths_agrees_with_git(tmp_path: Path):
         p.write_text("x")
     (tmp_path / ".gitignore").write_text("*.bin\nvendor/\n")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard"],
-                            capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert {p for p in walk_paths(str(tmp_path)) if not p.endswith("/")} == set(listed)
 
 
@@ -133,9 +156,12 @@ def test_command_parsing():
 
 def test_backfill_pairs_results_across_pages():
     call = ToolCall(id="c1", name="read", arguments={"path": "a.py"})
-    messages = [UserMessage(content="first"), AssistantMessage(text="reading", tool_calls=[call]),
-                ToolResultMessage(tool_call_id="c1", tool_name="read", text="x", details={"lines": 1}),
-                AssistantMessage(text="done")]
+    messages = [
+        UserMessage(content="first"),
+        AssistantMessage(text="reading", tool_calls=[call]),
+        ToolResultMessage(tool_call_id="c1", tool_name="read", text="x", details={"lines": 1}),
+        AssistantMessage(text="done"),
+    ]
     backfill = make_backfill(messages, "/")
     newest = backfill(1)
     assert isinstance(newest[0], ReplyEntry) and newest[0].text == "done"

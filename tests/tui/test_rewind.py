@@ -11,12 +11,15 @@ from tests.tui.conftest import idle, ready, submit, wait_for
 
 
 async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: Path):
-    fakellm.script([
-        Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"}, id="w1")]), Turn(text="Made."),
-        Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"}, id="e1")]),
-        Turn(text="Changed."),
-        Turn(text="Changed again."),
-    ])
+    fakellm.script(
+        [
+            Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"}, id="w1")]),
+            Turn(text="Made."),
+            Turn(calls=[Call("edit", {"path": "a.txt", "oldText": "one", "newText": "two"}, id="e1")]),
+            Turn(text="Changed."),
+            Turn(text="Changed again."),
+        ]
+    )
     app = make_app(permission_mode="yolo")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)

@@ -49,14 +49,21 @@ def test_snapshot_no_api_key(snap_compare, tmp_path: Path, monkeypatch: pytest.M
 
 
 SCRIPT = [
-    Turn(reasoning="The user wants the bug fixed.\nRead first, then edit.",
-         text="Let me look at the code first.",
-         calls=[Call("read", {"path": "calc.py"}, id="call_read"),
-                Call("read", {"path": "missing.py"}, id="call_missing")]),
-    Turn(calls=[Call("edit", {"path": "calc.py", "oldText": "return a - b", "newText": "return a + b"},
-                     id="call_edit")]),
-    Turn(text="## Fixed\n\n`add` subtracted instead of adding. The fix:\n\n```python\ndef add(a, b):\n"
-              "    return a + b\n```\n\n- one line changed\n- tests should pass now"),
+    Turn(
+        reasoning="The user wants the bug fixed.\nRead first, then edit.",
+        text="Let me look at the code first.",
+        calls=[
+            Call("read", {"path": "calc.py"}, id="call_read"),
+            Call("read", {"path": "missing.py"}, id="call_missing"),
+        ],
+    ),
+    Turn(
+        calls=[Call("edit", {"path": "calc.py", "oldText": "return a - b", "newText": "return a + b"}, id="call_edit")]
+    ),
+    Turn(
+        text="## Fixed\n\n`add` subtracted instead of adding. The fix:\n\n```python\ndef add(a, b):\n"
+        "    return a + b\n```\n\n- one line changed\n- tests should pass now"
+    ),
 ]
 
 
@@ -89,16 +96,28 @@ def test_snapshot_conversation(snap_compare, snap_dir: Path, fakellm, size):
 
 
 def test_snapshot_tasks(snap_compare, snap_dir: Path, fakellm):
-    fakellm.script([
-        Turn(match="split", calls=[
-            Call("task", {"prompt": "list the tests", "agent": "flue-general", "description": "find tests"},
-                 id="call_t1"),
-            Call("task", {"prompt": "list the docs", "agent": "flue-general", "description": "find docs"},
-                 id="call_t2")]),
-        Turn(match="list the tests", text="There are **3** test files."),
-        Turn(match="list the docs", text="Two docs: README.md and NOTES.md."),
-        Turn(match="split", text="Both helpers are done."),
-    ])
+    fakellm.script(
+        [
+            Turn(
+                match="split",
+                calls=[
+                    Call(
+                        "task",
+                        {"prompt": "list the tests", "agent": "flue-general", "description": "find tests"},
+                        id="call_t1",
+                    ),
+                    Call(
+                        "task",
+                        {"prompt": "list the docs", "agent": "flue-general", "description": "find docs"},
+                        id="call_t2",
+                    ),
+                ],
+            ),
+            Turn(match="list the tests", text="There are **3** test files."),
+            Turn(match="list the docs", text="Two docs: README.md and NOTES.md."),
+            Turn(match="split", text="Both helpers are done."),
+        ]
+    )
 
     async def run_before(pilot) -> None:
         await ready(pilot)
@@ -136,13 +155,19 @@ def test_snapshot_help(snap_compare, snap_dir: Path):
 def test_snapshot_picker(snap_compare, snap_dir: Path):
     store = SessionStore.open(None)
     try:
-        for i, (name, title) in enumerate([("auth-refactor", "move auth to middleware"),
-                                           (None, "why is the build slow?"), (None, "add a --json flag")]):
-            info = store.create(f"ses_snapshot{i:016d}", cwd=str(snap_dir), model="openai/fake", name=name,
-                                title=title)
+        for i, (name, title) in enumerate(
+            [
+                ("auth-refactor", "move auth to middleware"),
+                (None, "why is the build slow?"),
+                (None, "add a --json flag"),
+            ]
+        ):
+            info = store.create(f"ses_snapshot{i:016d}", cwd=str(snap_dir), model="openai/fake", name=name, title=title)
             stamp = f"2026-11-2{i}T10:3{i}:00.000Z"
-            store.conn.execute("UPDATE sessions SET updated_at = ?, created_at = ?, message_count = ? "
-                               "WHERE id = ?", (stamp, stamp, 4 * (i + 1), info.id))
+            store.conn.execute(
+                "UPDATE sessions SET updated_at = ?, created_at = ?, message_count = ? WHERE id = ?",
+                (stamp, stamp, 4 * (i + 1), info.id),
+            )
     finally:
         store.close()
 

@@ -47,6 +47,9 @@ async def test_a_compaction_counts_in_the_total_but_not_as_context(fakellm):
     fakellm.script([Turn(text="THE SUMMARY", usage=(5000, 40))])
     result = await session.compact()
     assert result.text == "Compacted." and (result.usage.input, result.usage.output) == (5000, 40)
-    assert (router.status.input_tokens, router.status.output_tokens) == (5110, 55) == (session.usage.input,
-                                                                                      session.usage.output)
+    assert (
+        (router.status.input_tokens, router.status.output_tokens)
+        == (5110, 55)
+        == (session.usage.input, session.usage.output)
+    )
     assert router.status.context_tokens == 110

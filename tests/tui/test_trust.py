@@ -21,15 +21,18 @@ def _app(fakellm, work, monkeypatch) -> FlueApp:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("FLUE_RETRY_BASE_MS", "5")
     _repo(work)
-    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]),
-                    Turn(text="done")])
+    fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]), Turn(text="done")])
     settings = Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)
     return FlueApp(settings, None, sessions=SessionOptions(persist=False))
 
 
 async def _question(pilot) -> TrustScreen:
-    return await wait_for(pilot, lambda: isinstance(pilot.app.screen, TrustScreen)
-                          and pilot.app.screen.query("#trust-choices") and pilot.app.screen)
+    return await wait_for(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, TrustScreen) and pilot.app.screen.query("#trust-choices") and pilot.app.screen
+        ),
+    )
 
 
 async def test_not_now_starts_without_the_project_settings(fakellm, work, monkeypatch):

@@ -40,10 +40,19 @@ def surfaces(name: str, args: dict, tmp_path, capsys) -> dict[str, str]:
     out["-p --verbose"] = capsys.readouterr().err
     plain._render(event)
     out["--plain"] = capsys.readouterr().err
-    stored = [{"role": "user", "content": "go"},
-              {"role": "assistant", "text": "", "thinking": "", "stop_reason": "tool_calls", "error": None,
-               "model": "openai/fake", "usage": None,
-               "tool_calls": [{"id": "c1", "name": name, "arguments": args, "raw_arguments": ""}]}]
+    stored = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "text": "",
+            "thinking": "",
+            "stop_reason": "tool_calls",
+            "error": None,
+            "model": "openai/fake",
+            "usage": None,
+            "tool_calls": [{"id": "c1", "name": name, "arguments": args, "raw_arguments": ""}],
+        },
+    ]
     with SessionStore.open(tmp_path / f"{name}.db") as store:
         store.create("ses_a", cwd=str(tmp_path), model="openai/fake")
         for m in stored:
@@ -54,8 +63,9 @@ def surfaces(name: str, args: dict, tmp_path, capsys) -> dict[str, str]:
         out["sessions show"] = buf.getvalue()
         out["sessions export"] = store_export.to_markdown(store, info)
     # The app's /export of a session not saved yet (a saved one is `sessions export`'s Markdown).
-    out["/export"] = store_export.unsaved_markdown("ses_b", str(tmp_path), "openai/fake", "t", stored,
-                                                   (0, 0, 0, 0, 0.0))
+    out["/export"] = store_export.unsaved_markdown(
+        "ses_b", str(tmp_path), "openai/fake", "t", stored, (0, 0, 0, 0, 0.0)
+    )
     return out
 
 

@@ -33,8 +33,11 @@ def prompt_text(message: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
-                 and isinstance(b.get("text"), str)]
+        parts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
         return "\n".join(parts) if parts else None
     return None
 
@@ -58,9 +61,17 @@ class Controller:
     """Reads stdin, answers control requests at once (also while a turn runs), and runs the user
     messages one after another on `session`; `begin`/`end` write each turn's init and result."""
 
-    def __init__(self, session: Session, write: Write, *, begin: Callable[[], None],
-                 end: Callable[[OperationResult], None], run: Callable[[str], Any],
-                 set_model: Callable[[str | None], None], replay: bool = False) -> None:
+    def __init__(
+        self,
+        session: Session,
+        write: Write,
+        *,
+        begin: Callable[[], None],
+        end: Callable[[OperationResult], None],
+        run: Callable[[str], Any],
+        set_model: Callable[[str | None], None],
+        replay: bool = False,
+    ) -> None:
         self.session, self.write = session, write
         self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
         self._ids = itertools.count(1)
@@ -141,19 +152,27 @@ class Controller:
                 raise ValueError(f"Unsupported control request subtype: {subtype}")
             response = handler(request)
         except ValueError as exc:
-            self.write({"type": "control_response",
-                        "response": {"subtype": "error", "request_id": rid, "error": str(exc)}})
+            self.write(
+                {"type": "control_response", "response": {"subtype": "error", "request_id": rid, "error": str(exc)}}
+            )
             return
-        self.write({"type": "control_response",
-                    "response": {"subtype": "success", "request_id": rid, "response": response}})
+        self.write(
+            {"type": "control_response", "response": {"subtype": "success", "request_id": rid, "response": response}}
+        )
 
     def _on_initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("hooks"):
             print("flue: SDK hooks are not supported; they will not be called.", file=sys.stderr)
         if request.get("agents"):
             print("flue: agents defined in the SDK are not supported; use .flue/agents files.", file=sys.stderr)
-        return {"commands": [], "output_style": "default", "available_output_styles": ["default"],
-                "models": [], "account": {}, "pid": os.getpid()}
+        return {
+            "commands": [],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [],
+            "account": {},
+            "pid": os.getpid(),
+        }
 
     def _on_interrupt(self, request: dict[str, Any]) -> dict[str, Any]:
         self._cancel_asks("interrupted")
@@ -185,10 +204,22 @@ class Controller:
         rid = f"flue_req_{next(self._ids)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._asks[rid] = future
-        self.write({"type": "control_request", "request_id": rid, "request": {
-            "subtype": "can_use_tool", "tool_name": request.tool_name, "input": dict(request.args),
-            "permission_suggestions": None, "blocked_path": None, "tool_use_id": request.tool_use_id,
-            "title": request.title, "description": f"{request.tool_name} needs approval in {request.mode} mode"}})
+        self.write(
+            {
+                "type": "control_request",
+                "request_id": rid,
+                "request": {
+                    "subtype": "can_use_tool",
+                    "tool_name": request.tool_name,
+                    "input": dict(request.args),
+                    "permission_suggestions": None,
+                    "blocked_path": None,
+                    "tool_use_id": request.tool_use_id,
+                    "title": request.title,
+                    "description": f"{request.tool_name} needs approval in {request.mode} mode",
+                },
+            }
+        )
         response = await future
         if response.get("subtype") != "success":
             return Approval("deny", note=f"the permission callback failed: {response.get('error', 'no answer')}")

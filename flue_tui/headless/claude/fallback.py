@@ -23,8 +23,9 @@ class FallbackClient:
     def model(self) -> str:
         return (self.fallback if self.switched else self.primary).model
 
-    async def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                          max_tokens: int | None = None) -> AsyncIterator[StreamItem]:
+    async def stream_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
+    ) -> AsyncIterator[StreamItem]:
         if not self.switched:
             streamed = False
             try:
@@ -36,8 +37,10 @@ class FallbackClient:
                 if streamed or exc.kind not in SWITCH_KINDS:
                     raise
                 self.switched = True
-                self.on_switch(f"{self.primary.model} is unavailable ({exc.message}); "
-                               f"using the fallback model {self.fallback.model}.")
+                self.on_switch(
+                    f"{self.primary.model} is unavailable ({exc.message}); "
+                    f"using the fallback model {self.fallback.model}."
+                )
         async for item in self.fallback.stream_turn(messages, tools, max_tokens=max_tokens):
             yield item
 

@@ -14,9 +14,19 @@ from flue_tui.permissions.flags import PERMISSION_MODES
 
 # Claude Code's permission modes → flue's (ours keep working; both are accepted by --permission-mode).
 # Claude Code's built-in tool names → flue's (Flue's names are what the model sees; these are aliases).
-TOOL_NAMES = {"bash": "bash", "read": "read", "write": "write", "edit": "edit", "multiedit": "edit", "glob": "glob",
-              "grep": "grep", "task": "task", "agent": "task", "skill": "activate_skill",
-              "activate_skill": "activate_skill"}
+TOOL_NAMES = {
+    "bash": "bash",
+    "read": "read",
+    "write": "write",
+    "edit": "edit",
+    "multiedit": "edit",
+    "glob": "glob",
+    "grep": "grep",
+    "task": "task",
+    "agent": "task",
+    "skill": "activate_skill",
+    "activate_skill": "activate_skill",
+}
 SETTING_SOURCES = ("user", "project", "local")
 
 
@@ -35,36 +45,60 @@ class OneLineParser(argparse.ArgumentParser):
 
 def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Claude Code compatibility (claude -p and the Claude Agent SDK)")
-    group.add_argument("--system-prompt", metavar="TEXT",
-                       help="replace flue's built-in instructions with TEXT (may be empty)")
-    group.add_argument("--input-format", choices=("text", "stream-json"), default="text",
-                       help="print mode input: text (the prompt) or stream-json (user messages and control "
-                            "requests as JSON lines on stdin, one session over many turns)")
-    group.add_argument("--dangerously-skip-permissions", action="store_true",
-                       help="same as --permission-mode yolo (bypassPermissions)")
-    group.add_argument("--session-id", metavar="UUID",
-                       help="use this id: a new session with it, or that session resumed")
-    group.add_argument("--add-dir", action="append", default=[], metavar="DIR",
-                       help="another directory the tools may use (with --sandbox workspace: contained too)")
-    group.add_argument("--fallback-model", metavar="MODEL",
-                       help="model to use when the main one is overloaded or unavailable")
-    group.add_argument("--settings", metavar="FILE|JSON",
-                       help="Claude Code settings (a file or inline JSON): model, permissions.allow/deny/defaultMode")
-    group.add_argument("--setting-sources", metavar="SOURCES",
-                       help="comma-separated user,project,local: which config files are read "
-                            "(user = $FLUE_HOME/config.toml, project/local = .flue/config.toml)")
-    group.add_argument("--tools", metavar="TOOLS",
-                       help='the built-in tools offered: "" none, "default" all, or e.g. "Bash,Read,Edit"')
-    group.add_argument("--permission-prompt-tool", metavar="TOOL",
-                       help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
-                            "whenever a call needs approval")
+    group.add_argument(
+        "--system-prompt", metavar="TEXT", help="replace flue's built-in instructions with TEXT (may be empty)"
+    )
+    group.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="print mode input: text (the prompt) or stream-json (user messages and control "
+        "requests as JSON lines on stdin, one session over many turns)",
+    )
+    group.add_argument(
+        "--dangerously-skip-permissions", action="store_true", help="same as --permission-mode yolo (bypassPermissions)"
+    )
+    group.add_argument(
+        "--session-id", metavar="UUID", help="use this id: a new session with it, or that session resumed"
+    )
+    group.add_argument(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another directory the tools may use (with --sandbox workspace: contained too)",
+    )
+    group.add_argument(
+        "--fallback-model", metavar="MODEL", help="model to use when the main one is overloaded or unavailable"
+    )
+    group.add_argument(
+        "--settings",
+        metavar="FILE|JSON",
+        help="Claude Code settings (a file or inline JSON): model, permissions.allow/deny/defaultMode",
+    )
+    group.add_argument(
+        "--setting-sources",
+        metavar="SOURCES",
+        help="comma-separated user,project,local: which config files are read "
+        "(user = $FLUE_HOME/config.toml, project/local = .flue/config.toml)",
+    )
+    group.add_argument(
+        "--tools", metavar="TOOLS", help='the built-in tools offered: "" none, "default" all, or e.g. "Bash,Read,Edit"'
+    )
+    group.add_argument(
+        "--permission-prompt-tool",
+        metavar="TOOL",
+        help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
+        "whenever a call needs approval",
+    )
     # The provider work (issue 12) defines these too; whichever parser part comes first owns them.
     if "--max-thinking-tokens" not in parser._option_string_actions:
         group.add_argument("--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens")
     if "--effort" not in parser._option_string_actions:
         group.add_argument("--effort", choices=("off", "low", "medium", "high"), help="reasoning effort")
-    group.add_argument("--replay-user-messages", action="store_true",
-                       help="stream-json input: echo each user message back on stdout")
+    group.add_argument(
+        "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
+    )
 
 
 def check_session_id(value: str | None) -> str | None:
@@ -155,8 +189,10 @@ def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         raise ValueError("--fallback-model must differ from --model")
     tool = args.permission_prompt_tool
     if tool is not None and tool != "stdio":
-        raise ValueError(f"--permission-prompt-tool {tool}: MCP tools are not supported yet; "
-                         "use stdio (the Agent SDK's can_use_tool)")
+        raise ValueError(
+            f"--permission-prompt-tool {tool}: MCP tools are not supported yet; "
+            "use stdio (the Agent SDK's can_use_tool)"
+        )
     if tool == "stdio" and args.input_format != "stream-json":
         raise ValueError("--permission-prompt-tool stdio needs --input-format stream-json")
     for directory in args.add_dir:
@@ -165,11 +201,14 @@ def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     args.session_id = check_session_id(args.session_id)
     tools = tool_filter(args.tools)
     options = ClaudeOptions(
-        input_format=args.input_format, tools=frozenset(tools) if tools is not None else None,
+        input_format=args.input_format,
+        tools=frozenset(tools) if tools is not None else None,
         permission_prompt_tool=tool,
         replay_user_messages=args.replay_user_messages,
         add_dirs=tuple(os.path.abspath(os.path.expanduser(d)) for d in args.add_dir),
-        fallback_model=args.fallback_model, effort=getattr(args, "effort", None),
+        fallback_model=args.fallback_model,
+        effort=getattr(args, "effort", None),
         max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
-        setting_sources=setting_sources(args.setting_sources))
+        setting_sources=setting_sources(args.setting_sources),
+    )
     return options, claude_settings(args.settings)

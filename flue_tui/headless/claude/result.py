@@ -29,10 +29,18 @@ def model_usage(model: str | None, usage: Usage, context_window: int | None) -> 
     """`modelUsage`: per model, camelCase, as Claude Code writes it (maxOutputTokens unknown: 0)."""
     if not model:
         return {}
-    return {model: {"inputTokens": usage.input, "outputTokens": usage.output,
-                    "cacheReadInputTokens": usage.cache_read, "cacheCreationInputTokens": usage.cache_write,
-                    "webSearchRequests": 0, "costUSD": round(usage.cost, 10),
-                    "contextWindow": context_window or 0, "maxOutputTokens": 0}}
+    return {
+        model: {
+            "inputTokens": usage.input,
+            "outputTokens": usage.output,
+            "cacheReadInputTokens": usage.cache_read,
+            "cacheCreationInputTokens": usage.cache_write,
+            "webSearchRequests": 0,
+            "costUSD": round(usage.cost, 10),
+            "contextWindow": context_window or 0,
+            "maxOutputTokens": 0,
+        }
+    }
 
 
 def last_stop_reason(messages: list[Any]) -> str | None:
@@ -50,9 +58,15 @@ def terminal_reason(result: Any, messages: list[Any]) -> str:
     return _TERMINAL.get(result.subtype, "model_error")
 
 
-def result_message(result: Any, *, session_id: str, model: str | None, messages: list[Any] | None = None,
-                   permission_denials: list[dict[str, Any]] | None = None,
-                   context_window: int | None = None) -> dict[str, Any]:
+def result_message(
+    result: Any,
+    *,
+    session_id: str,
+    model: str | None,
+    messages: list[Any] | None = None,
+    permission_denials: list[dict[str, Any]] | None = None,
+    context_window: int | None = None,
+) -> dict[str, Any]:
     """Every field of Claude Code's result; `model` is ours (CI wrappers read it)."""
     history = messages or []
     out: dict[str, Any] = {

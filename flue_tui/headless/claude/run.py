@@ -75,17 +75,36 @@ def write_init(write: Write, session: Session, context: Any, model: str | None, 
     from flue_tui.mcp.manager import manager
 
     # Claude Code's statuses: a server still starting is "pending" (its tools join before the first turn).
-    servers = [{"name": s.name, "status": s.status if s.status in ("connected", "failed") else "pending"}
-               for s in manager().statuses()]
-    write(init_message(session_id=session.id, cwd=session.cwd, model=model, tools=list(session.tools),
-                       permission_mode=claude_mode(session), version=__version__,
-                       agents=list(getattr(context.roster, "names", []) or []),
-                       skills=[s.name for s in context.skills.skills], mcp_servers=servers))
+    servers = [
+        {"name": s.name, "status": s.status if s.status in ("connected", "failed") else "pending"}
+        for s in manager().statuses()
+    ]
+    write(
+        init_message(
+            session_id=session.id,
+            cwd=session.cwd,
+            model=model,
+            tools=list(session.tools),
+            permission_mode=claude_mode(session),
+            version=__version__,
+            agents=list(getattr(context.roster, "names", []) or []),
+            skills=[s.name for s in context.skills.skills],
+            mcp_servers=servers,
+        )
+    )
 
 
-def serve_stream_input(session: Session, context: Any, settings: Any, opts: ClaudeOptions, write: Write, *,
-                       partial: bool, first_prompt: str | None,
-                       result_line: Any) -> tuple[list[OperationResult], int | None]:
+def serve_stream_input(
+    session: Session,
+    context: Any,
+    settings: Any,
+    opts: ClaudeOptions,
+    write: Write,
+    *,
+    partial: bool,
+    first_prompt: str | None,
+    result_line: Any,
+) -> tuple[list[OperationResult], int | None]:
     """Run turns from stdin until it closes; returns the results and the signal exit code, if any."""
     from flue_tui.headless.claude.control import Controller
     from flue_tui.headless.workers import DaemonExecutor
@@ -100,22 +119,32 @@ def serve_stream_input(session: Session, context: Any, settings: Any, opts: Clau
 
         model[0] = name or settings.model
         stream.model = model[0] or ""
-        session.model = LiteLLMClient(model[0], api_base=settings.api_base,
-                                      context_window=settings.context_window if model[0] == settings.model else None)
+        session.model = LiteLLMClient(
+            model[0],
+            api_base=settings.api_base,
+            context_window=settings.context_window if model[0] == settings.model else None,
+        )
 
     denied = [0]
 
     def end(result: OperationResult) -> None:
         policy = policy_of(session)
-        denials = [d.to_dict() for d in policy.denials[denied[0]:]] if policy is not None else []
+        denials = [d.to_dict() for d in policy.denials[denied[0] :]] if policy is not None else []
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, model[0], denials))
 
     async def run(text: str) -> OperationResult:
         return await session.prompt(text, result_schema=settings.json_schema)
 
-    controller = Controller(session, write, begin=lambda: write_init(write, session, context, model[0], opts),
-                            end=end, run=run, set_model=set_model, replay=opts.replay_user_messages)
+    controller = Controller(
+        session,
+        write,
+        begin=lambda: write_init(write, session, context, model[0], opts),
+        end=end,
+        run=run,
+        set_model=set_model,
+        replay=opts.replay_user_messages,
+    )
     policy = policy_of(session)
     if opts.permission_prompt_tool == "stdio" and policy is not None:
         policy.asker = controller.ask

@@ -52,15 +52,39 @@ def _uuid() -> str:
     return str(uuid.uuid4())
 
 
-def init_message(*, session_id: str, cwd: str, model: str | None, tools: list[str], permission_mode: str,
-                 version: str, agents: list[str], skills: list[str],
-                 mcp_servers: list[dict[str, str]] | None = None) -> dict[str, Any]:
+def init_message(
+    *,
+    session_id: str,
+    cwd: str,
+    model: str | None,
+    tools: list[str],
+    permission_mode: str,
+    version: str,
+    agents: list[str],
+    skills: list[str],
+    mcp_servers: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     """Claude Code's `system`/`init`. What has no meaning for flue is present and empty: no slash
     commands (skills run with --skill), no plugins, no API key of Anthropic's ("none")."""
-    return {"type": "system", "subtype": "init", "cwd": cwd, "session_id": session_id, "tools": tools,
-            "mcp_servers": list(mcp_servers or []), "model": model or "", "permissionMode": permission_mode,
-            "slash_commands": [], "apiKeySource": "none", "claude_code_version": version, "flue_version": version,
-            "output_style": "default", "agents": agents, "skills": skills, "plugins": [], "uuid": _uuid()}
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": cwd,
+        "session_id": session_id,
+        "tools": tools,
+        "mcp_servers": list(mcp_servers or []),
+        "model": model or "",
+        "permissionMode": permission_mode,
+        "slash_commands": [],
+        "apiKeySource": "none",
+        "claude_code_version": version,
+        "flue_version": version,
+        "output_style": "default",
+        "agents": agents,
+        "skills": skills,
+        "plugins": [],
+        "uuid": _uuid(),
+    }
 
 
 @dataclass(slots=True)
@@ -74,8 +98,12 @@ class _Partial:
 
 def _usage(usage: dict[str, Any] | None) -> dict[str, Any]:
     u = usage or {}
-    return {"input_tokens": u.get("input", 0), "cache_creation_input_tokens": u.get("cache_write", 0),
-            "cache_read_input_tokens": u.get("cache_read", 0), "output_tokens": u.get("output", 0)}
+    return {
+        "input_tokens": u.get("input", 0),
+        "cache_creation_input_tokens": u.get("cache_write", 0),
+        "cache_read_input_tokens": u.get("cache_read", 0),
+        "output_tokens": u.get("output", 0),
+    }
 
 
 class ClaudeStream:
@@ -94,9 +122,22 @@ class ClaudeStream:
             self._compaction = "manual" if event.reason == "manual" else "auto"
         elif isinstance(event, TurnStart) and event.purpose == "agent":
             self._turns[event.session] = _Partial("msg_" + uuid.uuid4().hex[:24])
-            self._stream(event, {"type": "message_start", "message": {
-                "id": self._turns[event.session].message_id, "type": "message", "role": "assistant",
-                "model": self.model, "content": [], "stop_reason": None, "stop_sequence": None, "usage": _usage(None)}})
+            self._stream(
+                event,
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": self._turns[event.session].message_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": self.model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": _usage(None),
+                    },
+                },
+            )
         elif isinstance(event, TextDelta):
             self._delta(event, "text", {"type": "text_delta", "text": event.text})
         elif isinstance(event, ThinkingDelta):
@@ -112,9 +153,19 @@ class ClaudeStream:
         """Claude Code's `system`/`api_retry` for flue's transient-error back-off."""
         error = str(attrs.get("error", ""))
         kind = next((k for k, pattern in _RETRY_KINDS if re.search(pattern, error, re.IGNORECASE)), "server_error")
-        self.write({"type": "system", "subtype": "api_retry", "attempt": attrs.get("attempt", 0),
-                    "max_retries": attrs.get("maxRetries", 0), "retry_delay_ms": attrs.get("delayMs", 0),
-                    "error_status": None, "error": kind, "session_id": self.root, "uuid": _uuid()})
+        self.write(
+            {
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": attrs.get("attempt", 0),
+                "max_retries": attrs.get("maxRetries", 0),
+                "retry_delay_ms": attrs.get("delayMs", 0),
+                "error_status": None,
+                "error": kind,
+                "session_id": self.root,
+                "uuid": _uuid(),
+            }
+        )
 
     # -- whole messages --------------------------------------------------------------------------
     def _envelope(self, event: Event, kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -127,16 +178,27 @@ class ClaudeStream:
         if role == "assistant":
             self._assistant(event, m)
         elif role == "toolResult":
-            block = {"tool_use_id": m["tool_call_id"], "type": "tool_result", "content": m["text"],
-                     "is_error": bool(m.get("is_error"))}
+            block = {
+                "tool_use_id": m["tool_call_id"],
+                "type": "tool_result",
+                "content": m["text"],
+                "is_error": bool(m.get("is_error")),
+            }
             self.write(self._envelope(event, "user", {"message": {"role": "user", "content": [block]}}))
         elif role == "user" and event.session != self.root:
             # A sub-agent's prompt; the root's own prompts are the caller's and are not echoed.
             content = [{"type": "text", "text": m["content"]}]
             self.write(self._envelope(event, "user", {"message": {"role": "user", "content": content}}))
         elif role == "compaction":
-            self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.root, "uuid": _uuid(),
-                        "compact_metadata": {"trigger": self._compaction, "pre_tokens": m.get("tokens_before", 0)}})
+            self.write(
+                {
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "session_id": self.root,
+                    "uuid": _uuid(),
+                    "compact_metadata": {"trigger": self._compaction, "pre_tokens": m.get("tokens_before", 0)},
+                }
+            )
 
     def _assistant(self, event: MessageEnd, m: dict[str, Any]) -> None:
         turn = self._turns.pop(event.session, None)
@@ -153,13 +215,27 @@ class ClaudeStream:
             for block in content:
                 if block["type"] == "tool_use":
                     self._tool_use_partial(event, turn, block)
-            self._stream(event, {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                 "usage": _usage(m.get("usage"))})
+            self._stream(
+                event,
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": _usage(m.get("usage")),
+                },
+            )
             self._stream(event, {"type": "message_stop"})
         if m.get("stop_reason") in ("error", "aborted") or not content:
             return  # a failed or cut-off turn never reaches the model again; the result reports it
-        message = {"id": message_id, "type": "message", "role": "assistant", "model": m.get("model", ""),
-                   "content": content, "stop_reason": stop, "stop_sequence": None, "usage": _usage(m.get("usage"))}
+        message = {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": m.get("model", ""),
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": _usage(m.get("usage")),
+        }
         self.write(self._envelope(event, "assistant", {"message": message}))
 
     # -- partial messages ------------------------------------------------------------------------
@@ -175,8 +251,11 @@ class ClaudeStream:
             self._close_block(event)
             turn.index += 1
             turn.block = kind
-            start = {"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": "",
-                                                                         "signature": ""}
+            start = (
+                {"type": "text", "text": ""}
+                if kind == "text"
+                else {"type": "thinking", "thinking": "", "signature": ""}
+            )
             self._stream(event, {"type": "content_block_start", "index": turn.index, "content_block": start})
         self._stream(event, {"type": "content_block_delta", "index": turn.index, "delta": delta})
 
@@ -188,8 +267,15 @@ class ClaudeStream:
 
     def _tool_use_partial(self, event: Event, turn: _Partial, block: dict[str, Any]) -> None:
         turn.index += 1
-        self._stream(event, {"type": "content_block_start", "index": turn.index,
-                             "content_block": {**block, "input": {}}})
-        self._stream(event, {"type": "content_block_delta", "index": turn.index,
-                             "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        self._stream(
+            event, {"type": "content_block_start", "index": turn.index, "content_block": {**block, "input": {}}}
+        )
+        self._stream(
+            event,
+            {
+                "type": "content_block_delta",
+                "index": turn.index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+            },
+        )
         self._stream(event, {"type": "content_block_stop", "index": turn.index})

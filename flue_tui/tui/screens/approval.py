@@ -68,9 +68,11 @@ class ApprovalScreen(ModalScreen[Approval]):
                 Option(Text.assemble(("1 ", "dim"), "Allow once"), id="once"),
                 Option(Text.assemble(("2 ", "dim"), "Allow for this session ", (f"({rules})", "dim")), id="session"),
                 Option(Text.assemble(("3 ", "dim"), "Deny, with a note to the model"), id="deny"),
-                id="approval-choices")
-            note = Input(placeholder="Why not? (optional; Enter sends the refusal, Esc without a note)",
-                         id="approval-note")
+                id="approval-choices",
+            )
+            note = Input(
+                placeholder="Why not? (optional; Enter sends the refusal, Esc without a note)", id="approval-note"
+            )
             note.display = False
             yield note
 

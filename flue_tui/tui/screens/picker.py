@@ -81,8 +81,9 @@ class SessionPicker(Screen[str | None]):
             yield Input(value=self.query_text, placeholder="filter sessions", id="picker-filter")
             yield SessionList(id="picker-list")
             with Horizontal(id="picker-help"):
-                yield Static(Text("enter: resume · tab: list (d: delete) · ctrl+a: all directories · esc: cancel",
-                                  style="dim"))
+                yield Static(
+                    Text("enter: resume · tab: list (d: delete) · ctrl+a: all directories · esc: cancel", style="dim")
+                )
 
     async def on_mount(self) -> None:
         await self.reload()
@@ -93,13 +94,15 @@ class SessionPicker(Screen[str | None]):
         self.sessions = await asyncio.to_thread(self.store.list_sessions, cwd, limit=LIMIT)
         where = "all directories" if self.all else self.cwd
         self.query_one("#picker-title", Static).update(
-            Text.assemble(("Resume a session", "bold"), (f" · {where} · {len(self.sessions)} sessions", "dim")))
+            Text.assemble(("Resume a session", "bold"), (f" · {where} · {len(self.sessions)} sessions", "dim"))
+        )
         self.refilter()
 
     def refilter(self) -> None:
         words = self.query_one(Input).value.lower().split()
-        self.shown = [s for s in self.sessions
-                      if all(w in f"{s.name or ''} {s.title or ''} {s.id}".lower() for w in words)]
+        self.shown = [
+            s for s in self.sessions if all(w in f"{s.name or ''} {s.title or ''} {s.id}".lower() for w in words)
+        ]
         options = self.query_one(SessionList)
         options.clear_options()
         if self.shown:
@@ -108,8 +111,9 @@ class SessionPicker(Screen[str | None]):
             options.add_options([Option(session_label(s, width)) for s in self.shown])
             options.highlighted = 0
         else:
-            options.add_option(Option(Text("no sessions match" if self.sessions else "no sessions yet",
-                                           style="dim"), disabled=True))
+            options.add_option(
+                Option(Text("no sessions match" if self.sessions else "no sessions yet", style="dim"), disabled=True)
+            )
 
     @on(Input.Changed)
     def _filter_changed(self) -> None:
@@ -153,8 +157,9 @@ class SessionPicker(Screen[str | None]):
                 self.notify(f"Deleted {info.label}")
                 await self.reload()
 
-        self.app.push_screen(ConfirmDelete(f"Delete {info.label} ({info.message_count} messages)? "
-                                           "This cannot be undone."), answered)
+        self.app.push_screen(
+            ConfirmDelete(f"Delete {info.label} ({info.message_count} messages)? This cannot be undone."), answered
+        )
 
 
 class SessionList(OptionList):

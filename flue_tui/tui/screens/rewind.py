@@ -59,7 +59,8 @@ class RewindScreen(ModalScreen[tuple[int, str] | None]):
             options.add_options([Option(label) for _, label in CHOICES])
             options.highlighted = 0
             self.query_one("#rewind-title", Static).update(
-                Text(f"Message {self.chosen.number}: what to restore?", style="bold"))
+                Text(f"Message {self.chosen.number}: what to restore?", style="bold")
+            )
             return
         self.dismiss((self.chosen.number, CHOICES[index][0]))
 

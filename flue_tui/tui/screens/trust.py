@@ -43,10 +43,15 @@ class TrustScreen(ModalScreen[bool]):
             with VerticalScroll(id="trust-body"):
                 yield Static(Text("\n".join(f"  {line}" for line in lines)))
             yield OptionList(
-                Option(Text.assemble(("1 ", "dim"), "Trust this folder ",
-                                     ("(apply them; asked again if the file changes)", "dim")), id="yes"),
+                Option(
+                    Text.assemble(
+                        ("1 ", "dim"), "Trust this folder ", ("(apply them; asked again if the file changes)", "dim")
+                    ),
+                    id="yes",
+                ),
                 Option(Text.assemble(("2 ", "dim"), "Not now ", ("(start without them)", "dim")), id="no"),
-                id="trust-choices")
+                id="trust-choices",
+            )
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._focus_choices)

@@ -48,8 +48,9 @@ class ThinkingView(Static):
         if not e.done:
             last = lines[-1] if lines else ""
             return Text.assemble(("∴ Thinking… ", "italic"), Text(last, style="italic"))
-        return Text(f"∴ Thought for {len(lines)} line{'s' if len(lines) != 1 else ''} (click to expand)",
-                    style="italic")
+        return Text(
+            f"∴ Thought for {len(lines)} line{'s' if len(lines) != 1 else ''} (click to expand)", style="italic"
+        )
 
     def sync(self) -> None:
         self.set_class(self.entry.expanded, "-expanded")

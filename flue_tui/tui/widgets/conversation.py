@@ -20,9 +20,9 @@ class Conversation(VerticalScroll, can_focus=False):
     BLANK = True
     # Weights approximate widget counts (Entry.weight): every layout costs O(mounted widgets).
     high_weight = 220  # trim the top once the mounted entries weigh more than this ...
-    low_weight = 150   # ... down to this
-    page = 12          # entries mounted per scroll-edge load
-    initial = 24       # entries mounted when a transcript is (re)shown
+    low_weight = 150  # ... down to this
+    page = 12  # entries mounted per scroll-edge load
+    initial = 24  # entries mounted when a transcript is (re)shown
 
     def __init__(self, transcript: Transcript, **kw) -> None:
         super().__init__(**kw)
@@ -51,11 +51,11 @@ class Conversation(VerticalScroll, can_focus=False):
         return self.is_anchored and not getattr(self, "_anchor_released", False)
 
     def _weight(self) -> int:
-        return sum(e.weight() for e in self.transcript.entries[self.lo:self.hi])
+        return sum(e.weight() for e in self.transcript.entries[self.lo : self.hi])
 
     @property
     def mounted_entries(self) -> list[Entry]:
-        return self.transcript.entries[self.lo:self.hi]
+        return self.transcript.entries[self.lo : self.hi]
 
     def _update_markers(self) -> None:
         t = self.transcript
@@ -66,8 +66,9 @@ class Conversation(VerticalScroll, can_focus=False):
         below = len(t.entries) - self.hi
         self.more_below.display = below > 0
         if below > 0:
-            self.more_below.update(Text(f"↓ {below} newer block{'s' if below != 1 else ''}: "
-                                        "scroll down or press ctrl+end", style="dim"))
+            self.more_below.update(
+                Text(f"↓ {below} newer block{'s' if below != 1 else ''}: scroll down or press ctrl+end", style="dim")
+            )
 
     async def _unmount(self, entries: list[Entry]) -> None:
         widgets = [e.view for e in entries if e.view is not None]
@@ -80,7 +81,7 @@ class Conversation(VerticalScroll, can_focus=False):
     async def show(self, transcript: Transcript) -> None:
         """Show a transcript from its end (a new session, a resumed one, or a jump to the latest)."""
         old = self.transcript
-        await self._unmount(old.entries[self.lo:self.hi])
+        await self._unmount(old.entries[self.lo : self.hi])
         if old is not transcript and old.view is self:
             old.view = None
         self.transcript = transcript
@@ -89,7 +90,7 @@ class Conversation(VerticalScroll, can_focus=False):
             transcript.load_older(self.initial - len(transcript.entries))
         n = len(transcript.entries)
         self.lo, self.hi, self.known = max(0, n - self.initial), n, n
-        views = [make_view(e) for e in transcript.entries[self.lo:self.hi]]
+        views = [make_view(e) for e in transcript.entries[self.lo : self.hi]]
         if views:
             await self.mount_all(views, before=self.more_below)
         self._update_markers()
@@ -101,7 +102,7 @@ class Conversation(VerticalScroll, can_focus=False):
         t = self.transcript
         n = len(t.entries)
         if self.hi >= self.known:
-            views = [make_view(e) for e in t.entries[self.hi:n] if e.view is None]
+            views = [make_view(e) for e in t.entries[self.hi : n] if e.view is None]
             self.hi = n
             if views:
                 await self.mount_all(views, before=self.more_below)
@@ -158,7 +159,7 @@ class Conversation(VerticalScroll, can_focus=False):
         anchor_view = anchor_entry.view if anchor_entry is not None else None
         before_y = anchor_view.virtual_region.y if anchor_view is not None else 0
         old_scroll = self.scroll_y
-        views = [make_view(e) for e in t.entries[start:self.lo]]
+        views = [make_view(e) for e in t.entries[start : self.lo]]
         self.lo = start
         await self.mount_all(views, after=self.more_above)
         self._update_markers()
@@ -176,7 +177,7 @@ class Conversation(VerticalScroll, can_focus=False):
     async def _load_newer(self) -> None:
         t = self.transcript
         end = min(len(t.entries), self.hi + self.page)
-        views = [make_view(e) for e in t.entries[self.hi:end] if e.view is None]
+        views = [make_view(e) for e in t.entries[self.hi : end] if e.view is None]
         self.hi = end
         if views:
             await self.mount_all(views, before=self.more_below)

@@ -65,11 +65,23 @@ class PromptArea(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, history: PromptHistory, completion: CompletionList,
-                 commands: Callable[[], list[tuple[str, str, bool]]], **kw) -> None:
-        super().__init__(id="prompt", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         compact=True, highlight_cursor_line=False,
-                         placeholder="Message flue · @ to add a file · / for commands", **kw)
+    def __init__(
+        self,
+        history: PromptHistory,
+        completion: CompletionList,
+        commands: Callable[[], list[tuple[str, str, bool]]],
+        **kw,
+    ) -> None:
+        super().__init__(
+            id="prompt",
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            highlight_cursor_line=False,
+            placeholder="Message flue · @ to add a file · / for commands",
+            **kw,
+        )
         self.prompt_history = history
         self.completion = completion
         self.commands = commands
@@ -95,8 +107,13 @@ class PromptArea(TextArea):
                 # Enter on a command that needs no argument runs it (`/he` + Enter = /help).
                 context, choice = comp.context, comp.choice
                 self._accept()
-                if key == "enter" and context is not None and context.kind == "command" and choice \
-                        and choice.rstrip() not in self._needs_argument():
+                if (
+                    key == "enter"
+                    and context is not None
+                    and context.kind == "command"
+                    and choice
+                    and choice.rstrip() not in self._needs_argument()
+                ):
                     self.post_message(self.Submitted(self.text.rstrip()))
         elif key == "enter":
             text = self.text
@@ -137,8 +154,11 @@ class PromptArea(TextArea):
         return None
 
     def _command_items(self, context: Context) -> list[tuple[Text | str, str]]:
-        items: list[tuple[Text | str, str]] = [(Text.assemble((f"/{name}", "bold"), "  ", (desc, "dim")), f"/{name} ")
-                                               for name, desc, _ in self.commands() if name.startswith(context.query)]
+        items: list[tuple[Text | str, str]] = [
+            (Text.assemble((f"/{name}", "bold"), "  ", (desc, "dim")), f"/{name} ")
+            for name, desc, _ in self.commands()
+            if name.startswith(context.query)
+        ]
         return items[:12]
 
     def _sync_completion(self) -> None:

@@ -52,7 +52,7 @@ def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
     segments: list[str] = []
     start = 0
     for i in range(blocks - 1, len(cuts), blocks):
-        segments.append(src[start:cuts[i]])
+        segments.append(src[start : cuts[i]])
         start = cuts[i]
     return segments, src[start:]
 
@@ -139,7 +139,7 @@ class ReplyView(VerticalGroup):
         text = self.entry.text
         if len(text) <= self.shown:
             return
-        fragment = text[self.shown:]
+        fragment = text[self.shown :]
         self.shown = len(text)
         live = self.md.source + fragment
         cuts = [c for c in cut_points(live) if c < len(live)]
@@ -154,9 +154,9 @@ class ReplyView(VerticalGroup):
         # everything up to the last safe cut becomes frozen segments; the rest restarts the live part.
         segments, start = [], 0
         for i in range(LIVE_BLOCKS - 1, len(cuts), LIVE_BLOCKS):
-            segments.append(live[start:cuts[i]])
+            segments.append(live[start : cuts[i]])
             start = cuts[i]
         if cuts[-1] > start:
-            segments.append(live[start:cuts[-1]])
+            segments.append(live[start : cuts[-1]])
         await self.mount_all([FrozenMarkdown(seg) for seg in segments], before=self.md)
-        await self.md.update(task_boxes(live[cuts[-1]:]))
+        await self.md.update(task_boxes(live[cuts[-1] :]))

@@ -24,9 +24,9 @@ def tokens(n: int) -> str:
 def short_cwd(cwd: str, limit: int = 40) -> str:
     home = os.path.expanduser("~")
     if cwd == home or cwd.startswith(home + os.sep):
-        cwd = "~" + cwd[len(home):]
+        cwd = "~" + cwd[len(home) :]
     if len(cwd) > limit:
-        cwd = "…" + cwd[-(limit - 1):]
+        cwd = "…" + cwd[-(limit - 1) :]
     return cwd
 
 
@@ -41,8 +41,9 @@ class StatusBar(Horizontal):
         yield self.left
         yield self.right
 
-    def show(self, *, model: str, name: str, cwd: str, status: Status, context_window: int | None,
-             busy: bool, mode: str = "") -> None:
+    def show(
+        self, *, model: str, name: str, cwd: str, status: Status, context_window: int | None, busy: bool, mode: str = ""
+    ) -> None:
         left = Text(no_wrap=True, overflow="ellipsis")
         left.append(model or "no model", style="bold")
         if name:

@@ -41,7 +41,7 @@ class EntryList(VerticalGroup):
 
     def compose(self):
         yield self.more
-        for e in self.transcript.entries[-self.limit:]:
+        for e in self.transcript.entries[-self.limit :]:
             if e.view is None:
                 yield self.make_view(e)
         self._update_more()
@@ -52,11 +52,11 @@ class EntryList(VerticalGroup):
     def on_unmount(self) -> None:
         if self.transcript.view is self:
             self.transcript.view = None
-        for e in self.transcript.entries[-(self.limit + 8):]:
+        for e in self.transcript.entries[-(self.limit + 8) :]:
             e.view = None
 
     def _mounted(self) -> list[Entry]:
-        return [e for e in self.transcript.entries[-(self.limit + 8):] if e.view is not None and e.view.parent is self]
+        return [e for e in self.transcript.entries[-(self.limit + 8) :] if e.view is not None and e.view.parent is self]
 
     def _update_more(self) -> None:
         hidden = len(self.transcript.entries) - min(self.limit, len(self.transcript.entries))
@@ -134,7 +134,9 @@ class TaskView(VerticalGroup):
             shown = "\n".join(lines[:ANSWER_LINES])
             if len(lines) > ANSWER_LINES:
                 shown += f"\n\n*… {len(lines) - ANSWER_LINES} more lines*"
-            renderable = Text(shown, style="red") if e.status == "error" else RichMarkdown(task_boxes(shown), hyperlinks=False)
+            renderable = (
+                Text(shown, style="red") if e.status == "error" else RichMarkdown(task_boxes(shown), hyperlinks=False)
+            )
             self.answer.update(renderable)
             self.answer.display = True
         else:
