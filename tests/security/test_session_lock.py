@@ -172,7 +172,7 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
         _rest, _ = first.communicate(timeout=120)
     finally:
         first.kill()
-    assert second.returncode == 1, second.stderr
+    assert second.returncode == 2, second.stderr  # the run never started: exit 2, as for every start-up error
     assert f"pid {first.pid} (flue -p" in second.stderr and "Traceback" not in second.stderr
     assert json.loads(second.stdout.splitlines()[-1])["is_error"] is True
     assert first.returncode == 0

@@ -134,7 +134,7 @@ def test_an_unreadable_database_is_reported_not_empty(tmp_path):
                 pytest.skip("running as root without setpriv: no ordinary user to be refused the file")
             as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         code = (
-            "import sys; from flue_tui import sessions_cli; "
+            "import sys; from flue_tui.cli import sessions as sessions_cli; "
             f"sys.exit(sessions_cli.main(['show', 'kept', '--db', {str(db)!r}, '--cwd', {str(folder)!r}]))"
         )
         proc = subprocess.run(

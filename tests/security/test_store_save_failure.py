@@ -75,7 +75,7 @@ def test_sigterm_keeps_the_partial_answer_for_the_resume(fakellm, flue_env, tmp_
             "--db",
             str(db),
             "--output-format",
-            "stream-json",
+            "events",
             "--include-partial-messages",
         ],
         stdin=subprocess.DEVNULL,
