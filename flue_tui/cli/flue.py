@@ -216,7 +216,7 @@ def _main(argv: list[str] | None = None) -> int:
         return trust_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.headless.claude.flags import claude_options
+    from flue_tui.headless.claude.flags import claude_options, effort_for_budget
     from flue_tui.permissions.flags import permission_settings
     from flue_tui.runtime.start import options_from_args
 
@@ -269,7 +269,7 @@ def _main(argv: list[str] | None = None) -> int:
             auto_compact=False if args.no_auto_compact else None,
             compaction_model=args.compaction_model,
             context_window=args.context_window,
-            effort=args.effort,
+            effort=args.effort or effort_for_budget(args.max_thinking_tokens),
             max_output_tokens=args.max_output_tokens,
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
             **permissions,

@@ -200,3 +200,12 @@ def test_setting_sources_choose_which_config_files_are_read(_isolated_home, tmp_
     assert read(None) == ("user/m", 4, ["bash(rm *)", "bash(curl *)"])
     assert read(("project", "local")) == ("openai/gpt-4.1", 4, ["bash(curl *)"])
     assert read(("user",)) == ("user/m", None, ["bash(rm *)"])
+
+
+@pytest.mark.parametrize(
+    ("tokens", "effort"), [(None, None), (0, "off"), (1024, "low"), (2000, "medium"), (32000, "high")]
+)
+def test_max_thinking_tokens_maps_to_an_effort(tokens, effort):
+    from flue_tui.headless.claude.flags import effort_for_budget
+
+    assert effort_for_budget(tokens) == effort

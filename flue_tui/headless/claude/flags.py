@@ -91,14 +91,21 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
         "whenever a call needs approval",
     )
-    # The provider work (issue 12) defines these too; whichever parser part comes first owns them.
-    if "--max-thinking-tokens" not in parser._option_string_actions:
-        group.add_argument("--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens")
-    if "--effort" not in parser._option_string_actions:
-        group.add_argument("--effort", choices=("off", "low", "medium", "high"), help="reasoning effort")
+    group.add_argument(
+        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (as --effort: see README)"
+    )
     group.add_argument(
         "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
     )
+
+
+def effort_for_budget(tokens: int | None) -> str | None:
+    """--max-thinking-tokens N as flue's effort, whose Anthropic budgets are litellm's 1024/2048/4096."""
+    if tokens is None:
+        return None
+    if tokens <= 0:
+        return "off"
+    return "low" if tokens <= 1024 else "medium" if tokens <= 2048 else "high"
 
 
 def check_session_id(value: str | None) -> str | None:

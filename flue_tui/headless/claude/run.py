@@ -115,15 +115,12 @@ def serve_stream_input(
     session.subscribe(stream)
 
     def set_model(name: str | None) -> None:
-        from flue_tui.model.litellm_client import LiteLLMClient
+        from flue_tui.runtime.wiring import Runtime
 
         model[0] = name or settings.model
         stream.model = model[0] or ""
-        session.model = LiteLLMClient(
-            model[0],
-            api_base=settings.api_base,
-            context_window=settings.context_window if model[0] == settings.model else None,
-        )
+        # The one place a model client is built: effort, prices, output and reply limits come along.
+        session.model = Runtime(settings).model_client(model[0])
 
     denied = [0]
 
