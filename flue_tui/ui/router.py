@@ -15,6 +15,7 @@ from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Usage
 from flue_tui.ui.logline import log_line
+from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -91,7 +92,9 @@ class EventRouter:
     # -- collection ------------------------------------------------------------------------------
     def settle_text(self) -> None:
         for entry, parts in self._text.items():
-            entry.text += "".join(parts)  # type: ignore[attr-defined]
+            # Model text reaches a terminal: escapes are shown, never obeyed (per flush, so an
+            # escape split across two flushes still loses its ESC).
+            entry.text += terminal_safe("".join(parts))  # type: ignore[attr-defined]
         self._text.clear()
 
     def take(self) -> tuple[list[tuple[Transcript, Entry]], list[Entry]]:
@@ -226,7 +229,7 @@ class EventRouter:
             return
         if entry.tail is None:
             entry.tail = OutputTail()
-        entry.tail.feed(e.stream, e.chunk)
+        entry.tail.feed(e.stream, terminal_safe(e.chunk))
         self._touch(entry)
 
     def _on_ToolEnd(self, e: ev.ToolEnd, t: Transcript, root: bool) -> None:
@@ -234,7 +237,7 @@ class EventRouter:
         if entry is None:
             return
         content = e.result.get("content") or []
-        entry.result_text = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        entry.result_text = terminal_safe("\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict)))
         entry.details = dict(e.result.get("details") or {})
         entry.status = "error" if e.is_error else "ok"
         entry.duration_ms = e.duration_ms

@@ -82,3 +82,31 @@ def test_plain_mode_carries_no_escapes(fakellm, flue_env, tmp_path):
     assert b"Done." in proc.stdout, (proc.stdout, proc.stderr)
     for stream in (proc.stdout, proc.stderr):
         assert b"\x1b" not in stream and b"\x07" not in stream and b"\xc2\x9b" not in stream, stream
+
+
+def test_the_apps_transcript_never_holds_an_escape():
+    """The app and inline mode draw from the router's transcript: model text, a command's live
+    output and a tool's result arrive there with escapes shown, never obeyed."""
+    from flue_tui.core import events as ev
+    from flue_tui.ui.router import EventRouter
+    from flue_tui.ui.transcript import Transcript
+
+    transcript = Transcript(session_id="ses_x")
+    router = EventRouter(transcript, lambda: None, cwd="/tmp")
+    base = {"session": "ses_x"}
+    router.handle(ev.TextDelta(**base, text="hi \x1b]52;c;aGk=\x07 and \x1b[2J done"))
+    router.handle(ev.ToolStart(**base, tool_name="bash", tool_call_id="c1", args={"command": "x"}, kind="execute"))
+    router.handle(ev.ToolOutput(**base, tool_call_id="c1", stream="stdout", chunk="out \x1b]0;title\x07\n"))
+    router.handle(
+        ev.ToolEnd(
+            **base,
+            tool_name="bash",
+            tool_call_id="c1",
+            is_error=False,
+            result={"content": [{"type": "text", "text": "res \x1b[31mred"}]},
+            duration_ms=1,
+        )
+    )
+    router.take()
+    shown = repr([vars(e) if hasattr(e, "__dict__") else e for e in transcript.entries])
+    assert "\\x1b" not in shown.replace("\\\\x1b", "")
