@@ -41,6 +41,8 @@ def test_the_trust_question_inline(inline, fakellm, work: Path):
     term.wait_for("Trust this project?", timeout=FIRST_REPLY_S)
     term.send("y")
     term.wait_for("→ trusted")
+    # The session starts after the answer; type once its prompt is up (as after "n" above).
+    term.wait(lambda t: "ask mode" in t or "accept-edits mode" in t, timeout=FIRST_REPLY_S, what="the toolbar")
     term.send("go\r")
     term.wait_for("Finished the work.", timeout=FIRST_REPLY_S)
     assert "[y] allow once" not in term.text()
