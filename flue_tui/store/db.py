@@ -24,6 +24,10 @@ BUSY_TIMEOUT_S = 5.0
 # BEGIN IMMEDIATE waits BUSY_TIMEOUT_S per attempt; a writer holding the lock for longer than all
 # attempts together is stuck, and then the user hears about it.
 BEGIN_ATTEMPTS = 6
+# Opening retries a lock as a whole (connect, WAL switch, migrate, probe) until this many seconds
+# have passed: another flue starting at the same moment may hold the file for longer than one busy
+# timeout on a loaded machine (switching a fresh file to WAL does not always wait on the handler).
+OPEN_PATIENCE_S = 30.0
 DB_NAME = "sessions.db"
 MEMORY = ":memory:"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -114,6 +118,20 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+def _open_patiently(path: Path) -> sqlite3.Connection:
+    """`_open_file`, tried again from the start while the file stays locked (up to OPEN_PATIENCE_S)."""
+    deadline = time.monotonic() + OPEN_PATIENCE_S
+    pause = 0.05
+    while True:
+        try:
+            return _open_file(path)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+
+
 def _open_file(path: Path) -> sqlite3.Connection:
     from flue_tui.store.migrations import migrate
 
@@ -194,7 +212,7 @@ def open_database(path: str | os.PathLike[str] | None = None) -> Opened:
                 target, f"The session database {target} is read-only ({state.reason}) and could not be read ({exc})."
             )
     try:
-        return Opened(_open_file(target), str(target), ())
+        return Opened(_open_patiently(target), str(target), ())
     except NewerSchemaError:
         raise
     except sqlite3.DatabaseError as exc:

@@ -42,3 +42,35 @@ def test_two_writers_for_several_seconds_lose_nothing(db_path):
             for n in range(1, count // 2 + 1):
                 assert f"{who} question {n}" in texts and f"streamed answer {who}-{n}" in texts
         assert len(store.search("streamed", limit=100000)) == own_a // 2 + own_b // 2 + len(shared) // 2
+
+
+def test_opening_waits_out_a_lock_held_longer_than_one_busy_timeout(db_path, monkeypatch):
+    """Another process holding a fresh file (say, a second flue creating it) for longer than one
+    busy timeout delays the open; it does not fail it. Held by a plain SQLite connection in rollback
+    mode, which is what a brand-new file is before the first open switches it to WAL."""
+    import sqlite3
+    import threading
+
+    from flue_tui.store import db as dbmod
+
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE held (x)")
+    released = threading.Event()
+
+    def release() -> None:
+        released.wait(30)
+        holder.execute("COMMIT")
+        holder.close()
+
+    t = threading.Thread(target=release)
+    t.start()
+    try:
+        threading.Timer(1.0, released.set).start()  # held for five busy timeouts
+        with SessionStore.open(db_path) as store:
+            assert store.path == str(db_path)
+            assert store.list_sessions() == []
+    finally:
+        released.set()
+        t.join(30)
