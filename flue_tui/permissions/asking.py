@@ -11,10 +11,11 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+from flue_tui.permissions.approval import Approval
 from flue_tui.tools.diff import read_before, unified_diff
 
 if TYPE_CHECKING:
-    from flue_tui.permissions.policy import Approval, ApprovalRequest
+    from flue_tui.permissions.approval import ApprovalRequest
 
 TITLES = {"bash": "Run command", "write": "Write file", "edit": "Edit file"}
 MAX_LINES = 60  # a long diff is cut on the terminal; the dialog in the app scrolls instead
@@ -70,8 +71,6 @@ def session_label(request: ApprovalRequest) -> str:
 
 async def ask_on_terminal(request: ApprovalRequest) -> Approval:
     """The plain front end's asker: 1 allows once, 2 for the session, 3 (or Enter) refuses."""
-    from flue_tui.permissions.policy import Approval  # policy imports this module
-
     lines = request.body.splitlines()
     body = "\n".join(lines[:MAX_LINES])
     if len(lines) > MAX_LINES:

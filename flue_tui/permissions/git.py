@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from flue_tui.permissions.shell import Collector, Word
+    from flue_tui.permissions.shellwords import Collector, Word
 
 KNOWN = frozenset(
     """

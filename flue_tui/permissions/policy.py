@@ -7,10 +7,12 @@ mode) every call that would ask is refused at once and logged, so a run never wa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
+from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
 from flue_tui.permissions.rules import (
     Rule,
@@ -62,32 +64,6 @@ USER_TEXT = "Permission denied: the user refused this {tool} call."
 class Decision:
     verdict: Verdict
     reason: str | None = None  # the refusal text, for "deny"; for "ask", the refusal when no one can be asked
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    """One question for the person: what would run, and what "allow for this session" would add."""
-
-    tool_name: str
-    tool_use_id: str
-    args: dict[str, Any]
-    kind: str
-    mode: str
-    title: str
-    body: str
-    body_kind: str  # "command" | "diff" | "json"
-    session_rules: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Approval:
-    choice: Literal["once", "session", "deny"]
-    note: str = ""  # with "deny": shown to the model so it can work around the refusal
-    # With "once": the arguments to run instead (the Agent SDK's updatedInput); checked like the model's.
-    updated_input: dict[str, Any] | None = None
-
-
-Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 
 class Guard(Protocol):

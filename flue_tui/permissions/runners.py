@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flue_tui.permissions.git import check_git
-from flue_tui.permissions.shell import Collector, SimpleCommand, Word, check_variable, read_into
+from flue_tui.permissions.shellwords import Collector, SimpleCommand, Word, check_variable
 
 SHELLS = frozenset("sh bash dash zsh ksh mksh ash yash posh fish".split())
 # Builtins that neither run a program nor touch a file (their redirections are judged separately).
@@ -217,7 +217,7 @@ def _script(words: list[Word], out: Collector, depth: int, what: str) -> None:
     rules see `rm` in `bash -c "rm $X"`), but it stays unclear."""
     if not all(w.static for w in words):
         out.doubt(f"{what} runs text known only when it runs")
-    read_into(" ".join(w.text for w in words), out, depth + 1)
+    out.read(" ".join(w.text for w in words), depth + 1)
 
 
 def _shell(words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:

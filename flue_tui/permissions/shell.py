@@ -13,19 +13,27 @@ tree-sitter is imported on first use, so `flue --help` does not pay for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-MAX_DEPTH = 8  # nested `bash -c "eval '…'"` levels before the command is called unclear
-# Variables that change which program runs or what it loads: setting one is never harmless.
-RISKY_VARIABLE = re.compile(
-    r"^(PATH|IFS|ENV|BASH_ENV|BASHOPTS|SHELLOPTS|PS4|PROMPT_COMMAND|CDPATH|HOME|XDG_CONFIG_HOME|PAGER|"
-    r"MANPAGER|EDITOR|VISUAL|BROWSER|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|PERL5OPT|PERL5LIB|"
-    r"RUBYOPT|RUBYLIB|NODE_PATH|PYTHONWARNINGS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|GOFLAGS|RUSTC|"
-    r"RUSTC_WRAPPER|GCONV_PATH|OPENSSL_CONF|LESSOPEN|LESSCLOSE|TAR_OPTIONS|SHELL|SSH_ASKPASS|SUDO_ASKPASS|"
-    r"LD_\w*|DYLD_\w*|GIT_\w*|BASH_\w*|CARGO_\w*|(?i:npm_config_\w*))$"
+from flue_tui.permissions.runners import expand
+from flue_tui.permissions.shellwords import (
+    Collector as Collector,  # re-exported: callers read a command with these
 )
+from flue_tui.permissions.shellwords import (
+    Reading as Reading,
+)
+from flue_tui.permissions.shellwords import (
+    SimpleCommand as SimpleCommand,
+)
+from flue_tui.permissions.shellwords import (
+    Word as Word,
+)
+from flue_tui.permissions.shellwords import (
+    check_variable,
+)
+
+MAX_DEPTH = 8  # nested `bash -c "eval '…'"` levels before the command is called unclear
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
@@ -34,58 +42,6 @@ _CODE_SHAPED = re.compile(r"\[.*(\$\(|`)", re.DOTALL)
 # [[ … ]] operators that evaluate their operands as arithmetic (or, -v, an array subscript).
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
 _VARIABLE_NODES = frozenset({"variable_name", "simple_expansion", "expansion", "command_substitution"})
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    text: str  # after quote removal; an expansion stays as written (`$x`, `$(…)`)
-    static: bool  # False when bash decides the value at run time (expansion, glob, brace)
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    argv: tuple[str, ...]
-    assignments: tuple[str, ...] = ()  # VAR=value prefixes
-    needs_rule: bool = True  # False: a runner or a no-op whose inner commands are listed themselves
-    only_named: str | None = None  # only a rule whose pattern starts with this text allows it (git aliases)
-    plain: str | None = None  # the command without options that do not change what it is (`git -C d push` → `git push`)
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.argv)
-
-    def deny_subjects(self) -> list[str]:
-        """The command as written, without its assignments, and by its program's bare name
-        (`/bin/rm -rf x` → `rm -rf x`) so a deny rule sees every spelling."""
-        name = self.argv[0].rsplit("/", 1)[-1] if self.argv else ""
-        subjects = [" ".join((*self.assignments, *self.argv)), self.text]
-        if name and name != self.argv[0]:
-            subjects.append(" ".join((name, *self.argv[1:])))
-        if self.plain:
-            subjects.append(self.plain)
-        return subjects
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    commands: tuple[SimpleCommand, ...]
-    writes: tuple[str, ...]  # files the command's redirections write
-    unclear: tuple[str, ...]  # why no rule may allow it; one phrase each
-
-    @property
-    def needs_rules(self) -> tuple[SimpleCommand, ...]:
-        return tuple(c for c in self.commands if c.needs_rule)
-
-
-@dataclass(slots=True)
-class Collector:
-    commands: list[SimpleCommand] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)
-    unclear: list[str] = field(default_factory=list)
-
-    def doubt(self, why: str) -> None:
-        if why not in self.unclear:
-            self.unclear.append(why)
 
 
 @lru_cache(maxsize=1)
@@ -99,7 +55,7 @@ def _parser() -> Any:
 @lru_cache(maxsize=128)
 def read_command(source: str) -> Reading:
     """Every simple command `source` runs, the files it redirects into, and what stays unclear."""
-    out = Collector()
+    out = Collector(reader=read_into)
     read_into(source, out, 0)
     return Reading(tuple(out.commands), tuple(dict.fromkeys(out.writes)), tuple(out.unclear))
 
@@ -111,7 +67,7 @@ def read_into(source: str, out: Collector, depth: int) -> None:
         return
     # tree-sitter reads `r\<newline>m` as two words where bash joins them into `rm`: read it joined
     # as well; if that tells a different story, deny rules see both and no rule allows it.
-    split, joined = Collector(), Collector()
+    split, joined = Collector(reader=read_into), Collector(reader=read_into)
     _walk(source, split, depth)
     _walk(source.replace("\\\n", ""), joined, depth)
     for part in (split, joined) if split.commands != joined.commands else (split,):
@@ -124,8 +80,6 @@ def read_into(source: str, out: Collector, depth: int) -> None:
 
 
 def _walk(source: str, out: Collector, depth: int) -> None:
-    from flue_tui.permissions.runners import expand
-
     if depth > MAX_DEPTH:
         out.doubt("commands nested too deeply to follow")
         return
@@ -207,12 +161,6 @@ def _assigned_name(node: Any) -> str:
 
 def _assigned_names(node: Any) -> list[str]:
     return [_assigned_name(c) for c in node.children if c.type == "variable_assignment"]
-
-
-def check_variable(name: str, out: Collector) -> None:
-    """Setting PATH, LD_PRELOAD, GIT_* … changes what the commands run or load, which no rule sees."""
-    if RISKY_VARIABLE.match(name):
-        out.doubt(f"it sets {name}, which changes what programs run or load")
 
 
 def _mentions_variable(node: Any) -> bool:

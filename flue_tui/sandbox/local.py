@@ -26,22 +26,7 @@ KILL_GRACE_S = 2.0
 # Per-stream tail kept in memory; must exceed the bash tool's 51200-unit window with room to spare.
 TAIL_KEEP = 64 * 1024
 
-ENV_ALLOWLIST = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "HOSTNAME",
-    "SHELL",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TERM",
-    "TMPDIR",
-    "TMP",
-    "TEMP",
-)
+ENV_ALLOWLIST = procguard.ENV_ALLOWLIST  # decided beside the environ scrub that enforces it
 
 _ENV_TYPE_ERROR = (
     "[flue] local() `env` must be a Record<string, string | undefined>. "

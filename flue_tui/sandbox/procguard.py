@@ -30,6 +30,25 @@ import subprocess
 import sys
 import threading
 
+# The variables a spawned command may see; everything else (provider keys above all) is dropped
+# from its environment and zeroed in our own environ block.
+ENV_ALLOWLIST = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "HOSTNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+)
+
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
@@ -95,8 +114,6 @@ def _scrub_environment_block() -> None:
     serves `/proc/PID/environ` (and ps's `e`) from this block, and some kernels serve it to
     same-user readers even when the process is not dumpable. Variables still set are first copied
     with setenv, so C code calling getenv keeps working; Python reads its own copy (os.environ)."""
-    from flue_tui.sandbox.local import ENV_ALLOWLIST
-
     span = _environment_block()
     if span is None:
         return

@@ -18,30 +18,46 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from flue_tui.store.conn import (
+    BUSY_TIMEOUT_S,
+    MEMORY,
+    NewerSchemaError,
+    StoreError,
+    connect,
+    is_busy,
+    is_corrupt,
+    is_full,
+    is_readonly,
+    write,
+)
 from flue_tui.store.dbfile import create_private, examine, make_private, move_aside
+from flue_tui.store.migrations import MIGRATIONS, applied_names, migrate
 
-BUSY_TIMEOUT_S = 5.0
-# BEGIN IMMEDIATE waits BUSY_TIMEOUT_S per attempt; a writer holding the lock for longer than all
-# attempts together is stuck, and then the user hears about it.
-BEGIN_ATTEMPTS = 6
+# The store's one entry point; the connection primitives are re-exported for its other modules.
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "MEMORY",
+    "NewerSchemaError",
+    "Opened",
+    "StoreError",
+    "connect",
+    "default_path",
+    "describe_failure",
+    "friendly_errors",
+    "is_busy",
+    "is_corrupt",
+    "is_full",
+    "is_readonly",
+    "open_database",
+    "write",
+]
+
+
 # Opening retries a lock as a whole (connect, WAL switch, migrate, probe) until this many seconds
 # have passed: another flue starting at the same moment may hold the file for longer than one busy
 # timeout on a loaded machine (switching a fresh file to WAL does not always wait on the handler).
 OPEN_PATIENCE_S = 30.0
 DB_NAME = "sessions.db"
-MEMORY = ":memory:"
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
-_READONLY_CODE = 8  # SQLITE_READONLY
-_FULL_CODE = 13  # SQLITE_FULL
-
-
-class StoreError(Exception):
-    """A database problem, worded for the user."""
-
-
-class NewerSchemaError(StoreError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,65 +75,6 @@ def default_path() -> Path:
     return flue_home() / DB_NAME
 
 
-def _code(exc: sqlite3.Error) -> int:
-    return (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-
-
-def is_corrupt(exc: BaseException) -> bool:
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    return _code(exc) in _CORRUPT_CODES or "not a database" in str(exc) or "malformed" in str(exc)
-
-
-def is_readonly(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.Error) and (_code(exc) == _READONLY_CODE or "readonly database" in str(exc))
-
-
-def is_full(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.Error) and (_code(exc) == _FULL_CODE or "disk is full" in str(exc))
-
-
-def is_busy(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.OperationalError) and (
-        _code(exc) in _BUSY_CODES or "locked" in str(exc) or "busy" in str(exc)
-    )
-
-
-def connect(path: str) -> sqlite3.Connection:
-    """A connection in autocommit mode: every transaction is an explicit `write()` block."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-    if path != MEMORY:
-        conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")  # durable to the last commit when the process dies
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    return conn
-
-
-@contextlib.contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One short write transaction. BEGIN IMMEDIATE takes the write lock up front, so a second
-    process waits (busy timeout, then retries) instead of failing on a read-to-write upgrade."""
-    if conn.in_transaction:  # nested: join the outer transaction
-        yield conn
-        return
-    for attempt in range(BEGIN_ATTEMPTS):
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            break
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc) or attempt == BEGIN_ATTEMPTS - 1:
-                raise
-            time.sleep(0.05 * (attempt + 1))
-    try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 def _open_patiently(path: Path) -> sqlite3.Connection:
     """`_open_file`, tried again from the start while the file stays locked (up to OPEN_PATIENCE_S)."""
     deadline = time.monotonic() + OPEN_PATIENCE_S
@@ -133,8 +90,6 @@ def _open_patiently(path: Path) -> sqlite3.Connection:
 
 
 def _open_file(path: Path) -> sqlite3.Connection:
-    from flue_tui.store.migrations import migrate
-
     create_private(path)
     make_private(path)
     conn = connect(str(path))
@@ -149,8 +104,6 @@ def _open_file(path: Path) -> sqlite3.Connection:
 
 def _open_readonly(path: Path) -> sqlite3.Connection:
     """A file we may read but not write: reads work, every write fails with SQLITE_READONLY."""
-    from flue_tui.store.migrations import MIGRATIONS, applied_names
-
     conn = sqlite3.connect(
         f"file:{urllib.parse.quote(str(path))}?mode=ro",
         uri=True,
@@ -184,8 +137,6 @@ def _probe(conn: sqlite3.Connection) -> None:
 
 
 def _memory() -> sqlite3.Connection:
-    from flue_tui.store.migrations import migrate
-
     conn = connect(MEMORY)
     migrate(conn, MEMORY)
     return conn

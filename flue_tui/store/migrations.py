@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.store.db import MEMORY, NewerSchemaError, write
+from flue_tui.store.conn import MEMORY, NewerSchemaError, write
 from flue_tui.store.dbfile import stamp
 
 if TYPE_CHECKING:

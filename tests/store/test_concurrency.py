@@ -51,9 +51,9 @@ def test_opening_waits_out_a_lock_held_longer_than_one_busy_timeout(db_path, mon
     import sqlite3
     import threading
 
-    from flue_tui.store import db as dbmod
+    from flue_tui.store import conn
 
-    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(conn, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN EXCLUSIVE")
     holder.execute("CREATE TABLE held (x)")
