@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
     from flue_tui.core.messages import Usage
+    from flue_tui.model.discovery import ModelChoices
     from flue_tui.store.values import SessionInfo
 
 
@@ -227,20 +228,12 @@ class SessionHandle:
             started.store.close()
 
 
-async def model_listing(current: str | None) -> str:
-    """/model without an id, in every front end: the current model and the ones each configured
-    provider serves (read in a thread: the catalog may ask a local server)."""
-    from flue_tui.model.catalog import configured_providers, known_models
+async def model_choices(current: str | None) -> ModelChoices:
+    """/model without an id, in every front end: what the picker offers (model/discovery.py asks a
+    local server and Ollama at once, with a short deadline, and reads litellm's catalog)."""
+    from flue_tui.model.discovery import gather
 
-    providers = configured_providers()
-    listing = await asyncio.to_thread(known_models, providers) if providers else {}
-    lines = []
-    for provider, names in listing.items():
-        shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
-        lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
-    return f"Model: {current or '(none)'}. Switch with /model provider/model.\n" + (
-        "\n".join(lines) if lines else "  No provider key is set, so no models to list."
-    )
+    return await gather(current)
 
 
 def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:
