@@ -8,6 +8,7 @@ dim lines above it. Ids are shown escaped (ModelChoice.shown) and unusable ones 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -42,17 +43,46 @@ class ModelCompleter(Completer):
             )
 
 
-async def pick(renderer: Renderer, current: str | None) -> str | None:
+async def pick(renderer: Renderer, current: str | None, query: str = "") -> str | None:
     from flue_tui.runtime.handle import model_choices
 
     renderer.note("Looking for models…")
-    listing = await model_choices(current)
-    renderer.note(modelpick.title(listing) + " · type to filter, ↑↓ Enter to switch, Esc to cancel")
+    steps = model_choices(current)
+    listing = await anext(steps)  # the servers' answer; the catalog may follow while the menu is up
+    renderer.note(modelpick.title(listing) + " · ↑↓ Enter · Esc cancels")
     for line in listing.notes:
         renderer.note(line)  # dim: a source that is not there is not an error
-    if not any(c.usable for c in listing.choices):
+    if not listing.pending and not any(c.usable for c in listing.choices):
         renderer.note(modelpick.empty_line(listing), "warn")
+    completer = ModelCompleter(listing)
+    session: PromptSession[str] = PromptSession(
+        message=FormattedText([("bold", "model › ")]),
+        completer=completer,
+        complete_while_typing=True,
+        reserve_space_for_menu=MENU_ROWS,
+        key_bindings=_keys(completer),
+    )
+    buffer = session.default_buffer
 
+    async def the_rest() -> None:
+        async for later in steps:
+            completer.listing = later
+            buffer.start_completion(select_first=False)  # the open menu shows the catalog too
+
+    rest = asyncio.ensure_future(the_rest())
+    try:
+        answer = await session.prompt_async(default=query, pre_run=lambda: buffer.start_completion(select_first=False))
+    finally:
+        rest.cancel()
+    answer = answer.strip()
+    if "/" in answer:
+        return answer
+    why = f"No model matches {answer!r}" if answer else "No model chosen"
+    renderer.note(f"{why}; still {current or 'no model'}.")
+    return None
+
+
+def _keys(completer: ModelCompleter) -> KeyBindings:
     kb = KeyBindings()
 
     @kb.add("escape", eager=True)
@@ -66,17 +96,7 @@ async def pick(renderer: Renderer, current: str | None) -> str | None:
         state = buffer.complete_state
         chosen = state.current_completion if state is not None else None
         if chosen is None and buffer.text.strip():  # nothing highlighted: the first match
-            chosen = next(iter(ModelCompleter(listing).get_completions(buffer.document, None)), None)
+            chosen = next(iter(completer.get_completions(buffer.document, None)), None)
         event.app.exit(result=chosen.text if chosen is not None else buffer.text.strip())
 
-    session: PromptSession[str] = PromptSession(
-        message=FormattedText([("bold", "model › ")]),
-        completer=ModelCompleter(listing),
-        complete_while_typing=True,
-        reserve_space_for_menu=MENU_ROWS,
-        key_bindings=kb,
-    )
-    start = session.default_buffer.start_completion
-    answer = await session.prompt_async(pre_run=lambda: start(select_first=False))
-    answer = answer.strip()
-    return answer if "/" in answer else None
+    return kb

@@ -19,7 +19,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,7 @@ class ModelChoices:
     current: str | None
     choices: tuple[ModelChoice, ...]  # local first, then Ollama, then the catalog; no duplicates
     notes: tuple[str, ...]  # one sentence per source that failed
+    pending: bool = False  # litellm's catalog is still being read: more will come
 
 
 class SourceError(Exception):
@@ -148,37 +149,47 @@ def catalog_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
 
 
 async def gather(current: str | None, environ: Mapping[str, str] = os.environ) -> ModelChoices:
-    """Every source at once; what failed is a note. Imports litellm (in a thread) for the catalog."""
+    """Every source at once, the complete listing; what failed is a note."""
+    return [listing async for listing in gather_steps(current, environ)][-1]
+
+
+async def gather_steps(current: str | None, environ: Mapping[str, str] = os.environ) -> AsyncIterator[ModelChoices]:
+    """The servers' listing as soon as they answered (with `pending` while litellm's catalog, which
+    may wait on the library's import, is still being read), then the complete one."""
     deadline = time.monotonic() + TIMEOUT_S
-    base = openai_base(environ)
-    key = environ.get("OPENAI_API_KEY")
-    olla = ollama_base(dict(environ))
+    base, key, olla = openai_base(environ), environ.get("OPENAI_API_KEY"), ollama_base(dict(environ))
     named: list[tuple[str, str, Any]] = []
     if base:
         named.append((LOCAL, f"OpenAI-compatible server at {base}", lambda: local_ids(base, key, deadline)))
     named.append((OLLAMA, f"Ollama at {olla}", lambda: ollama_ids(olla, deadline)))
-    servers = [_in_daemon_thread(fn, TIMEOUT_S + 0.5) for _, _, fn in named]
     catalog_task = asyncio.ensure_future(_catalog(environ))
-    answers = await asyncio.gather(*servers, return_exceptions=True)
-    catalog = (await asyncio.gather(catalog_task, return_exceptions=True))[0]
-    choices: list[ModelChoice] = []
+    answers = await asyncio.gather(
+        *(_in_daemon_thread(fn, TIMEOUT_S + 0.5) for _, _, fn in named), return_exceptions=True
+    )
+    found: list[ModelChoice] = []
     notes: list[str] = []
     for (source, label, _), answer in zip(named, answers, strict=True):
         if isinstance(answer, BaseException):
-            why = str(answer) if isinstance(answer, SourceError) else type(answer).__name__
-            notes.append(f"{label}: {why}")
+            notes.append(f"{label}: {answer if isinstance(answer, SourceError) else type(answer).__name__}")
         else:
             prefix = "openai/" if source == LOCAL else "ollama_chat/"
-            choices += [ModelChoice(prefix + i, source) for i in answer]
+            found += [ModelChoice(prefix + i, source) for i in answer]
+    if not catalog_task.done():
+        yield _listing(current, found, notes, pending=True)
+    catalog = (await asyncio.gather(catalog_task, return_exceptions=True))[0]
     if isinstance(catalog, BaseException):
         notes.append(f"The provider catalog could not be read: {type(catalog).__name__}")
     else:
-        choices += catalog
+        found += catalog
+    yield _listing(current, found, notes, pending=False)
+
+
+def _listing(current: str | None, found: list[ModelChoice], notes: list[str], *, pending: bool) -> ModelChoices:
     seen: set[str] = set()
-    unique = [c for c in choices if not (c.id in seen or seen.add(c.id))]
+    unique = [c for c in found if not (c.id in seen or seen.add(c.id))]
     if current and current not in seen:
         unique.insert(0, ModelChoice(current, "current"))
-    return ModelChoices(current, tuple(unique), tuple(notes))
+    return ModelChoices(current, tuple(unique), tuple(notes), pending)
 
 
 async def _catalog(environ: Mapping[str, str]) -> list[ModelChoice]:

@@ -19,6 +19,8 @@ from flue_tui.config.errors import ConfigError
 from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
     from flue_tui.core.messages import Usage
@@ -228,12 +230,13 @@ class SessionHandle:
             started.store.close()
 
 
-async def model_choices(current: str | None) -> ModelChoices:
-    """/model without an id, in every front end: what the picker offers (model/discovery.py asks a
-    local server and Ollama at once, with a short deadline, and reads litellm's catalog)."""
-    from flue_tui.model.discovery import gather
+def model_choices(current: str | None) -> AsyncIterator[ModelChoices]:
+    """/model without an id, in every front end: what the picker offers, first what the local
+    servers answered (model/discovery.py asks them at once, with a short deadline), then with
+    litellm's catalog of the keyed providers' chat models."""
+    from flue_tui.model.discovery import gather_steps
 
-    return await gather(current)
+    return gather_steps(current)
 
 
 def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:

@@ -36,7 +36,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("new", "", "start a fresh session"),
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
-    Command("model", "[provider/model]", "pick a model (type to filter) or switch to one"),
+    Command("model", "[provider/model]", "pick a model (type to filter), or switch to one"),
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
@@ -120,7 +120,7 @@ class FrontEnd(Protocol):
     async def open_picker(self, ref: str | None) -> None: ...  # /resume: the picker, or a list
     async def rename_session(self, name: str) -> None: ...
     async def switch_model(self, model: str) -> None: ...
-    async def pick_model(self, current: str | None) -> str | None: ...  # /model: the picker; None: cancelled
+    async def pick_model(self, current: str | None, query: str) -> str | None: ...  # None: cancelled
     async def compact(self, focus: str | None) -> None: ...
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None: ...  # the app: in a worker
     def session_store(self) -> Any: ...  # the open SessionStore (checkpoints read its messages), or None
@@ -145,10 +145,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         else:
             fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
     elif name == "model":
-        if arg:
+        if "/" in arg:
             await fe.switch_model(arg)
-        else:
-            await fe.run_slow(_pick_model(fe))
+        else:  # `/model` or `/model sonnet`: the picker, filtered by what was typed
+            await fe.run_slow(_pick_model(fe, arg))
     elif name == "effort":
         try:
             fe.notice(fe.handle.set_effort(arg))
@@ -180,8 +180,8 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     return True
 
 
-async def _pick_model(fe: FrontEnd) -> None:
-    chosen = await fe.pick_model(fe.settings.model)
+async def _pick_model(fe: FrontEnd, query: str) -> None:
+    chosen = await fe.pick_model(fe.settings.model, query)
     if chosen and chosen != fe.settings.model:
         await fe.switch_model(chosen)  # the one switch (SessionHandle.switch_model), as /model ID
 

@@ -37,7 +37,9 @@ def source_name(choice: ModelChoice) -> str:
 
 
 def title(listing: ModelChoices) -> str:
-    return f"Switch model · now {listing.current or '(none)'} · {len(listing.choices)} models"
+    more = " · loading the catalog…" if listing.pending else ""
+    n = len(listing.choices)
+    return f"Switch model · {n} model{'' if n == 1 else 's'}{more}"
 
 
 def more_line(hidden: int) -> str:

@@ -25,23 +25,24 @@ class ModelPicker(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ModelPicker { align: center middle; }
     #models { width: 90%; max-width: 100; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
-    #models-filter { margin: 1 0 0 0; }
-    #models-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    #models-filter { margin: 0; }
+    #models-list { height: 1fr; border: none; padding: 0; text-wrap: nowrap; text-overflow: ellipsis; }
     #models-notes { height: auto; max-height: 4; color: $text-muted; }
     #models-help { height: 1; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, current: str | None) -> None:
+    def __init__(self, current: str | None, query: str = "") -> None:
         super().__init__()
         self.current = current
+        self.query_text = query
         self.listing: Any = None  # ModelChoices once gathered
         self.shown: list[Any] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="models"):
             yield Static(Text("Switch model", style="bold"), id="models-title")
-            yield Input(placeholder="type to filter, e.g. sonnet or llama", id="models-filter")
+            yield Input(self.query_text, placeholder="type to filter, e.g. sonnet or llama", id="models-filter")
             yield OptionList(Option(Text("looking for models…", style="dim"), disabled=True), id="models-list")
             yield Static("", id="models-notes")
             yield Static(Text("↑↓ choose · enter: switch · esc: cancel", style="dim"), id="models-help")
@@ -54,19 +55,22 @@ class ModelPicker(ModalScreen[str | None]):
     async def _gather(self) -> None:
         from flue_tui.runtime.handle import model_choices
 
-        self.listing = await model_choices(self.current)
-        self.query_one("#models-title", Static).update(Text(modelpick.title(self.listing), style="bold"))
-        notes = self.query_one("#models-notes", Static)
-        notes.update(Text("\n".join(self.listing.notes), style="dim"))
-        notes.display = bool(self.listing.notes)
-        self.refilter()
+        async for listing in model_choices(self.current):
+            self.listing = listing
+            self.query_one("#models-title", Static).update(Text(modelpick.title(listing), style="bold"))
+            notes = self.query_one("#models-notes", Static)
+            notes.update(Text("\n".join(listing.notes), style="dim"))
+            notes.display = bool(listing.notes)
+            self.refilter()
 
     def refilter(self) -> None:
         if self.listing is None:
             return
+        options = self.query_one(OptionList)
+        was = options.highlighted
+        keep = self.shown[was].id if was is not None and 0 <= was < len(self.shown) else None
         found = modelpick.matches(self.listing.choices, self.query_one(Input).value)
         self.shown = found[: modelpick.SHOWN]
-        options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([self._row(c) for c in self.shown])
         if len(found) > len(self.shown):
@@ -75,8 +79,9 @@ class ModelPicker(ModalScreen[str | None]):
             )
         if not found:
             options.add_option(Option(Text(modelpick.empty_line(self.listing), style="dim"), disabled=True))
-        first = next((i for i, c in enumerate(self.shown) if c.usable), None)
-        options.highlighted = first
+        # The row the user is on stays chosen when the catalog arrives; else the first usable one.
+        usable = [i for i, c in enumerate(self.shown) if c.usable]
+        options.highlighted = next((i for i in usable if self.shown[i].id == keep), usable[0] if usable else None)
 
     def _row(self, choice: Any) -> Option:
         current = choice.id == self.current
