@@ -4,7 +4,6 @@ prompt is up at once. Every change returns the line to print, so this stays free
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
@@ -30,11 +29,6 @@ class InlineSessions(SessionHandle):
                 self.begin()
             assert self._task is not None
             self.adopt(await self._task, self._pending)
-            if self.settings.model and self.settings.model != self._began_with:
-                # /model while it was starting: the session was built with the model from before.
-                try:
-                    self.switch_model(self.settings.model)
-                except ValueError:  # the chosen model cannot be used after all: say what runs
-                    self.settings = dataclasses.replace(self.settings, model=self._began_with)
+            self.catch_up(self._began_with)
         assert self.started is not None
         return self.started

@@ -76,10 +76,21 @@ class SessionHandle:
         """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
+        began_with = self.settings.model
         started = start_session(self.settings, options, picker=picker)
         self.close()
         self.adopt(started, options)
+        self.catch_up(began_with)
         return started
+
+    def catch_up(self, began_with: str | None) -> None:
+        """A /model chosen while the session was starting: it was built with the model from before."""
+        if self.session is None or not self.settings.model or self.settings.model == began_with:
+            return
+        try:
+            self.switch_model(self.settings.model)
+        except ValueError:  # the chosen model cannot be used after all: the settings say what runs
+            self.settings = dataclasses.replace(self.settings, model=began_with)
 
     def adopt(self, started: Started, options: SessionOptions | None) -> None:
         self.started = started
