@@ -96,6 +96,11 @@ class InlineCommands:
         if self.sessions.session is None and self.unavailable:
             self.start()  # the session could not start without a model: try again with this one
 
+    async def pick_model(self, current: str | None, query: str) -> str | None:
+        from flue_tui.inline.modelpick import pick
+
+        return await pick(self.renderer, current, query)
+
     async def run_skill(self, skill: Skill, extra: str) -> None:
         from flue_tui.context.skills import skill_prompt
 

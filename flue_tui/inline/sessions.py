@@ -12,12 +12,14 @@ from flue_tui.runtime.start import Picker, SessionOptions, Started, start_sessio
 class InlineSessions(SessionHandle):
     _task: asyncio.Task[Started] | None = None
     _pending: SessionOptions | None = None
+    _began_with: str | None = None
 
     def begin(self, options: SessionOptions | None = None, picker: Picker | None = None) -> asyncio.Task[Started]:
         """Start a session in a thread; `ready()` waits for it."""
         options = options if options is not None else self.options
         self._task = asyncio.ensure_future(asyncio.to_thread(start_session, self.settings, options, picker=picker))
         self._pending = options
+        self._began_with = self.settings.model
         return self._task
 
     async def ready(self) -> Started:
@@ -27,5 +29,6 @@ class InlineSessions(SessionHandle):
                 self.begin()
             assert self._task is not None
             self.adopt(await self._task, self._pending)
+            self.catch_up(self._began_with)
         assert self.started is not None
         return self.started

@@ -1,6 +1,6 @@
 """Is an API key needed, and which variable holds it: decided here once, without importing litellm.
 
-The startup warning (ui/keys.py), `flue doctor`, the `/model` list (catalog.py) and the request
+The startup warning (ui/keys.py), `flue doctor`, the `/model` picker (discovery.py) and the request
 itself (litellm_client.py) all ask `key_need`, so they agree on every case: Ollama needs no key; an
 explicit `api_base`, or for OpenAI `OPENAI_BASE_URL`/`OPENAI_API_BASE`, points at an endpoint that
 may be keyless (a local OpenAI-compatible server), so a missing key is not an error there.
@@ -69,9 +69,14 @@ def key_need(model: str, api_base: str | None = None, environ: Mapping[str, str]
     return KeyNeed(provider, var, bool(environ.get(var)), base)
 
 
+def keyed_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The well-known providers (KEY_VARS) whose API key is set."""
+    return [provider for provider, var in KEY_VARS.items() if environ.get(var)]
+
+
 def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
     """Providers whose API key is set, plus `openai` when an OpenAI-compatible endpoint is."""
-    found = [provider for provider, var in KEY_VARS.items() if environ.get(var)]
+    found = keyed_providers(environ)
     if openai_base(environ) and "openai" not in found:
         found.append("openai")
     return found

@@ -19,9 +19,12 @@ from flue_tui.config.errors import ConfigError
 from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
     from flue_tui.core.messages import Usage
+    from flue_tui.model.discovery import ModelChoices
     from flue_tui.store.values import SessionInfo
 
 
@@ -73,10 +76,21 @@ class SessionHandle:
         """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
+        began_with = self.settings.model
         started = start_session(self.settings, options, picker=picker)
         self.close()
         self.adopt(started, options)
+        self.catch_up(began_with)
         return started
+
+    def catch_up(self, began_with: str | None) -> None:
+        """A /model chosen while the session was starting: it was built with the model from before."""
+        if self.session is None or not self.settings.model or self.settings.model == began_with:
+            return
+        try:
+            self.switch_model(self.settings.model)
+        except ValueError:  # the chosen model cannot be used after all: the settings say what runs
+            self.settings = dataclasses.replace(self.settings, model=began_with)
 
     def adopt(self, started: Started, options: SessionOptions | None) -> None:
         self.started = started
@@ -227,20 +241,13 @@ class SessionHandle:
             started.store.close()
 
 
-async def model_listing(current: str | None) -> str:
-    """/model without an id, in every front end: the current model and the ones each configured
-    provider serves (read in a thread: the catalog may ask a local server)."""
-    from flue_tui.model.catalog import configured_providers, known_models
+def model_choices(current: str | None) -> AsyncIterator[ModelChoices]:
+    """/model without an id, in every front end: what the picker offers, first what the local
+    servers answered (model/discovery.py asks them at once, with a short deadline), then with
+    litellm's catalog of the keyed providers' chat models."""
+    from flue_tui.model.discovery import gather_steps
 
-    providers = configured_providers()
-    listing = await asyncio.to_thread(known_models, providers) if providers else {}
-    lines = []
-    for provider, names in listing.items():
-        shown = ", ".join(names[:12]) + (f", … {len(names) - 12} more" if len(names) > 12 else "")
-        lines.append(f"  {provider}: {shown or '(none known; any id the provider serves works)'}")
-    return f"Model: {current or '(none)'}. Switch with /model provider/model.\n" + (
-        "\n".join(lines) if lines else "  No provider key is set, so no models to list."
-    )
+    return gather_steps(current)
 
 
 def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:

@@ -55,6 +55,11 @@ class AppFrontEnd(App[int]):
 
         return await self.push_screen_wait(RewindScreen(points))
 
+    async def pick_model(self, current: str | None, query: str) -> str | None:
+        from flue_tui.tui.screens.models import ModelPicker
+
+        return await self.push_screen_wait(ModelPicker(current, query))
+
     async def continue_on(self, session_id: str, prompt: str) -> None:
         await self.ctl.replace(session_id)
         self.prompt.set_text(prompt)

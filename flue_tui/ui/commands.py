@@ -4,7 +4,7 @@ one dispatcher that runs them over a small front-end protocol (`FrontEnd`).
 
 A command decides here what it says and does; the front end (the app, inline mode) only knows how
 to show text, open a session picker or list, run a prompt, work in the background and quit. So
-`/model` lists the same models and `/cost` says the same thing in both.
+`/model` offers the same models and `/cost` says the same thing in both.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("new", "", "start a fresh session"),
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
-    Command("model", "[provider/model]", "show or switch the model"),
+    Command("model", "[provider/model]", "pick a model (type to filter), or switch to one"),
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
@@ -120,6 +120,7 @@ class FrontEnd(Protocol):
     async def open_picker(self, ref: str | None) -> None: ...  # /resume: the picker, or a list
     async def rename_session(self, name: str) -> None: ...
     async def switch_model(self, model: str) -> None: ...
+    async def pick_model(self, current: str | None, query: str) -> str | None: ...  # None: cancelled
     async def compact(self, focus: str | None) -> None: ...
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None: ...  # the app: in a worker
     def session_store(self) -> Any: ...  # the open SessionStore (checkpoints read its messages), or None
@@ -144,12 +145,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         else:
             fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
     elif name == "model":
-        if arg:
+        if "/" in arg:
             await fe.switch_model(arg)
-        else:
-            from flue_tui.runtime.handle import model_listing
-
-            fe.notice(await model_listing(fe.settings.model))
+        else:  # `/model` or `/model sonnet`: the picker, filtered by what was typed
+            await fe.run_slow(_pick_model(fe, arg))
     elif name == "effort":
         try:
             fe.notice(fe.handle.set_effort(arg))
@@ -179,6 +178,12 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
             return False
         await fe.run_skill(skill, arg)
     return True
+
+
+async def _pick_model(fe: FrontEnd, query: str) -> None:
+    chosen = await fe.pick_model(fe.settings.model, query)
+    if chosen and chosen != fe.settings.model:
+        await fe.switch_model(chosen)  # the one switch (SessionHandle.switch_model), as /model ID
 
 
 def _skills(fe: FrontEnd) -> None:

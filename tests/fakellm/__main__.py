@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
     parser.add_argument("--script", help="JSON list of turn objects (Turn field names)")
     parser.add_argument("--loop", action="store_true", help="replay the script forever")
     parser.add_argument("--api", choices=sorted(SERVERS), default="openai", help="which API to stand in for")
+    parser.add_argument("--models", help="comma-separated ids /v1/models (or Ollama's /api/tags) lists")
     parser.add_argument("-v", "--verbose", action="store_true", help="log requests to stderr")
     args = parser.parse_args(argv)
 
@@ -49,6 +50,10 @@ def main(argv: list[str] | None = None, stop: threading.Event | None = None) -> 
         signal.signal(signal.SIGINT, lambda *_: stop.set())
 
     with SERVERS[args.api](turns, host=args.host, port=args.port, loop_script=args.loop, verbose=args.verbose) as llm:
+        if args.models and isinstance(llm, FakeOllama):
+            llm.models = dict.fromkeys(args.models.split(","), 32768)
+        elif args.models:
+            llm.served_models = args.models.split(",")
         print(f"FAKELLM_URL={llm.base_url}", flush=True)
         while not stop.wait(0.5):  # wait() with a timeout so signals are handled promptly
             pass

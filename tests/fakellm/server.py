@@ -69,6 +69,11 @@ class FakeLLM:
         self.port = port
         self.model_id = model_id
         self.verbose = verbose
+        # `GET /v1/models` lists these ids (default: model_id). With `api_key` set, every request
+        # must carry `Authorization: Bearer <api_key>`, answered as OpenAI does otherwise (401).
+        self.served_models: list[str] | None = None
+        self.api_key: str | None = None
+        self.model_list_requests = 0
         # One lock guards all script/request state: it is touched both from the
         # test thread (script, requests, ...) and the server loop thread.
         self._lock = threading.Lock()
@@ -335,18 +340,41 @@ class FakeLLM:
 
     # ------------------------------------------------------------------ handlers
 
+    def _unauthorized(self, request: web.Request) -> web.Response | None:
+        """OpenAI's 401 when a key is required and the request's bearer token is missing or wrong."""
+        if self.api_key is None:
+            return None
+        header = request.headers.get("Authorization", "")
+        if not header:
+            return _error(
+                401,
+                "You didn't provide an API key. You need to provide your API key in an Authorization header "
+                "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+                "invalid_request_error",
+                None,
+            )
+        if header != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided (fakellm).", "invalid_request_error", "invalid_api_key")
+        return None
+
     async def _handle_models(self, request: web.Request) -> web.Response:
+        with self._lock:
+            self.model_list_requests += 1
+        refused = self._unauthorized(request)
+        if refused is not None:
+            return refused
+        ids = self.served_models if self.served_models is not None else [self.model_id]
         return web.json_response(
-            {
-                "object": "list",
-                "data": [{"id": self.model_id, "object": "model", "created": 0, "owned_by": "fakellm"}],
-            }
+            {"object": "list", "data": [{"id": i, "object": "model", "created": 0, "owned_by": "fakellm"} for i in ids]}
         )
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         return await self._guarded(self._chat, request)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        refused = self._unauthorized(request)
+        if refused is not None:
+            return refused
         try:
             body = await request.json()
         except (ValueError, UnicodeDecodeError):

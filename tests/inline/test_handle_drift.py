@@ -1,5 +1,5 @@
 """Inline mode drives the same SessionHandle as the app (runtime/handle.py): --max-budget-usd stops
-a run, /cost shows the context figure, /model without an id lists models, and /export writes what
+a run, /cost shows the context figure, /model without an id opens the picker, and /export writes what
 `flue sessions export` writes. One process, as a person would use it."""
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ def test_budget_cost_model_and_export_as_in_the_app(
     term.send("/cost\r")
     term.wait_for("· context 101,000 of ")
     term.send("/model\r")
-    term.wait_for("Switch with /model provider/model.")
-    term.wait_for("  openai: ")
+    term.wait_for("openai/gpt-4o ●")  # the picker, the current model marked
+    term.send("\x1b")
+    term.wait_for("No model chosen; still openai/gpt-4o.")
     term.send("/export notes.md\r")
     term.wait_for("Exported the conversation to notes.md")
     exported = (work / "notes.md").read_text(encoding="utf-8")
