@@ -139,7 +139,7 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
 
     def end(text: str, details: dict[str, Any], is_error: bool) -> None:
         result = {"content": [{"type": "text", "text": text}], "details": details}
-        duration = int((time.monotonic() - started) * 1000)
+        duration = details.get("durationMs", int((time.monotonic() - started) * 1000))  # as resume shows it
         session.emit(
             session.event(
                 ToolEnd, tool_name="bash", tool_call_id=call_id, is_error=is_error, result=result, duration_ms=duration

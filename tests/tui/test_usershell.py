@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flue_tui.agent.usershell import USAGE
+from flue_tui.agent.usershell import BUSY, INTERRUPTED, USAGE
 from flue_tui.runtime.start import SessionOptions
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
@@ -98,3 +98,19 @@ async def test_bang_output_escapes_and_size_are_contained(make_app, fakellm, wor
         entry = app.transcript.entries[-1]
         assert "\x1b" not in (entry.result_text or "")
         assert all("\x1b" not in line for line in entry.tail.last(500)) if entry.tail else True
+
+
+async def test_bang_escape_interrupts_and_busy_refuses(make_app, fakellm, work: Path):
+    fakellm.script([])
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "!echo started; sleep 600")
+        await wait_for(pilot, lambda: app.session.running and "started" in screen_text(app))
+        await submit(pilot, "!echo second")
+        await wait_for(pilot, lambda: BUSY[:30] in screen_text(app))
+        await pilot.press("escape")
+        await idle(pilot)
+        await wait_for(pilot, lambda: INTERRUPTED[:30] in screen_text(app))
+        assert app.session.messages == []  # a stopped command is not added to the conversation
+        assert fakellm.requests == []
