@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flue_tui.agent.usershell import BUSY, INTERRUPTED, USAGE
 from flue_tui.runtime.start import SessionOptions
+from flue_tui.ui import rewind
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
@@ -67,6 +68,9 @@ async def test_bang_usage_env_and_undo(make_app, fakellm, work: Path, monkeypatc
         await wait_for(pilot, lambda: (work / "keep.txt").exists())
         assert (work / "keep.txt").read_text() == "precious\n"
         assert fakellm.requests == []
+        # /rewind lists a `!command` as typed, not as the message the model reads.
+        listed = [p.text for p in rewind.points(app.session, app.ctl.store, str(work))]
+        assert listed == ["!env", "!rm keep.txt"]
 
 
 async def test_bang_deny_rule_refuses(make_app, fakellm, work: Path):
