@@ -146,10 +146,13 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
             )
         )
 
+    if not isinstance(tool, BashTool):
+        end(NO_BASH, {"command": command}, True)
+        return ShellResult(error=NO_BASH)
     policy = policy_of(session)
-    refusal = NO_BASH if not isinstance(tool, BashTool) else policy.refuse_own("bash", args, tool) if policy else None
-    if refusal is not None or not isinstance(tool, BashTool):
-        end(refusal or NO_BASH, {"command": command}, True)
+    refusal = policy.refuse_own("bash", args, tool) if policy is not None else None
+    if refusal is not None:
+        end(refusal, {"command": command}, True)
         return ShellResult(error=refusal)
     # As before a prompt: `/undo` puts back what a `!rm` removed.
     checkpoint = await snapshot(signal, f"!{command}")
@@ -164,6 +167,10 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
     except AbortError:
         end(ABORT_MESSAGE, {"command": command}, True)
         return ShellResult(error=INTERRUPTED, aborted=True, checkpoint=checkpoint)
+    except Exception as exc:  # the sandbox could not run it (e.g. its directory is gone): one sentence
+        text = str(exc) or type(exc).__name__
+        end(text, {"command": command}, True)
+        return ShellResult(error=text, checkpoint=checkpoint)
     end(
         format_bash_text(ran.stdout, ran.stderr, ran.exit_code),
         {"command": command, "exitCode": ran.exit_code, "durationMs": ran.duration_ms},
