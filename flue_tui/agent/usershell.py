@@ -70,11 +70,12 @@ def _capped(text: str, budget: int) -> str:
 
 def message(command: str, ran: Ran) -> UserMessage:
     """The user message that puts a finished `!command` into the conversation."""
-    stderr = _capped(ran.stderr, MAX_READ_BYTES // 4)
-    stdout = _capped(ran.stdout, MAX_READ_BYTES - len16(stderr))
+    # Capped after escaping, so output made of `<` cannot grow past the cap either.
+    stderr = _capped(_escape(ran.stderr.rstrip()), MAX_READ_BYTES // 4)
+    stdout = _capped(_escape(ran.stdout.rstrip()), MAX_READ_BYTES - len16(stderr))
     content = (
-        f"<bash-input>{_escape(command)}</bash-input>\n<bash-stdout>{_escape(stdout.rstrip())}</bash-stdout>\n"
-        f"<bash-stderr>{_escape(stderr.rstrip())}</bash-stderr>\n<bash-exit-code>{ran.exit_code}</bash-exit-code>"
+        f"<bash-input>{_escape(command)}</bash-input>\n<bash-stdout>{stdout}</bash-stdout>\n"
+        f"<bash-stderr>{stderr}</bash-stderr>\n<bash-exit-code>{ran.exit_code}</bash-exit-code>"
     )
     details = {"command": command, "exitCode": ran.exit_code, "durationMs": ran.duration_ms}
     return UserMessage(content=content, shell=details)

@@ -58,6 +58,8 @@ async def test_huge_output_is_capped_like_the_bash_tool(make_session, tmp_path: 
     content = session.messages[-1].content
     assert len(content) < 52_000
     assert "299999\n300000</bash-stdout>" in content and "100000</bash-stderr>" in content
+    await session.shell("yes '<<<<<<<<<<' | head -c 400000")  # escaping cannot grow it past the cap
+    assert len(session.messages[-1].content) < 52_000
 
 
 async def test_deny_rules_refuse_and_plan_mode_does_not(make_session, tmp_path: Path):
