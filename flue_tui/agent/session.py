@@ -9,9 +9,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.toolrun import BeforeTool
+from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.core.ids import new_id
@@ -192,21 +194,7 @@ class Session:
         began = time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
-        # An abort (SIGTERM, Esc) must not wait for the snapshot of a big tree: the run stops now and
-        # the snapshot's thread is left to finish unawaited (an aborted prompt keeps no checkpoint).
-        snapping = asyncio.ensure_future(self._checkpoint(text))
-        stop = asyncio.ensure_future(signal.wait())
-        try:
-            await asyncio.wait({snapping, stop}, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:  # cancelled while snapshotting: the session is not left busy
-            snapping.cancel()
-            self._signal = self._stats = None
-            raise
-        finally:
-            stop.cancel()
-        if not snapping.done():
-            snapping.cancel()
-        checkpoint = snapping.result() if snapping.done() and not snapping.cancelled() else None
+        checkpoint = await self._snapshot(signal, text)
         outcome: Outcome | None = None
         if result_schema is not None:
             outcome = Outcome()
@@ -281,6 +269,48 @@ class Session:
             stop_reason=RESULT_STOP_REASONS.get(stop or ""),
             checkpoint=checkpoint,
         )
+
+    async def _snapshot(self, signal: AbortSignal, text: str) -> str | None:
+        """The file checkpoint before a user message. An abort (SIGTERM, Esc) must not wait for the
+        snapshot of a big tree: the run stops now and the snapshot's thread is left to finish
+        unawaited (an aborted prompt keeps no checkpoint)."""
+        snapping = asyncio.ensure_future(self._checkpoint(text))
+        stop = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait({snapping, stop}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # cancelled while snapshotting: the session is not left busy
+            snapping.cancel()
+            self._signal = self._stats = None
+            self._idle.set()
+            raise
+        finally:
+            stop.cancel()
+        if not snapping.done():
+            snapping.cancel()
+        return snapping.result() if snapping.done() and not snapping.cancelled() else None
+
+    async def shell(self, command: str) -> ShellResult:
+        """`!command`: the user's own shell command (agent/usershell.py), its own operation."""
+        signal = self._busy()
+        op_id = new_id("op")
+        began = time.monotonic()
+        self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="shell"))
+        try:
+            result = await usershell.run(self, command, signal, self._snapshot)
+        finally:
+            self._done()
+        self.emit(
+            self.event(
+                Operation,
+                operation_id=op_id,
+                operation_kind="shell",
+                duration_ms=int((time.monotonic() - began) * 1000),
+                is_error=result.error is not None,
+                error=result.error,
+            )
+        )
+        self.emit(self.event(Idle))
+        return result
 
     async def _checkpoint(self, text: str) -> str | None:
         if self.before_prompt is None:

@@ -59,6 +59,9 @@ class ToolCall:
 class UserMessage:
     content: str
     role: Literal["user"] = "user"
+    # A `!command` the user ran (agent/usershell.py): {command, exitCode, durationMs}, so a resumed
+    # session draws it as the bash block it was; `content` is what the model reads. Absent otherwise.
+    shell: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -107,7 +110,10 @@ Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
-    return asdict(message)
+    out = asdict(message)
+    if isinstance(message, UserMessage) and message.shell is None:
+        del out["shell"]  # an ordinary prompt is stored as it always was
+    return out
 
 
 _THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
@@ -127,7 +133,8 @@ def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
 def message_from_dict(data: dict[str, Any]) -> Message:
     role = data.get("role")
     if role == "user":
-        return UserMessage(content=data["content"])
+        shell = data.get("shell")
+        return UserMessage(content=data["content"], shell=dict(shell) if isinstance(shell, dict) else None)
     if role == "assistant":
         usage = data.get("usage")
         return AssistantMessage(

@@ -24,6 +24,7 @@ KEYS = (
     ("ctrl+j, alt+enter, \\ enter", "new line"),
     ("up / down", "prompt history (at the first / last line)"),
     ("@ / tab", "complete a file path or a /command"),
+    ("!command", "run a shell command yourself; the model sees it next turn"),
     ("esc esc", "clear the input"),
     ("ctrl+c", "interrupt the agent; twice at the prompt quits"),
     ("shift+tab", "permission mode: ask → accept-edits → plan"),
@@ -42,6 +43,8 @@ class InlineCommands:
     switch_session: Callable[[str | None], Awaitable[None]]
     send: Callable[[str], Awaitable[None]]
     start: Callable[[], None]
+    ready: Callable[[], Awaitable[bool]]
+    _turn: Callable[[Awaitable[Any], str | None], Awaitable[Any]]
     prompt: InlinePrompt
 
     @property
@@ -105,6 +108,15 @@ class InlineCommands:
         from flue_tui.context.skills import skill_prompt
 
         await self.send(skill_prompt(skill, extra or None))
+
+    async def run_shell(self, command: str) -> None:
+        if not await self.ready():
+            return
+        session = self.sessions.session
+        assert session is not None  # ready() started it
+        result = await self._turn(session.shell(command), None)  # Ctrl+C / Esc interrupt it as a turn
+        if result.aborted:
+            self.notice(result.error, "warn")
 
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None:
         await job  # inline commands run in turn: the prompt comes back when it is done

@@ -124,17 +124,9 @@ class PermissionPolicy:
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
         kind = getattr(tool, "kind", "other")
         writes = redirect_targets(tool_name, args)
-        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
-            (
-                r
-                for path in writes
-                for tool in ("write", "edit")
-                if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))
-            ),
-            None,
-        )
-        if hit is not None:
-            return Decision("deny", RULE_TEXT.format(tool=tool_name, rule=hit.text))
+        denied = self._denied(tool_name, args, base, writes)
+        if denied is not None:
+            return Decision("deny", denied)
         default = _DEFAULTS[self.mode].get(kind, "allow")
         if default == "deny":  # plan mode is read-only whatever the allow rules say
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
@@ -156,6 +148,28 @@ class PermissionPolicy:
                 if all(self._may_write(path, base) for path in writes):
                     return Decision("allow")
         return Decision("ask")
+
+    def _denied(self, tool_name: str, args: dict[str, Any], base: str, writes: tuple[str, ...]) -> str | None:
+        """The refusal when a deny rule matches the call (or a file its redirections write)."""
+        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
+            (
+                r
+                for path in writes
+                for tool in ("write", "edit")
+                if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))
+            ),
+            None,
+        )
+        return RULE_TEXT.format(tool=tool_name, rule=hit.text) if hit is not None else None
+
+    def refuse_own(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None:
+        """The user's own `!command`: nobody is asked and no mode (plan included) holds it back —
+        the user typed it — but the guard and a matching deny rule still refuse it."""
+        refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
+        if refusal is None:
+            base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
+            refusal = self._denied(tool_name, args, base, redirect_targets(tool_name, args))
+        return refusal
 
     def _may_write(self, path: str, base: str) -> bool:
         if _DEFAULTS[self.mode].get("edit", "allow") == "allow":

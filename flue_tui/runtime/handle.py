@@ -67,9 +67,10 @@ class SessionHandle:
         first = next((m for m in session.messages if m.role == "user"), None)
         if first is None:
             return "new session"
+        from flue_tui.agent.usershell import title
         from flue_tui.store.sessions import title_from
 
-        return title_from(first.content, 32)
+        return title_from(title(first.content), 32)
 
     # -- starting and replacing ----------------------------------------------------------------------
     def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:

@@ -109,7 +109,7 @@ def _calls(value: Any) -> str | None:
 
 
 _ROLES: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
-    "user": ({"content": _text}, ("content",)),
+    "user": ({"content": _text, "shell": _optional(_object)}, ("content",)),
     "assistant": (
         {
             "text": _text,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.abort import AbortError, AbortSignal
@@ -56,8 +57,16 @@ class BashTool:
         timeout: float | None = None
         if isinstance(raw_timeout, int | float) and not isinstance(raw_timeout, bool):
             timeout = raw_timeout
-        timeout_ms = timeout * 1000 if timeout is not None else None
+        ran = await self.run(command, timeout, ctx)
+        return ToolResult(
+            format_bash_text(ran.stdout, ran.stderr, ran.exit_code),
+            {"command": command, "exitCode": ran.exit_code, "durationMs": ran.duration_ms},
+        )
 
+    async def run(self, command: str, timeout: float | None, ctx: ToolContext) -> Ran:
+        """Run one command in the sandbox: the model's calls and the user's `!command`
+        (agent/usershell.py) both come through here. Raises AbortError when the host aborts."""
+        timeout_ms = timeout * 1000 if timeout is not None else None
         # Like Flue: a tool-owned timeout signal merged with the host signal, so a timeout can be
         # told apart from a host abort whichever way exec ends.
         merged = AbortSignal()
@@ -76,23 +85,29 @@ class BashTool:
             result = await self.sandbox.exec(command, timeout_ms=timeout_ms, signal=merged, on_output=ctx.on_output)
         except AbortError:
             if timeout is not None and timed_out.aborted and not ctx.signal.aborted:
-                return self._timed_out(command, timeout, started)
+                return _timed_out(timeout, started)
             raise
         finally:
             remove()
             if timer is not None:
                 timer.cancel()
         if timeout is not None and timed_out.aborted and not ctx.signal.aborted:
-            return self._timed_out(command, timeout, started)
-        return ToolResult(
-            format_bash_text(result.stdout, result.stderr, result.exit_code),
-            {"command": command, "exitCode": result.exit_code, "durationMs": _ms(started)},
-        )
+            return _timed_out(timeout, started)
+        return Ran(result.stdout, result.stderr, result.exit_code, _ms(started))
 
-    @staticmethod
-    def _timed_out(command: str, timeout: float, started: float) -> ToolResult:
-        text = format_bash_text("", f"[flue] Command timed out after {js_number(timeout)} seconds.", 124)
-        return ToolResult(text, {"command": command, "exitCode": 124, "durationMs": _ms(started)})
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """A finished command: its (bounded) output, exit code and how long it ran."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+    duration_ms: int
+
+
+def _timed_out(timeout: float, started: float) -> Ran:
+    return Ran("", f"[flue] Command timed out after {js_number(timeout)} seconds.", 124, _ms(started))
 
 
 def _ms(started: float) -> int:

@@ -43,6 +43,11 @@ class AppFrontEnd(App[int]):
     async def quit(self) -> None:
         await self.action_quit()
 
+    async def run_shell(self, command: str) -> None:
+        from flue_tui.tui.shell import run_shell
+
+        await run_shell(self, command)
+
     @property
     def handle(self) -> Any:
         return self.ctl.handle

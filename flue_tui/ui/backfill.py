@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flue_tui.agent import usershell
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
@@ -47,6 +49,16 @@ def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage |
     return entry
 
 
+def _shell_entry(ran: usershell.Shown, cwd: str) -> ToolEntry:
+    """A `!command` the user ran, drawn as the bash block it was live."""
+    entry = ToolEntry(call_id="", name="bash", args={"command": ran.command}, kind="execute", cwd=cwd)
+    entry.status = "ok"
+    entry.result_text = terminal_safe(ran.text)  # a command's output may carry terminal escapes
+    entry.details = dict(ran.details)
+    entry.duration_ms = ran.details.get("durationMs")
+    return entry
+
+
 def make_backfill(messages: list[Message], cwd: str) -> Callable[[int], list[Entry]]:
     """`backfill(n)` → about n more entries, oldest first, walking back from the newest message."""
     cursor = len(messages)
@@ -61,7 +73,9 @@ def make_backfill(messages: list[Message], cwd: str) -> Callable[[int], list[Ent
             if isinstance(m, ToolResultMessage):
                 results[m.tool_call_id] = m
             elif isinstance(m, UserMessage):
-                if m.content.startswith("<signal "):
+                if (ran := usershell.shown(m.content, m.shell)) is not None:
+                    out.append(_shell_entry(ran, cwd))
+                elif m.content.startswith("<signal "):
                     out.append(NoticeEntry(text="(the previous reply was cut off)", level="warn"))
                 else:
                     out.append(UserEntry(text=m.content))

@@ -54,6 +54,7 @@ KEYS = (
     ("shift+enter / ctrl+j", "new line"),
     ("up / down", "prompt history (at the first / last line)"),
     ("@", "complete a file path"),
+    ("!command", "run a shell command yourself; the model sees it next turn"),
     ("esc", "interrupt the agent"),
     ("esc esc", "on an empty prompt: rewind (/rewind)"),
     ("ctrl+c twice", "quit"),
@@ -77,7 +78,9 @@ def help_text(skills: list[tuple[str, str]], keys: tuple[tuple[str, str], ...] =
 
 
 def parse(text: str) -> tuple[str, str] | None:
-    """`/name rest` → (name, rest); None when the text is not a command line."""
+    """`/name rest` → (name, rest); `!command` → ("!", command); None when the text is a prompt."""
+    if text.startswith("!"):
+        return "!", text[1:].strip()
     if not text.startswith("/") or text.startswith("//"):
         return None
     head, _, rest = text[1:].partition(" ")
@@ -113,6 +116,7 @@ class FrontEnd(Protocol):
     def skill_list(self) -> list[tuple[str, str]]: ...
     def find_skill(self, name: str) -> Skill | None: ...
     async def run_skill(self, skill: Skill, extra: str) -> None: ...  # run it as a prompt
+    async def run_shell(self, command: str) -> None: ...  # `!command`: Session.shell, shown as it runs
     def session_label(self) -> str: ...
     def context_label(self) -> str: ...  # "12,000 of 200,000 tokens (6%)", or "" when unknown
     def policy(self) -> PermissionPolicy | None: ...
@@ -131,7 +135,17 @@ class FrontEnd(Protocol):
 
 async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     """Run `/name arg`; False when it is neither a command nor a skill (then it is a prompt)."""
-    if name in ("quit", "exit"):
+    if name == "!":
+        from flue_tui.agent.usershell import BUSY, USAGE
+
+        session = fe.session
+        if not arg:
+            fe.notice(USAGE, "warn")
+        elif session is not None and session.running:
+            fe.notice(BUSY, "warn")
+        else:
+            await fe.run_shell(arg)
+    elif name in ("quit", "exit"):
         await fe.quit()
     elif name == "help":
         fe.notice(help_text(fe.skill_list(), fe.help_keys))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flue_tui.agent import usershell
 from flue_tui.checkpoints import GitFailed, GitMissing
 from flue_tui.runtime.checkpointing import TurnCheckpoints, files_for
 
@@ -57,7 +58,7 @@ def points(session: Any, store: Any, cwd: str) -> list[Point]:
         found = files_for(cwd).numbered(session.id)
     except (GitMissing, GitFailed, OSError, ValueError):
         found = {}
-    return [Point(n, text, n in found) for n, text in prompts]
+    return [Point(n, usershell.title(text), n in found) for n, text in prompts]
 
 
 def _restore(session: Any, cwd: str, n: int) -> str:

@@ -194,7 +194,7 @@ class EventRouter:
     def _on_MessageEnd(self, e: ev.MessageEnd, t: Transcript, root: bool) -> None:
         role = e.message.get("role")
         if role == "user":
-            if t.depth == 0:
+            if t.depth == 0 and not e.message.get("shell"):  # a `!command` is its bash block already
                 text = self.user_display if self.user_display is not None else str(e.message.get("content", ""))
                 self.user_display = None
                 self._touch(*t.end_stream())

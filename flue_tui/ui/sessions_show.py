@@ -10,11 +10,12 @@ from rich.padding import Padding
 from rich.rule import Rule
 from rich.text import Text
 
-from flue_tui.agent import usage_text
+from flue_tui.agent import usage_text, usershell
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
+from flue_tui.ui.termsafe import terminal_safe
 
 RESULT_LINES = 8  # tool output is shown in full by `export`; here only its head
 
@@ -120,7 +121,12 @@ class _Show:
 
     def message(self, m: StoredMessage, depth: int) -> None:
         d = m.data
-        if m.role == "user":
+        if m.role == "user" and (ran := usershell.shown(str(d.get("content", "")), d.get("shell"))) is not None:
+            # A `!command` the user ran: shown as the model's bash calls are, call then output.
+            self.console.print()
+            self.call({"name": "bash", "arguments": {"command": ran.command}}, depth, {})
+            self.result({"tool_name": "bash", "text": terminal_safe(ran.text)}, depth, None)
+        elif m.role == "user":
             self.console.print()
             self.out(Text.assemble(("❯ ", "bold green"), (str(d.get("content", "")), "bold")), depth)
         elif m.role == "assistant":
