@@ -158,7 +158,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
-    _check_budget(settings)
+    check_budget(settings)
     if options is None or not options.uses_store:
         session, context = runtime.new_session(
             **({"session_id": options.session_id} if options is not None and options.session_id else {})
@@ -225,8 +225,9 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     return Started(session, context, store, recorder, source, list(store.notices))
 
 
-def _check_budget(settings: Settings) -> None:
-    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start."""
+def check_budget(settings: Settings) -> None:
+    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start
+    (and every model switch: SessionHandle.switch_model)."""
     if settings.max_budget_usd is None or not settings.model:
         return
     from flue_tui.model.pricing import budget_problem
