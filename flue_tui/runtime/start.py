@@ -164,7 +164,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
             **({"session_id": options.session_id} if options is not None and options.session_id else {})
         )
         install_checkpoints(session, settings.cwd, warm=settings.interactive)
-        return Started(session, context)
+        return Started(session, context, notices=_layout_notices())
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
@@ -222,7 +222,15 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
             locks=locks,
         )
         session.subscribe(recorder)
-    return Started(session, context, store, recorder, source, list(store.notices))
+    return Started(session, context, store, recorder, source, [*store.notices, *_layout_notices()])
+
+
+def _layout_notices() -> list[str]:
+    """An old-layout config file that is no longer read is said at every start (config/paths.py)."""
+    from flue_tui.config.paths import legacy_notice
+
+    notice = legacy_notice()
+    return [notice] if notice is not None else []
 
 
 def check_budget(settings: Settings) -> None:

@@ -24,7 +24,6 @@ BUSY_TIMEOUT_S = 5.0
 # BEGIN IMMEDIATE waits BUSY_TIMEOUT_S per attempt; a writer holding the lock for longer than all
 # attempts together is stuck, and then the user hears about it.
 BEGIN_ATTEMPTS = 6
-DB_NAME = "sessions.db"
 MEMORY = ":memory:"
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
@@ -50,9 +49,9 @@ class Opened:
 
 
 def default_path() -> Path:
-    from flue_tui.config.paths import flue_home
+    from flue_tui.config.paths import db_file
 
-    return flue_home() / DB_NAME
+    return db_file()
 
 
 def _code(exc: sqlite3.Error) -> int:
