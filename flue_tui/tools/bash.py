@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.core.details import BashDetails
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
@@ -86,13 +87,13 @@ class BashTool:
             return self._timed_out(command, timeout, started)
         return ToolResult(
             format_bash_text(result.stdout, result.stderr, result.exit_code),
-            {"command": command, "exitCode": result.exit_code, "durationMs": _ms(started)},
+            BashDetails(command, result.exit_code, _ms(started)),
         )
 
     @staticmethod
     def _timed_out(command: str, timeout: float, started: float) -> ToolResult:
         text = format_bash_text("", f"[flue] Command timed out after {js_number(timeout)} seconds.", 124)
-        return ToolResult(text, {"command": command, "exitCode": 124, "durationMs": _ms(started)})
+        return ToolResult(text, BashDetails(command, 124, _ms(started)))
 
 
 def _ms(started: float) -> int:
