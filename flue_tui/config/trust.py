@@ -62,7 +62,7 @@ def _load(strict: bool = False) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             data = json.loads(fh.read().decode("utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no list yet (a file where its directory goes: _save says so)
         return {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         if strict:

@@ -112,6 +112,13 @@ def test_an_unusable_data_directory_is_one_sentence_and_no_data_is_written(home:
     finally:
         store.close()
     assert blocker.read_text() == "keep me\n"
+    from flue_tui.config.trust import TrustError, grant
+
+    (tmp_path / "proj").mkdir()
+    with pytest.raises(TrustError) as err:
+        grant(tmp_path / "proj", {".flue/config.toml": None})
+    assert str(err.value) == f"Cannot save trust to {blocker / 'flue' / 'trusted-projects.json'}: Not a directory"
+    assert blocker.read_text() == "keep me\n"
 
 
 def test_every_front_end_is_told_when_an_old_config_is_ignored(home: Path, tmp_path: Path, monkeypatch):
