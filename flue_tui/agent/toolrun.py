@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
+from flue_tui.core.details import wire as wire_details
 from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
 from flue_tui.core.validation import validate_arguments
@@ -99,7 +100,7 @@ async def run_tool_batch(
                 tool_name=call.name,
                 tool_call_id=call.id,
                 is_error=result.is_error,
-                result={"content": [{"type": "text", "text": result.text}], "details": result.details},
+                result={"content": [{"type": "text", "text": result.text}], "details": wire_details(result.details)},
                 duration_ms=int((time.monotonic() - started[i]) * 1000),
             )
         )
@@ -161,7 +162,7 @@ async def run_tool_batch(
                 tool_name=call.name,
                 text=result.text,
                 is_error=result.is_error,
-                details=result.details,
+                details=wire_details(result.details),
                 terminate=result.terminate,
             )
         )

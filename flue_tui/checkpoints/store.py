@@ -1,6 +1,6 @@
 """File checkpoints: the workspace's state before each turn, in a git object store of flue's own.
 
-A checkpoint is a commit in a bare repository under `$FLUE_HOME/checkpoints/<workspace hash>`,
+A checkpoint is a commit in a bare repository under `~/.local/share/flue/checkpoints/<workspace hash>`,
 holding what `git add -A` would see in the workspace (`.gitignore` honoured, `.git` excluded).
 The store's own index makes an unchanged tree cost one `git status` scan. Files over the size
 cap and nested repositories are not captured; each snapshot names them, and a restore leaves any

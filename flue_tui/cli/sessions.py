@@ -29,7 +29,7 @@ def _count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
-    common.add_argument("--db", metavar="PATH", help="the session database (default: $FLUE_HOME/sessions.db)")
+    common.add_argument("--db", metavar="PATH", help="the session database (default: ~/.local/share/flue/sessions.db)")
     common.add_argument("--cwd", metavar="DIR", help="act as if run in DIR (default: current directory)")
     parser = argparse.ArgumentParser(
         allow_abbrev=False,

@@ -1,4 +1,4 @@
-"""$FLUE_HOME/config.toml (user) and <cwd>/.flue/config.toml (project): read, checked, layered.
+"""~/.config/flue/config.toml (user) and <cwd>/.flue/config.toml (project): read, checked, layered.
 
 Every error names the file, the key and what is expected. The `[permissions]` table is checked by
 flue_tui/permissions/config.py, which owns it.
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held, split_env
 from flue_tui.core.files import open_regular
 
@@ -89,7 +89,7 @@ class Layer:
 
 
 def user_file() -> Path:
-    return flue_home() / "config.toml"
+    return config_file()
 
 
 def project_file(cwd: str) -> Path:

@@ -1,4 +1,4 @@
-"""Settings and their precedence; every path derives from FLUE_HOME."""
+"""Settings and their precedence; where files live is config/paths.py's to say."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
-        """defaults < $FLUE_HOME/config.toml < .flue/config.toml < FLUE_* environment < flags."""
+        """defaults < ~/.config/flue/config.toml < .flue/config.toml < FLUE_* environment < flags."""
         from flue_tui.config.files import layers
         from flue_tui.config.project import project_state
 

@@ -1,4 +1,4 @@
-"""Which directories the user trusts, and for which files: $FLUE_HOME/trusted-projects.json.
+"""Which directories the user trusts, and for which files: ~/.local/share/flue/trusted-projects.json.
 
 A directory is keyed by its real path (a symlink or `..` cannot borrow another folder's trust). Trust
 covers named files of that directory by their SHA-256: when a trusted file's bytes change (a `git
@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import trust_file
 
-STORE_NAME = "trusted-projects.json"
 State = Literal["trusted", "untrusted", "changed"]
 
 
@@ -42,7 +41,7 @@ class TrustEntry:
 
 
 def store_path() -> Path:
-    return flue_home() / STORE_NAME
+    return trust_file()
 
 
 def directory_key(directory: str | os.PathLike[str]) -> str:
@@ -63,7 +62,7 @@ def _load(strict: bool = False) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             data = json.loads(fh.read().decode("utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no list yet (a file where its directory goes: _save says so)
         return {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         if strict:

@@ -1,6 +1,6 @@
 """What the model is told about the workspace. Reads files; imports nothing above config.
 
 agents_md.py    AGENTS.md / CLAUDE.md and the top-level listing
-skills.py       skill discovery (workspace, $FLUE_HOME/skills, packaged); frontmatter.py parses SKILL.md
+skills.py       skill discovery (workspace, ~/.config/flue/skills, packaged); frontmatter.py parses SKILL.md
 subagents.py    the delegation roster for `task`
 """

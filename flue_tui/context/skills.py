@@ -1,4 +1,4 @@
-"""Skill discovery: the workspace's .agents/skills, the user's $FLUE_HOME/skills, and packaged skills."""
+"""Skill discovery: the workspace's .agents/skills, the user's ~/.config/flue/skills, and packaged skills."""
 
 from __future__ import annotations
 

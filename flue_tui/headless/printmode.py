@@ -212,7 +212,7 @@ def run_print(
     cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
     if claude is not None and claude.input_format == "stream-json":
-        return _serve(session, context, settings, claude, prompt, partial)
+        return _serve(handle, claude, prompt, partial)
     if not prompt or not prompt.strip():
         return start_failure("No prompt given.", fmt, settings.model)
     if skill is None:
@@ -311,9 +311,7 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
     return got.text
 
 
-def _serve(
-    session: Session, context: Any, settings: Settings, claude: ClaudeOptions, prompt: str | None, partial: bool
-) -> int:
+def _serve(handle: SessionHandle, claude: ClaudeOptions, prompt: str | None, partial: bool) -> int:
     """`--input-format stream-json`: turns from stdin (headless/claude/control.py), Claude Code's stream out."""
     from flue_tui.headless.claude.run import serve_stream_input
 
@@ -321,9 +319,7 @@ def _serve(
         return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
 
     _results, signalled = serve_stream_input(
-        session,
-        context,
-        settings,
+        handle,
         claude,
         lambda obj: _write_line(sys.stdout, obj),
         partial=partial,

@@ -268,16 +268,15 @@ class Renderer:
         kind = "tool" if not depth else "child"
         self.print(_line(pre, toolfmt.header(e, 0, time.monotonic())), kind)
         inner = pre + "  "
-        diff = e.details.get("diff")
-        if e.status == "ok" and e.name in ("edit", "write") and isinstance(diff, str) and diff:
-            body, hidden = toolfmt.diff_text(diff, DIFF_LINES)
+        if e.status == "ok" and e.diff:
+            body, hidden = toolfmt.diff_text(e.diff, DIFF_LINES)
             lines = body.split("\n")
             if hidden:
                 lines.append(Text(f"… {hidden} more lines", style="dim"))
             self.print(Text("\n").join(Text(inner) + ln for ln in lines), "child" if depth else "tool")
         elif e.status == "error" and e.result_text and not e.result_text.startswith("This operation was aborted"):
             self.print(Text(inner + one_line(e.result_text, 300), style="red"), kind)
-        elif e.name == "bash" and e.details.get("exitCode") not in (None, 0) and e.tail is not None:
+        elif toolfmt.exit_code(e) not in (None, 0) and e.tail is not None:
             last = e.tail.last(3)
             if last:
                 self.print(Text("\n".join(inner + ln for ln in last), style="dim"), kind)

@@ -1,4 +1,4 @@
-"""The `[permissions]` table of $FLUE_HOME/config.toml and <cwd>/.flue/config.toml, and the policy
+"""The `[permissions]` table of ~/.config/flue/config.toml and <cwd>/.flue/config.toml, and the policy
 built from it plus the command-line flags.
 
 Only this table is read here (the general config file is issue 9's). Precedence: a flag beats the
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
@@ -79,7 +79,7 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
             # A cloned repository must not be able to switch approvals off for whoever opens it.
             raise ConfigError(
                 f'{path}: [permissions] mode = "yolo" is only accepted from your own '
-                f"{flue_home() / 'config.toml'} or --permission-mode yolo"
+                f"{config_file()} or --permission-mode yolo"
             )
         conf.mode = mode
     for key in ("allow", "deny", "blocklist"):
@@ -119,7 +119,7 @@ def load_config(
 
     conf = PermissionConfig()
     if reads(sources, "user"):  # --setting-sources
-        read_file(flue_home() / "config.toml", conf, project=False)
+        read_file(config_file(), conf, project=False)
     path = Path(cwd) / ".flue" / "config.toml"
     project = PermissionConfig()
     keys = read_file(path, project, project=True) if reads(sources, "project") else set()

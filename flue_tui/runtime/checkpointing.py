@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import checkpoints_home
 from flue_tui.core.events import Log
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ TAG = "[flue:checkpoints]"
 
 
 def files_for(workspace: str) -> FileCheckpoints:
-    return FileCheckpoints(Path(workspace), flue_home())
+    return FileCheckpoints(Path(workspace), checkpoints_home())
 
 
 def disabled_reason(workspace: str) -> str | None:

@@ -32,4 +32,4 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --resume/--continue/--session: continue from a copy, leaving the original as it was",
     )
     group.add_argument("--no-session-persistence", action="store_true", help="do not save this run's session")
-    group.add_argument("--db", metavar="PATH", help="the session database (default: $FLUE_HOME/sessions.db)")
+    group.add_argument("--db", metavar="PATH", help="the session database (default: ~/.local/share/flue/sessions.db)")

@@ -16,7 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
+from flue_tui.runtime.start import Picker, SessionOptions, Started, check_budget, start_session
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -158,6 +158,10 @@ class SessionHandle:
         if "/" not in model:
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
         settings = dataclasses.replace(self.settings, model=model)
+        try:
+            check_budget(settings)  # a model without a price would let the budget run out unseen
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
         if self.session is not None:
             try:
                 self.session.model = Runtime(settings).model_client(model)

@@ -158,13 +158,13 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
-    _check_budget(settings)
+    check_budget(settings)
     if options is None or not options.uses_store:
         session, context = runtime.new_session(
             **({"session_id": options.session_id} if options is not None and options.session_id else {})
         )
         install_checkpoints(session, settings.cwd, warm=settings.interactive)
-        return Started(session, context)
+        return Started(session, context, notices=_layout_notices())
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
@@ -222,11 +222,20 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
             locks=locks,
         )
         session.subscribe(recorder)
-    return Started(session, context, store, recorder, source, list(store.notices))
+    return Started(session, context, store, recorder, source, [*store.notices, *_layout_notices()])
 
 
-def _check_budget(settings: Settings) -> None:
-    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start."""
+def _layout_notices() -> list[str]:
+    """An old-layout config file that is no longer read is said at every start (config/paths.py)."""
+    from flue_tui.config.paths import legacy_notice
+
+    notice = legacy_notice()
+    return [notice] if notice is not None else []
+
+
+def check_budget(settings: Settings) -> None:
+    """--max-budget-usd holds in every front end, so one that cannot be priced stops every start
+    (and every model switch: SessionHandle.switch_model)."""
     if settings.max_budget_usd is None or not settings.model:
         return
     from flue_tui.model.pricing import budget_problem

@@ -10,7 +10,7 @@ from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import skills_dir
 from flue_tui.config.settings import Settings
 from flue_tui.config.text import read_utf8_file
 from flue_tui.context.agents_md import discover_workspace
@@ -68,7 +68,7 @@ class Runtime:
         self.sandbox_notices.extend(mcp_setup.notices)
 
     def discover(self, cwd: str, instructions: str) -> Context:
-        skills = discover_skills(cwd, user_dir=flue_home() / "skills", packaged_dir=packaged_skills_dir())
+        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir())
         roster = discover_roster(cwd)
         prompt = compose_system_prompt(instructions, discover_workspace(cwd), skills.skills, roster.agents)
         return Context(prompt, skills, roster, [*skills.warnings, *roster.warnings])

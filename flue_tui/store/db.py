@@ -57,7 +57,6 @@ __all__ = [
 # have passed: another flue starting at the same moment may hold the file for longer than one busy
 # timeout on a loaded machine (switching a fresh file to WAL does not always wait on the handler).
 OPEN_PATIENCE_S = 30.0
-DB_NAME = "sessions.db"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +69,9 @@ class Opened:
 
 
 def default_path() -> Path:
-    from flue_tui.config.paths import flue_home
+    from flue_tui.config.paths import db_file
 
-    return flue_home() / DB_NAME
+    return db_file()
 
 
 def _open_patiently(path: Path) -> sqlite3.Connection:

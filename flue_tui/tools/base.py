@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from flue_tui.core.abort import AbortSignal, OutputCallback
+from flue_tui.core.details import ToolDetails
 
 ToolKind = Literal["read", "edit", "search", "execute", "delegate", "other"]
 
@@ -19,10 +20,11 @@ MAX_GLOB_RESULTS = 1000
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """`text` is what the model sees, verbatim; `details` is for the UI only and never sent."""
+    """`text` is what the model sees, verbatim; `details` is for the UI only and never sent: the
+    built-in tools' typed value (core/details.py), a plain dict for the others."""
 
     text: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: ToolDetails | dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
     terminate: bool = False
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.abort import AbortError, AbortSignal
+from flue_tui.core.details import BashDetails
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
@@ -60,7 +61,7 @@ class BashTool:
         ran = await self.run(command, timeout, ctx)
         return ToolResult(
             format_bash_text(ran.stdout, ran.stderr, ran.exit_code),
-            {"command": command, "exitCode": ran.exit_code, "durationMs": ran.duration_ms},
+            BashDetails(command, ran.exit_code, ran.duration_ms),
         )
 
     async def run(self, command: str, timeout: float | None, ctx: ToolContext) -> Ran:

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from flue_tui.core.abort import ToolError
+from flue_tui.core.details import EditDetails
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.diff import unified_diff
@@ -41,7 +42,7 @@ class EditTool:
         if old == "":
             raise ToolError("oldText must be a non-empty string.")
 
-        async def locked() -> tuple[str, dict[str, Any], str, str]:
+        async def locked() -> tuple[str, int | None, str, str]:
             check_abort(ctx.signal)
             content: str = await self.sandbox.read_text(path)
             check_abort(ctx.signal)
@@ -53,8 +54,7 @@ class EditTool:
                     raise ToolError(f"Could not find the text in {path}. No changes made.")
                 await uncancellable(self.sandbox.write_text(path, updated))
                 count = content.count(old)  # == JS content.split(old).length - 1
-                details = {"path": path, "replacements": count}
-                return f"Replaced {count} occurrences in {path}", details, content, updated
+                return f"Replaced {count} occurrences in {path}", count, content, updated
             occurrences = content.count(old)  # non-overlapping, like Flue's countOccurrences
             if occurrences == 0:
                 raise ToolError(
@@ -68,9 +68,9 @@ class EditTool:
                 )
             updated = content.replace(old, new, 1)
             await uncancellable(self.sandbox.write_text(path, updated))
-            return f"Successfully edited {path}", {"path": path}, content, updated
+            return f"Successfully edited {path}", None, content, updated
 
-        text, details, before, after = await with_file_lock(self.sandbox, path, locked)
+        text, replacements, before, after = await with_file_lock(self.sandbox, path, locked)
         # The diff is UI-only; computing it after releasing the lock keeps the queue moving.
-        details["diff"] = await asyncio.to_thread(unified_diff, path, before, after)
-        return ToolResult(text, details)
+        diff = await asyncio.to_thread(unified_diff, path, before, after)
+        return ToolResult(text, EditDetails(path, diff, replacements))

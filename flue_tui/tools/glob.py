@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flue_tui.core.details import MatchDetails
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolKind, ToolResult, prop, schema
 from flue_tui.tools.locks import check_abort
@@ -43,8 +44,8 @@ class GlobTool:
             cmd, signal=ctx.signal, on_output=lambda s, c: out.feed(c) if s == "stdout" else None
         )
         if result.exit_code != 0 and out.empty:
-            return ToolResult(NO_FILES, {"matchCount": 0})
+            return ToolResult(NO_FILES, MatchDetails(0))
         paths = [p for p in out.head() if p]
         if not paths:
-            return ToolResult(NO_FILES, {"matchCount": 0})
-        return ToolResult("\n".join(paths), {"matchCount": len(paths)})
+            return ToolResult(NO_FILES, MatchDetails(0))
+        return ToolResult("\n".join(paths), MatchDetails(len(paths)))

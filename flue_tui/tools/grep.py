@@ -11,6 +11,7 @@ import weakref
 from typing import Any
 
 from flue_tui.core.abort import ToolError
+from flue_tui.core.details import MatchDetails
 from flue_tui.core.jsstr import len16
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
@@ -150,7 +151,7 @@ class GrepTool:
 
         result = await self.sandbox.exec(cmd, signal=ctx.signal, on_output=sink)
         if result.exit_code == 1 and out.empty:
-            return ToolResult("No matches found.", {"matchCount": 0})
+            return ToolResult("No matches found.", MatchDetails(0))
         if result.exit_code > 1:
             raise ToolError(f"grep failed: {''.join(err)}")
 
@@ -161,4 +162,4 @@ class GrepTool:
         text = "\n".join(shown)
         if out.total > MAX_GREP_MATCHES:
             text += f"\n\n[Showing {MAX_GREP_MATCHES} of {out.total} matches. Narrow your search.]"
-        return ToolResult(text, {"matchCount": min(out.total, MAX_GREP_MATCHES)})
+        return ToolResult(text, MatchDetails(min(out.total, MAX_GREP_MATCHES)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.abort import ToolError
+from flue_tui.core.details import ReadDetails
 from flue_tui.sandbox.base import Sandbox, StreamingReads
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
@@ -188,7 +189,7 @@ def read_result(
     if scan.binary_size is not None:
         return ToolResult(
             f"Binary file: {path} ({scan.binary_size} bytes); not shown.",
-            {"path": path, "size": scan.binary_size, "binary": True},
+            ReadDetails(path, size=scan.binary_size, binary=True),
         )
     total = scan.newlines + 1
     if start_line >= total:
@@ -212,4 +213,4 @@ def read_result(
             f"\n\n[Showing lines {js_number(start_line + 1)}-{js_number(shown_end)} of {total}. "
             f"Use offset={js_number(shown_end + 1)} to continue.]"
         )
-    return ToolResult(text, {"path": path, "lines": total})
+    return ToolResult(text, ReadDetails(path, lines=total))

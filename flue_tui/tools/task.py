@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from flue_tui.context.subagents import Roster, Subagent
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
+from flue_tui.core.details import TaskDetails
 from flue_tui.core.events import TaskEnd, TaskStart
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
@@ -68,7 +69,7 @@ class TaskTool:
             available = ", ".join(self.roster.names) or "(none)"
             return ToolResult(
                 text=f'Subagent "{name}" is not declared. Available subagents: {available}.',
-                details={"agent": name, "available": self.roster.names},
+                details=TaskDetails(name, available=tuple(self.roster.names)),
             )
         for attachment in args.get("attachments") or []:
             # We carry no images, so no attachment id can be available.
@@ -112,7 +113,7 @@ class TaskTool:
             raise ToolError(_answer(result))
         return ToolResult(
             text=_answer(result),
-            details={"taskId": child.task_id, "session": child.id, "agent": agent.name, "cwd": child.cwd},
+            details=TaskDetails(agent.name, child.task_id, child.id, child.cwd),
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from flue_tui.core.details import WriteDetails
 from flue_tui.core.jsstr import len16
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
@@ -43,4 +44,4 @@ class WriteTool:
         before = await with_file_lock(self.sandbox, path, locked)
         size = len16(content)  # JS string length, which Flue calls "bytes"
         diff = await asyncio.to_thread(unified_diff, path, before, content)
-        return ToolResult(f"Successfully wrote {size} bytes to {path}", {"path": path, "size": size, "diff": diff})
+        return ToolResult(f"Successfully wrote {size} bytes to {path}", WriteDetails(path, size, diff))

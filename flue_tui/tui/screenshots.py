@@ -7,13 +7,13 @@ from pathlib import Path
 
 from platformdirs import user_downloads_path  # Textual's own dependency
 
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import screenshots_dir
 
 
 def screenshot_dir() -> Path:
     downloads = user_downloads_path()
     if downloads.is_dir():
         return downloads
-    fallback = flue_home() / "screenshots"
+    fallback = screenshots_dir()
     fallback.mkdir(parents=True, exist_ok=True)
     return fallback

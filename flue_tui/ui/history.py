@@ -1,4 +1,4 @@
-"""Prompt history per working directory, persisted as JSONL under $FLUE_HOME/history/."""
+"""Prompt history per working directory, persisted as JSONL under ~/.local/share/flue/history/."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import json
 import time
 from pathlib import Path
 
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import history_dir
 
 MAX_ITEMS = 1000
 
 
 def history_path(cwd: str) -> Path:
     digest = hashlib.sha256(cwd.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return flue_home() / "history" / f"{digest}.jsonl"
+    return history_dir() / f"{digest}.jsonl"
 
 
 class PromptHistory:

@@ -1,7 +1,8 @@
 """How a tool call reads on screen: its key argument, a short result summary, a coloured diff.
 
 Pure functions over a ToolEntry returning rich Text; the widget only lays them out. Tools put UI
-data in `details` (path, lines, diff, exitCode, matchCount), so nothing here parses model text.
+data in their typed details (core/details.py: lines, diff, exit code, matches), read through
+`ToolEntry.info`, so nothing here parses model text or digs in dicts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 
 from rich.text import Text
 
+from flue_tui.core.details import BashDetails, MatchDetails, ReadDetails
 from flue_tui.core.toolcall import call_summary, one_line
 from flue_tui.ui.transcript import ToolEntry
 
@@ -41,25 +43,29 @@ def seconds(ms: int | float) -> str:
 
 def summary(entry: ToolEntry) -> str:
     """A few words on the outcome: lines read, +/- lines, exit code, matches."""
-    d = entry.details
     if entry.status == "error":
         return "interrupted" if entry.result_text.startswith("This operation was aborted") else "error"
-    if entry.name == "read" and isinstance(d.get("lines"), int):
-        return f"{d['lines']} lines"
+    info = entry.info
+    if isinstance(info, ReadDetails) and info.lines is not None:
+        return f"{info.lines} lines"
     if entry.name in ("write", "edit"):
-        diff = d.get("diff")
-        if isinstance(diff, str) and diff:
-            added, removed = diff_counts(diff)
+        if entry.diff:
+            added, removed = diff_counts(entry.diff)
             return f"+{added} −{removed}"
         return one_line(entry.result_text, 80)
-    if entry.name == "bash":
-        code = d.get("exitCode")
-        return f"exit {code}" if code is not None else ""
-    if entry.name in ("grep", "glob") and isinstance(d.get("matchCount"), int):
-        n = d["matchCount"]
+    if isinstance(info, BashDetails):
+        return f"exit {info.exit_code}" if info.exit_code is not None else ""
+    if isinstance(info, MatchDetails):
+        n = info.match_count
         noun = "match" if entry.name == "grep" else "file"
         return f"{n} {noun}{'' if n == 1 else ('es' if noun == 'match' else 's')}"
     return ""
+
+
+def exit_code(entry: ToolEntry) -> int | None:
+    """A bash call's exit code, else None."""
+    info = entry.info
+    return info.exit_code if isinstance(info, BashDetails) else None
 
 
 def header(entry: ToolEntry, frame: int, now: float, width: int | None = None) -> Text:
@@ -81,7 +87,7 @@ def header(entry: ToolEntry, frame: int, now: float, width: int | None = None) -
     else:
         words = summary(entry)
         if words:
-            code = entry.details.get("exitCode")
+            code = exit_code(entry)
             style = "red" if entry.status == "error" else ("yellow" if code not in (None, 0) else "dim")
             tail.append((words, style))
         if entry.duration_ms is not None and (entry.duration_ms >= 2000 or entry.kind in ("execute", "delegate")):

@@ -14,6 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flue_tui.core.details import EditDetails, ToolDetails, WriteDetails
+from flue_tui.core.details import parse as parse_details
+
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -127,7 +130,7 @@ class ToolEntry(Entry):
     started: float = field(default_factory=time.monotonic)
     duration_ms: int | None = None
     result_text: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)  # the stored/wire form; read `info`
     tail: OutputTail | None = None
     expanded: bool = False
     cwd: str = ""
@@ -135,6 +138,17 @@ class ToolEntry(Entry):
     @property
     def live(self) -> bool:
         return self.status == "running"
+
+    @property
+    def info(self) -> ToolDetails | None:
+        """The built-in tool's typed details (core/details.py), or None."""
+        return parse_details(self.name, self.details)
+
+    @property
+    def diff(self) -> str:
+        """An edit's or write's unified diff; "" for other tools or when there is none."""
+        info = self.info
+        return info.diff if isinstance(info, (EditDetails, WriteDetails)) else ""
 
 
 @dataclass(eq=False, slots=True)

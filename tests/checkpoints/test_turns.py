@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import checkpoints_home
 from flue_tui.core.events import Log
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.runtime.checkpointing import install
@@ -39,7 +39,7 @@ def test_one_checkpoint_per_user_message_numbered_after_the_stored_ones(fakellm,
 
     assert asyncio.run(run()) == [f"{s.id}/3", f"{s.id}/4"]
     assert notices == []
-    files = FileCheckpoints(ws, flue_home())
+    files = FileCheckpoints(ws, checkpoints_home())
     found = files.numbered(s.id)
     assert sorted(found) == [3, 4]
     files.restore(found[3])

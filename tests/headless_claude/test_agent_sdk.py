@@ -303,3 +303,72 @@ def test_print_mode_stream_json_parses_line_by_line(fakellm, run_flue):
     kinds = [line["type"] for line in lines]
     assert kinds[-1] == "result" and {"assistant", "user", "stream_event"} <= set(kinds)
     assert lines[-1]["result"] == "bye" and lines[-1]["session_id"] == init["session_id"]
+
+
+def test_set_model_goes_through_the_handle_and_keeps_the_budget_enforceable(fakellm, flue_env, tmp_path):
+    """stream-json input drives the SessionHandle: a switch to a model without a price under
+    --max-budget-usd is refused (the budget could run out unseen), null returns to the run's model."""
+    import json
+    import subprocess
+    import threading
+
+    fakellm.script(
+        [
+            Turn(text="from mini", match=lambda b: b["model"] == "gpt-4o-mini"),
+            Turn(text="from 4o", match=lambda b: b["model"] == "gpt-4o"),
+            Turn(text="mini again", match=lambda b: b["model"] == "gpt-4o-mini"),
+        ]
+    )
+
+    def user(text: str) -> str:
+        return json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+
+    def set_model(rid: str, model: str | None) -> str:
+        return json.dumps(
+            {"type": "control_request", "request_id": rid, "request": {"subtype": "set_model", "model": model}}
+        )
+
+    # As the SDK does: the next request only once the turn before it has written its result.
+    proc = subprocess.Popen(
+        [FLUE, "--input-format", "stream-json", "--output-format", "stream-json", "--model", "openai/gpt-4o-mini"]
+        + ["--max-budget-usd", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=flue_env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(TIMEOUT, proc.kill)  # a hung flue ends the read loop below, not the suite
+    watchdog.start()
+    out: list[dict[str, Any]] = []
+
+    def turn(*lines: str) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(line + "\n" for line in lines))
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            assert line, "flue ended before the turn's result"
+            out.append(json.loads(line))
+            if out[-1]["type"] == "result":
+                return
+
+    try:
+        turn(set_model("r1", "openai/fake-without-a-price"), user("one"))
+        turn(set_model("r2", "openai/gpt-4o"), user("two"))
+        turn(set_model("r3", None), user("three"))
+        _, stderr = proc.communicate(timeout=TIMEOUT)
+    finally:
+        watchdog.cancel()
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    answers = {o["response"]["request_id"]: o["response"] for o in out if o["type"] == "control_response"}
+    assert answers["r1"]["subtype"] == "error"
+    assert answers["r1"]["error"].startswith("--max-budget-usd needs a price for openai/fake-without-a-price")
+    assert answers["r2"]["subtype"] == answers["r3"]["subtype"] == "success"
+    assert [o["result"] for o in out if o["type"] == "result"] == ["from mini", "from 4o", "mini again"]
+    inits = [o["model"] for o in out if o["type"] == "system" and o.get("subtype") == "init"]
+    assert inits == ["openai/gpt-4o-mini", "openai/gpt-4o", "openai/gpt-4o-mini"]
+    assert "Traceback" not in stderr

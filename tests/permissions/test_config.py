@@ -1,4 +1,4 @@
-"""The [permissions] table of $FLUE_HOME/config.toml and .flue/config.toml, and flag precedence."""
+"""The [permissions] table of ~/.config/flue/config.toml and .flue/config.toml, and flag precedence."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from tests.fakellm import Call, Turn
 
 def _handle(fakellm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **flags: object) -> SessionHandle:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    flags.setdefault("model", "openai/fake")
     settings = Settings.from_env(
-        model="openai/fake",
         cwd=str(tmp_path),
         api_base=fakellm.base_url,
         retry_base_ms=5,
@@ -87,3 +87,16 @@ def test_a_budget_that_cannot_be_priced_stops_every_start(fakellm, tmp_path, mon
     with pytest.raises(ConfigError, match="--max-budget-usd needs a price for openai/fake"):
         handle.start()
     assert handle.started is None
+
+
+async def test_a_model_switch_cannot_leave_the_budget_without_a_price(fakellm, tmp_path, monkeypatch):
+    """/model in the app and inline, set_model over stream-json: all switch through the handle,
+    which refuses a model litellm cannot price while --max-budget-usd is set."""
+    handle = _handle(fakellm, tmp_path, monkeypatch, model="openai/gpt-4o-mini", max_budget_usd=0.5)
+    started = await asyncio.to_thread(handle.start)
+    with pytest.raises(ValueError, match="--max-budget-usd needs a price for openai/unpriced-thing"):
+        handle.switch_model("openai/unpriced-thing")
+    assert handle.settings.model == "openai/gpt-4o-mini"
+    assert started.session.model.model == "openai/gpt-4o-mini"  # the running session keeps its model
+    assert handle.switch_model("openai/gpt-4o") == "Model: openai/gpt-4o"
+    handle.close()

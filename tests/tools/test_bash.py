@@ -23,15 +23,15 @@ def bash(tmp_path) -> BashTool:
 async def test_success_output(bash, ctx):
     r = await bash.execute({"command": "echo hello; echo warn >&2"}, ctx)
     assert r.text == "hello\n\nwarn"  # stdout + "\n" + stderr, then trim
-    assert r.details["command"] == "echo hello; echo warn >&2"
-    assert r.details["exitCode"] == 0 and isinstance(r.details["durationMs"], int)
+    assert r.details.command == "echo hello; echo warn >&2"
+    assert r.details.exit_code == 0 and isinstance(r.details.duration_ms, int)
     assert not r.is_error
 
 
 async def test_nonzero_exit_text(bash, ctx):
     r = await bash.execute({"command": "echo oops >&2; exit 7"}, ctx)
     assert r.text == "oops\n\nCommand exited with code 7"
-    assert r.details["exitCode"] == 7
+    assert r.details.exit_code == 7
     assert not r.is_error  # a failing command is a normal result in Flue
 
 
@@ -48,7 +48,7 @@ async def test_timeout_text_and_process_tree_killed(bash, ctx, tmp_path, kill_le
     r = await bash.execute({"command": f"sleep 60 & echo $! > {pidfile}; echo started; wait", "timeout": 1}, ctx)
     assert time.monotonic() - t0 < 4
     assert r.text == "[flue] Command timed out after 1 seconds.\n\nCommand exited with code 124"
-    assert r.details["exitCode"] == 124
+    assert r.details.exit_code == 124
     grandchild = read_pid(pidfile)
     kill_leftovers.append(grandchild)
     assert wait_dead(grandchild)
@@ -92,7 +92,7 @@ async def test_200mb_output_is_bounded_and_capped(bash, ctx):
         "\n\n[flue] local exec output exceeded 67108864 bytes; process tree killed\n\nCommand exited with code 1"
     )
     assert set(tail) <= {"y", "\n"} and len(r.text) <= 51200 + 200
-    assert r.details["exitCode"] == 1
+    assert r.details.exit_code == 1
     assert chunks > 10
     assert grown_mb < 100, grown_mb
 

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from flue_tui.core.abort import ToolError
+from flue_tui.core.details import MatchDetails
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.glob import GlobTool
 from flue_tui.tools.grep import GrepTool, find_rg
@@ -53,7 +54,7 @@ async def test_rg_used_by_absolute_path_when_not_on_sandbox_path(tmp_path, ctx):
 async def test_matches_format(tree, ctx, backend):
     r = await _grep(tree, backend).execute({"pattern": "fo+"}, ctx)
     assert sorted(r.text.split("\n")) == ["./src/a.ts:1:const foo = 1;", "./src/b.py:1:foo = 2"]
-    assert r.details == {"matchCount": 2}
+    assert r.details == MatchDetails(2)
     r = await _grep(tree, backend).execute({"pattern": "foo", "include": "*.ts", "path": "src"}, ctx)
     assert r.text == "src/a.ts:1:const foo = 1;"
 
@@ -62,7 +63,7 @@ async def test_matches_format(tree, ctx, backend):
 async def test_no_matches(tree, ctx, backend):
     r = await _grep(tree, backend).execute({"pattern": "absent-token"}, ctx)
     assert r.text == "No matches found."
-    assert r.details == {"matchCount": 0}
+    assert r.details == MatchDetails(0)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -106,7 +107,7 @@ async def test_match_cap_notice(tmp_path, ctx, backend):
     lines = r.text.split("\n")
     assert lines[:100] == [f"many.txt:{i + 1}:hit {i}" for i in range(100)]
     assert r.text.endswith("\n\n[Showing 100 of 250 matches. Narrow your search.]")
-    assert r.details == {"matchCount": 100}
+    assert r.details == MatchDetails(100)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -129,7 +130,7 @@ async def test_huge_output_is_counted_not_buffered(tmp_path, ctx):
 async def test_glob_finds_in_find_order(tree, ctx):
     r = await GlobTool(LocalSandbox(str(tree))).execute({"pattern": "*.ts"}, ctx)
     assert r.text == "./src/a.ts"
-    assert r.details == {"matchCount": 1}
+    assert r.details == MatchDetails(1)
     r = await GlobTool(LocalSandbox(str(tree))).execute({"pattern": "*", "path": "src"}, ctx)
     assert sorted(r.text.split("\n")) == ["src/a.ts", "src/b.py"]
 
@@ -139,7 +140,7 @@ async def test_glob_no_match_and_missing_dir(tree, ctx):
     for args in ({"pattern": "*.zig"}, {"pattern": "*", "path": "nope"}):
         r = await tool.execute(args, ctx)
         assert r.text == "No files found matching pattern."
-        assert r.details == {"matchCount": 0}
+        assert r.details == MatchDetails(0)
 
 
 async def test_glob_symlink_loop(tmp_path, ctx):
@@ -156,7 +157,7 @@ async def test_glob_cap_at_1000(tmp_path, ctx):
         (tmp_path / f"f{i}.log").write_text("")
     r = await GlobTool(LocalSandbox(str(tmp_path))).execute({"pattern": "*.log"}, ctx)
     paths = r.text.split("\n")
-    assert len(paths) == 1000 and r.details == {"matchCount": 1000}
+    assert len(paths) == 1000 and r.details == MatchDetails(1000)
     assert all(p.startswith("./f") and p.endswith(".log") for p in paths)
     assert "[" not in r.text  # no truncation notice
 

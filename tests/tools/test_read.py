@@ -10,6 +10,7 @@ import time
 import pytest
 
 from flue_tui.core.abort import AbortError, ToolError
+from flue_tui.core.details import ReadDetails
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.base import MAX_READ_BYTES
 from flue_tui.tools.read import ReadTool, read_result
@@ -30,13 +31,13 @@ async def _read(tmp_path, ctx, data: bytes | str, **args):
 async def test_small_file_verbatim(tmp_path, ctx):
     r = await _read(tmp_path, ctx, "a\nb\n")
     assert r.text == "a\nb\n"
-    assert r.details == {"path": "f.txt", "lines": 3}
+    assert r.details == ReadDetails("f.txt", lines=3)
     assert not r.is_error
 
 
 async def test_empty_file(tmp_path, ctx):
     r = await _read(tmp_path, ctx, "")
-    assert r.text == "" and r.details["lines"] == 1
+    assert r.text == "" and r.details.lines == 1
 
 
 async def test_line_count_notice(tmp_path, ctx):
@@ -81,13 +82,13 @@ async def test_offset_zero_or_negative_starts_at_top(tmp_path, ctx):
 async def test_limit_stops_without_notice(tmp_path, ctx):
     r = await _read(tmp_path, ctx, "\n".join(str(i) for i in range(1, 11)), offset=2, limit=3)
     assert r.text == "2\n3\n4"
-    assert r.details == {"path": "f.txt", "lines": 10}
+    assert r.details == ReadDetails("f.txt", lines=10)
 
 
 async def test_crlf_and_bom_left_as_is(tmp_path, ctx):
     r = await _read(tmp_path, ctx, b"\xef\xbb\xbfone\r\ntwo\r\n")
     assert r.text == "\ufeffone\r\ntwo\r\n"
-    assert r.details["lines"] == 3
+    assert r.details.lines == 3
 
 
 async def test_astral_characters_count_two_units(tmp_path, ctx):
@@ -109,7 +110,7 @@ async def test_invalid_utf8_becomes_replacement_char(tmp_path, ctx):
 async def test_binary_file_is_not_shown(tmp_path, ctx):
     r = await _read(tmp_path, ctx, b"\x7fELF\x00\x01\x02" + b"x" * 100)
     assert r.text == "Binary file: f.txt (107 bytes); not shown."
-    assert r.details == {"path": "f.txt", "size": 107, "binary": True}
+    assert r.details == ReadDetails("f.txt", size=107, binary=True)
 
 
 async def test_missing_file_and_directory(tmp_path, ctx):
@@ -170,7 +171,7 @@ def test_streaming_matches_whole_file_formatting(seed):
         return
     got = read_result(io.BytesIO(raw), "p", offset, limit, chunk=chunk)
     assert got.text == expected
-    assert got.details == {"path": "p", "lines": total}
+    assert got.details == ReadDetails("p", lines=total)
 
 
 async def test_deep_offset_in_large_file_streams(tmp_path, ctx):
@@ -188,7 +189,7 @@ async def test_deep_offset_in_large_file_streams(tmp_path, ctx):
         "000000000 some filler text to make the line longer\n"
         "000000001 some filler text to make the line longer"
     )
-    assert r.details["lines"] == 1_200_001
+    assert r.details.lines == 1_200_001
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 50
     # The `wc -l` shortcut for the rest of a big file must agree with counting in Python.

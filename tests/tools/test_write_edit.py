@@ -19,8 +19,8 @@ async def test_write_creates_parents_and_reports_utf16_length(sb, tmp_path, ctx)
     r = await WriteTool(sb).execute({"path": "deep/er/x.txt", "content": "héllo 😀\n"}, ctx)
     assert r.text == "Successfully wrote 9 bytes to deep/er/x.txt"  # len()=8, UTF-8=12
     assert (tmp_path / "deep/er/x.txt").read_text() == "héllo 😀\n"
-    assert r.details["path"] == "deep/er/x.txt" and r.details["size"] == 9
-    assert r.details["diff"] == "--- a/deep/er/x.txt\n+++ b/deep/er/x.txt\n@@ -0,0 +1 @@\n+héllo 😀"
+    assert r.details.path == "deep/er/x.txt" and r.details.size == 9
+    assert r.details.diff == "--- a/deep/er/x.txt\n+++ b/deep/er/x.txt\n@@ -0,0 +1 @@\n+héllo 😀"
 
 
 async def test_write_overwrites_and_diffs_against_old(sb, tmp_path, ctx):
@@ -28,7 +28,7 @@ async def test_write_overwrites_and_diffs_against_old(sb, tmp_path, ctx):
     r = await WriteTool(sb).execute({"path": str(tmp_path / "f"), "content": "one\nthree\n"}, ctx)
     assert r.text == f"Successfully wrote 10 bytes to {tmp_path / 'f'}"
     assert (tmp_path / "f").read_text() == "one\nthree\n"
-    assert "-two\n+three" in r.details["diff"]
+    assert "-two\n+three" in r.details.diff
 
 
 async def test_write_keeps_crlf(sb, tmp_path, ctx):
@@ -52,8 +52,8 @@ async def test_edit_unique(sb, tmp_path, ctx):
     r = await _edit(sb, ctx, oldText="beta", newText="BETA")
     assert r.text == "Successfully edited f.txt"
     assert (tmp_path / "f.txt").read_text() == "alpha\nBETA\ngamma\n"
-    assert r.details["path"] == "f.txt" and "replacements" not in r.details
-    assert "-beta\n+BETA" in r.details["diff"]
+    assert r.details.path == "f.txt" and r.details.replacements is None
+    assert "-beta\n+BETA" in r.details.diff
 
 
 async def test_edit_errors(sb, tmp_path, ctx):
@@ -106,7 +106,7 @@ async def test_replace_all_counts(sb, tmp_path, ctx):
     (tmp_path / "f.txt").write_text("a-a-a-aa")
     r = await _edit(sb, ctx, oldText="a", newText="b", replaceAll=True)
     assert r.text == "Replaced 5 occurrences in f.txt"
-    assert r.details["replacements"] == 5 and r.details["path"] == "f.txt"
+    assert r.details.replacements == 5 and r.details.path == "f.txt"
     assert (tmp_path / "f.txt").read_text() == "b-b-b-bb"
 
 

@@ -70,10 +70,12 @@ class Controller:
         end: Callable[[OperationResult], None],
         run: Callable[[str], Any],
         set_model: Callable[[str | None], None],
+        set_mode: Callable[[str], None] = lambda mode: None,
         replay: bool = False,
     ) -> None:
         self.session, self.write = session, write
         self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
+        self.set_mode = set_mode  # the handle keeps the mode the SDK switched to
         self._ids = itertools.count(1)
         self._asks: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.results: list[OperationResult] = []
@@ -188,6 +190,7 @@ class Controller:
         if policy is None or flue_mode not in CLAUDE_MODE:
             raise ValueError(f"Unknown permission mode: {mode} (flue takes {', '.join(PERMISSION_MODES)})")
         policy.set_mode(flue_mode)
+        self.set_mode(flue_mode)
         return {}
 
     def _on_set_model(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -80,7 +80,7 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         "--setting-sources",
         metavar="SOURCES",
         help="comma-separated user,project,local: which config files are read "
-        "(user = $FLUE_HOME/config.toml, project/local = .flue/config.toml)",
+        "(user = ~/.config/flue/config.toml, project/local = .flue/config.toml)",
     )
     group.add_argument(
         "--tools", metavar="TOOLS", help='the built-in tools offered: "" none, "default" all, or e.g. "Bash,Read,Edit"'

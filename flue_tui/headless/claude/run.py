@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import signal as _signal
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
 from flue_tui.permissions.flags import CLAUDE_MODE
+
+if TYPE_CHECKING:
+    from flue_tui.runtime.handle import SessionHandle
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +98,7 @@ def write_init(write: Write, session: Session, context: Any, model: str | None, 
 
 
 def serve_stream_input(
-    session: Session,
-    context: Any,
-    settings: Any,
+    handle: SessionHandle,
     opts: ClaudeOptions,
     write: Write,
     *,
@@ -105,22 +106,26 @@ def serve_stream_input(
     first_prompt: str | None,
     result_line: Any,
 ) -> tuple[list[OperationResult], int | None]:
-    """Run turns from stdin until it closes; returns the results and the signal exit code, if any."""
+    """Run turns from stdin until it closes on the handle's session (its limits, totals, model and
+    close are the handle's, as in every front end); returns the results and the signal exit code."""
     from flue_tui.headless.claude.control import Controller
     from flue_tui.headless.workers import DaemonExecutor
     from flue_tui.permissions.policy import policy_of
 
-    model = [settings.model]
-    stream = ClaudeStream(write, root=session.id, partial=partial, model=settings.model or "")
+    session = handle.session
+    assert session is not None, "serve_stream_input needs a started handle"
+    default_model = handle.settings.model
+    stream = ClaudeStream(write, root=session.id, partial=partial, model=default_model or "")
     session.subscribe(stream)
 
     def set_model(name: str | None) -> None:
-        from flue_tui.runtime.wiring import Runtime
-
-        model[0] = name or settings.model
-        stream.model = model[0] or ""
-        # The one place a model client is built: effort, prices, output and reply limits come along.
-        session.model = Runtime(settings).model_client(model[0])
+        """The SDK's set_model: an id, or null for the model the run started with. ValueError
+        (the control request's error answer) when it cannot be used."""
+        target = name or default_model
+        if not target:
+            raise ValueError("No model to return to: this run was started without one.")
+        handle.switch_model(target)  # the one place a model client is built (effort, prices, limits)
+        stream.model = target
 
     denied = [0]
 
@@ -128,18 +133,19 @@ def serve_stream_input(
         policy = policy_of(session)
         denials = [d.to_dict() for d in policy.denials[denied[0] :]] if policy is not None else []
         denied[0] = len(policy.denials) if policy is not None else 0
-        write(result_line(result, session, model[0], denials))
+        write(result_line(result, session, handle.settings.model, denials))
 
     async def run(text: str) -> OperationResult:
-        return await session.prompt(text, result_schema=settings.json_schema)
+        return await session.prompt(text, result_schema=handle.settings.json_schema)
 
     controller = Controller(
         session,
         write,
-        begin=lambda: write_init(write, session, context, model[0], opts),
+        begin=lambda: write_init(write, session, handle.context, handle.settings.model, opts),
         end=end,
         run=run,
         set_model=set_model,
+        set_mode=handle.keep_mode,
         replay=opts.replay_user_messages,
     )
     policy = policy_of(session)
@@ -152,6 +158,8 @@ def serve_stream_input(
 
         def on_signal(code: int) -> None:
             caught.append(code)
+            if code == 143:  # SIGTERM: the store keeps the partial answer, as in `flue -p`
+                handle.cut_recording()
             session.abort()
             loop.call_soon(stop.set)
 
@@ -166,8 +174,12 @@ def serve_stream_input(
             # A signal mid-turn: the aborted turn still writes its result (briefly waited for).
             await asyncio.wait({asyncio.ensure_future(controller.settled.wait())}, timeout=5)
         serving.cancel()
+        if not caught:
+            await handle.wait_idle()
 
     with asyncio.Runner() as runner:
         runner.get_loop().set_default_executor(DaemonExecutor())
         runner.run(main())
+    if not caught:  # stdin closed: the recorder and store are closed, as every front end does
+        handle.close()
     return controller.results, (caught[0] if caught else None)

@@ -46,9 +46,8 @@ def body_text(entry: ToolEntry, expanded: bool) -> tuple[Text | None, int]:
         return (Text("\n".join(lines), style="dim"), 0) if lines else (None, 0)
     if entry.status == "error":
         return toolfmt.plain_lines(entry.result_text, None if expanded else ERROR_LINES, style="red")
-    diff = entry.details.get("diff")
-    if entry.name in ("edit", "write") and isinstance(diff, str) and diff:
-        return toolfmt.diff_text(diff, None if expanded else DIFF_LINES)
+    if entry.diff:
+        return toolfmt.diff_text(entry.diff, None if expanded else DIFF_LINES)
     if entry.kind == "execute" and not expanded:
         if entry.tail is not None:
             lines = entry.tail.last(TAIL_LINES)
