@@ -34,6 +34,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("help", "", "commands and keys"),
     Command("new", "", "start a fresh session"),
+    Command("clear", "", "same as /new"),
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
     Command("model", "[provider/model]", "show or switch the model"),
@@ -42,6 +43,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
     Command("undo", "", "put the files back as they were before the last turn"),
     Command("skills", "", "list the skills you can run as /<skill>"),
+    Command("status", "", "model, session, mode, directory, context, cost, sandbox, MCP"),
+    Command("context", "", "what fills the context window"),
+    Command("permissions", "", "the permission rules in force and where each comes from"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
@@ -129,12 +133,13 @@ class FrontEnd(Protocol):
 
 
 async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
-    """Run `/name arg`; False when it is neither a command nor a skill (then it is a prompt)."""
+    """Run `/name arg`: a command, a skill, or one line saying the name is unknown (never a prompt:
+    `parse` already left `//text` and `/usr/bin/env …` to be prompts)."""
     if name in ("quit", "exit"):
         await fe.quit()
     elif name == "help":
         fe.notice(help_text(fe.skill_list(), fe.help_keys))
-    elif name == "new":
+    elif name in ("new", "clear"):
         await fe.new_session()
     elif name == "resume":
         await fe.open_picker(arg or None)
@@ -165,6 +170,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         status, session = fe.usage, fe.session
         window = await asyncio.to_thread(session.context_window) if session is not None else None
         fe.notice(cost_text(status.total, status.tasks, status.context_tokens, window))
+    elif name in ("status", "context", "permissions"):
+        from flue_tui.ui import status_text
+
+        fe.notice(await getattr(status_text, name)(fe))
     elif name == "export":
         _export(fe, arg)
     elif name == "mode":
@@ -175,10 +184,22 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         await fe.run_slow(_rewind(fe, name, arg))
     else:
         skill = fe.find_skill(name)
-        if skill is None:
-            return False
-        await fe.run_skill(skill, arg)
+        if skill is None:  # never a prompt: a typo must not cost a turn or title a session
+            fe.notice(unknown_text(name, [n for n, _ in fe.skill_list()]), "warn")
+        else:
+            await fe.run_skill(skill, arg)
     return True
+
+
+def unknown_text(name: str, skills: list[str]) -> str:
+    """`Unknown command /moddel — did you mean /model?`: the closest command or skill, if one is close."""
+    import difflib
+
+    names = [c.name for c in COMMANDS] + ["exit", *skills]
+    close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+    if close:
+        return f"Unknown command /{name} — did you mean /{close[0]}?"
+    return f"Unknown command /{name}. /help lists the commands."
 
 
 def _skills(fe: FrontEnd) -> None:
