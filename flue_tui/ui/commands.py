@@ -165,11 +165,7 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     elif name == "skills":
         _skills(fe)
     elif name == "cost":
-        from flue_tui.runtime.handle import cost_text
-
-        status, session = fe.usage, fe.session
-        window = await asyncio.to_thread(session.context_window) if session is not None else None
-        fe.notice(cost_text(status.total, status.tasks, status.context_tokens, window))
+        await _cost(fe)
     elif name in ("status", "context", "permissions"):
         from flue_tui.ui import status_text
 
@@ -211,6 +207,32 @@ def _skills(fe: FrontEnd) -> None:
     fe.notice(
         "Skills (run one with /<name> [extra instructions]):\n" + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills)
     )
+
+
+async def _cost(fe: FrontEnd) -> None:
+    from flue_tui.runtime.handle import cache_cost, cost_text
+
+    status, session, settings = fe.usage, fe.session, fe.settings
+    window = await asyncio.to_thread(session.context_window) if session is not None else None
+    cache = await asyncio.to_thread(cache_cost, settings, status.total)  # litellm's cache rates
+    text = cost_text(
+        status.total,
+        status.tasks,
+        status.context_tokens,
+        window,
+        children=status.children,
+        unpriced=_unpriced(status, settings.model),
+        cache_usd=cache,
+    )
+    fe.notice(text)
+
+
+def _unpriced(status: Status, model: str | None) -> tuple[str, ...]:
+    """Whose price is unknown, as far as this run saw (a resumed total only says "some model")."""
+    names = [model or "the model"] if status.own_unpriced else []
+    if not status.children.priced:
+        names.append("a task sub-agent's model")
+    return tuple(names)
 
 
 def _export(fe: FrontEnd, arg: str) -> None:

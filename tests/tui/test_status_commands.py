@@ -72,3 +72,68 @@ async def test_status_context_and_permissions(make_app, fakellm, work: Path):
         assert "bash(git status)  — command line" in text
         assert "write(secrets/**)  — command line" in text
         assert len(fakellm.requests) == 1
+
+
+async def test_cost_names_the_cache_share_the_children_and_an_unknown_price(make_app, fakellm, work: Path):
+    from tests.test_totals import PARENT_AND_CHILD
+
+    (work / "notes.txt").write_text("hi\n")
+    fakellm.script(PARENT_AND_CHILD)
+    app = make_app()  # openai/fake: litellm knows no price for it
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "parent job")
+        await idle(pilot)
+        await submit(pilot, "/cost")
+        text = await wait_for(pilot, lambda: next((n for n in _notices(app) if n.startswith("Tokens:")), None))
+        assert "Tokens: 900 in · 180 out · cost unknown · task sub-agents included" in text
+        assert "  task sub-agents: 200 in · 40 out · cost unknown" in text
+        assert "cost unknown for openai/fake and a task sub-agent's model: no price is known" in text
+
+
+async def test_cost_shows_what_the_cache_reads_cost(make_app, fakellm, work: Path):
+    from flue_tui.model.loader import get_litellm
+
+    fakellm.script([Turn(text="cached answer", usage=(10000, 100, 8000))])
+    app = make_app(model="openai/gpt-4o")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "hi")
+        await idle(pilot)
+        await submit(pilot, "/cost")
+        text = await wait_for(pilot, lambda: next((n for n in _notices(app) if n.startswith("Tokens:")), None))
+    info = get_litellm().get_model_info("openai/gpt-4o")
+    cache = 8000 * info["cache_read_input_token_cost"]
+    total = app.router.status.total
+    assert total.cache_read == 8000 and total.priced and total.cost > cache
+    assert f"  cache: 8,000 tokens read, 0 written · ${cache:.4f} ({100 * cache / total.cost:.0f}% of the cost)" in text
+    assert "task sub-agents" not in text and "unknown" not in text
+
+
+def _user_texts(request: dict) -> str:
+    return "\n".join(str(m.get("content")) for m in request["messages"] if m.get("role") == "user")
+
+
+async def test_init_runs_the_packaged_skill_and_a_project_skill_overrides_it(make_app, fakellm, work: Path):
+    fakellm.script([Turn(text="Wrote AGENTS.md."), Turn(text="Ran yours.")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "/help")
+        await wait_for(pilot, lambda: any("/clear" in n and "/init" in n for n in _notices(app)))
+        await submit(pilot, "/init")
+        await idle(pilot)
+        sent = _user_texts(fakellm.requests[-1])
+        assert 'Run the skill named "init".' in sent and "# Write AGENTS.md for this repository" in sent
+    skill = work / ".agents" / "skills" / "init"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: init\ndescription: Our own AGENTS.md recipe.\n---\nDo it our way.\n")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "/init keep it short")
+        await idle(pilot)
+        request = fakellm.requests[-1]
+        sent = _user_texts(request)
+        assert sent.startswith('Run the skill named "init".') and "# Write AGENTS.md" not in sent
+        assert "keep it short" in sent and "Our own AGENTS.md recipe." in str(request["messages"][0])
