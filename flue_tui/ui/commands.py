@@ -191,11 +191,14 @@ def unknown_text(name: str, skills: list[str]) -> str:
     """`Unknown command /moddel — did you mean /model?`: the closest command or skill, if one is close."""
     import difflib
 
+    from flue_tui.ui.termsafe import terminal_safe
+
     names = [c.name for c in COMMANDS] + ["exit", *skills]
     close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+    shown = terminal_safe(name if len(name) <= 40 else name[:39] + "…")  # a pasted line is echoed, not obeyed
     if close:
-        return f"Unknown command /{name} — did you mean /{close[0]}?"
-    return f"Unknown command /{name}. /help lists the commands."
+        return f"Unknown command /{shown} — did you mean /{close[0]}?"
+    return f"Unknown command /{shown}. /help lists the commands."
 
 
 def _skills(fe: FrontEnd) -> None:

@@ -51,7 +51,7 @@ def describe(policy: PermissionPolicy, settings: Any) -> str:
     lines = [f"Permission mode: {policy.mode} (/mode says what it asks; Shift+Tab switches)."]
     found = origins(settings)
     for kind, rules in (("Deny", policy.deny), ("Allow", policy.allow)):
-        lines.append(f"{kind} rules{'' if rules else ': none'}")
+        lines.append(f"{kind} rules:{'' if rules else ' none'}")
         for rule in rules:
             origin = next((o for o, texts in found[kind.lower()] if rule.text in [t.strip() for t in texts]), "config")
             lines.append(f"  {terminal_safe(rule.text)}  — {origin}")
