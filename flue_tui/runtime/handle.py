@@ -269,10 +269,8 @@ def cost_text(
     if children is not None and (children.input or children.output or children.cache_read or children.cache_write):
         lines.append(f"  task sub-agents: {usage_text.brief(children)}")
     if not total.priced:
-        lines.append(
-            f"  cost unknown for {' and '.join(unpriced) or 'a model of this session'}: no price is known, so"
-            " the total is no dollar amount (config.toml's input_price and output_price price the main model)."
-        )
+        lines.append(f"  cost unknown for {' and '.join(unpriced) or 'a model of this session'}: no price is known.")
+        lines.append("  Set input_price and output_price (USD per 1M tokens) in config.toml.")
     return "\n".join(lines)
 
 

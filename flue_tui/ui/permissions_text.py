@@ -65,5 +65,5 @@ def describe(policy: PermissionPolicy, settings: Any) -> str:
     if held:
         lines.append("Held back until you trust this project:")
         lines += [f"  {terminal_safe(h.detail)}" for h in held]
-    lines.append("Deny rules win over allow rules; in plan mode write, edit and bash are refused.")
+    lines.append("Deny rules win over allow rules.")
     return "\n".join(lines)
