@@ -54,6 +54,23 @@ class SessionHandle:
         """Every token and dollar of this session, its task children included (Session.record_usage)."""
         return self.session.usage if self.session is not None else None
 
+    def children_totals(self) -> Usage | None:
+        """The task children's stored total over every run of this session (a resumed session's
+        earlier children included), or None when the session is not stored (yet)."""
+        from flue_tui.core.messages import Usage
+
+        store, session = self.store, self.session
+        if store is None or session is None:
+            return None
+        info = store.get(session.id)
+        if info is None:
+            return None
+        tree = store.tree_usage(info.id)
+        own = (info.input_tokens, info.output_tokens, info.cache_read_tokens, info.cache_write_tokens)
+        counts = [max(0, a - b) for a, b in zip(tree[:4], own, strict=True)]
+        priced = all(store.tree_priced(child.id) for child in store.children(info.id))
+        return Usage(*counts, cost=max(0.0, tree[4] - info.cost_usd), priced=priced)
+
     def label(self) -> str:
         """The session's name, else a title from its first prompt (as the store titles it)."""
         if self.name:

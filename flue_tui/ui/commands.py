@@ -10,6 +10,7 @@ to show text, open a session picker or list, run a prompt, work in the backgroun
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -218,12 +219,16 @@ async def _cost(fe: FrontEnd) -> None:
     status, session, settings = fe.usage, fe.session, fe.settings
     window = await asyncio.to_thread(session.context_window) if session is not None else None
     cache = await asyncio.to_thread(cache_cost, settings, status.total)  # litellm's cache rates
+    stored = await asyncio.to_thread(fe.handle.children_totals)  # every run's; else this run's
+    children = dataclasses.replace(
+        stored or status.children, priced=(stored or status.children).priced and status.children.priced
+    )
     text = cost_text(
         status.total,
         status.tasks,
         status.context_tokens,
         window,
-        children=status.children,
+        children=children,
         unpriced=_unpriced(status, settings.model),
         cache_usd=cache,
     )

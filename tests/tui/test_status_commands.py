@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, submit, wait_for
@@ -89,6 +90,16 @@ async def test_cost_names_the_cache_share_the_children_and_an_unknown_price(make
         assert "Tokens: 900 in · 180 out · cost unknown · task sub-agents included" in text
         assert "  task sub-agents: 200 in · 40 out · cost unknown" in text
         assert "cost unknown for openai/fake and a task sub-agent's model: no price is known" in text
+        sid = app.session.id
+    resumed = make_app(options=SessionOptions(resume=sid))
+    async with resumed.run_test(size=(120, 30)) as pilot:  # the children ran in an earlier run
+        await ready(pilot)
+        await idle(pilot)
+        await submit(pilot, "/cost")
+        text = await wait_for(pilot, lambda: next((n for n in _notices(resumed) if n.startswith("Tokens:")), None))
+        assert "Tokens: 900 in · 180 out · cost unknown" in text
+        assert "  task sub-agents: 200 in · 40 out · cost unknown" in text
+        assert "cost unknown for a model of this session" in text  # a stored total says no more
 
 
 async def test_cost_shows_what_the_cache_reads_cost(make_app, fakellm, work: Path):
