@@ -47,6 +47,23 @@ def turn_cost(litellm: Any, model: str, usage: Any, prices: Prices | None = None
     return _sane(float(p_cost) + float(c_cost))
 
 
+def cache_cost(litellm: Any, model: str, cache_read: int, cache_write: int) -> float | None:
+    """USD of the cache reads and writes alone, at the model's cache rates (input rate where the
+    map has none); None when litellm does not know the model. For /cost's cache share."""
+    if is_local(model):
+        return 0.0
+    try:
+        info = litellm.get_model_info(model)
+        base = float(info.get("input_cost_per_token") or 0.0)
+        read = info.get("cache_read_input_token_cost")
+        write = info.get("cache_creation_input_token_cost")
+        cost = max(0, cache_read) * (base if read is None else float(read))
+        cost += max(0, cache_write) * (base if write is None else float(write))
+    except Exception:
+        return None
+    return _sane(cost)
+
+
 def _sane(cost: float) -> float | None:
     """A stream's usage is untrusted: negative counts must not buy credit against the budget."""
     return max(0.0, cost) if math.isfinite(cost) else None

@@ -57,6 +57,23 @@ class SessionHandle:
         """Every token and dollar of this session, its task children included (Session.record_usage)."""
         return self.session.usage if self.session is not None else None
 
+    def children_totals(self) -> Usage | None:
+        """The task children's stored total over every run of this session (a resumed session's
+        earlier children included), or None when the session is not stored (yet)."""
+        from flue_tui.core.messages import Usage
+
+        store, session = self.store, self.session
+        if store is None or session is None:
+            return None
+        info = store.get(session.id)
+        if info is None:
+            return None
+        tree = store.tree_usage(info.id)
+        own = (info.input_tokens, info.output_tokens, info.cache_read_tokens, info.cache_write_tokens)
+        counts = [max(0, a - b) for a, b in zip(tree[:4], own, strict=True)]
+        priced = all(store.tree_priced(child.id) for child in store.children(info.id))
+        return Usage(*counts, cost=max(0.0, tree[4] - info.cost_usd), priced=priced)
+
     def label(self) -> str:
         """The session's name, else a title from its first prompt (as the store titles it)."""
         if self.name:
@@ -255,11 +272,51 @@ def model_choices(current: str | None) -> AsyncIterator[ModelChoices]:
     return gather_steps(current)
 
 
-def cost_text(total: Usage, tasks: int, context_tokens: int, window: int | None) -> str:
-    """/cost in every front end: the totals (task children included) and how full the context is."""
+def cost_text(
+    total: Usage,
+    tasks: int,
+    context_tokens: int,
+    window: int | None,
+    *,
+    children: Usage | None = None,
+    unpriced: tuple[str, ...] = (),
+    cache_usd: float | None = None,
+) -> str:
+    """/cost in every front end: the totals (task children included) and how full the context is;
+    then the cache's share, the task sub-agents' own total, and why a cost is unknown."""
     from flue_tui.agent import usage_text
 
     text = usage_text.detailed(total, tasks=tasks > 0)
     if window and context_tokens:
         text += f" · context {context_tokens:,} of {window:,} tokens ({100 * context_tokens / window:.0f}%)"
-    return text
+    lines = [text]
+    if cache_usd is not None and total.priced and (total.cache_read or total.cache_write):
+        share = f" ({100 * cache_usd / total.cost:.0f}% of the cost)" if total.cost > 0 else ""
+        lines.append(
+            f"  cache: {total.cache_read:,} tokens read, {total.cache_write:,} written · ${cache_usd:.4f}{share}"
+        )
+    if children is not None and (children.input or children.output or children.cache_read or children.cache_write):
+        lines.append(f"  task sub-agents: {usage_text.brief(children)}")
+    if not total.priced:
+        lines.append(f"  cost unknown for {' and '.join(unpriced) or 'a model of this session'}: no price is known.")
+        lines.append("  Set input_price and output_price (USD per 1M tokens) in config.toml.")
+    return "\n".join(lines)
+
+
+def cache_cost(settings: Settings, usage: Usage) -> float | None:
+    """Blocking (may import litellm): USD of the cache reads and writes alone at the main model's
+    rates, or None when unknown. With config prices, cache tokens are priced as input."""
+    from flue_tui.model.pricing import cache_cost as priced_cache
+    from flue_tui.runtime.wiring import prices
+
+    if not (usage.cache_read or usage.cache_write) or not settings.model or not usage.priced:
+        return None
+    try:
+        configured = prices(settings)
+    except ConfigError:
+        return None
+    if configured is not None:
+        return (usage.cache_read + usage.cache_write) * configured.input / 1e6
+    from flue_tui.model.loader import get_litellm
+
+    return priced_cache(get_litellm(), settings.model, usage.cache_read, usage.cache_write)

@@ -193,7 +193,8 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         kwargs: dict[str, Any] = {"session_id": session_id}
         if target is not None:
             kwargs["messages"] = messages
-            kwargs["usage"] = Usage(*store.tree_usage(target.id))  # its task children's tokens included
+            # Its task children's tokens included; a price unknown then stays unknown.
+            kwargs["usage"] = Usage(*store.tree_usage(target.id), priced=store.tree_priced(target.id))
         session, context = runtime.new_session(**kwargs)
     except StoreError as exc:
         _release(locks)

@@ -224,6 +224,17 @@ class SessionStore(MessageLog):
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4])
 
+    def tree_priced(self, session_id: str) -> bool:
+        """False when a message of the session or its task children had no known price: the
+        stored dollars are then a lower bound, and a resumed total must say "cost unknown"."""
+        row = self.conn.execute(
+            "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN t ON s.parent_id = t.id) "
+            "SELECT 1 FROM messages WHERE session_id IN (SELECT id FROM t) "
+            "AND json_valid(content) AND json_extract(content, '$.usage.priced') = 0 LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        return row is None
+
     def _descendants(self, session_id: str) -> list[str]:
         rows = self.conn.execute(
             "WITH RECURSIVE d(id) AS (SELECT id FROM sessions WHERE parent_id = ? "

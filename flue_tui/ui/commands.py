@@ -10,6 +10,7 @@ to show text, open a session picker or list, run a prompt, work in the backgroun
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("help", "", "commands and keys"),
     Command("new", "", "start a fresh session"),
+    Command("clear", "", "same as /new"),
     Command("resume", "[name]", "pick a session to resume"),
     Command("name", "NEW", "rename this session"),
     Command("model", "[provider/model]", "pick a model (type to filter), or switch to one"),
@@ -42,6 +44,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
     Command("undo", "", "put the files back as they were before the last turn"),
     Command("skills", "", "list the skills you can run as /<skill>"),
+    Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
+    Command("context", "", "what fills the context window"),
+    Command("permissions", "", "the permission rules in force and their origin"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
@@ -134,7 +139,8 @@ class FrontEnd(Protocol):
 
 
 async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
-    """Run `/name arg`; False when it is neither a command nor a skill (then it is a prompt)."""
+    """Run `/name arg` (or `!command`): a command, a skill, or one line saying the name is unknown
+    (never a prompt: `parse` already left `//text` and `/usr/bin/env …` to be prompts)."""
     if name == "!":
         from flue_tui.agent.usershell import BUSY, USAGE
 
@@ -149,7 +155,7 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         await fe.quit()
     elif name == "help":
         fe.notice(help_text(fe.skill_list(), fe.help_keys))
-    elif name == "new":
+    elif name in ("new", "clear"):
         await fe.new_session()
     elif name == "resume":
         await fe.open_picker(arg or None)
@@ -173,11 +179,11 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     elif name == "skills":
         _skills(fe)
     elif name == "cost":
-        from flue_tui.runtime.handle import cost_text
+        await _cost(fe)
+    elif name in ("status", "context", "permissions"):
+        from flue_tui.ui import status_text
 
-        status, session = fe.usage, fe.session
-        window = await asyncio.to_thread(session.context_window) if session is not None else None
-        fe.notice(cost_text(status.total, status.tasks, status.context_tokens, window))
+        fe.notice(await getattr(status_text, name)(fe))
     elif name == "export":
         _export(fe, arg)
     elif name == "mode":
@@ -188,9 +194,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         await fe.run_slow(_rewind(fe, name, arg))
     else:
         skill = fe.find_skill(name)
-        if skill is None:
-            return False
-        await fe.run_skill(skill, arg)
+        if skill is None:  # never a prompt: a typo must not cost a turn or title a session
+            fe.notice(unknown_text(name, [n for n, _ in fe.skill_list()]), "warn")
+        else:
+            await fe.run_skill(skill, arg)
     return True
 
 
@@ -198,6 +205,20 @@ async def _pick_model(fe: FrontEnd, query: str) -> None:
     chosen = await fe.pick_model(fe.settings.model, query)
     if chosen and chosen != fe.settings.model:
         await fe.switch_model(chosen)  # the one switch (SessionHandle.switch_model), as /model ID
+
+
+def unknown_text(name: str, skills: list[str]) -> str:
+    """`Unknown command /moddel — did you mean /model?`: the closest command or skill, if one is close."""
+    import difflib
+
+    from flue_tui.ui.termsafe import terminal_safe
+
+    names = [c.name for c in COMMANDS] + ["exit", *skills]
+    close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+    shown = terminal_safe(name if len(name) <= 40 else name[:39] + "…")  # a pasted line is echoed, not obeyed
+    if close:
+        return f"Unknown command /{shown} — did you mean /{close[0]}?"
+    return f"Unknown command /{shown}. /help lists the commands."
 
 
 def _skills(fe: FrontEnd) -> None:
@@ -209,6 +230,36 @@ def _skills(fe: FrontEnd) -> None:
     fe.notice(
         "Skills (run one with /<name> [extra instructions]):\n" + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills)
     )
+
+
+async def _cost(fe: FrontEnd) -> None:
+    from flue_tui.runtime.handle import cache_cost, cost_text
+
+    status, session, settings = fe.usage, fe.session, fe.settings
+    window = await asyncio.to_thread(session.context_window) if session is not None else None
+    cache = await asyncio.to_thread(cache_cost, settings, status.total)  # litellm's cache rates
+    stored = await asyncio.to_thread(fe.handle.children_totals)  # every run's; else this run's
+    children = dataclasses.replace(
+        stored or status.children, priced=(stored or status.children).priced and status.children.priced
+    )
+    text = cost_text(
+        status.total,
+        status.tasks,
+        status.context_tokens,
+        window,
+        children=children,
+        unpriced=_unpriced(status, settings.model),
+        cache_usd=cache,
+    )
+    fe.notice(text)
+
+
+def _unpriced(status: Status, model: str | None) -> tuple[str, ...]:
+    """Whose price is unknown, as far as this run saw (a resumed total only says "some model")."""
+    names = [model or "the model"] if status.own_unpriced else []
+    if not status.children.priced:
+        names.append("a task sub-agent's model")
+    return tuple(names)
 
 
 def _export(fe: FrontEnd, arg: str) -> None:

@@ -39,6 +39,8 @@ class Status:
     total: Usage = field(default_factory=Usage)
     context_tokens: int = 0  # the root's last prompt: input + cache + output
     tasks: bool = False  # whether a task child's usage is in the total
+    children: Usage = field(default_factory=Usage)  # the task children's own turns (this run), for /cost
+    own_unpriced: bool = False  # a root turn had no known price (/cost names the model)
 
     def set_total(self, total: Usage) -> None:
         self.total = copy.copy(total)
@@ -48,9 +50,11 @@ class Status:
     ) -> None:
         if not root:
             self.total.add(usage_text.from_dict(turn))
+            self.children.add(usage_text.from_dict(turn))
             self.tasks = True
             return
         self.set_total(usage_text.from_dict(total))
+        self.own_unpriced = self.own_unpriced or not turn.get("priced", True)
         if purpose == "agent":  # a summariser's prompt is not this conversation's context
             self.context_tokens = usage_text.prompt_tokens(usage_text.from_dict(turn)) + int(turn.get("output", 0))
 

@@ -38,7 +38,8 @@ class _Show:
             f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
             f" · updated {local_time(info.updated_at)} · {info.message_count} messages"
         )
-        total = Usage(*self.store.tree_usage(info.id))  # its task children's tokens included
+        # Its task children's tokens included; an unknown price stays unknown (never "$0").
+        total = Usage(*self.store.tree_usage(info.id), priced=self.store.tree_priced(info.id))
         if total.input or total.output or total.cache_read or total.cache_write:
             facts.append(f" · {usage_text.brief(total)}")
         if info.forked_from:

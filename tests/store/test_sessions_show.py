@@ -50,3 +50,19 @@ def test_a_task_childs_report_is_printed_once(store):
     text = "\n".join(_shown(store, "ses_p"))
     assert text.count("Found two callers") == 1
     assert "⎿ task result: its report above" in text
+
+
+def test_a_childs_unknown_price_keeps_the_total_unknown(store):
+    """The store keeps dollars, not whether a price was known: a tree with an unpriced message
+    must read `cost unknown` (as the live session did), never `$0.0000`."""
+    usage = {"input": 10, "output": 5, "cache_read": 0, "cache_write": 0, "cost": 0.0}
+    store.create("ses_p", cwd="/p", title="priced")
+    store.append("ses_p", user("go"))
+    store.append("ses_p", assistant("ok", usage={**usage, "cost": 0.5, "priced": True}))
+    assert store.tree_priced("ses_p")
+    assert "$0.5000" in "\n".join(_shown(store, "ses_p"))
+    store.create("ses_k", cwd="/p", parent_id="ses_p", parent_tool_call_id="ct", title="kid", agent="general")
+    store.append("ses_k", assistant("kid", usage={**usage, "priced": False}))
+    assert not store.tree_priced("ses_p") and store.tree_priced("ses_k") is False
+    text = "\n".join(_shown(store, "ses_p"))
+    assert "cost unknown" in text and "$0.5000" not in text
