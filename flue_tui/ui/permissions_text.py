@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.paths import flue_home
+from flue_tui.config.paths import config_file
 from flue_tui.permissions.config import PermissionConfig, load_for, read_file
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.ui.termsafe import terminal_safe
@@ -32,7 +32,7 @@ def origins(settings: Any) -> dict[str, list[tuple[str, list[str]]]]:
     from flue_tui.config.files import reads
 
     sources = getattr(settings, "setting_sources", None)
-    user_path = flue_home() / "config.toml"
+    user_path = config_file()
     project_path = Path(settings.cwd) / ".flue" / "config.toml"
     user = _read(user_path, False) if reads(sources, "user") else PermissionConfig()
     project = _read(project_path, True) if reads(sources, "project") else PermissionConfig()
