@@ -8,7 +8,7 @@ import shutil
 from typing import Any
 
 from flue_tui.agent import usage_text
-from flue_tui.ui.keys import missing_key
+from flue_tui.ui.keys import missing_key, refusal
 from flue_tui.ui.notify import NOTIFY_AFTER_S, notification, turn_message
 from flue_tui.ui.statusline import Part, fit, joined
 from flue_tui.ui.welcome import welcome_text
@@ -30,7 +30,7 @@ def refused(app: Any, text: str) -> bool:
     hint = missing_key(app.settings)
     if hint is None:
         return False
-    app.renderer.note(hint, "error")
+    app.renderer.note(refusal(hint), "error")
     app.prompt.prefill = text
     return True
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flue_tui.ui.keys import missing_key
+from flue_tui.ui.keys import missing_key, refusal
 
 
 def refused(app: Any, text: str) -> bool:
@@ -17,7 +17,7 @@ def refused(app: Any, text: str) -> bool:
         reason = missing_key(app.settings)
     if reason is None:
         return False
-    app.notice(reason, "error")
+    app.notice(refusal(reason), "error")
     if not app.prompt.text.strip():
         app.prompt.set_text(text)
     return True

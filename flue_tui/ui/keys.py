@@ -20,3 +20,12 @@ def missing_key(settings: Settings) -> str | None:
     if not (need.missing and need.well_known):
         return None
     return "\n".join(no_key_lines(model or None, need.var if model else None))
+
+
+KEPT = "Not sent; your prompt is kept: send it again after /model provider/model or once the key is set."
+
+
+def refusal(reason: str) -> str:
+    """What a prompt that cannot be sent gets: the reason's first sentence (the whole no-key screen
+    was shown at start or after /model) and that nothing typed is lost."""
+    return f"{reason.splitlines()[0]}\n{KEPT}"

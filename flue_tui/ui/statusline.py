@@ -18,26 +18,44 @@ class Part:
     keep: int  # higher stays longer: the lowest is dropped first
     style: str = ""
     sep: str = SEP  # what goes before it when something precedes it
+    shrink_to: int = 0  # may be cut from the left (`…tail`, a path) down to this many characters
 
 
 def width_of(parts: list[Part]) -> int:
     return sum(len(p.text) + (len(p.sep) if i else 0) for i, p in enumerate(parts))
 
 
+def _shrunk(parts: list[Part], room: int) -> list[Part] | None:
+    """`parts` with the shrinkable ones cut from the left just enough to fit, or None if they cannot."""
+    over = width_of(parts) - room
+    out = []
+    for p in parts:
+        spare = max(len(p.text) - max(p.shrink_to, 1), 0) if p.shrink_to else 0
+        cut = min(spare, over + 1) if over > 0 and spare else 0  # +1: room for the ellipsis
+        if cut:
+            p = Part("…" + p.text[cut + 1 :] if cut + 1 < len(p.text) else "…", p.keep, p.style, p.sep, p.shrink_to)
+            over -= cut
+        out.append(p)
+    return out if width_of(out) <= room else None
+
+
 def fit(parts: list[Part], width: int, *, reserved: int = 0) -> list[Part]:
-    """`parts` without their least important members until they fit `width` minus `reserved`
-    (columns taken by something else on the line); order is kept, nothing is dropped when
-    `width` is unknown (0 or less)."""
+    """`parts` fitted to `width` minus `reserved` (columns taken by something else on the line):
+    shrinkable parts (paths) are cut first, then the least important parts dropped, order kept.
+    Nothing changes when `width` is unknown (0 or less); what still does not fit is the caller's
+    to elide."""
     kept = [p for p in parts if p.text]
     if width <= 0:
         return kept
     room = width - reserved
-    for drop in sorted({p.keep for p in kept}):
-        if width_of(kept) <= room:
-            break
-        if len({p.keep for p in kept}) == 1:
-            break  # only the most important are left: the caller elides what does not fit
-        kept = [p for p in kept if p.keep != drop]
+    while width_of(kept) > room:
+        shrunk = _shrunk(kept, room)
+        if shrunk is not None:
+            return shrunk
+        keeps = sorted({p.keep for p in kept})
+        if len(keeps) == 1:
+            break  # only the most important are left
+        kept = [p for p in kept if p.keep != keeps[0]]
     return kept
 
 

@@ -36,7 +36,7 @@ def welcome_text(
     """The greeting as plain lines (each fits 80 columns with a two-column indent)."""
     # A directory or model name is the user's, but a cloned repository's path may hold anything.
     lines = [
-        f"✻ Welcome to flue · {terminal_safe(home_short(cwd, 56))}",
+        f"✻ Welcome to flue · {terminal_safe(home_short(cwd, 52))}",
         f"  {terminal_safe(model) or 'no model'} · {mode or 'ask'} mode · {sandbox} sandbox",
         f"  /help · @file attaches · !cmd runs · {interrupt_key} interrupts · Shift+Tab: mode",
     ]

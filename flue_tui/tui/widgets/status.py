@@ -18,7 +18,7 @@ from flue_tui.ui.statusline import Part, fit
 from flue_tui.ui.toolfmt import SPINNER
 from flue_tui.ui.welcome import home_short
 
-PADDING = 4 + 2  # #status's padding and #status-right's gap (app.tcss)
+GAP = 2  # #status-right's left padding (app.tcss); `size` is already inside #status's own padding
 
 
 def tokens(n: int) -> str:
@@ -67,7 +67,7 @@ class StatusBar(Horizontal):
         left = [
             Part(model or "no model", 4, "bold"),
             Part(name, 1),
-            Part(short_cwd(cwd), 6, "dim"),
+            Part(short_cwd(cwd, 60), 6, "dim", shrink_to=16),  # cut from the left before parts go
             Part(mode, 8, "bold yellow" if mode == "yolo" else "cyan"),  # Shift+Tab cycles it
         ]
         right = [Part(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", 0, "dim")]
@@ -82,6 +82,6 @@ class StatusBar(Horizontal):
             right.append(Part(f"{SPINNER[self.frame % len(SPINNER)]} {status.activity}", 9, "bold cyan", "  "))
         else:
             right.append(Part(status.activity if status.activity != "idle" else "ready", 9, "dim", "  "))
-        kept = {id(p) for p in fit(left + right, self.size.width - PADDING if self.size.width else 0)}
+        kept = {id(p) for p in fit(left + right, self.size.width - GAP if self.size.width else 0)}
         self.left.update(_text([p for p in left if id(p) in kept]))
         self.right.update(_text([p for p in right if id(p) in kept]))
