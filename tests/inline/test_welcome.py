@@ -68,3 +68,23 @@ def test_the_toolbar_fits_120_columns_by_priority(inline):
     [bar] = [ln for ln in term.screen_text().splitlines() if "ask mode · 0 in" in ln]
     # The key hints and the long name give way; the mode and the totals are whole.
     assert bar.strip() == "openai/fake · ask mode · 0 in · 0 out · $0.0000", bar
+
+
+def test_a_long_turn_ends_with_a_notification_and_a_short_one_without(inline, fakellm):
+    """Inline mode cannot see focus reports while a turn runs, so a turn of NOTIFY_AFTER_S or more
+    notifies (OSC 9 + BEL) and a quick one does not."""
+    from flue_tui.ui.notify import NOTIFY_AFTER_S
+
+    fakellm.script([Turn(text="Quick."), Turn(text="Slow.", delay=NOTIFY_AFTER_S + 1)])  # in order
+    term = inline(rows=24, cols=100)
+    _prompt(term)
+    term.send("quick\r")
+    term.wait_for("Quick.", timeout=FIRST_REPLY_S)
+    _prompt(term)
+    assert "\x1b]9;" not in "".join(term.raw)
+    term.send("slow\r")
+    term.wait_for("Slow.", timeout=FIRST_REPLY_S + NOTIFY_AFTER_S)
+    term.wait(lambda t: "\x1b]9;" in "".join(term.raw), what="the notification")
+    raw = "".join(term.raw)
+    note = raw[raw.index("\x1b]9;") :]
+    assert note.startswith("\x1b]9;flue · quick: done after ") and "\x07\x07" in note
