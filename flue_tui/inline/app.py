@@ -99,7 +99,7 @@ class InlineApp(InlineCommands):
         try:
             started = await self.sessions.ready()
         except ConfigError as exc:
-            message = self.unavailable = str(exc)  # `exc` is unbound once the except block ends
+            message = self.unavailable = greeting.unavailable(self, exc)  # `exc` is unbound after the block
             await self.say(lambda: self.renderer.note(f"flue: {message}", "error"))
             return False
         self.unavailable = None

@@ -24,6 +24,11 @@ def welcome(app: Any) -> str:
     return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode, sandbox=s.sandbox, interrupt_key="Ctrl+C")
 
 
+def unavailable(app: Any, exc: Exception) -> str:
+    """Why no session started: with no model at all, the no-key screen one sentence a line."""
+    return (None if app.settings.model else missing_key(app.settings)) or str(exc)
+
+
 def refused(app: Any, text: str) -> bool:
     """A prompt that could only fail for want of a key is not sent: the no-key help, and the text
     comes back in the next prompt to send after /model (or once the key is set)."""
