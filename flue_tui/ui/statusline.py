@@ -7,6 +7,7 @@ important parts go first, whole; only what is left over is cut (with an ellipsis
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 SEP = " · "
@@ -19,6 +20,7 @@ class Part:
     style: str = ""
     sep: str = SEP  # what goes before it when something precedes it
     shrink_to: int = 0  # may be cut from the left (`…tail`, a path) down to this many characters
+    side: str = ""  # which of the caller's places it goes to (the app's bar has a left and a right)
 
 
 def width_of(parts: list[Part]) -> int:
@@ -33,7 +35,7 @@ def _shrunk(parts: list[Part], room: int) -> list[Part] | None:
         spare = max(len(p.text) - max(p.shrink_to, 1), 0) if p.shrink_to else 0
         cut = min(spare, over + 1) if over > 0 and spare else 0  # +1: room for the ellipsis
         if cut:
-            p = Part("…" + p.text[cut + 1 :] if cut + 1 < len(p.text) else "…", p.keep, p.style, p.sep, p.shrink_to)
+            p = dataclasses.replace(p, text="…" + p.text[cut + 1 :] if cut + 1 < len(p.text) else "…")
             over -= cut
         out.append(p)
     return out if width_of(out) <= room else None

@@ -112,3 +112,24 @@ async def test_notify_false_turns_it_off(make_app, fakellm):
         await wait_for(pilot, lambda: not app.app_focus)
         await _turn(pilot, "blurred")
         assert written == []
+
+
+async def test_the_80_column_status_bar_keeps_mode_and_directory(make_app, fakellm, tmp_path: Path):
+    """Issue 17 item 13: the status bar used to cut from the right, losing the mode and the
+    directory first; now the directory is cut from the left and lesser parts give way."""
+    fakellm.script([Turn(text="Done.")])
+    deep = tmp_path / "a-rather-long-directory-name" / "with" / "several" / "levels" / "project"
+    deep.mkdir(parents=True)
+    app = make_app(cwd=deep, options=SessionOptions(name="fix-the-login-flow"), permission_mode="accept-edits")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        await idle(pilot)
+        bar = screen_text(app).splitlines()[-1]
+        assert "accept-edits" in bar and "/levels/project" in bar and bar.rstrip().endswith("ready"), bar
+        assert len(bar) <= 80
+        await pilot.resize_terminal(160, 24)
+        await wait_for(pilot, lambda: "fix-the-login-flow" in screen_text(app).splitlines()[-1])
+        wide = screen_text(app).splitlines()[-1]
+        assert "a-rather-long-directory-name/with/several/levels/project" in wide  # (at most 60 characters)
+        assert "accept-edits" in wide and "↑10 ↓5" in wide, wide

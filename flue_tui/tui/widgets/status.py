@@ -65,10 +65,10 @@ class StatusBar(Horizontal):
             model=model, name=name, cwd=cwd, status=status, context_window=context_window, busy=busy, mode=mode
         )
         left = [
-            Part(model or "no model", 4, "bold"),
-            Part(name, 1),
-            Part(short_cwd(cwd, 60), 6, "dim", shrink_to=16),  # cut from the left before parts go
-            Part(mode, 8, "bold yellow" if mode == "yolo" else "cyan"),  # Shift+Tab cycles it
+            Part(model or "no model", 4, "bold", side="L"),
+            Part(name, 1, side="L"),
+            Part(short_cwd(cwd, 60), 6, "dim", shrink_to=16, side="L"),  # cut from the left before parts go
+            Part(mode, 8, "bold yellow" if mode == "yolo" else "cyan", side="L"),  # Shift+Tab cycles it
         ]
         right = [Part(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", 0, "dim")]
         if not status.total.priced:
@@ -82,6 +82,6 @@ class StatusBar(Horizontal):
             right.append(Part(f"{SPINNER[self.frame % len(SPINNER)]} {status.activity}", 9, "bold cyan", "  "))
         else:
             right.append(Part(status.activity if status.activity != "idle" else "ready", 9, "dim", "  "))
-        kept = {id(p) for p in fit(left + right, self.size.width - GAP if self.size.width else 0)}
-        self.left.update(_text([p for p in left if id(p) in kept]))
-        self.right.update(_text([p for p in right if id(p) in kept]))
+        kept = fit(left + right, self.size.width - GAP if self.size.width else 0)
+        self.left.update(_text([p for p in kept if p.side == "L"]))
+        self.right.update(_text([p for p in kept if p.side != "L"]))
