@@ -37,6 +37,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "effort": (str, '"off", "low", "medium" or "high"'),
     "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
+    "notify": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
     "env": (dict, 'a table of strings, e.g. [env] followed by NAME = "value"'),
@@ -76,6 +77,7 @@ ENV_VARS = {
     "FLUE_THEME": "ui.theme",
     "FLUE_IDLE_TIMEOUT": "idle_timeout",
     "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
+    "FLUE_NOTIFY": "notify",
 }
 
 

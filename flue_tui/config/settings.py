@@ -92,6 +92,8 @@ class Settings:
     idle_timeout: float = 120.0
     max_reply_chars: int = 2_000_000
     json_schema: dict | None = None
+    # A turn's end is announced (OSC 9 + BEL, ui/notify.py) when the user looks elsewhere.
+    notify: bool = True
     ui_mode: str = "tui"  # "tui", "inline" or "plain"
     theme: str | None = None
     # Where each configured value came from (for `flue doctor`): key -> file path or "environment".

@@ -11,12 +11,10 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rich.text import Text
-
 from flue_tui.agent import usage_text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.inline import terminal
+from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
 from flue_tui.inline.prompt import QUIT, InlinePrompt
@@ -78,14 +76,7 @@ class InlineApp(InlineCommands):
             self.sessions.keep_mode(policy.cycle_mode())
 
     def toolbar(self) -> str:
-        s = self.renderer.router.status
-        policy = self.policy()
-        state = "no session" if self.unavailable else "starting…"
-        parts = [self.settings.model or "no model", self.sessions.label() if self.sessions.started else state]
-        if policy is not None:
-            parts.append(f"{policy.mode} mode")
-        parts.append(usage_text.brief(s.total))
-        return " · ".join(parts) + "   / commands · @ files · ctrl+j new line"
+        return greeting.toolbar(self)
 
     # -- sessions ----------------------------------------------------------------------------------
     def start(self, picker: Any = None) -> None:
@@ -108,7 +99,7 @@ class InlineApp(InlineCommands):
         try:
             started = await self.sessions.ready()
         except ConfigError as exc:
-            message = self.unavailable = str(exc)  # `exc` is unbound once the except block ends
+            message = self.unavailable = greeting.unavailable(self, exc)  # `exc` is unbound after the block
             await self.say(lambda: self.renderer.note(f"flue: {message}", "error"))
             return False
         self.unavailable = None
@@ -134,6 +125,8 @@ class InlineApp(InlineCommands):
         if resumed is not None:
             self.renderer.replay(list(started.session.messages)[-RECAP_MESSAGES:])
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
+        else:
+            self.renderer.note(greeting.welcome(self), "welcome")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
         hint = missing_key(self.settings)
@@ -189,6 +182,7 @@ class InlineApp(InlineCommands):
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
             return
+        greeting.notify_turn(self, result)
         if result.aborted:
             self.renderer.note("Interrupted. The session is intact: send a message to continue.", "warn")
         elif result.is_error:
@@ -211,11 +205,6 @@ class InlineApp(InlineCommands):
         from flue_tui.model.loader import warm_in_background
         from flue_tui.runtime.start import pick_by_number
 
-        self.console.print(
-            Text.assemble(
-                ("flue", "bold"), f" · {self.settings.model or 'no model'} · {self.settings.cwd}", style="dim"
-            )
-        )
         warm_in_background()
         self._spawn(asyncio.to_thread(self.paths.build))
         await self._ask_trust()
@@ -225,7 +214,7 @@ class InlineApp(InlineCommands):
         # Resuming shows its recap before the first prompt, and a bad name ends the run.
         if (waits or self.first) and not await self.ready():
             return 1
-        if self.first:
+        if self.first and not greeting.refused(self, self.first):
             sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
             await self.send(sent, echo=shown or self.first)
         while not self.quitting:
@@ -239,6 +228,8 @@ class InlineApp(InlineCommands):
                 continue
             if self._attaching is not None:  # the session's read deny rules apply to `@path` too
                 await asyncio.shield(self._attaching)
+            if greeting.refused(self, text):
+                continue
             sent, shown = attached(text, self.settings, self.sessions.session)
             if shown is not None:  # the typed line is on screen already: only the notes
                 self.renderer.note(shown.split("\n", 1)[1], "info")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from flue_tui.ui.keys import missing_key
+
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
@@ -96,6 +98,9 @@ class InlineCommands:
 
     async def switch_model(self, model: str) -> None:
         self._try(lambda: self.sessions.switch_model(model))
+        hint = missing_key(self.settings)
+        if hint:  # the no-key screen now, not a prompt that waits and fails later
+            self.notice(hint, "warn")
         if self.sessions.session is None and self.unavailable:
             self.start()  # the session could not start without a model: try again with this one
 

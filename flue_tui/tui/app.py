@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.tui import approvals
+from flue_tui.tui import approvals, nokey
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
@@ -254,10 +254,9 @@ class FlueApp(AppFrontEnd):
         self.send(text)
 
     def send(self, text: str, display: str | None = None) -> None:
+        if nokey.refused(self, display or text):  # said why, and the prompt is back in the input
+            return
         if self.busy or self.session is None:
-            if self.session is None and not self.ctl.starting:
-                self.notice(self.ctl.unavailable or "No session.", "error")
-                return
             self.queue.append((text, display))
             self._show_queue()
             return

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.handle import SessionHandle
-from flue_tui.ui.keys import NO_KEY, missing_key
+from flue_tui.tui import notifier
+from flue_tui.ui.keys import missing_key
+from flue_tui.ui.welcome import welcome_text
 
 if TYPE_CHECKING:
     from flue_tui.tui.app import FlueApp
@@ -79,17 +81,23 @@ class SessionControl:
             try:
                 started = await asyncio.to_thread(self.handle.start, options)
             except ConfigError as exc:
-                # No model at all means no key was found: say so in one line that fits 80 columns.
-                self.unavailable = NO_KEY if not self.settings.model else str(exc)
+                # No model at all means no key was found: the no-key screen, one sentence a line.
+                self.unavailable = (missing_key(self.settings) if not self.settings.model else None) or str(exc)
                 self.app.notice(self.unavailable, "error")
+                first, self.app.initial_prompt = self.app.initial_prompt, None
+                if first and not self.app.prompt.text.strip():
+                    self.app.prompt.set_text(first)  # kept for when a model is chosen
                 return
         finally:
             self.starting = False
         self.unavailable = None
         resumed = started.resumed
         await self.app.attach(started.session, resumed=resumed is not None)
+        notifier.watch(self.app, started.session)  # OSC 9 + BEL when a turn ends unfocused
         if resumed is not None:
             self.app.notice(f"Resumed {resumed.label} · {resumed.message_count} messages", "info")
+        else:
+            self.app.notice(self.welcome(), "welcome")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.app.notice(line, "warn")
         hint = missing_key(self.settings)
@@ -100,6 +108,12 @@ class SessionControl:
             self.app.send(first)
         else:
             self.app.send_next()
+
+    def welcome(self) -> str:
+        from flue_tui.tui.approvals import mode_label
+
+        s = self.settings
+        return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode_label(self.app), sandbox=s.sandbox)
 
     async def _ask_trust(self) -> None:
         """Once per run, before the first session: may the project's config loosen protection?"""

@@ -229,11 +229,14 @@ async def test_no_api_key_still_opens_and_says_how(work: Path):
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_for(pilot, lambda: app.ctl.unavailable)
         [message] = _notices(app)
-        assert "\n" not in message and len(message) <= 74 and "ANTHROPIC_API_KEY" in message
-        await wait_for(pilot, lambda: message[:40] in screen_text(app))
-        # Typing still works, and a prompt says again why nothing can be sent.
+        # The no-key screen: the keys, a local server, Ollama, /model and the doctor, a sentence a line.
+        for named in ("ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "Ollama", "/model", "`flue doctor`"):
+            assert named in message
+        await wait_for(pilot, lambda: "flue doctor" in screen_text(app))
+        # Typing still works, a prompt says again why nothing can be sent, and it stays in the input.
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: len(_notices(app)) == 2)
+        assert "your prompt is kept" in _notices(app)[-1] and app.prompt.text == "hello"
 
 
 async def test_missing_key_for_the_chosen_model_is_named(work: Path):

@@ -35,7 +35,7 @@ async def test_prompt_streams_markdown(make_app, fakellm):
         assert isinstance(view, ReplyView) and view.md.source == text
         screen = screen_text(app)
         assert "make a plan" in screen and "1. read the file" in screen and "That is all, really" in screen
-        assert isinstance(app.transcript.entries[0], UserEntry)
+        assert isinstance(app.transcript.entries[1], UserEntry)  # after the welcome
 
 
 async def test_read_block_shows_path_and_line_count(make_app, fakellm, work: Path):
@@ -89,7 +89,7 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
         await submit(pilot, "run")
         await wait_for(
             pilot,
-            lambda: any(e.status == "running" for e in _tools(app)) and "hi" in screen_text(app).split("run", 1)[-1],
+            lambda: any(e.status == "running" for e in _tools(app)) and "hi" in screen_text(app).split("▌ run", 1)[-1],
         )
         [bash] = _tools(app)
         assert bash.status == "running"

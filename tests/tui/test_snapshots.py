@@ -17,7 +17,7 @@ from flue_tui.store.sessions import SessionStore
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 SNAP_ROOT = Path("/tmp/flue-snapshots")
 
@@ -46,6 +46,34 @@ def test_snapshot_no_api_key(snap_compare, tmp_path: Path, monkeypatch: pytest.M
         await pilot.pause(0.2)
 
     assert snap_compare(_app(d, model=None, persist=False), run_before=run_before, terminal_size=(80, 24))
+
+
+def test_snapshot_welcome(snap_compare, snap_dir: Path):
+    """A fresh session's first screen: directory, model, mode, sandbox, tips and /init."""
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "Welcome to flue" in screen_text(pilot.app))
+        await idle(pilot)
+
+    assert snap_compare(_app(snap_dir, persist=False), run_before=run_before, terminal_size=(80, 24))
+
+
+def test_snapshot_no_key_keeps_the_prompt(snap_compare, monkeypatch: pytest.MonkeyPatch):
+    """A model whose key is missing: the no-key screen, and a sent prompt refused but kept in the input."""
+    d = SNAP_ROOT / "no_key_keeps_the_prompt"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(var, raising=False)
+
+    async def run_before(pilot) -> None:
+        await ready(pilot)
+        await submit(pilot, "fix the failing test")
+        await wait_for(pilot, lambda: "your prompt is kept" in screen_text(pilot.app))
+        await idle(pilot)
+
+    assert snap_compare(_app(d, model="openai/gpt-4.1", persist=False), run_before=run_before, terminal_size=(80, 24))
 
 
 SCRIPT = [

@@ -1,16 +1,24 @@
-"""The status line: model · session · cwd on the left; tokens, cost, context and activity on the right."""
+"""The status line: model · session · cwd · mode on the left; tokens, cost, context and activity on
+the right. When the terminal is narrow the least important parts go first (ui/statusline.py): the
+token counts, the session name, the cost; the permission mode, the directory and what the agent is
+doing stay."""
 
 from __future__ import annotations
 
-import os
+from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.containers import Horizontal
 from textual.widgets import Static
 
 from flue_tui.agent import usage_text
 from flue_tui.ui.router import Status
+from flue_tui.ui.statusline import Part, fit
 from flue_tui.ui.toolfmt import SPINNER
+from flue_tui.ui.welcome import home_short
+
+GAP = 2  # #status-right's left padding (app.tcss); `size` is already inside #status's own padding
 
 
 def tokens(n: int) -> str:
@@ -22,12 +30,16 @@ def tokens(n: int) -> str:
 
 
 def short_cwd(cwd: str, limit: int = 40) -> str:
-    home = os.path.expanduser("~")
-    if cwd == home or cwd.startswith(home + os.sep):
-        cwd = "~" + cwd[len(home) :]
-    if len(cwd) > limit:
-        cwd = "…" + cwd[-(limit - 1) :]
-    return cwd
+    return home_short(cwd, limit)
+
+
+def _text(parts: list[Part]) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for i, part in enumerate(parts):
+        if i:
+            text.append(part.sep, style="dim")
+        text.append(part.text, style=part.style)
+    return text
 
 
 class StatusBar(Horizontal):
@@ -36,38 +48,40 @@ class StatusBar(Horizontal):
         self.left = Static("", id="status-left")
         self.right = Static("", id="status-right")
         self.frame = 0
+        self._shown: dict[str, Any] | None = None
 
     def compose(self):
         yield self.left
         yield self.right
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self._shown is not None:
+            self.show(**self._shown)
+
     def show(
         self, *, model: str, name: str, cwd: str, status: Status, context_window: int | None, busy: bool, mode: str = ""
     ) -> None:
-        left = Text(no_wrap=True, overflow="ellipsis")
-        left.append(model or "no model", style="bold")
-        if name:
-            left.append(" · ", style="dim")
-            left.append(name)
-        left.append(" · ", style="dim")
-        left.append(short_cwd(cwd), style="dim")
-        if mode:  # the permission mode; Shift+Tab cycles it
-            left.append(" · ", style="dim")
-            left.append(mode, style="bold yellow" if mode == "yolo" else "cyan")
-        self.left.update(left)
-
-        right = Text(no_wrap=True)
-        right.append(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", style="dim")
+        self._shown = dict(
+            model=model, name=name, cwd=cwd, status=status, context_window=context_window, busy=busy, mode=mode
+        )
+        left = [
+            Part(model or "no model", 4, "bold", side="L"),
+            Part(name, 1, side="L"),
+            Part(short_cwd(cwd, 60), 6, "dim", shrink_to=16, side="L"),  # cut from the left before parts go
+            Part(mode, 8, "bold yellow" if mode == "yolo" else "cyan", side="L"),  # Shift+Tab cycles it
+        ]
+        right = [Part(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", 0, "dim")]
         if not status.total.priced:
-            right.append(" · $?", style="dim")  # a model with no known price: unknown, not $0
+            right.append(Part("$?", 2, "dim"))  # a model with no known price: unknown, not $0
         elif status.cost:
-            right.append(f" · {usage_text.cost(status.total, 3)}", style="dim")
+            right.append(Part(usage_text.cost(status.total, 3), 2, "dim"))
         if context_window and status.context_tokens:
             pct = 100 * status.context_tokens / context_window
-            right.append(f" · ctx {pct:.0f}%", style="yellow" if pct >= 80 else "dim")
-        right.append("  ")
+            right.append(Part(f"ctx {pct:.0f}%", 3, "yellow" if pct >= 80 else "dim"))
         if busy:
-            right.append(f"{SPINNER[self.frame % len(SPINNER)]} {status.activity}", style="bold cyan")
+            right.append(Part(f"{SPINNER[self.frame % len(SPINNER)]} {status.activity}", 9, "bold cyan", "  "))
         else:
-            right.append(status.activity if status.activity != "idle" else "ready", style="dim")
-        self.right.update(right)
+            right.append(Part(status.activity if status.activity != "idle" else "ready", 9, "dim", "  "))
+        kept = fit(left + right, self.size.width - GAP if self.size.width else 0)
+        self.left.update(_text([p for p in kept if p.side == "L"]))
+        self.right.update(_text([p for p in kept if p.side != "L"]))
