@@ -58,6 +58,9 @@ class ToolCall:
 @dataclass(slots=True)
 class UserMessage:
     content: str
+    # What the user typed when `content` is its expansion (a skill run's `/review x`, a prompt with
+    # `@path` attachments): the transcript and the title show this; the model only ever sees `content`.
+    display: str | None = None
     role: Literal["user"] = "user"
 
 
@@ -84,6 +87,7 @@ class ToolResultMessage:
     is_error: bool = False
     details: dict[str, Any] = field(default_factory=dict)
     terminate: bool = False  # finish/give_up: the loop ends when every result of a batch terminates
+    duration_ms: int | None = None  # how long the tool ran (the wait for an approval excluded): shown on resume
     role: Literal["toolResult"] = "toolResult"
 
 
@@ -106,8 +110,15 @@ class CompactionMessage:
 Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
 
 
+_UNSET_OMITTED = ("display", "duration_ms")  # absent when None: older rows and exports look the same
+
+
 def message_to_dict(message: Message) -> dict[str, Any]:
-    return asdict(message)
+    data = asdict(message)
+    for key in _UNSET_OMITTED:
+        if key in data and data[key] is None:
+            del data[key]
+    return data
 
 
 _THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
@@ -127,7 +138,8 @@ def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
 def message_from_dict(data: dict[str, Any]) -> Message:
     role = data.get("role")
     if role == "user":
-        return UserMessage(content=data["content"])
+        display = data.get("display")
+        return UserMessage(content=data["content"], display=display if isinstance(display, str) else None)
     if role == "assistant":
         usage = data.get("usage")
         return AssistantMessage(
@@ -148,6 +160,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             is_error=data.get("is_error", False),
             details=data.get("details") or {},
             terminate=data.get("terminate", False),
+            duration_ms=_count(data.get("duration_ms")),
         )
     if role == "compaction":
         return CompactionMessage(
@@ -160,6 +173,10 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             usage=Usage(**data["usage"]) if data.get("usage") else None,
         )
     raise ValueError(f"unknown message role: {role!r}")
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _xml_escape(text: str) -> str:

@@ -40,7 +40,7 @@ class InlineCommands:
     unavailable: str | None
     quitting: bool
     switch_session: Callable[[str | None], Awaitable[None]]
-    send: Callable[[str], Awaitable[None]]
+    send: Callable[..., Awaitable[None]]  # (text, echo=None, display=None)
     start: Callable[[], None]
     prompt: InlinePrompt
 
@@ -97,9 +97,9 @@ class InlineCommands:
             self.start()  # the session could not start without a model: try again with this one
 
     async def run_skill(self, skill: Skill, extra: str) -> None:
-        from flue_tui.context.skills import skill_prompt
+        from flue_tui.context.skills import skill_prompt, skill_typed
 
-        await self.send(skill_prompt(skill, extra or None))
+        await self.send(skill_prompt(skill, extra or None), display=skill_typed(skill, extra))
 
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None:
         await job  # inline commands run in turn: the prompt comes back when it is done

@@ -23,7 +23,7 @@ from rich.text import Text
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
-from flue_tui.inline.blocks import Trimmed, complete_prefix
+from flue_tui.inline.blocks import Indented, Trimmed, complete_prefix
 from flue_tui.inline.safe import Safe
 from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
@@ -85,6 +85,8 @@ class Renderer:
         self._shown: dict[Entry, int] = {}  # reply → characters already printed
         self._depth: dict[Entry, int] = {}
         self._frame = 0
+        # Edits whose diff an approval question showed: their result line does not print it again.
+        self.diff_shown: set[str] = set()
 
     # -- wiring -------------------------------------------------------------------------------------
     def attach(self, session: Any) -> None:
@@ -98,11 +100,12 @@ class Renderer:
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
 
-    def replay(self, messages: list[Message]) -> None:
+    def replay(self, messages: list[Message], store: Any = None, session_id: str | None = None) -> None:
         """A resumed session's last messages, drawn as live output is: the app's backfill turns
-        them into the same entries the router builds from events, and each prints as a finished one."""
+        them into the same entries the router builds from events (task children's steps read from
+        `store`), and each prints as a finished one."""
         self.flush()
-        for entry in make_backfill(messages, self.cwd)(sys.maxsize):  # all of them, oldest first
+        for entry in make_backfill(messages, self.cwd, store, session_id)(sys.maxsize):  # oldest first
             if isinstance(entry, UserEntry):
                 self.print(Text.assemble(("› ", "bold"), (entry.text, "bold")), "prompt")
             else:
@@ -236,12 +239,8 @@ class Renderer:
         if depth:
             if not e.done:
                 return False
-            lines = e.text.strip().splitlines()
-            if lines:
-                body = [_prefix(depth) + ln for ln in lines[:CHILD_REPLY_LINES]]
-                if len(lines) > CHILD_REPLY_LINES:
-                    body.append(f"{_prefix(depth)}… {len(lines) - CHILD_REPLY_LINES} more lines")
-                self.print(Text("\n".join(body), style="dim"), "child")
+            if e.text.strip():  # rendered Markdown, as the main reply, under the task's rule
+                self.print(Indented(Markdown(task_boxes(e.text.strip())), _prefix(depth), CHILD_REPLY_LINES), "child")
             return True
         shown = self._shown.get(e, 0)
         if self.dumb:  # raw text as it comes: no Markdown, no redraw
@@ -269,7 +268,8 @@ class Renderer:
         self.print(_line(pre, toolfmt.header(e, 0, time.monotonic())), kind)
         inner = pre + "  "
         diff = e.details.get("diff")
-        if e.status == "ok" and e.name in ("edit", "write") and isinstance(diff, str) and diff:
+        shown = e.call_id in self.diff_shown  # each thing is written once: the question had it
+        if e.status == "ok" and e.name in ("edit", "write") and isinstance(diff, str) and diff and not shown:
             body, hidden = toolfmt.diff_text(diff, DIFF_LINES)
             lines = body.split("\n")
             if hidden:

@@ -40,6 +40,15 @@ class _Partial:
     event: Event | None = None  # the latest delta, for creating a task child's row on first write
 
 
+def typed(message: dict[str, Any]) -> str:
+    """A user message as typed: what names a session (`/review x`, `fix @a.py`), not the skill's
+    prompt or the attached file's text (nor the attachment notes a display adds under the line)."""
+    display = message.get("display")
+    if isinstance(display, str) and display:
+        return display.split("\n  ⎿ ", 1)[0]
+    return str(message.get("content", ""))
+
+
 def _failed_empty(message: dict[str, Any]) -> bool:
     return (
         message.get("role") == "assistant"
@@ -113,7 +122,7 @@ class Recorder:
         if session_id in self._known:
             return
         if self.store.get(session_id) is None:
-            title = title_from(first.get("content", "")) if first.get("role") == "user" else None
+            title = title_from(typed(first)) if first.get("role") == "user" else None
             if session_id == self.root:
                 self._create_root(title)
                 for held in self._held:  # what a failed first run said stays in the history, in order
@@ -166,7 +175,7 @@ class Recorder:
             else:
                 self.store.append(sid, message)
             if message.get("role") == "user" and sid == self.root:
-                self.store.set_title(sid, title_from(str(message.get("content", ""))))
+                self.store.set_title(sid, title_from(typed(message)))
         if sid == self.root and _failed_empty(message) and self._never_answered():
             # A run that failed before any turn (no key, unknown model) is not a conversation: its row
             # existed while the request was out (kill -9 keeps the prompt) and goes now, so the picker
