@@ -25,6 +25,7 @@ from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
+from flue_tui.ui.backfill import recap
 from flue_tui.ui.commands import COMMANDS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -132,7 +133,8 @@ class InlineApp(InlineCommands):
 
         resumed = started.resumed
         if resumed is not None:
-            self.renderer.replay(list(started.session.messages)[-RECAP_MESSAGES:], started.store, started.session.id)
+            messages = recap(list(started.session.messages), RECAP_MESSAGES)
+            self.renderer.replay(messages, started.store, started.session.id)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")

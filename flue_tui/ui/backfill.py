@@ -153,3 +153,12 @@ def make_backfill(
         return out
 
     return backfill
+
+
+def recap(messages: list[Message], n: int, limit: int = 200) -> list[Message]:
+    """The last exchanges of a history, about `n` messages, starting at a user message so no
+    turn is shown cut in half (a result without its call), but never more than `limit`."""
+    start = max(0, len(messages) - n)
+    while start > 0 and not isinstance(messages[start], UserMessage) and len(messages) - start < limit:
+        start -= 1
+    return messages[start:]
