@@ -381,15 +381,9 @@ class FlueApp(AppFrontEnd):
     def action_cycle_mode(self) -> None:
         approvals.cycle(self)
 
-    def action_toggle_details(self) -> None:
+    async def action_toggle_details(self) -> None:
         self._details = not self._details
-        for entry in self.conversation.mounted_entries:
-            if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
-                setattr(entry, "expanded", self._details)  # noqa: B010 - only entries that have it
-                if entry.view is not None:
-                    result = entry.view.sync()
-                    if asyncio.iscoroutine(result):
-                        self.run_worker(result, exit_on_error=False)
+        await self.conversation.set_expanded(self._details)
 
     async def action_jump_end(self) -> None:
         await self.conversation.jump_to_end()
