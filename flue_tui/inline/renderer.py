@@ -27,6 +27,7 @@ from flue_tui.inline.blocks import Indented, Trimmed, complete_prefix
 from flue_tui.inline.safe import Safe
 from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.termsafe import terminal_safe
@@ -179,7 +180,7 @@ class Renderer:
         self._last = kind
 
     def note(self, text: str, level: str = "info") -> None:
-        self.print(Text(text, style=NOTICE_STYLE.get(level, "")), "note")
+        self.print(Hanging(text, NOTICE_STYLE.get(level, "")), "note")
 
     def flush(self) -> None:
         self._cancel()
