@@ -11,7 +11,7 @@ block is built, nested tasks included), tools their durations, a skill run its t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
@@ -52,7 +52,7 @@ class ChildInfo(Protocol):
 class History(Protocol):
     """What a backfill reads of the store (flue_tui.store.sessions.SessionStore)."""
 
-    def children(self, session_id: str) -> list[ChildInfo]: ...
+    def children(self, session_id: str) -> Sequence[ChildInfo]: ...
     def load_context(self, session_id: str) -> list[Message]: ...
 
 
