@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
+
 StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
 
 
@@ -62,6 +64,14 @@ class UserMessage:
     # `@path` attachments): the transcript and the title show this; the model only ever sees `content`.
     display: str | None = None
     role: Literal["user"] = "user"
+
+    @property
+    def typed(self) -> str:
+        """The prompt as typed, without the attachment notes a display has under it: what names
+        a session (`/review x`, `fix @a.py`), never the skill's prompt or the attached file."""
+        if self.display:
+            return self.display.split("\n" + ATTACH_NOTE, 1)[0]
+        return self.content
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
+from flue_tui.core.messages import UserMessage
 from flue_tui.store.db import StoreError, describe_failure, write
 from flue_tui.store.lock import SessionLock
 from flue_tui.store.sessions import SessionStore, title_from
@@ -41,12 +42,10 @@ class _Partial:
 
 
 def typed(message: dict[str, Any]) -> str:
-    """A user message as typed: what names a session (`/review x`, `fix @a.py`), not the skill's
-    prompt or the attached file's text (nor the attachment notes a display adds under the line)."""
+    """A stored user message as typed (UserMessage.typed): what titles the session."""
     display = message.get("display")
-    if isinstance(display, str) and display:
-        return display.split("\n  ⎿ ", 1)[0]
-    return str(message.get("content", ""))
+    content = str(message.get("content", ""))
+    return UserMessage(content=content, display=display if isinstance(display, str) else None).typed
 
 
 def _failed_empty(message: dict[str, Any]) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from flue_tui.runtime.start import SessionOptions
 from tests.fakellm import Call, Turn
-from tests.tui.conftest import idle, ready, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 SIZE = (120, 100)
 
@@ -87,3 +87,21 @@ async def test_resume_shows_task_steps_durations_and_skills_as_live(make_app, fa
     assert "kid-out-2" in again_expanded  # the child's bash output, inside its task block
     assert again == live
     assert again_expanded == live_expanded
+
+
+async def test_an_attachment_prompt_names_the_session_as_typed(make_app, fakellm, work: Path):
+    """The status bar (live) and the store's title (the picker, inline's `Resumed …`) read
+    `explain @notes.txt`, not the attached file's text."""
+    (work / "notes.txt").write_text("SECRET-ISH FILE BODY\n")
+    fakellm.script([Turn(text="It says hi.")])
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "explain @notes.txt")
+        await idle(pilot)
+        status = screen_text(app).splitlines()[-1]
+        assert "explain @notes.txt" in status and "Contents of" not in status, status
+        sid = app.session.id
+        store = app.ctl.store
+        info = store.get(sid)
+        assert info is not None and info.title == "explain @notes.txt"
