@@ -188,7 +188,11 @@ class Session:
         if outcome.kind is None:
             raise OperationFailed(f"Agent did not call `finish` or `give_up` after {MAX_FOLLOW_UPS + 1} attempts.")
 
-    async def prompt(self, text: str, result_schema: dict[str, Any] | None = None) -> OperationResult:
+    async def prompt(
+        self, text: str, result_schema: dict[str, Any] | None = None, *, display: str | None = None
+    ) -> OperationResult:
+        """`display` is what the user typed when `text` is its expansion (a skill, `@path`): kept
+        with the message for the transcript and a resume, never sent."""
         signal = self._busy()
         op_id = new_id("op")
         began = time.monotonic()
@@ -201,7 +205,7 @@ class Session:
             for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
-        user = UserMessage(content=text)
+        user = UserMessage(content=text, display=display if display != text else None)
         self.messages.append(user)
         self.emit(self.event(MessageEnd, message=message_to_dict(user)))
         subtype: Subtype = "success"

@@ -89,11 +89,13 @@ async def run_tool_batch(
 ) -> list[ToolResultMessage]:
     results: list[ToolResult | None] = [None] * len(calls)
     started: list[float] = [0.0] * len(calls)
+    durations: list[int | None] = [None] * len(calls)
     pending: list[tuple[int, asyncio.Task[ToolResult]]] = []
 
     def finish(i: int, result: ToolResult) -> None:
         results[i] = result
         call = calls[i]
+        durations[i] = int((time.monotonic() - started[i]) * 1000)
         session.emit(
             session.event(
                 ToolEnd,
@@ -101,7 +103,7 @@ async def run_tool_batch(
                 tool_call_id=call.id,
                 is_error=result.is_error,
                 result={"content": [{"type": "text", "text": result.text}], "details": wire_details(result.details)},
-                duration_ms=int((time.monotonic() - started[i]) * 1000),
+                duration_ms=durations[i],
             )
         )
 
@@ -154,7 +156,7 @@ async def run_tool_batch(
     if pending:
         await asyncio.gather(*(t for _, t in pending), return_exceptions=True)
     out = []
-    for call, result in zip(calls, results, strict=True):
+    for call, result, duration in zip(calls, results, durations, strict=True):
         result = result or _error(ABORT_MESSAGE)
         out.append(
             ToolResultMessage(
@@ -164,6 +166,7 @@ async def run_tool_batch(
                 is_error=result.is_error,
                 details=wire_details(result.details),
                 terminate=result.terminate,
+                duration_ms=duration,
             )
         )
     return out

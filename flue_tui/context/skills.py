@@ -164,3 +164,8 @@ def skill_prompt(skill: Skill, extra: str | None = None) -> str:
     """The user message that runs a skill directly (`flue -p --skill NAME`, `/NAME` in the TUI)."""
     base = activation_text(skill) if skill.source == "packaged" else f'Run the skill named "{skill.name}".'
     return f"{base}\n\n{extra.strip()}" if extra and extra.strip() else base
+
+
+def skill_typed(skill: Skill, extra: str | None = None) -> str:
+    """How a skill run reads in the transcript and after a resume: as typed, `/NAME args`."""
+    return f"/{skill.name}" + (f" {extra.strip()}" if extra and extra.strip() else "")

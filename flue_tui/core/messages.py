@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
+
 StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
 
 
@@ -58,10 +60,21 @@ class ToolCall:
 @dataclass(slots=True)
 class UserMessage:
     content: str
+    # What the user typed when `content` is its expansion (a skill run's `/review x`, a prompt with
+    # `@path` attachments): the transcript and the title show this; the model only ever sees `content`.
+    display: str | None = None
     role: Literal["user"] = "user"
     # A `!command` the user ran (agent/usershell.py): {command, exitCode, durationMs}, so a resumed
     # session draws it as the bash block it was; `content` is what the model reads. Absent otherwise.
     shell: dict[str, Any] | None = None
+
+    @property
+    def typed(self) -> str:
+        """The prompt as typed, without the attachment notes a display has under it: what names
+        a session (`/review x`, `fix @a.py`), never the skill's prompt or the attached file."""
+        if self.display:
+            return self.display.split("\n" + ATTACH_NOTE, 1)[0]
+        return self.content
 
 
 @dataclass(slots=True)
@@ -87,6 +100,7 @@ class ToolResultMessage:
     is_error: bool = False
     details: dict[str, Any] = field(default_factory=dict)
     terminate: bool = False  # finish/give_up: the loop ends when every result of a batch terminates
+    duration_ms: int | None = None  # how long the tool ran (the wait for an approval excluded): shown on resume
     role: Literal["toolResult"] = "toolResult"
 
 
@@ -109,11 +123,15 @@ class CompactionMessage:
 Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
 
 
+_UNSET_OMITTED = ("display", "duration_ms", "shell")  # absent when None: older rows and exports look the same
+
+
 def message_to_dict(message: Message) -> dict[str, Any]:
-    out = asdict(message)
-    if isinstance(message, UserMessage) and message.shell is None:
-        del out["shell"]  # an ordinary prompt is stored as it always was
-    return out
+    data = asdict(message)
+    for key in _UNSET_OMITTED:
+        if key in data and data[key] is None:
+            del data[key]
+    return data
 
 
 _THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
@@ -133,8 +151,12 @@ def thinking_blocks_from(raw: Any) -> list[dict[str, str]]:
 def message_from_dict(data: dict[str, Any]) -> Message:
     role = data.get("role")
     if role == "user":
-        shell = data.get("shell")
-        return UserMessage(content=data["content"], shell=dict(shell) if isinstance(shell, dict) else None)
+        shell, display = data.get("shell"), data.get("display")
+        return UserMessage(
+            content=data["content"],
+            display=display if isinstance(display, str) else None,
+            shell=dict(shell) if isinstance(shell, dict) else None,
+        )
     if role == "assistant":
         usage = data.get("usage")
         return AssistantMessage(
@@ -155,6 +177,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             is_error=data.get("is_error", False),
             details=data.get("details") or {},
             terminate=data.get("terminate", False),
+            duration_ms=_count(data.get("duration_ms")),
         )
     if role == "compaction":
         return CompactionMessage(
@@ -167,6 +190,10 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             usage=Usage(**data["usage"]) if data.get("usage") else None,
         )
     raise ValueError(f"unknown message role: {role!r}")
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _xml_escape(text: str) -> str:

@@ -23,6 +23,7 @@ from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
+from flue_tui.ui.backfill import recap
 from flue_tui.ui.commands import COMMANDS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -123,7 +124,8 @@ class InlineApp(InlineCommands):
 
         resumed = started.resumed
         if resumed is not None:
-            self.renderer.replay(list(started.session.messages)[-RECAP_MESSAGES:])
+            messages = recap(list(started.session.messages), RECAP_MESSAGES)
+            self.renderer.replay(messages, started.store, started.session.id)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         else:
             self.renderer.note(greeting.welcome(self), "welcome")
@@ -172,13 +174,15 @@ class InlineApp(InlineCommands):
         finally:
             self.renderer.finish()
 
-    async def send(self, text: str, echo: str | None = None) -> None:
+    async def send(self, text: str, echo: str | None = None, display: str | None = None) -> None:
+        """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
+        `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
         if not await self.ready():
             return
         session = self.sessions.session
         assert session is not None  # ready() started it
         try:
-            result = await self._turn(session.prompt(text), echo)
+            result = await self._turn(session.prompt(text, display=display or echo), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
             return
@@ -216,7 +220,7 @@ class InlineApp(InlineCommands):
             return 1
         if self.first and not greeting.refused(self, self.first):
             sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
-            await self.send(sent, echo=shown or self.first)
+            await self.send(sent, echo=shown or self.first, display=shown)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
@@ -233,7 +237,7 @@ class InlineApp(InlineCommands):
             sent, shown = attached(text, self.settings, self.sessions.session)
             if shown is not None:  # the typed line is on screen already: only the notes
                 self.renderer.note(shown.split("\n", 1)[1], "info")
-            await self.send(sent)
+            await self.send(sent, display=shown)
         return 0
 
     async def _ask_trust(self) -> None:

@@ -105,6 +105,8 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
                 "note",
             )
             renderer.console.print(Safe(_body(request)))
+            if request.body_kind == "diff":
+                renderer.diff_shown.add(request.tool_use_id)
             terminal.drop_typeahead()
             with terminal.normal_input():
                 if dumb:  # no cursor control: the line-mode question from the plain front end

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
+from rich.style import Style
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -82,3 +83,30 @@ def _rstrip(line: list[Segment]) -> Iterable[Segment]:
         keep = last.text.rstrip() if not (last.style and last.style.bgcolor) else last.text
         return [*line[: end - 1], Segment(keep, last.style)]
     return line[:end]
+
+
+class Indented:
+    """A renderable nested under a task: each line behind `prefix` (`  │ `), dimmed, at most
+    `max_lines` of it with a note of how many more there were."""
+
+    def __init__(self, renderable: RenderableType, prefix: str, max_lines: int | None = None) -> None:
+        self.renderable = renderable
+        self.prefix = prefix
+        self.max_lines = max_lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(10, options.max_width - len(self.prefix))
+        lines = console.render_lines(Trimmed(self.renderable), options.update(width=width, height=None), pad=False)
+        hidden = 0
+        if self.max_lines is not None and len(lines) > self.max_lines:
+            hidden, lines = len(lines) - self.max_lines, lines[: self.max_lines]
+        for line in lines:
+            yield Segment(self.prefix, DIM)
+            yield from Segment.apply_style(line, post_style=DIM)
+            yield Segment.line()
+        if hidden:
+            yield Segment(f"{self.prefix}… {hidden} more lines", DIM)
+            yield Segment.line()
+
+
+DIM = Style(dim=True)

@@ -43,7 +43,7 @@ class InlineCommands:
     unavailable: str | None
     quitting: bool
     switch_session: Callable[[str | None], Awaitable[None]]
-    send: Callable[[str], Awaitable[None]]
+    send: Callable[..., Awaitable[None]]  # (text, echo=None, display=None)
     start: Callable[[], None]
     ready: Callable[[], Awaitable[bool]]
     _turn: Callable[[Awaitable[Any], str | None], Awaitable[Any]]
@@ -110,9 +110,9 @@ class InlineCommands:
         return await pick(self.renderer, current, query)
 
     async def run_skill(self, skill: Skill, extra: str) -> None:
-        from flue_tui.context.skills import skill_prompt
+        from flue_tui.context.skills import skill_prompt, skill_typed
 
-        await self.send(skill_prompt(skill, extra or None))
+        await self.send(skill_prompt(skill, extra or None), display=skill_typed(skill, extra))
 
     async def run_shell(self, command: str) -> None:
         if not await self.ready():

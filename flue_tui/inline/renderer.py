@@ -23,10 +23,11 @@ from rich.text import Text
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
-from flue_tui.inline.blocks import Trimmed, complete_prefix
+from flue_tui.inline.blocks import Indented, Trimmed, complete_prefix
 from flue_tui.inline.safe import Safe
 from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.termsafe import terminal_safe
@@ -85,6 +86,8 @@ class Renderer:
         self._shown: dict[Entry, int] = {}  # reply → characters already printed
         self._depth: dict[Entry, int] = {}
         self._frame = 0
+        # Edits whose diff an approval question showed: their result line does not print it again.
+        self.diff_shown: set[str] = set()
 
     # -- wiring -------------------------------------------------------------------------------------
     def attach(self, session: Any) -> None:
@@ -98,11 +101,12 @@ class Renderer:
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
 
-    def replay(self, messages: list[Message]) -> None:
+    def replay(self, messages: list[Message], store: Any = None, session_id: str | None = None) -> None:
         """A resumed session's last messages, drawn as live output is: the app's backfill turns
-        them into the same entries the router builds from events, and each prints as a finished one."""
+        them into the same entries the router builds from events (task children's steps read from
+        `store`), and each prints as a finished one."""
         self.flush()
-        for entry in make_backfill(messages, self.cwd)(sys.maxsize):  # all of them, oldest first
+        for entry in make_backfill(messages, self.cwd, store, session_id)(sys.maxsize):  # oldest first
             if isinstance(entry, UserEntry):
                 self.print(Text.assemble(("› ", "bold"), (entry.text, "bold")), "prompt")
             else:
@@ -176,7 +180,7 @@ class Renderer:
         self._last = kind
 
     def note(self, text: str, level: str = "info") -> None:
-        self.print(Text(text, style=NOTICE_STYLE.get(level, "")), "note")
+        self.print(Hanging(text, NOTICE_STYLE.get(level, "")), "note")
 
     def flush(self) -> None:
         self._cancel()
@@ -236,12 +240,8 @@ class Renderer:
         if depth:
             if not e.done:
                 return False
-            lines = e.text.strip().splitlines()
-            if lines:
-                body = [_prefix(depth) + ln for ln in lines[:CHILD_REPLY_LINES]]
-                if len(lines) > CHILD_REPLY_LINES:
-                    body.append(f"{_prefix(depth)}… {len(lines) - CHILD_REPLY_LINES} more lines")
-                self.print(Text("\n".join(body), style="dim"), "child")
+            if e.text.strip():  # rendered Markdown, as the main reply, under the task's rule
+                self.print(Indented(Markdown(task_boxes(e.text.strip())), _prefix(depth), CHILD_REPLY_LINES), "child")
             return True
         shown = self._shown.get(e, 0)
         if self.dumb:  # raw text as it comes: no Markdown, no redraw
@@ -268,7 +268,8 @@ class Renderer:
         kind = "tool" if not depth else "child"
         self.print(_line(pre, toolfmt.header(e, 0, time.monotonic())), kind)
         inner = pre + "  "
-        if e.status == "ok" and e.diff:
+        shown = e.call_id in self.diff_shown  # each thing is written once: the question had it
+        if e.status == "ok" and e.diff and not shown:
             body, hidden = toolfmt.diff_text(e.diff, DIFF_LINES)
             lines = body.split("\n")
             if hidden:

@@ -16,6 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.core.messages import UserMessage
 from flue_tui.runtime.start import Picker, SessionOptions, Started, check_budget, start_session
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class SessionHandle:
         from flue_tui.agent.usershell import title
         from flue_tui.store.sessions import title_from
 
-        return title_from(title(first.content), 32)
+        return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)
 
     # -- starting and replacing ----------------------------------------------------------------------
     def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:

@@ -109,7 +109,7 @@ def _calls(value: Any) -> str | None:
 
 
 _ROLES: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
-    "user": ({"content": _text, "shell": _optional(_object)}, ("content",)),
+    "user": ({"content": _text, "display": _optional(_text), "shell": _optional(_object)}, ("content",)),
     "assistant": (
         {
             "text": _text,
@@ -130,6 +130,7 @@ _ROLES: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
             "is_error": _flag,
             "details": _optional(_object),
             "terminate": _flag,
+            "duration_ms": _optional(_count),
         },
         ("tool_call_id", "tool_name", "text"),
     ),

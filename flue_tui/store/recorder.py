@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
+from flue_tui.core.messages import UserMessage
 from flue_tui.store.db import StoreError, describe_failure, write
 from flue_tui.store.lock import SessionLock
 from flue_tui.store.sessions import SessionStore, title_from
@@ -40,10 +41,15 @@ class _Partial:
     event: Event | None = None  # the latest delta, for creating a task child's row on first write
 
 
-def _typed(message: dict[str, Any]) -> str:
-    """A user message as the user typed it: a `!command` is titled `!command`, not by its tags."""
+def typed(message: dict[str, Any]) -> str:
+    """A stored user message as typed (UserMessage.typed): what titles the session; a `!command`
+    is titled `!command`, not by its tags."""
     shell = message.get("shell")
-    return f"!{shell.get('command')}" if isinstance(shell, dict) else str(message.get("content", ""))
+    if isinstance(shell, dict):
+        return f"!{shell.get('command')}"
+    display = message.get("display")
+    content = str(message.get("content", ""))
+    return UserMessage(content=content, display=display if isinstance(display, str) else None).typed
 
 
 def _failed_empty(message: dict[str, Any]) -> bool:
@@ -119,7 +125,7 @@ class Recorder:
         if session_id in self._known:
             return
         if self.store.get(session_id) is None:
-            title = title_from(_typed(first)) if first.get("role") == "user" else None
+            title = title_from(typed(first)) if first.get("role") == "user" else None
             if session_id == self.root:
                 self._create_root(title)
                 for held in self._held:  # what a failed first run said stays in the history, in order
@@ -172,7 +178,7 @@ class Recorder:
             else:
                 self.store.append(sid, message)
             if message.get("role") == "user" and sid == self.root:
-                self.store.set_title(sid, title_from(_typed(message)))
+                self.store.set_title(sid, title_from(typed(message)))
         if sid == self.root and _failed_empty(message) and self._never_answered():
             # A run that failed before any turn (no key, unknown model) is not a conversation: its row
             # existed while the request was out (kill -9 keeps the prompt) and goes now, so the picker

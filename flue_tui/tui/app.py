@@ -211,7 +211,9 @@ class FlueApp(AppFrontEnd):
         self.transcript = Transcript(session_id=session.id)
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
-            self.transcript.backfill = make_backfill(list(session.messages), self.settings.cwd)
+            self.transcript.backfill = make_backfill(
+                list(session.messages), self.settings.cwd, self.ctl.store, session.id
+            )
         usage = getattr(session, "usage", None)
         if usage is not None:  # a resumed session's stored total, its tasks' included
             self.router.status.set_total(usage)
@@ -238,9 +240,9 @@ class FlueApp(AppFrontEnd):
         self.refresh_status()
 
     async def run_skill(self, skill: Any, extra: str) -> None:
-        from flue_tui.context.skills import skill_prompt
+        from flue_tui.context.skills import skill_prompt, skill_typed
 
-        self.send(skill_prompt(skill, extra or None), display=f"/{skill.name}" + (f" {extra}" if extra else ""))
+        self.send(skill_prompt(skill, extra or None), display=skill_typed(skill, extra))
 
     # -- prompting -----------------------------------------------------------------------------------
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
@@ -281,11 +283,10 @@ class FlueApp(AppFrontEnd):
         self.busy = True
         if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
             text, display = attached(text, self.settings, session)
-        self.router.user_display = display
         self._update_ticker()
         aborted = False
         try:
-            result = await session.prompt(text)
+            result = await session.prompt(text, display=display)
             aborted = result.aborted
             if aborted:
                 self.notice("Interrupted. The session is intact: send a message to continue.", "warn")
@@ -379,15 +380,9 @@ class FlueApp(AppFrontEnd):
     def action_cycle_mode(self) -> None:
         approvals.cycle(self)
 
-    def action_toggle_details(self) -> None:
+    async def action_toggle_details(self) -> None:
         self._details = not self._details
-        for entry in self.conversation.mounted_entries:
-            if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
-                setattr(entry, "expanded", self._details)  # noqa: B010 - only entries that have it
-                if entry.view is not None:
-                    result = entry.view.sync()
-                    if asyncio.iscoroutine(result):
-                        self.run_worker(result, exit_on_error=False)
+        await self.conversation.set_expanded(self._details)
 
     async def action_jump_end(self) -> None:
         await self.conversation.jump_to_end()

@@ -1,7 +1,8 @@
 """Presentation shared by every front end; no Textual, no prompt-toolkit (rich is fine).
 
 router.py, transcript.py  session events -> transcript entries (plain data widgets render)
-toolfmt.py     how a tool call reads on screen (its summary: core/toolcall.py); backfill.py  a resumed history as entries
+toolfmt.py     how a tool call reads on screen (its summary: core/toolcall.py)
+backfill.py    a resumed history as the entries a live run builds (task children read from the store)
 commands.py    the slash commands: table, /help text, parsing, and `dispatch` over `FrontEnd`
 history.py     prompt history; pathindex.py  the `@` path completion index
 sessions_show.py  a stored session rendered (`flue sessions show`); /export is the session
@@ -12,4 +13,5 @@ notify.py      the turn-end notification (OSC 9 + BEL), its text made terminal-s
 logline.py     how a log event reads (a retry with its attempt, status and wait)
 attach.py      `@path` in a prompt: the file (or a listing) attached, with a note per path
 mdtext.py      Markdown source adjusted before rendering (task-list boxes)
+hanging.py     two-column notices (/skills, /help) wrapped under their second column
 """

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_beneath, open_file
+from flue_tui.core.messages import ATTACH_NOTE
 
 if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
@@ -138,7 +139,7 @@ def attach(
     if not notes:
         return Attached(prompt, None)
     text = "\n\n".join([prompt, *blocks]) if blocks else prompt
-    display = "\n".join([prompt, *(f"  ⎿ {n}" for n in notes)])
+    display = "\n".join([prompt, *(f"{ATTACH_NOTE}{n}" for n in notes)])
     return Attached(text, display, tuple(notes))
 
 

@@ -88,8 +88,6 @@ class EventRouter:
         # Streamed text waits here until the flush: `entry.text += token` per token would copy the
         # whole reply each time (quadratic over a long reply).
         self._text: dict[Entry, list[str]] = {}
-        # A user message shown as something shorter (a skill run shows `/review`, not its prompt).
-        self.user_display: str | None = None
         if root.session_id:
             self.sessions[root.session_id] = root
 
@@ -199,8 +197,8 @@ class EventRouter:
         role = e.message.get("role")
         if role == "user":
             if t.depth == 0 and not e.message.get("shell"):  # a `!command` is its bash block already
-                text = self.user_display if self.user_display is not None else str(e.message.get("content", ""))
-                self.user_display = None
+                # What was typed (a skill run shows `/review`, not its prompt): the message keeps it.
+                text = str(e.message.get("display") or e.message.get("content", ""))
                 self._touch(*t.end_stream())
                 self._append(t, UserEntry(text=text))
         elif role == "assistant":

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.transcript import NoticeEntry, ThinkingEntry, UserEntry
 
 USER_MAX_LINES = 30
@@ -25,7 +26,7 @@ class UserView(Static):
 
 class NoticeView(Static):
     def __init__(self, entry: NoticeEntry) -> None:
-        super().__init__(Text(entry.text), classes=f"notice -{entry.level}")
+        super().__init__(Hanging(entry.text), classes=f"notice -{entry.level}")
         self.entry = entry
 
     def sync(self) -> None:

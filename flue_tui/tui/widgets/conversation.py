@@ -8,6 +8,8 @@ scrolls to them. While following the end, the window's top is trimmed to keep th
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -116,6 +118,35 @@ class Conversation(VerticalScroll, can_focus=False):
             await self.show(self.transcript)
         else:
             self.anchor()
+
+    async def set_expanded(self, expanded: bool) -> None:
+        """Ctrl+O: expand or collapse the finished blocks, the block at the top of the view staying
+        where it is on screen (blocks above it may grow, they must not push it away)."""
+        anchor = None if self.following else self._top_entry()
+        offset = anchor.view.virtual_region.y - self.scroll_y if anchor is not None else 0
+        for entry in self.mounted_entries:
+            if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
+                setattr(entry, "expanded", expanded)  # noqa: B010 - only entries that have it
+                if entry.view is not None:
+                    result = entry.view.sync()
+                    if asyncio.iscoroutine(result):
+                        await result
+
+        def keep_place() -> None:
+            view = anchor.view if anchor is not None else None
+            if view is not None and view.is_attached:
+                self.scroll_to(y=max(0, view.virtual_region.y - offset), animate=False, immediate=True)
+
+        if anchor is not None:
+            self.call_after_refresh(keep_place)
+
+    def _top_entry(self) -> Entry | None:
+        """The first mounted block that reaches into the view."""
+        for entry in self.mounted_entries:
+            view = entry.view
+            if view is not None and view.virtual_region.bottom > self.scroll_y:
+                return entry
+        return None
 
     # -- scrolling -----------------------------------------------------------------------------------
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -130,6 +130,12 @@ class ReplyView(VerticalGroup):
 
     async def on_mount(self) -> None:
         await self.sync()
+        if self.parent is not None and self.parent.has_class("entries"):
+            # Inside a task block that was laid out before this reply had its Markdown blocks (its
+            # steps shown on Ctrl+O or a click): its height must be taken again, or the answer is cut.
+            # Markdown lays its blocks out over the next frames, so once more a little later.
+            self.call_after_refresh(self.screen.refresh, layout=True)
+            self.set_timer(0.25, lambda: self.screen.refresh(layout=True) if self.is_attached else None)
 
     @property
     def source(self) -> str:
