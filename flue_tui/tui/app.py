@@ -265,6 +265,10 @@ class FlueApp(AppFrontEnd):
         self.busy = True  # before the worker starts, so a second Enter queues
         self._run_prompt(text, display)
 
+    def clear_queue(self) -> None:
+        self.queue.clear()
+        self._show_queue()
+
     def _show_queue(self) -> None:
         lines = [f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in self.queue]
         self.queue_view.update("\n".join(lines))

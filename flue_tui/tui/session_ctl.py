@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
@@ -17,13 +17,30 @@ from flue_tui.ui.keys import missing_key
 from flue_tui.ui.welcome import welcome_text
 
 if TYPE_CHECKING:
-    from flue_tui.tui.app import FlueApp
+    from flue_tui.tui.widgets.prompt import PromptArea
+
+
+class Host(Protocol):
+    """What the adapter needs from the app (tui/app.py's FlueApp), named here so the app and its
+    adapter do not import each other."""
+
+    initial_prompt: str | None
+    prompt: PromptArea
+
+    def notice(self, text: str, level: str = "info") -> None: ...
+    def refresh_status(self) -> None: ...
+    def run_worker(self, work: Any, *, group: str = ..., exclusive: bool = ..., exit_on_error: bool = ...) -> Any: ...
+    async def push_screen_wait(self, screen: Any) -> Any: ...
+    async def attach(self, session: Any, *, resumed: bool) -> None: ...
+    def send(self, text: str, display: str | None = None) -> None: ...
+    def send_next(self) -> None: ...
+    def clear_queue(self) -> None: ...
 
 
 class SessionControl:
     """The app's adapter over the runtime's SessionHandle: starts in a worker, shows notices and screens."""
 
-    def __init__(self, app: FlueApp, settings: Settings, options: Any) -> None:
+    def __init__(self, app: Host, settings: Settings, options: Any) -> None:
         self.app = app
         self.handle = SessionHandle(settings, options)
         self.starting = False
@@ -138,8 +155,7 @@ class SessionControl:
         """/new (resume_id None) or /resume: stop the current session and show another."""
         await self.handle.stop()
         self.handle.close()
-        self.app.queue.clear()
-        self.app._show_queue()
+        self.app.clear_queue()
         self.start(self.handle.fresh_options(resume_id))
 
     # -- the picker ------------------------------------------------------------------------------------
