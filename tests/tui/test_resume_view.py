@@ -45,7 +45,9 @@ def conversation_text(app: Any) -> str:
     region = conv.content_region
     lines = [s.text.rstrip() for s in app.screen._compositor.render_strips()]
     text = lines[region.y : region.y + region.height]
-    return "\n".join(ln for ln in text if ln.strip() and not ln.strip().startswith("Resumed ")).strip()
+    kept = [ln for ln in text if ln.strip() and not ln.strip().startswith("Resumed ")]
+    first = next((i for i, ln in enumerate(kept) if ln.lstrip().startswith("▌")), 0)
+    return "\n".join(kept[first:]).strip()  # from the first prompt: a fresh start's welcome is above it
 
 
 async def expand_all(pilot: Any) -> None:
