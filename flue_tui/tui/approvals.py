@@ -8,6 +8,7 @@ as its `asker` whenever the app attaches a session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any, Protocol
 
 from flue_tui.permissions.policy import Approval, ApprovalRequest, PermissionPolicy, policy_of
@@ -40,7 +41,8 @@ def install(app: Host, session: Any) -> None:
             router.set_activity("waiting for your approval")
             app.request_flush()
         who = router.who_asks(request.tool_use_id) if router is not None else None
-        answer = await ask_with_dialog(app, request, who)
+        with router.approval(request.tool_use_id) if router is not None else contextlib.nullcontext():
+            answer = await ask_with_dialog(app, request, who)
         if router is not None:
             router.set_activity(f"running {request.tool_name}" if answer.choice != "deny" else "working")
             app.request_flush()
