@@ -52,6 +52,7 @@ class InlineApp(InlineCommands):
         self._background: set[asyncio.Future[Any]] = set()
         self._attaching: asyncio.Future[bool] | None = None
         self._turn_task: asyncio.Future[Any] | None = None
+        self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
 
     # -- what the prompt shows ---------------------------------------------------------------------
@@ -165,7 +166,8 @@ class InlineApp(InlineCommands):
         now = time.monotonic()
         if self._turn_task is not None and now - self._interrupted_at < QUIT_WINDOW_S:
             self.quitting = True  # Ctrl+C twice quits, also while a command or a stream still runs
-            self._turn_task.cancel()
+            if self._quit_signal is not None and not self._quit_signal.done():
+                self._quit_signal.set_result(None)
             return
         self._interrupted_at = now
         session = self.sessions.session
@@ -182,12 +184,15 @@ class InlineApp(InlineCommands):
             with terminal.quiet_input():
                 loop.add_signal_handler(signal.SIGINT, self.interrupt)
                 self._turn_task = task = asyncio.ensure_future(work)
+                self._quit_signal = quit_signal = loop.create_future()
                 try:
-                    return await task
-                except asyncio.CancelledError:
-                    if not self.quitting:
-                        raise
-                    return None  # quitting: run_inline closes the session, what streamed is kept
+                    # Not `await task`: a cancelled turn may take its time to wind down (an MCP
+                    # server still starting); quitting does not wait for it.
+                    await asyncio.wait({task, quit_signal}, return_when=asyncio.FIRST_COMPLETED)
+                    if quit_signal.done():
+                        task.cancel()
+                        return None  # quitting: run_inline closes the session, what streamed is kept
+                    return task.result()
                 finally:
                     self._turn_task = None
                     loop.remove_signal_handler(signal.SIGINT)
@@ -291,9 +296,16 @@ def run_inline(settings: Settings, first: str | None, *, sessions: SessionOption
     from flue_tui.runtime.quitting import close_session, leave
 
     app = InlineApp(settings, first, sessions)
+
+    async def run_and_leave() -> int:
+        code = await app.run()
+        # Leave from inside the loop: asyncio.run's teardown would wait for every task's cancellation
+        # (an MCP server's stdio client waits for its process: ~1 s measured).
+        leave(code, close_session(app.sessions))
+
     hint = None
     try:
-        code = asyncio.run(app.run())
+        code = asyncio.run(run_and_leave())
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
         code = EXIT_CONFIG
