@@ -57,3 +57,15 @@ async def test_no_clock_while_the_approval_waits(make_app, fakellm, work):
         # The wait for the answer is not in it (the whole test took longer than both questions).
         assert bash.duration_ms < 1000 * min(HOLD_S, waited)
         assert "All done." in screen_text(app)
+
+
+async def test_ctrl_c_twice_quits_while_the_dialog_waits(make_app, fakellm, work):
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo never"}, id="b1")])])
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-choices"))
+        await pilot.press("ctrl+c")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app._exit)  # the modal dialog no longer swallows Ctrl+C
