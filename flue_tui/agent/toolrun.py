@@ -135,10 +135,10 @@ async def run_tool_batch(
         if session.before_tool is not None:
             # The permission policy: None allows the call, a text refuses it (the model reads why).
             refusal = await session.before_tool(call.name, args, tool, call.id)
-            if refusal is not None:
+            started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
+            if refusal is not None:  # ... and a refused one never ran
                 finish(i, _error(refusal))
                 continue
-            started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
         if signal.aborted:
             finish(i, _error(ABORT_MESSAGE))
             continue

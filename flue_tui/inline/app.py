@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from flue_tui.config.settings import Settings
 from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
-from flue_tui.inline.prompt import QUIT, InlinePrompt
+from flue_tui.inline.prompt import QUIT, QUIT_WINDOW_S, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
@@ -49,6 +50,9 @@ class InlineApp(InlineCommands):
         self.unavailable: str | None = None
         self._background: set[asyncio.Future[Any]] = set()
         self._attaching: asyncio.Future[bool] | None = None
+        self._turn_task: asyncio.Future[Any] | None = None
+        self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
+        self._interrupted_at = -QUIT_WINDOW_S
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
@@ -154,6 +158,13 @@ class InlineApp(InlineCommands):
 
     # -- turns -------------------------------------------------------------------------------------
     def interrupt(self) -> None:
+        now = time.monotonic()
+        if self._turn_task is not None and now - self._interrupted_at < QUIT_WINDOW_S:
+            self.quitting = True  # Ctrl+C twice quits, also while a command or a stream still runs
+            if self._quit_signal is not None and not self._quit_signal.done():
+                self._quit_signal.set_result(None)
+            return
+        self._interrupted_at = now
         session = self.sessions.session
         if session is not None and session.running:
             session.abort()
@@ -167,9 +178,18 @@ class InlineApp(InlineCommands):
         try:
             with terminal.quiet_input():
                 loop.add_signal_handler(signal.SIGINT, self.interrupt)
+                self._turn_task = task = asyncio.ensure_future(work)
+                self._quit_signal = quit_signal = loop.create_future()
                 try:
-                    return await work
+                    # Not `await task`: a cancelled turn may take its time to wind down (an MCP
+                    # server still starting); quitting does not wait for it.
+                    await asyncio.wait({task, quit_signal}, return_when=asyncio.FIRST_COMPLETED)
+                    if quit_signal.done():
+                        task.cancel()
+                        return None  # quitting: run_inline closes the session, what streamed is kept
+                    return task.result()
                 finally:
+                    self._turn_task = None
                     loop.remove_signal_handler(signal.SIGINT)
         finally:
             self.renderer.finish()
@@ -185,6 +205,8 @@ class InlineApp(InlineCommands):
             result = await self._turn(session.prompt(text, display=display or echo), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
+            return
+        if result is None:  # Ctrl+C twice during the turn
             return
         greeting.notify_turn(self, result)
         if result.aborted:
@@ -202,12 +224,16 @@ class InlineApp(InlineCommands):
         session = self.sessions.session
         assert session is not None  # ready() started it
         result = await self._turn(session.compact(focus), None)
-        self.renderer.note(result.text, "error" if result.is_error else "info")
+        if result is not None:
+            self.renderer.note(result.text, "error" if result.is_error else "info")
 
     # -- the loop ----------------------------------------------------------------------------------
     async def run(self) -> int:
         from flue_tui.model.loader import warm_in_background
         from flue_tui.runtime.start import pick_by_number
+        from flue_tui.runtime.workers import DaemonExecutor
+
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
 
         warm_in_background()
         self._spawn(asyncio.to_thread(self.paths.build))
@@ -262,13 +288,24 @@ class InlineApp(InlineCommands):
 
 
 def run_inline(settings: Settings, first: str | None, *, sessions: SessionOptions | None = None) -> int:
+    from flue_tui.runtime.quitting import close_session, leave
+
     app = InlineApp(settings, first, sessions)
+
+    async def run_and_leave() -> int:
+        code = await app.run()
+        # Leave from inside the loop: asyncio.run's teardown would wait for every task's cancellation
+        # (an MCP server's stdio client waits for its process: ~1 s measured).
+        leave(code, close_session(app.sessions))
+
+    hint = None
     try:
-        return asyncio.run(app.run())
+        code = asyncio.run(run_and_leave())
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+        code = EXIT_CONFIG
     except KeyboardInterrupt:
-        return 130
+        code = 130
     finally:
-        app.sessions.close()
+        hint = close_session(app.sessions)
+    leave(code, hint)

@@ -92,6 +92,10 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
     """The policy's `asker` for inline mode."""
 
     async def ask(request: ApprovalRequest) -> Approval:
+        with renderer.router.approval(request.tool_use_id):  # the call's clock waits for the answer
+            return await _ask(request)
+
+    async def _ask(request: ApprovalRequest) -> Approval:
         renderer.hold()
         try:
             rules = session_label(request)

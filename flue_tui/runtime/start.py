@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.runtime.checkpointing import install as install_checkpoints
 from flue_tui.runtime.flags import PICK
 
 if TYPE_CHECKING:
@@ -155,6 +154,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     """Resolve the options against the store, build the Session (system prompt recomposed, history
     rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
     from flue_tui.core.messages import Usage
+    from flue_tui.runtime.checkpointing import install as install_checkpoints  # not before the app's first frame
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database

@@ -21,6 +21,8 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.runtime.quitting import leave
+from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import approvals, nokey
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.session_ctl import SessionControl
@@ -96,6 +98,11 @@ class FlueApp(AppFrontEnd):
         self._details = False
         self.exit_code = 0
 
+    def get_driver_class(self) -> Any:
+        from flue_tui.tui.driver import quick_exit
+
+        return quick_exit(super().get_driver_class())
+
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         self.conversation = Conversation(self.transcript, id="conversation")
@@ -111,6 +118,7 @@ class FlueApp(AppFrontEnd):
             yield self.status_bar
 
     def on_mount(self) -> None:
+        asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
         self.completion.display = False
         self.queue_view.display = False
         if self.is_headless:
@@ -410,7 +418,7 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         code = app.run()
     except ConfigError as exc:
         print(f"flue: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+        code = EXIT_CONFIG
     finally:
         app.ctl.close()
-    return code if isinstance(code, int) else 0
+    leave(code if isinstance(code, int) else 0, app.ctl.resume_hint)  # after the alternate screen is gone

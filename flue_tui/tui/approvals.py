@@ -8,13 +8,14 @@ as its `asker` whenever the app attaches a session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any, Protocol
 
-from flue_tui.permissions.policy import Approval, ApprovalRequest, PermissionPolicy, policy_of
 from flue_tui.ui.commands import MODE_HELP
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the policy is imported once a session exists, after the first frame
     from flue_tui.config.settings import Settings
+    from flue_tui.permissions.policy import Approval, ApprovalRequest, PermissionPolicy
 
 
 class Host(Protocol):
@@ -30,6 +31,8 @@ class Host(Protocol):
 
 def install(app: Host, session: Any) -> None:
     """Make `app` the one who answers `session`'s permission questions."""
+    from flue_tui.permissions.policy import policy_of
+
     policy = policy_of(session)
     if policy is None:
         return
@@ -40,7 +43,8 @@ def install(app: Host, session: Any) -> None:
             router.set_activity("waiting for your approval")
             app.request_flush()
         who = router.who_asks(request.tool_use_id) if router is not None else None
-        answer = await ask_with_dialog(app, request, who)
+        with router.approval(request.tool_use_id) if router is not None else contextlib.nullcontext():
+            answer = await ask_with_dialog(app, request, who)
         if router is not None:
             router.set_activity(f"running {request.tool_name}" if answer.choice != "deny" else "working")
             app.request_flush()
@@ -57,6 +61,7 @@ def install(app: Host, session: Any) -> None:
 
 async def ask_with_dialog(app: Any, request: ApprovalRequest, asker: str | None = None) -> Approval:
     """Push the dialog and wait for its answer (the agent's tool call waits meanwhile)."""
+    from flue_tui.permissions.policy import Approval
     from flue_tui.tui.screens.approval import ApprovalScreen
 
     answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
@@ -70,7 +75,11 @@ async def ask_with_dialog(app: Any, request: ApprovalRequest, asker: str | None 
 
 
 def current(app: Any) -> PermissionPolicy | None:
-    return policy_of(app.session) if app.session is not None else None
+    if app.session is None:
+        return None
+    from flue_tui.permissions.policy import policy_of
+
+    return policy_of(app.session)
 
 
 def mode_label(app: Any) -> str:

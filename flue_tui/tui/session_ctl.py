@@ -46,6 +46,7 @@ class SessionControl:
         self.starting = False
         self.unavailable: str | None = None
         self.trust_asked = False
+        self.resume_hint: str | None = None  # printed after the app has left the terminal
 
     @property
     def settings(self) -> Settings:
@@ -220,4 +221,6 @@ class SessionControl:
             self.app.notice(hint, "warn")
 
     def close(self) -> None:
-        self.handle.close()
+        from flue_tui.runtime.quitting import close_session
+
+        self.resume_hint = close_session(self.handle) or self.resume_hint

@@ -6,8 +6,10 @@ records what changed; `take()` hands the changes to the view when the flush time
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,6 +249,23 @@ class EventRouter:
         self._touch(entry)
         if root and not any(r for r in self.running.values()):
             self.set_activity("working")
+
+    @contextlib.contextmanager
+    def approval(self, call_id: str) -> Iterator[None]:
+        """Around a permission question (the app's dialog, inline's question): the call's clock
+        does not run while the person decides; it starts when the tool does (toolrun.py measures
+        the same way), so a denied call shows no time it never ran."""
+        entry = next((t.calls[call_id] for t in self.sessions.values() if call_id in t.calls), None)
+        if entry is not None:
+            entry.waiting = True
+            self._touch(entry)
+        try:
+            yield
+        finally:
+            if entry is not None:
+                entry.waiting = False
+                entry.started = time.monotonic()
+                self._touch(entry)
 
     def who_asks(self, call_id: str) -> str | None:
         """ "sub-agent NAME (description)" when a task's child made the call `call_id`, else None:

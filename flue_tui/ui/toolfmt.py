@@ -41,9 +41,16 @@ def seconds(ms: int | float) -> str:
     return f"{int(s // 60)}m{int(s % 60):02d}s"
 
 
+def denied(entry: ToolEntry) -> bool:
+    """Refused by the permission policy or the user: the tool never ran (policy.py's texts)."""
+    return entry.status == "error" and not entry.details and entry.result_text.startswith("Permission denied")
+
+
 def summary(entry: ToolEntry) -> str:
     """A few words on the outcome: lines read, +/- lines, exit code, matches."""
     if entry.status == "error":
+        if denied(entry):
+            return "denied"
         return "interrupted" if entry.result_text.startswith("This operation was aborted") else "error"
     info = entry.info
     if isinstance(info, ReadDetails) and info.lines is not None:
@@ -82,7 +89,9 @@ def header(entry: ToolEntry, frame: int, now: float, width: int | None = None) -
     text.append(f"{icon} ", style=icon_style)
     text.append(entry.name, style="bold")
     tail: list[tuple[str, str]] = []
-    if running:
+    if running and entry.waiting:
+        tail.append(("waiting for approval", "yellow"))
+    elif running:
         tail.append((seconds((now - entry.started) * 1000), "dim"))
     else:
         words = summary(entry)
@@ -90,7 +99,11 @@ def header(entry: ToolEntry, frame: int, now: float, width: int | None = None) -
             code = exit_code(entry)
             style = "red" if entry.status == "error" else ("yellow" if code not in (None, 0) else "dim")
             tail.append((words, style))
-        if entry.duration_ms is not None and (entry.duration_ms >= 2000 or entry.kind in ("execute", "delegate")):
+        if (
+            entry.duration_ms is not None
+            and not denied(entry)
+            and (entry.duration_ms >= 2000 or entry.kind in ("execute", "delegate"))
+        ):
             tail.append((seconds(entry.duration_ms), "dim"))
     after = Text()
     for i, (words, style) in enumerate(tail):

@@ -127,7 +127,8 @@ class ToolEntry(Entry):
     args: dict[str, Any] = field(default_factory=dict)
     kind: str = "other"
     status: str = "running"  # running | ok | error
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)  # reset when an approval is answered
+    waiting: bool = False  # for the user's approval: no clock runs
     duration_ms: int | None = None
     result_text: str = ""
     details: dict[str, Any] = field(default_factory=dict)  # the stored/wire form; read `info`

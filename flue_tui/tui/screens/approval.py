@@ -47,6 +47,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("2,a", "choose('session')", "Allow for session", show=False),
         Binding("3,n", "choose('deny')", "Deny", show=False),
         Binding("escape", "refuse", "Deny", show=False),
+        # A modal screen keeps the app's Ctrl+C from arriving: twice still quits while a question waits.
+        Binding("ctrl+c", "app.ctrl_c", "Quit", show=False),
     ]
 
     def __init__(self, request: ApprovalRequest, asker: str | None = None) -> None:
