@@ -245,6 +245,8 @@ class EventRouter:
         entry.details = dict(e.result.get("details") or {})
         entry.status = "error" if e.is_error else "ok"
         entry.duration_ms = e.duration_ms
+        if isinstance(entry, TaskEntry) and entry.answer is None:
+            entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does
         self.running.pop(e.tool_call_id, None)
         self._touch(entry)
         if root and not any(r for r in self.running.values()):
