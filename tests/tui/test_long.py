@@ -45,7 +45,7 @@ async def test_long_reply_freezes_finished_blocks(make_app, fakellm):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await submit(pilot, "write a lot")
-        await idle(pilot, timeout=30)
+        await idle(pilot, timeout=120)
         reply = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
         view = reply.view
         assert isinstance(view, ReplyView)
