@@ -361,7 +361,7 @@ def test_barrier_times_out_and_responds_anyway(fakellm: FakeLLM, monkeypatch: py
     t0 = time.monotonic()
     r = post_json(fakellm.base_url, {"model": "m", "messages": []})
     assert r["choices"][0]["message"]["content"] == "a"
-    assert 0.1 <= time.monotonic() - t0 < 2
+    assert 0.1 <= time.monotonic() - t0 < 8  # the patched 0.1 s, not the default 10 s (generous)
 
 
 def test_models_endpoint(fakellm: FakeLLM) -> None:
