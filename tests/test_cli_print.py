@@ -199,7 +199,9 @@ def test_sigterm_mid_run_prints_result_and_exits_143(fakellm, flue_env, tmp_path
     assert result["type"] == "result" and result["is_error"] is True and result["result"] == "Aborted by SIGTERM."
 
 
-def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fakellm, run_flue, flue_env):
+def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fakellm, run_flue, flue_main, flue_env):
+    # Subprocesses where the whole stderr is pinned (litellm's own logging included); the unknown
+    # model only needs its sentence, in process.
     env = {k: v for k, v in flue_env.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     out = run_flue("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", env=env)
     assert out.code == 1
@@ -211,7 +213,7 @@ def test_missing_key_unknown_model_and_unreachable_endpoint_are_one_sentence(fak
     for named in ("OPENAI_BASE_URL", "Ollama", "OLLAMA_HOST", "`flue doctor`"):
         assert named in out.stderr
     assert out.stderr.count("\n") == 1
-    out = run_flue("-p", "hi", "--model", "nonsense-model", env=env)
+    out = flue_main("-p", "hi", "--model", "nonsense-model", env=env)
     assert out.code == 1 and "Unknown model 'nonsense-model'" in out.stderr and "Traceback" not in out.stderr
     dead = dict(flue_env, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     out = run_flue("-p", "hi", "--model", "openai/fake", env=dead)
