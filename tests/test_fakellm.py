@@ -284,7 +284,7 @@ async def test_match_by_first_user_message_and_barrier(litellm: Any, fakellm: Fa
     await asyncio.sleep(0.2)
     assert not a.done()
     b = asyncio.create_task(run("please do task B"))
-    assert await asyncio.wait_for(asyncio.gather(a, b), 5) == ["answer for A", "answer for B"]
+    assert await asyncio.wait_for(asyncio.gather(a, b), 60) == ["answer for A", "answer for B"]
 
 
 async def test_match_callable(litellm: Any, fakellm: FakeLLM) -> None:
