@@ -1,5 +1,6 @@
-"""Sessions through the real CLI (in this process; a killed run in a subprocess): `flue -p` with --session/-c/-r/--fork-session, `flue sessions …`,
-and a run killed with SIGKILL that `--continue` picks up. Real litellm, the scripted server."""
+"""Sessions through the real CLI: `flue -p` with --session/-c/-r/--fork-session, `flue sessions …`
+(in this process, `flue_main`), and a run killed with SIGKILL (a subprocess) that `--continue`
+picks up. Real litellm, the scripted server."""
 
 from __future__ import annotations
 
