@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.inprocess import CLIResult, call_main
 
 pytest_plugins = ["tests.fakellm.fixture"]
 
@@ -32,13 +33,6 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return home
 
 
-@dataclass
-class CLIResult:
-    code: int
-    stdout: str
-    stderr: str
-
-
 @pytest.fixture
 def flue_env(fakellm, tmp_path: Path) -> dict[str, str]:
     """Environment for running the real `flue` CLI against the scripted server."""
@@ -56,7 +50,9 @@ def flue_env(fakellm, tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def run_flue(flue_env: dict[str, str], tmp_path: Path):
-    """Run `python -m flue_tui ARGS` in a subprocess (the real CLI, real litellm) and capture it."""
+    """Run `python -m flue_tui ARGS` in a subprocess (the real CLI, real litellm) and capture it.
+    Only for what needs a process of its own (signals, exit codes of a killed run, what a fresh
+    interpreter imports, the process's environment); everything else uses `flue_main`."""
 
     # Generous: a loaded 2-core machine can take tens of seconds to import litellm in a new process.
     def run(
@@ -77,5 +73,18 @@ def run_flue(flue_env: dict[str, str], tmp_path: Path):
             timeout=timeout,
         )
         return CLIResult(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+@pytest.fixture
+def flue_main(flue_env: dict[str, str], tmp_path: Path):
+    """`flue ARGS` in this process (tests/inprocess.py): the same call as `run_flue`, without
+    paying a new interpreter and the litellm import on every run."""
+
+    def run(
+        *args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> CLIResult:
+        return call_main(list(args), stdin=stdin, cwd=cwd or tmp_path, env=env or flue_env)
 
     return run

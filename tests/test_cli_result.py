@@ -15,7 +15,7 @@ SCHEMA = {
 }
 
 
-def test_json_schema_violation_then_corrected_finish(fakellm, run_flue, tmp_path):
+def test_json_schema_violation_then_corrected_finish(fakellm, flue_main, tmp_path):
     schema_file = tmp_path / "schema.json"
     schema_file.write_text(json.dumps(SCHEMA))
     fakellm.script(
@@ -25,7 +25,7 @@ def test_json_schema_violation_then_corrected_finish(fakellm, run_flue, tmp_path
             Turn(calls=[Call("finish", {"files": ["a.py", "b.py"], "count": 2})]),
         ]
     )
-    out = run_flue(
+    out = flue_main(
         "-p", "list the files", "--model", "openai/fake", "--output-format", "json", "--json-schema", str(schema_file)
     )
     assert out.code == 0, out.stderr
@@ -47,10 +47,10 @@ def test_json_schema_violation_then_corrected_finish(fakellm, run_flue, tmp_path
     )
 
 
-def test_max_budget_stops_cleanly(fakellm, run_flue):
+def test_max_budget_stops_cleanly(fakellm, flue_main):
     # gpt-4o has a price in litellm's map, so the scripted usage costs real (pretend) money.
     fakellm.script([Turn(calls=[Call("bash", {"command": "true"})], usage=(100000, 1000), repeat=5)])
-    out = run_flue("-p", "spend", "--model", "openai/gpt-4o", "--output-format", "json", "--max-budget-usd", "0.01")
+    out = flue_main("-p", "spend", "--model", "openai/gpt-4o", "--output-format", "json", "--max-budget-usd", "0.01")
     obj = json.loads(out.stdout)
     assert out.code == 1 and obj["subtype"] == "error_max_budget_usd" and obj["is_error"] is True
     assert obj["total_cost_usd"] > 0.01 and obj["num_turns"] == 1 and len(fakellm.requests) == 1

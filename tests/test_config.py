@@ -124,9 +124,9 @@ def test_bad_environment_values(files, monkeypatch):
     assert error_of(cwd) == "FLUE_AUTO_COMPACT must be true or false (or 1/0), not 'maybe'"
 
 
-def test_config_error_is_one_line_through_the_cli(files, run_flue):
+def test_config_error_is_one_line_through_the_cli(files, flue_main):
     cwd = files(proj="model = 3\n")
-    out = run_flue("-p", "hi", cwd=cwd)
+    out = flue_main("-p", "hi", cwd=cwd)
     assert out.code == 2 and out.stderr.startswith(f"flue: {cwd}/.flue/config.toml: model must be a string")
     assert "Traceback" not in out.stderr
 

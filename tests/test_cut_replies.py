@@ -16,7 +16,7 @@ CUT = '{"path": "notes.txt", "content": "the first line\\nand the sec'
 
 
 def test_cut_tool_call_then_the_session_goes_on_and_resumes(
-    fakeanthropic, run_flue, flue_env, tmp_path, _isolated_home
+    fakeanthropic, flue_main, flue_env, tmp_path, _isolated_home
 ):
     fakeanthropic.script(
         [
@@ -27,7 +27,7 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(
         ]
     )
     env = anthropic_env(flue_env, fakeanthropic)
-    out = run_flue("-p", "write notes", *MODEL, "--output-format", "json", env=env, timeout=120)
+    out = flue_main("-p", "write notes", *MODEL, "--output-format", "json", env=env)
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout.splitlines()[-1])
     assert result["result"] == "Wrote a shorter file." and (tmp_path / "notes.txt").read_text() == "short\n"
@@ -41,7 +41,7 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(
         stored = next(m for m in store.load_context(result["session_id"]) if isinstance(m, AssistantMessage))
     assert stored.stop_reason == "length" and stored.tool_calls[0].raw_arguments == CUT  # what really arrived
 
-    again = run_flue(
+    again = flue_main(
         "-p",
         "what does it say?",
         "--resume",
@@ -50,24 +50,23 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(
         "--output-format",
         "json",
         env=env,
-        timeout=120,
     )
     assert again.code == 0, again.stderr
     assert json.loads(again.stdout.splitlines()[-1])["result"] == "It says short."
     assert not fakeanthropic.rejections
 
 
-def test_every_agent_turn_sends_max_tokens(fakeanthropic, run_flue, flue_env):
+def test_every_agent_turn_sends_max_tokens(fakeanthropic, flue_main, flue_env):
     """Without it litellm picks its own (64000 for Anthropic); with a flag the user's limit wins."""
     fakeanthropic.script([Turn(text="one"), Turn(text="two")])
     env = anthropic_env(flue_env, fakeanthropic)
-    assert run_flue("-p", "hi", *MODEL, env=env, timeout=120).code == 0
+    assert flue_main("-p", "hi", *MODEL, env=env).code == 0
     assert fakeanthropic.requests[0]["max_tokens"] == 32000  # the model's 64000, capped
-    assert run_flue("-p", "hi", *MODEL, "--max-output-tokens", "1234", env=env, timeout=120).code == 0
+    assert flue_main("-p", "hi", *MODEL, "--max-output-tokens", "1234", env=env).code == 0
     assert fakeanthropic.requests[1]["max_tokens"] == 1234
     # More than the model can write (a repository's config, a typo) would get every request refused.
     fakeanthropic.script([Turn(text="three")])
-    assert run_flue("-p", "hi", *MODEL, "--max-output-tokens", "999999", env=env, timeout=120).code == 0
+    assert flue_main("-p", "hi", *MODEL, "--max-output-tokens", "999999", env=env).code == 0
     assert fakeanthropic.requests[2]["max_tokens"] == 64000
 
 

@@ -284,7 +284,7 @@ async def test_match_by_first_user_message_and_barrier(litellm: Any, fakellm: Fa
     await asyncio.sleep(0.2)
     assert not a.done()
     b = asyncio.create_task(run("please do task B"))
-    assert await asyncio.wait_for(asyncio.gather(a, b), 5) == ["answer for A", "answer for B"]
+    assert await asyncio.wait_for(asyncio.gather(a, b), 60) == ["answer for A", "answer for B"]
 
 
 async def test_match_callable(litellm: Any, fakellm: FakeLLM) -> None:
@@ -361,7 +361,7 @@ def test_barrier_times_out_and_responds_anyway(fakellm: FakeLLM, monkeypatch: py
     t0 = time.monotonic()
     r = post_json(fakellm.base_url, {"model": "m", "messages": []})
     assert r["choices"][0]["message"]["content"] == "a"
-    assert 0.1 <= time.monotonic() - t0 < 2
+    assert 0.1 <= time.monotonic() - t0 < 8  # the patched 0.1 s, not the default 10 s (generous)
 
 
 def test_models_endpoint(fakellm: FakeLLM) -> None:

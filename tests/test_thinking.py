@@ -31,7 +31,7 @@ def thinking_blocks(request: dict) -> list[list[dict]]:
 
 
 def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
-    fakeanthropic, run_flue, flue_env, tmp_path, _isolated_home
+    fakeanthropic, flue_main, flue_env, tmp_path, _isolated_home
 ):
     (tmp_path / "a.txt").write_text("alpha\n")
     fakeanthropic.script(
@@ -53,7 +53,7 @@ def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
         ]
     )
     env = anthropic_env(flue_env, fakeanthropic)
-    out = run_flue("-p", "inspect a.txt", *MODEL, "--effort", "high", "--output-format", "json", env=env, timeout=120)
+    out = flue_main("-p", "inspect a.txt", *MODEL, "--effort", "high", "--output-format", "json", env=env)
     assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
     result = json.loads(out.stdout.splitlines()[-1])
     assert result["result"] == "a.txt has one line: alpha." and not fakeanthropic.rejections
@@ -72,7 +72,7 @@ def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
         stored = [m for m in store.load_context(result["session_id"]) if getattr(m, "role", "") == "assistant"]
     assert stored[0].thinking_blocks[0]["signature"] == sign(reasoning)
 
-    again = run_flue(
+    again = flue_main(
         "-p",
         "inspect it once more",
         "--resume",
@@ -83,7 +83,6 @@ def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
         "--output-format",
         "json",
         env=env,
-        timeout=120,
     )
     assert again.code == 0, again.stderr + str(fakeanthropic.rejections)
     assert json.loads(again.stdout.splitlines()[-1])["result"] == "Still alpha."
@@ -97,31 +96,31 @@ def test_effort_high_runs_a_tool_task_and_resumes_with_thinking(
     ]
 
 
-def test_effort_off_sends_no_thinking_and_bad_effort_is_one_sentence(fakeanthropic, run_flue, flue_env):
+def test_effort_off_sends_no_thinking_and_bad_effort_is_one_sentence(fakeanthropic, flue_main, flue_env):
     fakeanthropic.script([Turn(text="plain")])
     env = anthropic_env(flue_env, fakeanthropic)
-    out = run_flue("-p", "hi", *MODEL, "--effort", "off", env=env, timeout=120)
+    out = flue_main("-p", "hi", *MODEL, "--effort", "off", env=env)
     assert out.code == 0, out.stderr
     assert "thinking" not in fakeanthropic.requests[0]
-    bad = run_flue("-p", "hi", *MODEL, "--effort", "extreme", env=env, timeout=120)
+    bad = flue_main("-p", "hi", *MODEL, "--effort", "extreme", env=env)
     assert bad.code == 2 and "Unknown effort 'extreme': use one of off, low, medium, high." in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
 def test_config_model_table_sets_effort_and_output_limit(
-    fakeanthropic, run_flue, flue_env, tmp_path: Path, _isolated_home
+    fakeanthropic, flue_main, flue_env, tmp_path: Path, _isolated_home
 ):
     (_isolated_home / "config.toml").write_text(
         '[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "low"\nmax_output_tokens = 3000\n'
     )
     fakeanthropic.script([Turn(reasoning="brief", text="ok")])
-    out = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
+    out = flue_main("-p", "hi", env=anthropic_env(flue_env, fakeanthropic))
     assert out.code == 0, out.stderr + str(fakeanthropic.rejections)
     request = fakeanthropic.requests[0]
     assert request["model"] == "claude-sonnet-4-5"
     assert request["thinking"] == {"type": "enabled", "budget_tokens": 1024} and request["max_tokens"] == 3000
     (_isolated_home / "config.toml").write_text('[model]\nname = "anthropic/claude-sonnet-4-5"\neffort = "max"\n')
-    bad = run_flue("-p", "hi", env=anthropic_env(flue_env, fakeanthropic), timeout=120)
+    bad = flue_main("-p", "hi", env=anthropic_env(flue_env, fakeanthropic))
     assert bad.code == 2 and "model.effort must be" in bad.stderr, bad.stderr
 
 

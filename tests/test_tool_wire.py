@@ -169,9 +169,9 @@ EXPECTED = [
 ]
 
 
-def test_tool_array_on_the_wire_is_flues(fakellm, run_flue):
+def test_tool_array_on_the_wire_is_flues(fakellm, flue_main):
     fakellm.script([Turn(text="ok")])
-    assert run_flue("-p", "hi", "--model", "openai/fake").code == 0
+    assert flue_main("-p", "hi", "--model", "openai/fake").code == 0
     sent = fakellm.requests[0]["tools"]
     # Byte-identical: same keys in the same order, same strings.
     assert json.dumps(sent, ensure_ascii=False) == json.dumps(EXPECTED, ensure_ascii=False)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions, start_session
@@ -27,10 +25,10 @@ PARENT_AND_CHILD = [
 ]
 
 
-def test_print_result_events_and_store_count_the_task_child(fakellm, run_flue, tmp_path, _isolated_home):
+def test_print_result_events_and_store_count_the_task_child(fakellm, flue_main, tmp_path, _isolated_home):
     (tmp_path / "notes.txt").write_text("hi\n")
     fakellm.script(PARENT_AND_CHILD)
-    out = run_flue("-p", "parent job", "--model", "openai/fake", "--output-format", "events", timeout=120)
+    out = flue_main("-p", "parent job", "--model", "openai/fake", "--output-format", "events")
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     result = lines[-1]
@@ -47,23 +45,9 @@ def test_print_result_events_and_store_count_the_task_child(fakellm, run_flue, t
     sid = result["session_id"]
     with SessionStore.open(_isolated_home / "sessions.db") as store:
         assert store.tree_usage(sid)[:2] == (900, 180)
-    wide = {**os.environ, "COLUMNS": "300"}
-    shown = subprocess.run(
-        [sys.executable, "-m", "flue_tui", "sessions", "show", sid],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        env=wide,
-    )
+    shown = flue_main("sessions", "show", sid, env={**os.environ, "COLUMNS": "300"})
     assert "900 in · 180 out" in shown.stdout, shown.stdout + shown.stderr
-    listed = subprocess.run(
-        [sys.executable, "-m", "flue_tui", "sessions", "list", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    listed = flue_main("sessions", "list", "--json")
     row = next(r for r in json.loads(listed.stdout) if r["id"] == sid)
     assert row["total"]["input_tokens"] == 900 and row["total"]["output_tokens"] == 180
 

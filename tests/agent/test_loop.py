@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from flue_tui.core.events import ToolEnd
+from flue_tui.core.events import TextDelta, ToolEnd
 from flue_tui.core.messages import AssistantMessage, ToolResultMessage
 from flue_tui.ui.logline import log_line
 from tests.agent.conftest import EchoAfter
@@ -130,10 +130,10 @@ async def test_abort_during_tools_leaves_every_call_answered(fakellm, make_sessi
 async def test_abort_mid_stream_drops_the_partial_turn_from_context(fakellm, make_session):
     fakellm.script([Turn(text="x" * 400, chunk_delay=0.05), Turn(text="second")])
     session = make_session([])
+    streamed = asyncio.Event()
+    session.subscribe(lambda event: streamed.set() if isinstance(event, TextDelta) else None)
     task = asyncio.ensure_future(session.prompt("first"))
-    while not fakellm.requests:
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(streamed.wait(), 120)  # some text has arrived (waited for, not timed)
     session.abort()
     result = await task
     assert result.aborted

@@ -60,7 +60,7 @@ def script(fakellm) -> None:
     )
 
 
-def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run_flue, tmp_path, _isolated_home):
+def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, flue_main, tmp_path, _isolated_home):
     ws = tmp_path / "proj"
     (ws / "sub").mkdir(parents=True)
     (ws / "a.txt").write_text("hello world\n")
@@ -79,7 +79,7 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
     results = []
     for n, prompt in enumerate(PROMPTS, 1):
         before[n] = tree(ws)
-        out = run_flue("-p", prompt, "--session", "work", *MODEL, "--output-format", "json", cwd=ws, timeout=120)
+        out = flue_main("-p", prompt, "--session", "work", *MODEL, "--output-format", "json", cwd=ws)
         assert out.code == 0, out.stderr
         results.append(json.loads(out.stdout.splitlines()[-1]))
     sid = results[0]["session_id"]
@@ -91,7 +91,7 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
     assert log_now == "log line 1\nmore\n"
     after = tree(ws)
 
-    listed = run_flue("sessions", "checkpoints", "work", "--json", cwd=ws)
+    listed = flue_main("sessions", "checkpoints", "work", "--json", cwd=ws)
     assert listed.code == 0, listed.stderr
     rows = json.loads(listed.stdout)["checkpoints"]
     assert [r["prompt"] for r in rows] == PROMPTS
@@ -102,29 +102,29 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
         [("added", "g.txt"), ("added", "sub/f.txt"), ("deleted", "d.txt"), ("deleted", "e.txt"), ("modified", "c.txt")],
         [],
     ]
-    patch = run_flue("sessions", "diff", "work", "--turn", "1", cwd=ws)
+    patch = flue_main("sessions", "diff", "work", "--turn", "1", cwd=ws)
     assert patch.code == 0 and "-hello world" in patch.stdout and "+goodbye world" in patch.stdout
 
     for n in (3, 1, 2, 4):
-        out = run_flue("sessions", "rewind", "work", "--to", str(n), "--code", cwd=ws)
+        out = flue_main("sessions", "rewind", "work", "--to", str(n), "--code", cwd=ws)
         assert out.code == 0, out.stderr
         assert "flue sessions rewind work --undo" in out.stdout
         assert tree(ws) == before[n], n
         assert (ws / "run.log").read_text() == log_now  # ignored: never touched
-    out = run_flue("sessions", "rewind", "work", "--to", "1", "--code", cwd=ws)
+    out = flue_main("sessions", "rewind", "work", "--to", "1", "--code", cwd=ws)
     assert tree(ws) == before[1]
-    out = run_flue("sessions", "rewind", "work", "--undo", cwd=ws)  # back to before that rewind
+    out = flue_main("sessions", "rewind", "work", "--undo", cwd=ws)  # back to before that rewind
     assert out.code == 0, out.stderr
     assert tree(ws) == before[4]
     (ws / "a.txt").write_text("a dirty edit nobody saved\n")
     dirty = tree(ws)
-    assert run_flue("sessions", "rewind", "work", "--to", "2", "--code", cwd=ws).code == 0
+    assert flue_main("sessions", "rewind", "work", "--to", "2", "--code", cwd=ws).code == 0
     assert tree(ws) == before[2]
-    assert run_flue("sessions", "rewind", "work", "--undo", cwd=ws).code == 0
+    assert flue_main("sessions", "rewind", "work", "--undo", cwd=ws).code == 0
     assert tree(ws) == dirty  # a rewind never loses uncommitted work
 
     # Both (the default): the files of before message 3, and a fork holding messages 1 and 2 only.
-    out = run_flue("sessions", "rewind", "work", "--to", "3", cwd=ws)
+    out = flue_main("sessions", "rewind", "work", "--to", "3", cwd=ws)
     assert out.code == 0, out.stderr
     assert tree(ws) == before[3]
     fork_id = re.search(r"flue --resume (\S+)", out.stdout).group(1)
@@ -134,37 +134,35 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, run
         assert store.get(sid).message_count == len(list(store.iter_messages(sid)))  # the original is intact
         assert [p.text for p in store.user_prompts(sid)] == PROMPTS
     requests_before = len(fakellm.requests)
-    out = run_flue(
-        "-p", "do it differently", "--resume", fork_id, *MODEL, "--output-format", "json", cwd=ws, timeout=120
-    )
+    out = flue_main("-p", "do it differently", "--resume", fork_id, *MODEL, "--output-format", "json", cwd=ws)
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1])["checkpoint"] == f"{fork_id}/3"
     sent = fakellm.requests[requests_before]["messages"]
     users = [m["content"] for m in sent if m["role"] == "user"]
     assert users == ["fix the greeting", "rewrite b", "do it differently"]
     # The fork carries the checkpoints before its branch point, so it rewinds as far back too.
-    assert run_flue("sessions", "rewind", fork_id, "--to", "1", "--code", cwd=ws).code == 0
+    assert flue_main("sessions", "rewind", fork_id, "--to", "1", "--code", cwd=ws).code == 0
     assert tree(ws) == before[1]
     assert after != before[1]
 
     # Exports carry checkpoint metadata (never file contents); deleting a session deletes its checkpoints.
-    export = run_flue("sessions", "export", "work", "--format", "json", cwd=ws)
+    export = flue_main("sessions", "export", "work", "--format", "json", cwd=ws)
     assert export.code == 0, export.stderr
     marks = json.loads(export.stdout)["checkpoints"]
     assert [m["message"] for m in marks] == [1, 2, 3, 4] and all(len(m["checkpoint"]) == 40 for m in marks)
     assert all(set(m) == {"message", "time", "checkpoint"} for m in marks)
     files = FileCheckpoints(ws, _isolated_home)
     assert sorted(files.numbered(sid)) == [1, 2, 3, 4]
-    assert run_flue("sessions", "delete", sid, cwd=ws).code == 0
+    assert flue_main("sessions", "delete", sid, cwd=ws).code == 0
     assert files.numbered(sid) == {} and files.resolve(f"{sid}/undo") is None
     assert sorted(files.numbered(fork_id)) == [1, 2, 3]  # the fork keeps its own
 
 
-def test_bad_input_is_one_sentence(fakellm, run_flue, tmp_path):
+def test_bad_input_is_one_sentence(fakellm, flue_main, tmp_path):
     ws = tmp_path / "proj"
     ws.mkdir()
     fakellm.script([Turn(text="Hi.")])
-    assert run_flue("-p", "hello", "--session", "s", *MODEL, cwd=ws, timeout=120).code == 0
+    assert flue_main("-p", "hello", "--session", "s", *MODEL, cwd=ws).code == 0
     cases = {
         ("rewind", "nope", "--to", "1"): 'No session named "nope"',
         ("rewind", "s", "--to", "5"): "Session s has 1 user message; choose N from 1 to 1.",
@@ -172,7 +170,7 @@ def test_bad_input_is_one_sentence(fakellm, run_flue, tmp_path):
         ("diff", "s", "--turn", "2"): "choose N from 1 to 1",
     }
     for args, expected in cases.items():
-        out = run_flue("sessions", *args, cwd=ws)
+        out = flue_main("sessions", *args, cwd=ws)
         assert out.code == 1 and expected in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)
-    out = run_flue("sessions", "rewind", "s", "--to", "0", cwd=ws)
+    out = flue_main("sessions", "rewind", "s", "--to", "0", cwd=ws)
     assert out.code == 2 and "message numbers start at 1" in out.stderr

@@ -229,7 +229,7 @@ class FakeLLM:
         with self._lock:
             return list(self._requests)
 
-    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def wait_for_requests(self, n: int, timeout: float = 60.0) -> list[dict[str, Any]]:  # generous: a loaded box
         """Block until at least n requests have arrived; returns the snapshot."""
         with self._arrived:
             if not self._arrived.wait_for(lambda: len(self._requests) >= n, timeout):

@@ -31,7 +31,7 @@ from claude_agent_sdk import (  # noqa: E402
 
 FLUE = shutil.which("flue", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(FLUE is None, reason="the flue script is not installed in this venv")
-TIMEOUT = 120  # each run spawns flue, which imports litellm: seconds of CPU on a loaded machine
+TIMEOUT = 240  # each run spawns flue, which imports litellm: seconds of CPU on a loaded machine
 
 
 def _options(flue_env: dict[str, str], cwd: Path, **kw: Any) -> ClaudeAgentOptions:

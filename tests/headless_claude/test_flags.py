@@ -164,18 +164,14 @@ async def test_without_add_dir_the_other_directory_is_outside(dirs):
     assert result.text == f"path escapes workspace boundary: {extra / 'lib.txt'}"
 
 
-def test_session_id_creates_then_resumes_that_session(fakellm, run_flue):
+def test_session_id_creates_then_resumes_that_session(fakellm, flue_main):
     sid = str(uuid.uuid4())
     fakellm.script([Turn(text="first"), Turn(text="second")])
     first = json.loads(
-        run_flue(
-            "-p", "remember 7", "--model", "openai/fake", "--session-id", sid, "--output-format", "json", timeout=120
-        ).stdout
+        flue_main("-p", "remember 7", "--model", "openai/fake", "--session-id", sid, "--output-format", "json").stdout
     )
     second = json.loads(
-        run_flue(
-            "-p", "what number?", "--model", "openai/fake", "--session-id", sid, "--output-format", "json", timeout=120
-        ).stdout
+        flue_main("-p", "what number?", "--model", "openai/fake", "--session-id", sid, "--output-format", "json").stdout
     )
     assert first["session_id"] == second["session_id"] == sid
     assert [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "user"] == [

@@ -88,7 +88,7 @@ class Term:
         found = [ln for ln in self.screen.display if ln.startswith("›")]
         return found[-1].rstrip() if found else ""
 
-    def exit_code(self, timeout: float = 20.0) -> int | None:
+    def exit_code(self, timeout: float = 90.0) -> int | None:  # generous: exit tears down litellm
         deadline = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < deadline:
             self.pump(0.1)

@@ -136,7 +136,7 @@ async def _read(prompt: InlinePrompt, pipe, keys: str) -> object:
     task = asyncio.ensure_future(prompt.read())
     await asyncio.sleep(0.05)
     pipe.send_text(keys)
-    return await asyncio.wait_for(task, 5)
+    return await asyncio.wait_for(task, 60)
 
 
 async def test_prompt_keys(tmp_path: Path):

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +13,7 @@ from flue_tui.config.endpoints import base_url
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.ollama import DEFAULT_CAP
 from tests.fakellm import Call, FakeOllama, Turn
+from tests.inprocess import call_main
 from tests.model.conftest import Lookup
 
 
@@ -103,16 +102,8 @@ def test_flue_p_without_a_model_flag_uses_ollama(tmp_path):
             if not k.endswith("_API_KEY") and not k.startswith(("OLLAMA_", "OPENAI_", "ANTHROPIC_", "FLUE_MODEL"))
         }
         env.update(OLLAMA_HOST=llm.base_url, FLUE_RETRY_BASE_MS="5", PYTHONUNBUFFERED="1")
-        proc = subprocess.run(
-            [sys.executable, "-m", "flue_tui", "-p", "run echo", "--output-format", "json"],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=180,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, proc.stderr
+        proc = call_main(["-p", "run echo", "--output-format", "json"], stdin=None, cwd=tmp_path, env=env)
+        assert proc.code == 0, proc.stderr
         result = json.loads(proc.stdout)
         assert result["result"] == "all done" and result["model"] == "ollama_chat/qwen3:8b"
         assert all(r["options"]["num_ctx"] == DEFAULT_CAP for r in llm.requests)

@@ -152,8 +152,8 @@ def test_a_repository_cannot_price_its_way_past_the_budget(tmp_path, _isolated_h
         Settings.from_env(cwd=str(tmp_path), model="anthropic/claude-sonnet-4-5")
 
 
-def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue):
-    out = run_flue(
+def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, flue_main):
+    out = flue_main(
         "-p",
         "spend",
         "--model",
@@ -162,7 +162,6 @@ def test_max_budget_with_an_unpriced_model_is_refused_at_start(fakellm, run_flue
         "json",
         "--max-budget-usd",
         "1",
-        timeout=120,
     )
     assert out.code == 2 and len(fakellm.requests) == 0
     assert "--max-budget-usd needs a price for openai/my-local-model" in out.stderr

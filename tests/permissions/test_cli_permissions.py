@@ -10,7 +10,7 @@ from flue_tui.sandbox.workspace import NO_BWRAP_NOTICE, detect
 from tests.fakellm import Call, Turn
 
 
-def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_path):
+def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, flue_main, tmp_path):
     (tmp_path / "a.txt").write_text("one\n")
     calls = [
         Call("write", {"path": "new.txt", "content": "x"}, id="w1"),
@@ -19,7 +19,7 @@ def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_
         Call("read", {"path": "a.txt"}, id="r1"),
     ]
     fakellm.script([Turn(calls=calls), Turn(text="Nothing was allowed.")])
-    out = run_flue(
+    out = flue_main(
         "-p",
         "change things",
         "--model",
@@ -28,7 +28,6 @@ def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_
         "ask",
         "--output-format",
         "json",
-        timeout=90,
     )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)
@@ -49,7 +48,7 @@ def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, run_flue, tmp_
     assert not (tmp_path / "new.txt").exists() and not (tmp_path / "made").exists()
 
 
-def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path):
+def test_workspace_sandbox_and_rules_through_the_cli(fakellm, flue_main, tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
     (tmp_path / "secret.txt").write_text("secret\n")
@@ -60,7 +59,7 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
         Call("bash", {"command": "echo reboot > note.txt && cat note.txt"}, id="c4"),
     ]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
-    out = run_flue(
+    out = flue_main(
         "-p",
         "go",
         "--model",
@@ -72,7 +71,6 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
         "--disallowed-tools",
         "bash(git push *)",
         cwd=ws,
-        timeout=180,
     )
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
@@ -90,12 +88,12 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, run_flue, tmp_path
     assert out.stderr == ("" if bwrap is not None else NO_BWRAP_NOTICE.format(reason=why) + "\n")
 
 
-def test_bad_rules_and_tables_stop_before_the_run(run_flue, tmp_path, _isolated_home):
-    bad_flag = run_flue("-p", "go", "--model", "openai/fake", "--allowed-tools", "bash(git *")
+def test_bad_rules_and_tables_stop_before_the_run(flue_main, tmp_path, _isolated_home):
+    bad_flag = flue_main("-p", "go", "--model", "openai/fake", "--allowed-tools", "bash(git *")
     assert bad_flag.code == 2 and 'Invalid permission rule "bash(git *"' in bad_flag.stderr
     config = _isolated_home / "config.toml"
     config.write_text('[permissions]\nallow = "bash"\n')
-    bad_table = run_flue("-p", "go", "--model", "openai/fake", env=None)
+    bad_table = flue_main("-p", "go", "--model", "openai/fake", env=None)
     assert bad_table.code == 2  # a configuration error, like a bad flag
     assert bad_table.stderr == (
         f'flue: {config}: [permissions] allow must be a list of strings, e.g. allow = ["bash(git *)"]\n'

@@ -67,18 +67,22 @@ def test_env_must_be_a_dict(tmp_path):
     )
 
 
-async def test_live_chunks_arrive_before_the_command_ends(sandbox):
-    seen: list[tuple[float, str, str]] = []
-    t0 = time.monotonic()
+async def test_live_chunks_arrive_before_the_command_ends(sandbox, tmp_path):
+    # Each step waits for a file the previous chunk's callback creates: the command cannot go on, let
+    # alone end, until that chunk was delivered live. Holds however slow the machine is.
+    seen: list[tuple[str, str]] = []
+
+    def on_output(stream: str, chunk: str) -> None:
+        seen.append((stream, chunk))
+        (tmp_path / f"got-{len(seen)}").touch()
+
     r = await sandbox.exec(
-        "echo first; sleep 0.5; echo second >&2; sleep 0.1; echo third",
-        on_output=lambda stream, chunk: seen.append((time.monotonic() - t0, stream, chunk)),
+        f"echo first; until [ -e {tmp_path}/got-1 ]; do sleep 0.02; done; echo second >&2; "
+        f"until [ -e {tmp_path}/got-2 ]; do sleep 0.02; done; echo third",
+        on_output=on_output,
     )
-    ended = time.monotonic() - t0
     assert r == ExecResult("first\nthird\n", "second\n", 0)
-    assert seen[0][1:] == ("stdout", "first\n")
-    assert seen[0][0] < ended - 0.4
-    assert [(s, c) for _, s, c in seen] == [("stdout", "first\n"), ("stderr", "second\n"), ("stdout", "third\n")]
+    assert seen == [("stdout", "first\n"), ("stderr", "second\n"), ("stdout", "third\n")]
 
 
 async def test_multibyte_char_split_across_chunks(sandbox):
@@ -107,7 +111,7 @@ async def test_timeout_kills_the_process_tree(sandbox, tmp_path, kill_leftovers)
     pidfile = tmp_path / "pid"
     t0 = time.monotonic()
     r = await sandbox.exec(f"sleep 30 & echo $! > {pidfile}; wait", timeout_ms=500)
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 20  # not the 30 s the grandchild holds the pipe (generous for a loaded box)
     grandchild = read_pid(pidfile)
     kill_leftovers.append(grandchild)
     assert r.exit_code == 124
@@ -121,7 +125,7 @@ async def test_sigkill_after_grace_when_sigterm_is_ignored(sandbox, tmp_path, ki
     took = time.monotonic() - t0
     kill_leftovers.append(read_pid(pidfile))
     assert r.exit_code == 124
-    assert 2.0 <= took < 6
+    assert 2.0 <= took < 20  # the grace period, then SIGKILL; never the whole `sleep 30`
     assert wait_dead(read_pid(pidfile))
 
 

@@ -83,7 +83,7 @@ async def test_without_an_asker_the_change_is_refused_and_git_is_untouched(repo,
     assert len(policy.denials) == len(WRITES)
 
 
-def test_print_mode_in_accept_edits_refuses_a_git_config_write(fakellm, run_flue, tmp_path):
+def test_print_mode_in_accept_edits_refuses_a_git_config_write(fakellm, flue_main, tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("[core]\n")
     calls = [
@@ -91,7 +91,7 @@ def test_print_mode_in_accept_edits_refuses_a_git_config_write(fakellm, run_flue
         Call("write", {"path": "ok.txt", "content": "fine\n"}, id="w2"),
     ]
     fakellm.script([Turn(calls=calls), Turn(text="done")])
-    out = run_flue(
+    out = flue_main(
         "-p",
         "go",
         "--model",
@@ -102,7 +102,6 @@ def test_print_mode_in_accept_edits_refuses_a_git_config_write(fakellm, run_flue
         "write",
         "--output-format",
         "json",
-        timeout=180,
     )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)

@@ -67,11 +67,11 @@ async def test_deep_call_is_a_tool_error_and_the_run_goes_on(fakellm, make_sessi
 
 
 @pytest.mark.parametrize("fmt", ["json"])
-def test_cli_run_survives_deep_arguments(fakellm, run_flue, fmt):
+def test_cli_run_survives_deep_arguments(fakellm, flue_main, fmt):
     fakellm.script(
         [Turn(calls=[Call("bash", '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}")]), Turn(text="recovered")]
     )
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", fmt, timeout=120)
+    out = flue_main("-p", "go", "--model", "openai/fake", "--output-format", fmt)
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout)["result"] == "recovered"
     assert fakellm.requests[1]["messages"][-1]["content"] == TOO_DEEP

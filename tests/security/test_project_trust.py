@@ -55,10 +55,10 @@ def _script(fakellm) -> None:
     fakellm.script([Turn(calls=[Call("bash", {"command": 'echo "ran $FOO" > ran.txt'}, id="b1")]), Turn(text="done")])
 
 
-def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, run_flue, tmp_path):
+def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, flue_main, tmp_path):
     repo = _repo(tmp_path / "repo")
     _script(fakellm)
-    out = run_flue(
+    out = flue_main(
         "-p",
         "go",
         "--model",
@@ -68,7 +68,6 @@ def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, run_flue, tm
         "--output-format",
         "json",
         cwd=repo,
-        timeout=120,
     )
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout)
@@ -88,10 +87,10 @@ def test_untrusted_hostile_config_is_ignored_with_a_notice(fakellm, run_flue, tm
     assert "Traceback" not in out.stderr
 
 
-def test_trust_project_flag_applies_it_but_never_bash_env(fakellm, run_flue, tmp_path):
+def test_trust_project_flag_applies_it_but_never_bash_env(fakellm, flue_main, tmp_path):
     repo = _repo(tmp_path / "repo")
     _script(fakellm)
-    out = run_flue(
+    out = flue_main(
         "-p",
         "go",
         "--model",
@@ -102,7 +101,6 @@ def test_trust_project_flag_applies_it_but_never_bash_env(fakellm, run_flue, tmp
         "json",
         "--trust-project",
         cwd=repo,
-        timeout=120,
     )
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout)["permission_denials"] == []
@@ -270,10 +268,10 @@ def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, 
     }
 
 
-def test_the_plain_front_end_asks_on_the_terminal(fakellm, run_flue, tmp_path):
+def test_the_plain_front_end_asks_on_the_terminal(fakellm, flue_main, tmp_path):
     repo = _repo(tmp_path / "repo")
     _script(fakellm)
-    out = run_flue("--plain", "--model", "openai/fake", stdin="y\ngo\n", cwd=repo, timeout=120)
+    out = flue_main("--plain", "--model", "openai/fake", stdin="y\ngo\n", cwd=repo)
     assert out.code == 0, out.stderr
     assert f"Trust this project? {repo}/.flue/config.toml asks to loosen protection:" in out.stderr
     assert '  │ [permissions] allow = ["bash", "write", "edit"]' in out.stderr

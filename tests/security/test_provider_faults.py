@@ -20,9 +20,9 @@ def _lines(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
-def test_a_stream_of_only_done_is_retried_and_then_an_error(fakellm, run_flue):
+def test_a_stream_of_only_done_is_retried_and_then_an_error(fakellm, flue_main):
     fakellm.script([Turn(empty_stream=True, repeat=4)])
-    out = run_flue("-p", "hello", *MODEL, "--output-format", "json", timeout=120)
+    out = flue_main("-p", "hello", *MODEL, "--output-format", "json")
     result = json.loads(out.stdout)
     assert out.code == 1, out.stderr
     assert result["is_error"] is True and result["subtype"] == "error_during_execution"
@@ -31,9 +31,9 @@ def test_a_stream_of_only_done_is_retried_and_then_an_error(fakellm, run_flue):
     assert len(fakellm.requests) == 4  # the first try and Flue's three retries
 
 
-def test_an_empty_stream_then_a_reply_succeeds_after_one_retry(fakellm, run_flue):
+def test_an_empty_stream_then_a_reply_succeeds_after_one_retry(fakellm, flue_main):
     fakellm.script([Turn(empty_stream=True), Turn(text="here it is")])
-    out = run_flue("-p", "hello", *MODEL, "--output-format", "events", timeout=120)
+    out = flue_main("-p", "hello", *MODEL, "--output-format", "events")
     events = _lines(out.stdout)
     assert out.code == 0, out.stderr
     retries = [e for e in events if e["type"] == "log" and "Retrying transient" in e["message"]]
@@ -41,27 +41,27 @@ def test_an_empty_stream_then_a_reply_succeeds_after_one_retry(fakellm, run_flue
     assert events[-1]["result"] == "here it is" and events[-1]["stop_reason"] == "end_turn"
 
 
-def test_a_length_cut_answer_is_an_error_that_keeps_its_text(fakellm, run_flue):
+def test_a_length_cut_answer_is_an_error_that_keeps_its_text(fakellm, flue_main):
     fakellm.script([Turn(text="The three causes are: first, the", finish_reason="length")] * 2)
-    out = run_flue("-p", "why?", *MODEL, "--output-format", "json", timeout=120)
+    out = flue_main("-p", "why?", *MODEL, "--output-format", "json")
     result = json.loads(out.stdout)
     assert out.code == 1, out.stderr
     assert result["is_error"] is True and result["stop_reason"] == "max_tokens"
     assert result["result"] == "The three causes are: first, the"
-    text = run_flue("-p", "why?", *MODEL, timeout=120)
+    text = flue_main("-p", "why?", *MODEL)
     assert text.code == 1
     assert text.stdout == "The three causes are: first, the\n"  # the partial answer is not lost
     assert f"flue: {LENGTH_CUT}" in text.stderr
 
 
-def test_a_finished_answer_reports_end_turn(fakellm, run_flue):
+def test_a_finished_answer_reports_end_turn(fakellm, flue_main):
     fakellm.script([Turn(calls=[Call("bash", {"command": "true"})]), Turn(text="done")])
-    out = run_flue("-p", "go", *MODEL, "--output-format", "json", timeout=120)
+    out = flue_main("-p", "go", *MODEL, "--output-format", "json")
     result = json.loads(out.stdout)
     assert out.code == 0 and result["is_error"] is False and result["stop_reason"] == "end_turn"
 
 
-def test_silence_after_headers_and_mid_stream_is_retried(fakellm, run_flue, flue_env):
+def test_silence_after_headers_and_mid_stream_is_retried(fakellm, flue_main, flue_env):
     # The stand-ins would stay silent for a minute; the idle timeout gives up on each after 3 s.
     fakellm.script(
         [
@@ -71,7 +71,7 @@ def test_silence_after_headers_and_mid_stream_is_retried(fakellm, run_flue, flue
         ]
     )
     env = {**flue_env, "FLUE_IDLE_TIMEOUT": "3"}
-    out = run_flue("-p", "hello", *MODEL, "--output-format", "events", env=env, timeout=50)
+    out = flue_main("-p", "hello", *MODEL, "--output-format", "events", env=env)
     events = _lines(out.stdout)
     assert out.code == 0, out.stderr
     retries = [e["attributes"] for e in events if e["type"] == "log" and "Retrying transient" in e["message"]]
@@ -82,20 +82,20 @@ def test_silence_after_headers_and_mid_stream_is_retried(fakellm, run_flue, flue
     assert events[-1]["result"] == "recovered" and events[-1]["is_error"] is False
 
 
-def test_idle_timeout_exhausted_names_the_setting(fakellm, run_flue, flue_env):
+def test_idle_timeout_exhausted_names_the_setting(fakellm, flue_main, flue_env):
     fakellm.script([Turn(stall=60, repeat=4)])
     env = {**flue_env, "FLUE_IDLE_TIMEOUT": "1.5"}
-    out = run_flue("-p", "hello", *MODEL, env=env, timeout=60)
+    out = flue_main("-p", "hello", *MODEL, env=env)
     assert out.code == 1
     assert "flue: The provider sent nothing for 1.5 s" in out.stderr and "FLUE_IDLE_TIMEOUT" in out.stderr
     assert "Traceback" not in out.stderr
 
 
-def test_an_endless_stream_is_cut_at_the_reply_size_bound(fakellm, run_flue, flue_env):
+def test_an_endless_stream_is_cut_at_the_reply_size_bound(fakellm, flue_main, flue_env):
     # The stand-in streams for 90 s unless the client hangs up; the run's own timeout is shorter.
     fakellm.script(Turn(text="Once upon a time", endless=90))
     env = {**flue_env, "FLUE_MAX_REPLY_CHARS": "20000"}
-    out = run_flue("-p", "tell me a story", *MODEL, "--output-format", "json", env=env, timeout=75)
+    out = flue_main("-p", "tell me a story", *MODEL, "--output-format", "json", env=env)
     result = json.loads(out.stdout)
     assert out.code == 1, out.stderr
     assert result["is_error"] is True and result["stop_reason"] == "max_tokens"
@@ -103,12 +103,12 @@ def test_an_endless_stream_is_cut_at_the_reply_size_bound(fakellm, run_flue, flu
     assert result["result"].startswith("Once upon a time") and 5000 < len(result["result"]) < 20000
 
 
-def test_an_endless_tool_call_is_cut_and_never_runs(fakellm, run_flue, flue_env, tmp_path):
+def test_an_endless_tool_call_is_cut_and_never_runs(fakellm, flue_main, flue_env, tmp_path):
     # Arguments past the bound: the call is refused as truncated (Flue's length text), never run.
     huge = {"path": "out.txt", "content": "x" * 50000}
     fakellm.script([Turn(calls=[Call("write", huge)]), Turn(text="ok")])
     env = {**flue_env, "FLUE_MAX_REPLY_CHARS": "20000"}
-    out = run_flue("-p", "write it", *MODEL, "--output-format", "json", env=env, timeout=120)
+    out = flue_main("-p", "write it", *MODEL, "--output-format", "json", env=env)
     assert out.code == 0, out.stderr
     assert not (tmp_path / "out.txt").exists()
     tool_results = [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]

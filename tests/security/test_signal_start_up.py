@@ -90,5 +90,6 @@ def test_sigterm_during_start_up_ends_the_run_cleanly(fakellm, flue_env, tmp_pat
         if fmt != "text":
             result = json.loads(out.decode().splitlines()[-1])
             assert result["type"] == "result" and result["is_error"] is True, result
-    # Generous for a loaded box (the promise is 2 s); before, the run waited out the whole import.
-    assert waited < 5, f"exit took {waited:.1f} s after SIGTERM"
+    # Generous for a loaded box (the promise is 2 s, bench/ measures it); before, the run waited out
+    # the whole import, which on such a box takes longer than this.
+    assert waited < 30, f"exit took {waited:.1f} s after SIGTERM"

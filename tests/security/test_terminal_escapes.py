@@ -59,9 +59,9 @@ def test_print_mode_text_and_verbose_lines_carry_no_escapes(fakellm, flue_env, t
         assert b"\x1b" not in stream and b"\x07" not in stream and b"\xc2\x9b" not in stream, stream
 
 
-def test_json_output_still_carries_the_exact_text_escaped(fakellm, run_flue, tmp_path):
+def test_json_output_still_carries_the_exact_text_escaped(fakellm, flue_main, tmp_path):
     _script(fakellm, tmp_path)
-    out = run_flue("-p", "go", "--model", "openai/fake", "--output-format", "json", timeout=180)
+    out = flue_main("-p", "go", "--model", "openai/fake", "--output-format", "json")
     assert out.code == 0, out.stderr
     assert "\x1b" not in out.stdout and json.loads(out.stdout)["result"] == HOSTILE
 

@@ -47,14 +47,14 @@ async def test_streamed_text_is_checkpointed_while_it_streams(fakellm, make_sess
     reader = sqlite3.connect(db_path)  # another connection, as a crashed process's successor would be
     run = asyncio.ensure_future(session.prompt("talk"))
     seen: list[int] = []
-    for _ in range(5):
-        await asyncio.sleep(0.5)
+    # Sampled until the stream ends, however long a loaded machine makes it; checkpoints every 0.5 s.
+    while not run.done():
         row = reader.execute("SELECT text, partial FROM messages WHERE role = 'assistant'").fetchone()
-        if row:
-            assert row[1] == 1
+        if row and row[1] == 1:
             seen.append(len(row[0]))
+        await asyncio.sleep(0.1)
     await run
-    assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] > seen[0]
+    assert seen == sorted(seen) and len(set(seen)) >= 2  # the draft was there, and grew, while it streamed
     rows = reader.execute("SELECT text, partial FROM messages WHERE role = 'assistant'").fetchall()
     assert rows == [(session.messages[-1].text, 0)]  # the finished message replaced the draft
 

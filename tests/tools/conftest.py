@@ -28,7 +28,7 @@ def pid_alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def wait_dead(pid: int, timeout: float = 5.0) -> bool:
+def wait_dead(pid: int, timeout: float = 60.0) -> bool:  # generous: returns as soon as it is gone
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not pid_alive(pid):

@@ -68,7 +68,7 @@ async def test_same_path_is_fifo_and_different_paths_run_in_parallel(tmp_path):
     elapsed = time.monotonic() - t0
     assert log.index("end a1") < log.index("start a2")
     assert log.index("start b1") < log.index("end a1")  # b ran alongside a1
-    assert 0.55 < elapsed < 0.9
+    assert elapsed > 0.55  # a1 and a2 ran one after the other (no upper bound: a loaded box is slow)
 
 
 async def test_separate_sandboxes_do_not_share_locks(tmp_path):

