@@ -219,7 +219,10 @@ async def test_at_path_attaches_the_file_and_the_transcript_shows_a_note(make_ap
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await submit(pilot, "explain @calc/ops.py")
+        await pilot.press(*"explain @calc/ops.py")
+        # The list offers exactly what was typed; Enter sends rather than "accepting" it.
+        await wait_for(pilot, lambda: app.completion.display and app.completion.choice == "@calc/ops.py ")
+        await pilot.press("enter")
         await idle(pilot)
         sent = fakellm.requests[-1]["messages"][-1]["content"]
         assert sent.startswith("explain @calc/ops.py\n\nContents of calc/ops.py (2 lines):\n```\ndef add(a, b):")

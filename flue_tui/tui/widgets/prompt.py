@@ -103,6 +103,11 @@ class PromptArea(TextArea):
                 comp.action_cursor_down()
             elif key == "escape":
                 comp.hide()
+            elif key == "enter" and self._choice_already_typed():
+                # `@calc/ops.py` typed in full: accepting would change nothing, so Enter sends.
+                comp.hide()
+                if self.text.strip():
+                    self.post_message(self.Submitted(self.text))
             else:
                 # Enter on a command that needs no argument runs it (`/he` + Enter = /help).
                 context, choice = comp.context, comp.choice
@@ -206,6 +211,12 @@ class PromptArea(TextArea):
 
     def _needs_argument(self) -> set[str]:
         return {f"/{name}" for name, _, needs in self.commands() if needs}
+
+    def _choice_already_typed(self) -> bool:
+        context, choice = self.completion.context, self.completion.choice
+        if context is None or not choice or choice.endswith("/") or context.kind == "command":
+            return False
+        return self.document.get_text_range(context.start, self.cursor_location) == choice.rstrip(" ")
 
     def _accept(self) -> None:
         comp = self.completion
