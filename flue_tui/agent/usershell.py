@@ -33,6 +33,14 @@ from flue_tui.tools.bash import BashTool, Ran, format_bash_text
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import truncate_tail
 
+CALL_PREFIX = "shell"  # a `!command`'s block id: front ends tell the user's own command by it
+
+
+def is_own(call_id: str) -> bool:
+    """Whether a bash block is a `!command` the user ran (its output is theirs to see in full)."""
+    return call_id.startswith(CALL_PREFIX + "_")
+
+
 USAGE = "Type a command after !, e.g. !git status: it runs in the shell and the model sees it on the next turn."
 BUSY = "The agent is working: run !commands once it is done (or press Esc first)."
 NO_BASH = "The bash tool is off in this session (--tools), so !commands cannot run."
@@ -132,7 +140,7 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
     """Check, checkpoint, run and record one `!command` (the caller holds the session's operation)."""
     from flue_tui.permissions.policy import policy_of
 
-    call_id = new_id("call")
+    call_id = new_id(CALL_PREFIX)
     args = {"command": command}
     tool = session.tools.get("bash")
     session.emit(session.event(ToolStart, tool_name="bash", tool_call_id=call_id, args=args, kind="execute"))

@@ -20,6 +20,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
+from flue_tui.agent import usershell
 from flue_tui.core import events as ev
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
@@ -46,6 +47,7 @@ FLUSH_S = 0.08  # coalesce a token stream into ~12 writes a second
 TICK_S = 0.25  # spinners and elapsed times while something runs
 TAIL_LINES = 5  # of a running command's output
 DIFF_LINES = 40
+OWN_LINES = 40  # a `!command`'s output shown inline, the last lines (the app shows its tail block)
 CHILD_REPLY_LINES = 6
 NOTICE_STYLE = {"info": "dim", "warn": "yellow", "error": "bold red"}
 # Spacing: a blank line between groups (and between Markdown blocks), none inside a run of tool lines.
@@ -277,6 +279,12 @@ class Renderer:
             self.print(Text("\n").join(Text(inner) + ln for ln in lines), "child" if depth else "tool")
         elif e.status == "error" and e.result_text and not e.result_text.startswith("This operation was aborted"):
             self.print(Text(inner + one_line(e.result_text, 300), style="red"), kind)
+        elif usershell.is_own(e.call_id) and e.result_text.strip():
+            # The user's own `!command`: its output is what they asked for (the model's calls stay compact).
+            lines = e.result_text.rstrip("\n").split("\n")
+            if len(lines) > OWN_LINES:
+                self.print(Text(f"{inner}… {len(lines) - OWN_LINES} more lines above", style="dim"), kind)
+            self.print(Text("\n".join(inner + ln for ln in lines[-OWN_LINES:]), style="dim"), kind)
         elif toolfmt.exit_code(e) not in (None, 0) and e.tail is not None:
             last = e.tail.last(3)
             if last:

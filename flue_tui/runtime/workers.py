@@ -14,6 +14,7 @@ import atexit
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NoReturn, TypeVar
@@ -64,5 +65,8 @@ def exit_now(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):
             pass
+    # litellm's exit handler makes a coroutine it cannot run once the loop is gone; its "never
+    # awaited" warning would land on the user's terminal after the resume hint.
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     atexit._run_exitfuncs()
     os._exit(code)

@@ -111,7 +111,8 @@ def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage |
 
 def _shell_entry(ran: usershell.Shown, cwd: str) -> ToolEntry:
     """A `!command` the user ran, drawn as the bash block it was live."""
-    entry = ToolEntry(call_id="", name="bash", args={"command": ran.command}, kind="execute", cwd=cwd)
+    call_id = f"{usershell.CALL_PREFIX}_resumed"
+    entry = ToolEntry(call_id=call_id, name="bash", args={"command": ran.command}, kind="execute", cwd=cwd)
     entry.status = "ok"
     entry.result_text = terminal_safe(ran.text)  # a command's output may carry terminal escapes
     entry.details = dict(ran.details)

@@ -41,6 +41,8 @@ def test_ctrl_c_twice_during_a_command_quits_and_says_how_to_resume(inline, fake
     lines = term.lines()
     hint = [ln for ln in lines if ln.startswith("Resume this session with:")]
     assert hint == ["Resume this session with: flue --session 'quit test'"], lines[-10:]
+    # Nothing after it: litellm's exit handler once printed a "never awaited" RuntimeWarning here.
+    assert "Warning" not in term.text() and "Traceback" not in term.text(), lines[-10:]
 
 
 def test_no_hint_when_nothing_was_saved(inline, work: Path):

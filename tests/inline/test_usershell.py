@@ -25,9 +25,12 @@ def test_bang_inline_runs_reaches_the_model_undoes_and_resumes(inline, fakellm, 
     assert fakellm.requests == []
     live = [ln for ln in term.lines() if "bash  echo hi-inline" in ln]
     assert live and "exit 127" in live[0], term.text()
+    assert any(ln.strip() == "hi-inline" for ln in term.lines()), term.text()  # the user's own output is shown
 
     term.send("!env\r")
     term.wait(lambda t: t.count("exit 0") >= 1, what="env's block")
+    term.wait(lambda t: any(ln.strip().startswith("PATH=") for ln in term.lines()), what="env's output")
+    assert "sk-ant-inline-secret" not in term.text()
     term.wait(lambda t: "›" in term.prompt_line())
     term.send("!rm keep.txt\r")
     term.wait(lambda t: not (work / "keep.txt").exists(), what="rm ran")
@@ -54,6 +57,7 @@ def test_bang_inline_runs_reaches_the_model_undoes_and_resumes(inline, fakellm, 
     lines = again.lines()
     in_order(lines, "bash  echo hi-inline", "bash  rm keep.txt", "› what did I run?", "Noted the listing.")
     assert next(ln for ln in lines if "bash  echo hi-inline" in ln).strip() == live[0].strip()
+    assert any(ln.strip() == "hi-inline" for ln in lines)  # resumed as it was live
     assert "<bash-input>" not in "\n".join(lines)
     again.send(CTRL_C)
     again.send(CTRL_C)
