@@ -41,23 +41,6 @@ def _exit_code(exc: SystemExit, stderr: io.TextIOWrapper) -> int:
     return 1
 
 
-def _locks_held() -> dict[str, object]:
-    from flue_tui.store import lock
-
-    return dict(lock._held)
-
-
-def _process_exit(held_before: dict[str, object]) -> None:
-    """What flue's exit does that a returning main() does not: its atexit handler frees the session
-    locks the run still holds (print mode leaves its session to the exit), so the next run may take
-    them. Only the run's own: a lock the test itself holds stays held."""
-    from flue_tui.store import lock
-
-    for key, held in list(lock._held.items()):
-        if key not in held_before:
-            held.release()
-
-
 def call_main(argv: list[str], *, stdin: str | None, cwd: Path, env: dict[str, str]) -> CLIResult:
     """Run `flue_tui.cli.flue.main(argv)` as `python -m flue_tui ARGV` would, and put everything
     it changes in this process back: environment, cwd, standard streams, SIGINT/SIGTERM handlers."""
@@ -67,7 +50,6 @@ def call_main(argv: list[str], *, stdin: str | None, cwd: Path, env: dict[str, s
     saved_cwd = os.getcwd()
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     saved_signals = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-    held_before = _locks_held()
     data = (stdin or "").encode("utf-8")
     fake_in = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     fake_out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
@@ -81,8 +63,6 @@ def call_main(argv: list[str], *, stdin: str | None, cwd: Path, env: dict[str, s
             code = main(argv)
         except SystemExit as exc:
             code = _exit_code(exc, fake_err)
-        finally:
-            _process_exit(held_before)
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         os.chdir(saved_cwd)

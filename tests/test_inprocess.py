@@ -34,7 +34,7 @@ def test_a_run_frees_the_session_lock_it_took_and_only_that(flue_main, fakellm, 
     db = str(_isolated_home / "sessions.db")
     mine = acquire(db, "ses_held_by_the_test", label="mine", ref="mine", owner="the test")
     fakellm.script([Turn(text="one"), Turn(text="two")])
-    for _ in range(2):  # the second run takes the lock the first one's "exit" gave back
+    for _ in range(2):  # the second run takes the lock the first one gave back when it ended
         out = flue_main("-p", "hi", "--model", "openai/fake", "--session", "same")
         assert out.code == 0, out.stderr
     assert mine is not None

@@ -17,7 +17,7 @@ from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.runtime.handle import SessionHandle
-from flue_tui.runtime.start import SessionOptions
+from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
 
@@ -189,13 +189,30 @@ def run_print(
     sessions: SessionOptions | None = None,
     claude: ClaudeOptions | None = None,
 ) -> int:
-    from flue_tui.context.skills import skill_prompt
-
     try:
         handle = SessionHandle(settings, sessions)
         started = handle.start()  # resumes and records per the session flags
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
+    try:
+        return _print_run(handle, started, settings, prompt, fmt, verbose, partial, skill, claude)
+    finally:
+        handle.close()  # the recording ends and the session's lock is freed here, not left to the exit
+
+
+def _print_run(
+    handle: SessionHandle,
+    started: Started,
+    settings: Settings,
+    prompt: str | None,
+    fmt: str,
+    verbose: bool,
+    partial: bool,
+    skill: str | None,
+    claude: ClaudeOptions | None,
+) -> int:
+    from flue_tui.context.skills import skill_prompt
+
     for notice in started.notices:
         print(f"flue: {notice}", file=sys.stderr)
     session, context = started.session, started.context
