@@ -94,7 +94,9 @@ def keyed(tmp_path):
     )
     scanner = tmp_path / "scan.py"
     scanner.write_text(SCANNER)
-    command = f"{shlex.quote(sys.executable)} -I -S {shlex.quote(str(scanner))} $PPID {half1} {half2}"
+    # The venv's real interpreter: a checkout under /tmp (the box's /tmp is its own) hides the venv's link.
+    python = os.path.realpath(sys.executable)
+    command = f"{shlex.quote(python)} -I -S {shlex.quote(str(scanner))} $PPID {half1} {half2}"
     return env, command
 
 
