@@ -114,3 +114,26 @@ async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
         await pilot.press("1")
         await idle(pilot, timeout=60)
         assert "All done." in screen_text(app)
+
+
+async def test_a_long_diff_leaves_the_choices_and_the_note_on_an_80x24_screen(make_app, fakellm, work):
+    """Issue 17 item 3: a 200-line write pushed the options and the note field off screen."""
+    content = "".join(f"line {i}\n" for i in range(200))
+    fakellm.script([Turn(calls=[Call("write", {"path": "big.txt", "content": content}, id="w1")]), Turn(text="ok")])
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write it")
+        dialog = await _dialog(pilot)
+        await pilot.pause()
+        choices = dialog.query_one("#approval-choices")
+        assert choices.region.bottom <= 24 and choices.region.height >= 5, choices.region
+        await pilot.press("3")  # deny: the note field opens below the choices
+        note = await wait_for(
+            pilot, lambda: (n := dialog.query_one("#approval-note")).display and n.region.height and n
+        )
+        assert note.region.bottom <= 24, note.region
+        await pilot.press(*"too big", "enter")
+        await idle(pilot)
+        assert not (work / "big.txt").exists()
+        assert "too big" in str(fakellm.requests[-1]["messages"][-1])

@@ -32,13 +32,20 @@ def _body(request: ApprovalRequest):
     return Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
 
 
+# Lines the dialog needs besides the body: border and padding 4, title 2, body margin 1, the three
+# choices in their box 5, the note field with its margin 4.
+CHROME_LINES = 16
+MIN_BODY_LINES = 3
+MAX_BODY_HEIGHT = 20
+
+
 class ApprovalScreen(ModalScreen[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     #approval { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;
                 border: round $warning; background: $surface; }
     #approval-title { text-style: bold; margin: 0 0 1 0; }
-    #approval-body { height: auto; max-height: 20; margin: 0 0 1 0; }
+    #approval-body { height: auto; margin: 0 0 1 0; }
     #approval-choices { height: auto; }
     #approval-note { margin: 1 0 0 0; }
     """
@@ -79,9 +86,20 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield note
 
     def on_mount(self) -> None:
+        self._fit_body()
         # The choices may not be in the DOM yet when a dialog is pushed right after another one
         # was dismissed; focus them once they are.
         self.call_after_refresh(self._focus_choices)
+
+    def on_resize(self) -> None:
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """A long diff scrolls inside its box, which gets what the screen has left once the title,
+        the choices and the note field are placed: on 80×24 the choices stay on screen."""
+        room = self.size.height * 9 // 10 - CHROME_LINES
+        for body in self.query("#approval-body"):
+            body.styles.max_height = max(MIN_BODY_LINES, min(MAX_BODY_HEIGHT, room))
 
     def _focus_choices(self) -> None:
         for choices in self.query(OptionList):
