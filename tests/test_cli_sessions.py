@@ -269,6 +269,7 @@ def test_listing_and_search_output(flue_main, _isolated_home, tmp_path):
             },
         )
     here = flue_main("sessions", "list").stdout
+    assert flue_main("sessions").stdout == here  # the bare command lists too
     assert "auth" in here and "Why is CI red?" in here and "Elsewhere" not in here
     assert "SESSION" in here.splitlines()[0]
     everywhere = flue_main("sessions", "list", "--all").stdout

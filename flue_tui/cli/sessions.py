@@ -210,7 +210,7 @@ COMMANDS: dict[str, Callable[[SessionStore, argparse.Namespace, str], int]] = {
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv or ["list"])  # `flue sessions` alone lists them
     cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
     if not os.path.isdir(cwd):
         what = "is not a directory" if os.path.exists(cwd) else "does not exist"
