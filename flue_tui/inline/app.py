@@ -197,7 +197,13 @@ class InlineApp(InlineCommands):
     async def send(self, text: str, echo: str | None = None, display: str | None = None) -> None:
         """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
         `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
-        if not await self.ready():
+        if self._attaching is None or not self._attaching.done():
+            from flue_tui.model.loader import is_loaded
+
+            self.renderer.working("starting the session" if is_loaded() else "loading the model library")
+        ok = await self.ready()
+        self.renderer.finish()  # the spinner line goes; the turn draws its own
+        if not ok:
             return
         session = self.sessions.session
         assert session is not None  # ready() started it

@@ -80,6 +80,8 @@ class Renderer:
         self._last: str | None = None  # kind of the last thing printed, for blank-line spacing
         self._open_line = False  # dumb mode: raw reply text without its final newline yet
         self.interrupting = False
+        self.activity: str | None = None  # the spinner line's words while nothing else is live
+        self._since = 0.0
 
     def _reset(self) -> None:
         self._cursor: dict[int, int] = {}  # transcript → first entry not yet printed for good
@@ -144,6 +146,14 @@ class Renderer:
         if echo is not None:
             self.print(Text.assemble(("› ", "bold"), (echo, "bold")), "prompt")
         self._last = "prompt"
+        self.working("working")
+
+    def working(self, activity: str | None) -> None:
+        """What a spinner line says while nothing else is live (the model library loading, the
+        model not answering yet); None takes it away."""
+        self._loop = asyncio.get_running_loop()
+        self.activity, self._since = activity, time.monotonic()
+        self.flush()
 
     def finish(self) -> None:
         """The operation ended: print what is left and clear the live area."""
@@ -152,6 +162,7 @@ class Renderer:
         self._cancel()
         self._stop_live()
         self.interrupting = False
+        self.activity = None
 
     def hold(self) -> None:
         """Stop drawing (a question is on screen); events keep collecting in the router."""
@@ -336,6 +347,9 @@ class Renderer:
             if pending.strip():
                 room = max(2, budget - len(tools) - len(parts))
                 parts.append(Trimmed(Markdown(task_boxes(pending)), max_lines=room))
+        if not parts and not tools and self.activity:
+            spin = toolfmt.SPINNER[self._frame % len(toolfmt.SPINNER)]
+            return [Text(f"{spin} {self.activity}… {now - self._since:.0f}s", style="dim")]
         return parts + tools[: max(0, budget - len(parts))]
 
     def _stop_live(self) -> None:
