@@ -18,7 +18,7 @@ def test_inline_trusts_and_calls_a_project_http_server(inline, fakellm, work: Pa
     fakellm.script([Turn(calls=[Call("mcp__h__add", {"a": 2, "b": 40})]), Turn(text="Sum is done.")])
     term = inline("--allowed-tools", "mcp__h__*")
     term.wait_for("Trust this project?", timeout=SLOW)
-    assert f".mcp.json server h: http {http_server}" in term.text()
+    term.wait_for(f".mcp.json server h: http {http_server}", timeout=SLOW)  # the question's lines arrive in turn
     term.send("y")
     term.send("go\r")
     term.wait_for("Sum is done.", timeout=SLOW)
