@@ -129,6 +129,10 @@ class ReplyView(VerticalGroup):
         yield self.md
 
     async def on_mount(self) -> None:
+        if not self.md.is_attached:
+            # Trimmed out of the conversation's window before its Mount event ran (scrolling fast
+            # through a long session): it will never be seen, and its Markdown cannot take blocks.
+            return
         await self.sync()
         if self.parent is not None and self.parent.has_class("entries"):
             # Inside a task block that was laid out before this reply had its Markdown blocks (its
@@ -143,7 +147,7 @@ class ReplyView(VerticalGroup):
 
     async def sync(self) -> None:
         text = self.entry.text
-        if len(text) <= self.shown:
+        if len(text) <= self.shown or not self.md.is_attached:
             return
         fragment = text[self.shown :]
         self.shown = len(text)

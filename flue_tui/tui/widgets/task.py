@@ -47,7 +47,8 @@ class EntryList(VerticalGroup):
         self._update_more()
 
     def on_mount(self) -> None:
-        self.transcript.view = self
+        if self.is_attached:  # not when removed before its Mount event ran (it would then take entries)
+            self.transcript.view = self
 
     def on_unmount(self) -> None:
         if self.transcript.view is self:
@@ -113,6 +114,10 @@ class TaskView(VerticalGroup):
         return self.entry.answer is not None or self.entry.status != "running"
 
     async def sync(self) -> None:
+        if not self.is_attached:
+            # Removed (trimmed out of the conversation's window) before its Mount event ran: it
+            # will never be seen, and it can no longer take children.
+            return
         e = self.entry
         self.header.sync()
         prompt = e.prompt.strip().splitlines()
