@@ -32,6 +32,7 @@ def _render(event: Event) -> None:
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
+    from flue_tui.headless.slash import expand
     from flue_tui.permissions.project import accept, ask_on_terminal, pending
     from flue_tui.runtime.handle import SessionHandle
     from flue_tui.runtime.start import pick_by_number
@@ -63,9 +64,14 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
                 return 0
         if pending.strip() in ("/quit", "/exit"):
             return 0
-        if pending.strip():
-            pending = _attached(pending, settings, True, session)
-            task = asyncio.ensure_future(session.prompt(pending))
+        typed = expand(pending, context.skills, "in --plain mode") if pending.strip() else None
+        if typed is not None and typed.refusal is not None:
+            print(terminal_safe(f"flue: {typed.refusal}"), file=sys.stderr)
+        elif typed is not None:
+            text, display = typed.prompt, typed.display
+            if display is None:  # a skill's extension is not scanned for `@path`
+                text, display = _attached(pending, settings, True, session)
+            task = asyncio.ensure_future(session.prompt(text, display=display))
             try:
                 result = await asyncio.shield(task)
             except asyncio.CancelledError:

@@ -155,7 +155,12 @@ def start_failure(message: str, fmt: str | None, model: str | None) -> int:
 
 
 async def _run(
-    handle: SessionHandle, session: Session, prompt: str, schema: dict[str, Any] | None, renderer: _Renderer
+    handle: SessionHandle,
+    session: Session,
+    prompt: str,
+    schema: dict[str, Any] | None,
+    renderer: _Renderer,
+    display: str | None = None,
 ) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
@@ -171,7 +176,7 @@ async def _run(
         loop.add_signal_handler(signum, on_signal, code)
     session.subscribe(renderer)
     try:
-        result = await session.prompt(prompt, result_schema=schema)
+        result = await session.prompt(prompt, result_schema=schema, display=display)
     finally:
         for signum in (_signal.SIGINT, _signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -212,6 +217,7 @@ def _print_run(
     claude: ClaudeOptions | None,
 ) -> int:
     from flue_tui.context.skills import skill_prompt
+    from flue_tui.headless.slash import expand
 
     for notice in started.notices:
         print(f"flue: {notice}", file=sys.stderr)
@@ -232,8 +238,14 @@ def _print_run(
         return _serve(handle, claude, prompt, partial)
     if not prompt or not prompt.strip():
         return start_failure("No prompt given.", fmt, settings.model)
+    display = None
     if skill is None:
-        prompt = _attached(prompt, settings, verbose, session)
+        typed = expand(prompt, context.skills)  # `/skill args` runs it; `/model` or a typo is refused
+        if typed.refusal is not None:
+            return start_failure(typed.refusal, fmt, settings.model)
+        prompt, display = typed.prompt, typed.display
+    if skill is None and display is None:
+        prompt, display = _attached(prompt, settings, verbose, session)
     if fmt == "events":
         _write_line(
             sys.stdout,
@@ -261,7 +273,7 @@ def _print_run(
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())
-        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer))
+        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer, display))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(
@@ -312,7 +324,7 @@ def _print_run(
     return EXIT_ERROR if result.is_error else EXIT_OK
 
 
-def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> str:
+def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> tuple[str, str | None]:
     """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
     from flue_tui.ui.attach import attach, read_denied, workspace_roots
 
@@ -325,7 +337,7 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
     for note in got.notes:
         if verbose or note.startswith("not attached"):
             _say(f"flue: {note}")
-    return got.text
+    return got.text, got.display
 
 
 def _serve(handle: SessionHandle, claude: ClaudeOptions, prompt: str | None, partial: bool) -> int:

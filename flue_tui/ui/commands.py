@@ -207,7 +207,7 @@ async def _pick_model(fe: FrontEnd, query: str) -> None:
         await fe.switch_model(chosen)  # the one switch (SessionHandle.switch_model), as /model ID
 
 
-def unknown_text(name: str, skills: list[str]) -> str:
+def unknown_text(name: str, skills: list[str], otherwise: str = "/help lists the commands.") -> str:
     """`Unknown command /moddel — did you mean /model?`: the closest command or skill, if one is close."""
     import difflib
 
@@ -218,7 +218,7 @@ def unknown_text(name: str, skills: list[str]) -> str:
     shown = terminal_safe(name if len(name) <= 40 else name[:39] + "…")  # a pasted line is echoed, not obeyed
     if close:
         return f"Unknown command /{shown} — did you mean /{close[0]}?"
-    return f"Unknown command /{shown}. /help lists the commands."
+    return f"Unknown command /{shown}. {otherwise}"
 
 
 def _skills(fe: FrontEnd) -> None:

@@ -129,7 +129,8 @@ class _Show:
             self.result({"tool_name": "bash", "text": terminal_safe(ran.text)}, depth, None)
         elif m.role == "user":
             self.console.print()
-            self.out(Text.assemble(("❯ ", "bold green"), (str(d.get("content", "")), "bold")), depth)
+            typed = d.get("display") or d.get("content", "")  # a skill run as `/name args`, as on resume
+            self.out(Text.assemble(("❯ ", "bold green"), (terminal_safe(str(typed)), "bold")), depth)
         elif m.role == "assistant":
             if d.get("thinking"):
                 self.out(Text(d["thinking"].strip(), style="dim italic"), depth)
