@@ -251,6 +251,7 @@ class LocalSandbox:
         loop = asyncio.get_running_loop()
         shell = _resolve_shell()
         run = _Run(loop, on_output)
+        reaper_fd = procguard.reaper.spawn_fd()
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: run,
@@ -263,12 +264,15 @@ class LocalSandbox:
                 cwd=self.resolve_path(cwd) if cwd else self.cwd,
                 env=self.env,
                 start_new_session=True,
-                preexec_fn=functools.partial(procguard.child_setup, os.getpid()),
+                preexec_fn=functools.partial(procguard.child_setup, os.getpid(), reaper_fd),
             )
         except OSError as err:
             # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`.
             code = errno.errorcode.get(err.errno or 0)
             return ExecResult("", f"spawn {shell} {code}" if code else str(err), 1)
+        finally:
+            if reaper_fd is not None:
+                os.close(reaper_fd)
         group = run.group = _Group(transport.get_pid())  # the child leads its own group
         stopped = False  # this adapter killed the group for a timeout or an abort
 

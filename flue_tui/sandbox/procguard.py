@@ -13,7 +13,8 @@ guards all of those with one check (ptrace access), so:
   sets, so no command, nor anything it executes, can ever hold it. Root keeps other ways in
   (kernel settings, services it can ask); the README says so plainly.
 * `child_setup` runs in each spawned shell before exec: `PR_SET_PDEATHSIG SIGKILL`, so the shell
-  dies with the thread that spawned it (the event loop's, which lives as long as flue).
+  dies with the thread that spawned it (the event loop's, which lives as long as flue), and it
+  names its own process group to the reaper, so no moment after the fork is left uncovered.
 * `reaper` is one small helper process per flue process, spawned with an empty environment. flue
   tells it which process groups are running; when flue's end of the pipe closes (flue exited or
   was killed), it SIGKILLs those groups, which also takes the shell's own children.
@@ -164,14 +165,19 @@ def ptrace_capability_dropped() -> bool:
     return not int(bounding.split()[1], 16) & (1 << CAP_SYS_PTRACE)
 
 
-def child_setup(parent_pid: int) -> None:
-    """preexec_fn of every command shell: die with flue. Runs in the forked child, so it only
-    makes two system calls and never takes a lock."""
-    if _prctl is None:
-        return
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent_pid:  # flue died between fork and prctl: nobody would signal us
-        os.kill(os.getpid(), signal.SIGKILL)
+def child_setup(parent_pid: int, reaper_fd: int | None = None) -> None:
+    """preexec_fn of every command shell: die with flue, and hand the reaper this new process
+    group (its pid: the shell leads its own session) before anything else can run in it. Runs in
+    the forked child, so it only makes system calls and never takes a lock."""
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:  # flue died between fork and prctl: nobody would signal us
+            os.kill(os.getpid(), signal.SIGKILL)
+    if reaper_fd is not None:
+        try:
+            os.write(reaper_fd, b"+%d\n" % os.getpid())  # one line under PIPE_BUF: atomic
+        except OSError:
+            pass
 
 
 # The reaper's whole program. It ignores terminal signals (it also has its own session) so that
@@ -218,32 +224,57 @@ class Reaper:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    def spawn_fd(self) -> int | None:
+        """A private write end of the reaper's pipe for a command about to be spawned: its
+        `child_setup` registers the command's group through it before exec, so a flue killed at
+        any moment after the fork (before `watch`) still takes the command along. A duplicate, so
+        a respawned reaper can never leave the child writing into a recycled descriptor; the
+        caller closes it once the spawn returned. None when there is no reaper."""
+        with self._lock:
+            if not self._running():
+                return None
+            assert self._proc is not None and self._proc.stdin is not None
+            try:
+                return os.dup(self._proc.stdin.fileno())  # not inheritable: gone at exec
+            except (OSError, ValueError):
+                return None
+
     def _send(self, line: bytes) -> None:
         for _attempt in range(2):
-            if self._broken:
+            if not self._running():
                 return
-            fresh = self._proc is None or self._proc.poll() is not None
+            assert self._proc is not None and self._proc.stdin is not None
             try:
-                if fresh:
-                    self._proc = subprocess.Popen(
-                        [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
-                        stdin=subprocess.PIPE,
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
-                        env={},
-                        start_new_session=True,
-                        close_fds=True,
-                    )
-                    line = b"".join(b"+%d\n" % pgid for pgid in self._groups)
-                assert self._proc is not None and self._proc.stdin is not None
                 self._proc.stdin.write(line)
                 self._proc.stdin.flush()
                 return
-            except (OSError, ValueError, subprocess.SubprocessError):
-                if fresh:
-                    self._broken = True  # cannot start one: keep working without it
-                else:
-                    self._proc = None  # it died under us: start another and tell it everything
+            except (OSError, ValueError):
+                self._proc = None  # it died under us: start another, which is told everything
+
+    def _running(self) -> bool:
+        """Start the reaper if none runs (and tell it every watched group); False if it cannot."""
+        if self._broken:
+            return False
+        if self._proc is not None and self._proc.poll() is None:
+            return True
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={},
+                start_new_session=True,
+                close_fds=True,
+            )
+            assert self._proc.stdin is not None
+            if self._groups:
+                self._proc.stdin.write(b"".join(b"+%d\n" % pgid for pgid in self._groups))
+                self._proc.stdin.flush()
+        except (OSError, ValueError, subprocess.SubprocessError):
+            self._broken = True  # cannot start one: keep working without it
+            return False
+        return True
 
 
 reaper = Reaper()

@@ -126,3 +126,49 @@ def test_a_killed_reaper_is_replaced_and_told_every_running_group():
         if sleeper.poll() is None:
             sleeper.kill()
             sleeper.wait()
+
+
+# A stand-in flue killed at the worst moment: its command has started (and started children of
+# its own) but flue has not yet told the reaper about it. The command must still go with it.
+_KILLED_BEFORE_WATCH = r"""
+import asyncio, os, signal, sys, time
+from flue_tui.sandbox import procguard
+from flue_tui.sandbox.local import LocalSandbox
+cwd, command, tag = sys.argv[1:4]
+
+def sleeps_running():
+    found = 0
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                found += f.read().startswith(tag.encode())
+        except OSError:
+            pass
+    return found == 2
+
+def die_before_telling(pgid):  # what a SIGKILL right after the spawn looks like
+    while not sleeps_running():
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+procguard.reaper.watch = die_before_telling
+asyncio.run(LocalSandbox(cwd).exec(command))
+"""
+
+
+@linux_only
+def test_a_flue_killed_between_the_spawn_and_telling_the_reaper_takes_the_command_along(tmp_path, tag):
+    flue = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_BEFORE_WATCH, str(tmp_path), _command(tag), tag],
+        cwd=procdriver.ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert flue.wait(START_TIMEOUT_S) == -signal.SIGKILL, flue.communicate()
+        assert _wait_for(lambda: not _tagged(tag), DEATH_TIMEOUT_S), f"still running: {_tagged(tag)}"
+    finally:
+        if flue.poll() is None:
+            flue.kill()
+        flue.communicate()
