@@ -250,27 +250,34 @@ class InlineApp(InlineCommands):
         # Resuming shows its recap before the first prompt, and a bad name ends the run.
         if (waits or self.first) and not await self.ready():
             return 1
-        if self.first and not greeting.refused(self, self.first):
-            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
-            await self.send(sent, echo=shown or self.first, display=shown)
-        while not self.quitting:
-            text = await self.prompt.read()
-            if text is QUIT:
-                break
-            if not text.strip():
-                continue
-            parsed = parse(text.strip())
-            if parsed is not None and await dispatch(self, *parsed):
-                continue
-            if self._attaching is not None:  # the session's read deny rules apply to `@path` too
-                await asyncio.shield(self._attaching)
-            if greeting.refused(self, text):
-                continue
-            sent, shown = attached(text, self.settings, self.sessions.session)
-            if shown is not None:  # the typed line is on screen already: only the notes
-                self.renderer.note(shown.split("\n", 1)[1], "info")
-            await self.send(sent, display=shown)
+        # Whenever the prompt is not reading (a turn, a command such as /undo, the session still
+        # starting), keys typed ahead stay unechoed and Enter stays Enter (not a Ctrl+J newline) for
+        # the next prompt; prompt-toolkit switches to raw mode around each read and back to this.
+        with terminal.quiet_input():
+            if self.first and not greeting.refused(self, self.first):
+                sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches
+                await self.send(sent, echo=shown or self.first, display=shown)
+            while not self.quitting:
+                text = await self.prompt.read()
+                if text is QUIT:
+                    break
+                await self._handle(text)
         return 0
+
+    async def _handle(self, text: str) -> None:
+        if not text.strip():
+            return
+        parsed = parse(text.strip())
+        if parsed is not None and await dispatch(self, *parsed):
+            return
+        if self._attaching is not None:  # the session's read deny rules apply to `@path` too
+            await asyncio.shield(self._attaching)
+        if greeting.refused(self, text):
+            return
+        sent, shown = attached(text, self.settings, self.sessions.session)
+        if shown is not None:  # the typed line is on screen already: only the notes
+            self.renderer.note(shown.split("\n", 1)[1], "info")
+        await self.send(sent, display=shown)
 
     async def _ask_trust(self) -> None:
         """Before the first session: may the project's .flue/config.toml loosen protection?"""
