@@ -267,7 +267,9 @@ class LocalSandbox:
                 preexec_fn=functools.partial(procguard.child_setup, os.getpid(), reaper_fd),
             )
         except OSError as err:
-            # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`.
+            # Node reports spawn failures (e.g. a missing cwd) as `spawn <file> <CODE>`. (An exec
+            # failing after child_setup leaves a pid with the reaper, whose pid is unknown here; a
+            # group nobody leads any more is a no-op to kill, a reused one needs a new setsid.)
             code = errno.errorcode.get(err.errno or 0)
             return ExecResult("", f"spawn {shell} {code}" if code else str(err), 1)
         finally:
