@@ -36,6 +36,8 @@ def test_a_typo_is_refused_before_any_request(fakellm, flue_main, tmp_path: Path
     assert far.code == 2
     assert "Unknown command /zzzzzz. Skills you can run: /tidy, /commit," in far.stderr
     assert json.loads(far.stdout)["is_error"] is True
+    near_command = flue_main("-p", "/moddel", "--model", "openai/fake")  # no app command is suggested here
+    assert near_command.stderr.startswith("flue: Unknown command /moddel. Skills you can run:")
     assert fakellm.requests == []
     assert "No sessions" in flue_main("sessions").stdout
 

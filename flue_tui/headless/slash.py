@@ -30,5 +30,5 @@ def expand(prompt: str, skills: SkillSet, where: str = "with -p") -> Expanded:
         otherwise = (
             f"Skills you can run: {', '.join('/' + n for n in names)}." if names else "There are no skills here."
         )
-        return Expanded(prompt, refusal=unknown_text(name, names, otherwise))
+        return Expanded(prompt, refusal=unknown_text(name, names, otherwise, commands=False))  # only what runs here
     return Expanded(skill_prompt(skill, arg or None), display=skill_typed(skill, arg))

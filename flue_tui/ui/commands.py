@@ -207,13 +207,15 @@ async def _pick_model(fe: FrontEnd, query: str) -> None:
         await fe.switch_model(chosen)  # the one switch (SessionHandle.switch_model), as /model ID
 
 
-def unknown_text(name: str, skills: list[str], otherwise: str = "/help lists the commands.") -> str:
+def unknown_text(
+    name: str, skills: list[str], otherwise: str = "/help lists the commands.", *, commands: bool = True
+) -> str:
     """`Unknown command /moddel — did you mean /model?`: the closest command or skill, if one is close."""
     import difflib
 
     from flue_tui.ui.termsafe import terminal_safe
 
-    names = [c.name for c in COMMANDS] + ["exit", *skills]
+    names = ([c.name for c in COMMANDS] + ["exit"] if commands else []) + skills
     close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
     shown = terminal_safe(name if len(name) <= 40 else name[:39] + "…")  # a pasted line is echoed, not obeyed
     if close:
