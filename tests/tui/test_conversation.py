@@ -87,9 +87,15 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await submit(pilot, "run")
+        # Wait for the block's own lines, its header and the output line "hi": waiting for "hi"
+        # anywhere below the prompt once returned, on a loaded machine, before the header was drawn.
         await wait_for(
             pilot,
-            lambda: any(e.status == "running" for e in _tools(app)) and "hi" in screen_text(app).split("▌ run", 1)[-1],
+            lambda: (
+                any(e.status == "running" for e in _tools(app))
+                and "hi" in [ln.strip() for ln in screen_text(app).split("▌ run", 1)[-1].splitlines()]
+                and any("echo hi" in ln for ln in screen_text(app).splitlines())
+            ),
         )
         [bash] = _tools(app)
         assert bash.status == "running"
