@@ -69,22 +69,25 @@ async def test_enter_and_a_key_in_one_burst_answer_the_approval_once():
         assert len(app.screen_stack) == 1  # the main screen is still there
 
 
-async def test_a_second_answer_does_not_take_down_the_dialog_beneath():
-    # Two questions at once (two task children asking): the second dialog is on top of the first.
+async def test_a_second_answer_does_not_take_down_the_screen_beneath():
+    # The agent asks while a picker is open (/rewind, /resume, /model: they open while it works),
+    # so the approval dialog is on top of the picker.
     app = Host()
+    points = [Point(number=1, text="message 1", has_files=True)]
     async with app.run_test(size=(100, 30)) as pilot:
-        first = asyncio.ensure_future(ask_with_dialog(app, _request(1)))
-        await _top_dialog(pilot, ApprovalScreen, lambda s: s.request.tool_use_id == "call-1")
-        second = asyncio.ensure_future(ask_with_dialog(app, _request(2)))
-        await _top_dialog(pilot, ApprovalScreen, lambda s: s.request.tool_use_id == "call-2")
+        picked: asyncio.Future = asyncio.get_running_loop().create_future()
+        app.push_screen(RewindScreen(points), callback=picked.set_result)
+        await _top_dialog(pilot, RewindScreen)
+        answer = asyncio.ensure_future(ask_with_dialog(app, _request(1)))
+        await _top_dialog(pilot, ApprovalScreen)
         _burst(app, "enter", "1")
-        await wait_for(pilot, second.done)
-        # The first question is still asked (before: popped without an answer, its tool call hung).
-        await _top_dialog(pilot, ApprovalScreen, lambda s: s.request.tool_use_id == "call-1")
-        assert not first.done()
+        await wait_for(pilot, answer.done)
+        # The picker is still there (before: popped without an answer, its waiter hung for good).
+        await _top_dialog(pilot, RewindScreen)
+        assert not picked.done()
         await pilot.press("escape")
-        await wait_for(pilot, first.done)
-        assert second.result() == Approval("once") and first.result() == Approval("deny")
+        await wait_for(pilot, picked.done)
+        assert answer.result() == Approval("once") and picked.result() is None
         assert app._exception is None and len(app.screen_stack) == 1
 
 
