@@ -142,6 +142,7 @@ async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: P
         assert [t.agent for t in tasks] == ["flue-general", "flue-general"]
         assert all(t.child is not None for t in tasks)
         for task, word in zip(tasks, ("alpha", "beta"), strict=True):
+            assert task.child is not None
             [child_bash] = [e for e in task.child.entries if isinstance(e, ToolEntry)]
             assert child_bash.args["command"].startswith(f"echo {word}-out")
             assert isinstance(child_bash.view, ToolView) and child_bash.view.parent is task.view.steps
