@@ -196,7 +196,7 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
     again = make_app()
     async with again.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.pause(0.2)  # the history loads in a thread
+        await wait_for(pilot, lambda: _history_loaded(again))  # it loads in a thread
         await pilot.press("up")
         assert again.prompt.text == "the first prompt"
         await pilot.press("down")
@@ -206,9 +206,14 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
     third = make_app(cwd=elsewhere)
     async with third.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: _history_loaded(third))
         await pilot.press("up")
         assert third.prompt.text == ""
+
+
+def _history_loaded(app: FlueApp) -> bool:
+    # The startup worker reads the history file; a fixed pause was too short on a loaded machine.
+    return not any(w.group == "startup" and not w.is_finished for w in app.workers)
 
 
 async def test_multiline_input_and_ctrl_c_twice_quits(make_app):

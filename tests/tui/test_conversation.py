@@ -87,9 +87,15 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await submit(pilot, "run")
+        # Wait for the block's own lines, its header and the output line "hi": waiting for "hi"
+        # anywhere below the prompt once returned, on a loaded machine, before the header was drawn.
         await wait_for(
             pilot,
-            lambda: any(e.status == "running" for e in _tools(app)) and "hi" in screen_text(app).split("▌ run", 1)[-1],
+            lambda: (
+                any(e.status == "running" for e in _tools(app))
+                and "hi" in [ln.strip() for ln in screen_text(app).split("▌ run", 1)[-1].splitlines()]
+                and any("echo hi" in ln for ln in screen_text(app).splitlines())
+            ),
         )
         [bash] = _tools(app)
         assert bash.status == "running"
@@ -136,6 +142,7 @@ async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: P
         assert [t.agent for t in tasks] == ["flue-general", "flue-general"]
         assert all(t.child is not None for t in tasks)
         for task, word in zip(tasks, ("alpha", "beta"), strict=True):
+            assert task.child is not None
             [child_bash] = [e for e in task.child.entries if isinstance(e, ToolEntry)]
             assert child_bash.args["command"].startswith(f"echo {word}-out")
             assert isinstance(child_bash.view, ToolView) and child_bash.view.parent is task.view.steps

@@ -13,12 +13,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flue_tui.permissions.asking import session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
+from flue_tui.tui.screens.answered import Dialog
 
 MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets its full arguments
 
@@ -39,7 +39,7 @@ MIN_BODY_LINES = 3
 MAX_BODY_HEIGHT = 20
 
 
-class ApprovalScreen(ModalScreen[Approval]):
+class ApprovalScreen(Dialog[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     #approval { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;

@@ -14,14 +14,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from flue_tui.tui.screens.answered import Dialog
 from flue_tui.ui import modelpick
 
 
-class ModelPicker(ModalScreen[str | None]):
+class ModelPicker(Dialog[str | None]):
     DEFAULT_CSS = """
     ModelPicker { align: center middle; }
     #models { width: 90%; max-width: 100; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
@@ -56,6 +56,8 @@ class ModelPicker(ModalScreen[str | None]):
         from flue_tui.runtime.handle import model_choices
 
         async for listing in model_choices(self.current):
+            if self.gone:
+                return  # chosen or cancelled while the sources were asked: nothing left to fill in
             self.listing = listing
             self.query_one("#models-title", Static).update(Text(modelpick.title(listing), style="bold"))
             notes = self.query_one("#models-notes", Static)

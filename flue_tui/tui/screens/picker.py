@@ -14,9 +14,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from flue_tui.tui.screens.answered import AnsweredOnce, Dialog
 
 LIMIT = 500
 
@@ -43,7 +44,7 @@ def session_label(info: Any, width: int = 48) -> Text:
     return text
 
 
-class ConfirmDelete(ModalScreen[bool]):
+class ConfirmDelete(Dialog[bool]):
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
     def __init__(self, question: str) -> None:
@@ -59,7 +60,7 @@ class ConfirmDelete(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class SessionPicker(Screen[str | None]):
+class SessionPicker(AnsweredOnce[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+a", "toggle_all", "All directories"),
@@ -87,11 +88,15 @@ class SessionPicker(Screen[str | None]):
 
     async def on_mount(self) -> None:
         await self.reload()
-        self.query_one(Input).focus()
+        if not self.gone:
+            self.query_one(Input).focus()
 
     async def reload(self) -> None:
         cwd = None if self.all else self.cwd
-        self.sessions = await asyncio.to_thread(self.store.list_sessions, cwd, limit=LIMIT)
+        sessions = await asyncio.to_thread(self.store.list_sessions, cwd, limit=LIMIT)
+        if self.gone:
+            return  # Esc or Enter while the list was read: the picker's widgets are being taken down
+        self.sessions = sessions
         where = "all directories" if self.all else self.cwd
         self.query_one("#picker-title", Static).update(
             Text.assemble(("Resume a session", "bold"), (f" · {where} · {len(self.sessions)} sessions", "dim"))

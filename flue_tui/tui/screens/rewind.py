@@ -10,14 +10,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from flue_tui.tui.screens.answered import Dialog
 from flue_tui.ui.rewind import CHOICES, Point
 
+CHOICE = "restore-"  # the id prefix of the second list's options (what to restore)
 
-class RewindScreen(ModalScreen[tuple[int, str] | None]):
+
+class RewindScreen(Dialog[tuple[int, str] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     RewindScreen { align: center middle; }
@@ -51,18 +53,23 @@ class RewindScreen(ModalScreen[tuple[int, str] | None]):
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        index = event.option_index
-        if self.chosen is None:
-            self.chosen = self.points[index]
-            options = self.query_one(OptionList)
-            options.clear_options()
-            options.add_options([Option(label) for _, label in CHOICES])
-            options.highlighted = 0
-            self.query_one("#rewind-title", Static).update(
-                Text(f"Message {self.chosen.number}: what to restore?", style="bold")
-            )
+        # Which list a selection came from is told by its option, not by when it arrives: a second
+        # Enter or click on the message list can be queued behind the one that replaced the list.
+        what = (event.option.id or "").removeprefix(CHOICE)
+        if what != (event.option.id or ""):
+            if self.chosen is not None:
+                self.dismiss((self.chosen.number, what))
             return
-        self.dismiss((self.chosen.number, CHOICES[index][0]))
+        if self.chosen is not None:
+            return  # meant for the message list, which is gone: only a choice below restores
+        self.chosen = self.points[event.option_index]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(label, id=f"{CHOICE}{name}") for name, label in CHOICES])
+        options.highlighted = 0
+        self.query_one("#rewind-title", Static).update(
+            Text(f"Message {self.chosen.number}: what to restore?", style="bold")
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(None)

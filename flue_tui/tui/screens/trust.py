@@ -11,14 +11,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from flue_tui.permissions.project import Pending, question
+from flue_tui.tui.screens.answered import Dialog
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(Dialog[bool]):
     DEFAULT_CSS = """
     TrustScreen { align: center middle; }
     #trust { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;

@@ -4,6 +4,12 @@ Textual re-lays out every mounted widget on every change, so the cost of a token
 a new block grows with the DOM. The window [lo, hi) of transcript entries is mounted; entries
 that leave it are unmounted (their data stays in the transcript) and come back when the user
 scrolls to them. While following the end, the window's top is trimmed to keep the DOM bounded.
+
+Whoever moves the window holds `_window` until it is done: the flush (a timer's task), the session
+worker's `show` (/new, /resume), Enter's jump to the end and the scroll checks all run
+concurrently, and each awaits mounts and removals half-way through its bookkeeping. Interleaved,
+they mounted a block twice (one copy never removed), left the last session's blocks in a new one,
+or stopped new blocks from showing.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ class Conversation(VerticalScroll, can_focus=False):
         self.more_above = Static("", classes="more more-above")
         self.more_below = Static("", classes="more more-below")
         self._check_pending = False
-        self._loading = False
+        self._window = asyncio.Lock()
 
     def update_node_styles(self, animate: bool = True) -> None:
         # Hover/focus on the container must not restyle every block inside it (Toad does the same).
@@ -82,6 +88,10 @@ class Conversation(VerticalScroll, can_focus=False):
     # -- public -------------------------------------------------------------------------------------
     async def show(self, transcript: Transcript) -> None:
         """Show a transcript from its end (a new session, a resumed one, or a jump to the latest)."""
+        async with self._window:
+            await self._show(transcript)
+
+    async def _show(self, transcript: Transcript) -> None:
         old = self.transcript
         await self._unmount(old.entries[self.lo : self.hi])
         if old is not transcript and old.view is self:
@@ -100,7 +110,12 @@ class Conversation(VerticalScroll, can_focus=False):
         self.schedule_check()
 
     async def add_entries(self, entries: list[Entry]) -> None:
-        """New entries were appended to the transcript (called from the flush)."""
+        """New entries were appended to the transcript (called from the flush). It mounts what the
+        shown transcript gained, so entries of a transcript replaced meanwhile add nothing."""
+        async with self._window:
+            await self._add_entries()
+
+    async def _add_entries(self) -> None:
         t = self.transcript
         n = len(t.entries)
         if self.hi >= self.known:
@@ -114,23 +129,25 @@ class Conversation(VerticalScroll, can_focus=False):
         self._update_markers()
 
     async def jump_to_end(self) -> None:
-        if self.hi < len(self.transcript.entries):
-            await self.show(self.transcript)
-        else:
-            self.anchor()
+        async with self._window:
+            if self.hi < len(self.transcript.entries):
+                await self._show(self.transcript)
+            else:
+                self.anchor()
 
     async def set_expanded(self, expanded: bool) -> None:
         """Ctrl+O: expand or collapse the finished blocks, the block at the top of the view staying
         where it is on screen (blocks above it may grow, they must not push it away)."""
-        anchor = None if self.following else self._top_entry()
-        offset = anchor.view.virtual_region.y - self.scroll_y if anchor is not None else 0
-        for entry in self.mounted_entries:
-            if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
-                setattr(entry, "expanded", expanded)  # noqa: B010 - only entries that have it
-                if entry.view is not None:
-                    result = entry.view.sync()
-                    if asyncio.iscoroutine(result):
-                        await result
+        async with self._window:
+            anchor = None if self.following else self._top_entry()
+            offset = anchor.view.virtual_region.y - self.scroll_y if anchor is not None else 0
+            for entry in self.mounted_entries:
+                if hasattr(entry, "expanded") and getattr(entry, "status", "running") != "running":
+                    setattr(entry, "expanded", expanded)  # noqa: B010 - only entries that have it
+                    if entry.view is not None:
+                        result = entry.view.sync()
+                        if asyncio.iscoroutine(result):
+                            await result
 
         def keep_place() -> None:
             view = anchor.view if anchor is not None else None
@@ -161,10 +178,9 @@ class Conversation(VerticalScroll, can_focus=False):
 
     async def _check_window(self) -> None:
         self._check_pending = False
-        if self._loading or not self.is_attached:
-            return
-        self._loading = True
-        try:
+        async with self._window:
+            if not self.is_attached:
+                return
             t = self.transcript
             if self.scroll_y <= 1 and (self.lo > 0 or t.has_older):
                 await self._load_older()
@@ -172,8 +188,6 @@ class Conversation(VerticalScroll, can_focus=False):
                 await self._load_newer()
             elif self.following and self._weight() > self.high_weight:
                 await self._trim_top(adjust=False)
-        finally:
-            self._loading = False
 
     async def _load_older(self) -> None:
         t = self.transcript

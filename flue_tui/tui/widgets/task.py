@@ -38,12 +38,20 @@ class EntryList(VerticalGroup):
         self.make_view = make_view
         self.limit = limit
         self.more = Static("", classes="more")
+        # The views this list made. Another list of the same steps can be composed while this one
+        # is still being taken down (a task's steps hidden and shown again in one tick): each list
+        # lets go only of its own views, and never takes over the old one's.
+        self._made: set[Widget] = set()
+
+    def _view(self, entry: Entry) -> Widget:
+        view = self.make_view(entry)
+        self._made.add(view)
+        return view
 
     def compose(self):
         yield self.more
         for e in self.transcript.entries[-self.limit :]:
-            if e.view is None:
-                yield self.make_view(e)
+            yield self._view(e)  # whatever view an entry has is an older list's, on its way out
         self._update_more()
 
     def on_mount(self) -> None:
@@ -54,7 +62,9 @@ class EntryList(VerticalGroup):
         if self.transcript.view is self:
             self.transcript.view = None
         for e in self.transcript.entries[-(self.limit + 8) :]:
-            e.view = None
+            if e.view in self._made:
+                e.view = None
+        self._made.clear()
 
     def _mounted(self) -> list[Entry]:
         return [e for e in self.transcript.entries[-(self.limit + 8) :] if e.view is not None and e.view.parent is self]
@@ -65,7 +75,7 @@ class EntryList(VerticalGroup):
         self.more.display = hidden > 0
 
     async def add_entries(self, entries: list[Entry]) -> None:
-        views = [self.make_view(e) for e in entries if e.view is None]
+        views = [self._view(e) for e in entries if e.view is None or e.view not in self._made]
         if views:
             await self.mount_all(views)
         mounted = self._mounted()
@@ -73,6 +83,7 @@ class EntryList(VerticalGroup):
         if excess:
             widgets = [e.view for e in excess]
             for e in excess:
+                self._made.discard(e.view)
                 e.view = None
             await self.remove_children(widgets)
         self._update_more()
