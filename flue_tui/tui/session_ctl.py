@@ -176,10 +176,12 @@ class SessionControl:
         except Exception as exc:  # a broken database must not stop the app
             self.app.notice(f"Cannot open the session store: {exc}", "error")
             return None
+        picker = SessionPicker(store, self.settings.cwd, query=ref or "")
         try:
-            return await self.app.push_screen_wait(SessionPicker(store, self.settings.cwd, query=ref or ""))
+            return await self.app.push_screen_wait(picker)
         finally:
             if owned:
+                await picker.settled()  # its list may still be being read in a thread
                 store.close()
 
     async def pick(self, ref: str | None) -> None:

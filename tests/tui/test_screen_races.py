@@ -135,3 +135,37 @@ async def test_the_session_list_read_after_the_picker_is_gone_is_dropped(tmp_pat
             assert result.result() is None and app._exception is None
     finally:
         store.close()
+
+
+async def test_a_store_the_picker_is_still_reading_is_closed_only_after_the_read(tmp_path):
+    """`/resume` before any session (or the start-up picker) opens a store for the picker and
+    closes it once answered; a list read still running in a thread then must finish first. The
+    read is held on a gate here, so the order is forced, not raced."""
+    import threading
+
+    from flue_tui.store.sessions import SessionStore
+    from flue_tui.tui.screens.picker import SessionPicker
+
+    gate, entered = threading.Event(), threading.Event()
+
+    class HeldStore(SessionStore):
+        def list_sessions(self, *args, **kwargs):
+            entered.set()
+            gate.wait(120)
+            return super().list_sessions(*args, **kwargs)
+
+    store = HeldStore.open(tmp_path / "sessions.db")
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        picker = SessionPicker(store, str(tmp_path))
+        app.push_screen(picker)
+        # Not pilot.pause: it waits for the screen's messages, and the picker's mount is held.
+        assert await asyncio.to_thread(entered.wait, 120)
+        app.pop_screen()  # gone while its list is being read
+        settled = asyncio.ensure_future(picker.settled())
+        await asyncio.sleep(0.05)  # not a wait for anything: the gate holds the read whatever the time
+        assert not settled.done()  # the read is still running: closing now would break it
+        gate.set()
+        await asyncio.wait_for(settled, 120)
+        store.close()
+        assert app._exception is None

@@ -75,6 +75,19 @@ class SessionPicker(AnsweredOnce[str | None]):
         self.sessions: list[Any] = []
         self.shown: list[Any] = []
         self.query_text = query
+        self._reads: set[asyncio.Future[Any]] = set()  # store calls still running in a thread
+
+    async def _store_call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        call = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+        self._reads.add(call)
+        call.add_done_callback(self._reads.discard)
+        return await call
+
+    async def settled(self) -> None:
+        """Once no store call of this picker is running: whoever owns the store may close it (a
+        list still being read when Esc was pressed would otherwise meet a closed connection)."""
+        while self._reads:
+            await asyncio.wait(set(self._reads))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -93,7 +106,7 @@ class SessionPicker(AnsweredOnce[str | None]):
 
     async def reload(self) -> None:
         cwd = None if self.all else self.cwd
-        sessions = await asyncio.to_thread(self.store.list_sessions, cwd, limit=LIMIT)
+        sessions = await self._store_call(self.store.list_sessions, cwd, limit=LIMIT)
         if self.gone:
             return  # Esc or Enter while the list was read: the picker's widgets are being taken down
         self.sessions = sessions
@@ -158,7 +171,7 @@ class SessionPicker(AnsweredOnce[str | None]):
 
         async def answered(yes: bool | None) -> None:
             if yes:
-                await asyncio.to_thread(self.store.delete, info.id)
+                await self._store_call(self.store.delete, info.id)
                 self.notify(f"Deleted {info.label}")
                 await self.reload()
 
