@@ -156,7 +156,7 @@ async def test_a_store_the_picker_is_still_reading_is_closed_only_after_the_read
 
     store = HeldStore.open(tmp_path / "sessions.db")
     app = Host()
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(100, 30)):
         picker = SessionPicker(store, str(tmp_path))
         app.push_screen(picker)
         # Not pilot.pause: it waits for the screen's messages, and the picker's mount is held.
