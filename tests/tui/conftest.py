@@ -38,6 +38,14 @@ async def ready(pilot: Any) -> FlueApp:
     return app
 
 
+async def loaded(pilot: Any) -> FlueApp:
+    """Wait until the app's background loads (prompt history, path index) are done: they start with
+    the first frame, in the "startup" worker, which leaves the app's workers when it ends."""
+    app = await ready(pilot)
+    await wait_for(pilot, lambda: app.first_frame_at is not None and not any(w.group == "startup" for w in app.workers))
+    return app
+
+
 async def idle(pilot: Any, timeout: float = 120.0) -> None:
     """Wait until the agent is done and every change is on screen."""
     app = pilot.app

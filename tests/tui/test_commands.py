@@ -10,7 +10,7 @@ from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, loaded, ready, screen_text, submit, wait_for
 
 
 def _notices(app) -> list[str]:
@@ -195,8 +195,7 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
         await idle(pilot)
     again = make_app()
     async with again.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        await pilot.pause(0.2)  # the history loads in a thread
+        await loaded(pilot)  # the history loads in a thread
         await pilot.press("up")
         assert again.prompt.text == "the first prompt"
         await pilot.press("down")
@@ -205,8 +204,7 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
     elsewhere.mkdir()
     third = make_app(cwd=elsewhere)
     async with third.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        await pilot.pause(0.2)
+        await loaded(pilot)
         await pilot.press("up")
         assert third.prompt.text == ""
 

@@ -43,7 +43,8 @@ def test_snapshot_no_api_key(snap_compare, tmp_path: Path, monkeypatch: pytest.M
 
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: pilot.app.ctl.unavailable)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "`flue doctor` checks the setup." in screen_text(pilot.app))
+        await idle(pilot)
 
     assert snap_compare(_app(d, model=None, persist=False), run_before=run_before, terminal_size=(80, 24))
 
