@@ -45,8 +45,8 @@ async def test_no_output(bash, ctx):
 async def test_timeout_text_and_process_tree_killed(bash, ctx, tmp_path, kill_leftovers):
     pidfile = tmp_path / "pid"
     t0 = time.monotonic()
-    r = await bash.execute({"command": f"sleep 60 & echo $! > {pidfile}; echo started; wait", "timeout": 1}, ctx)
-    assert time.monotonic() - t0 < 30  # the 1 s timeout, not the 60 s sleep (generous for a loaded box)
+    r = await bash.execute({"command": f"sleep 300 & echo $! > {pidfile}; echo started; wait", "timeout": 1}, ctx)
+    assert time.monotonic() - t0 < 150  # the 1 s timeout, not the 300 s sleep (generous for a loaded box)
     assert r.text == "[flue] Command timed out after 1 seconds.\n\nCommand exited with code 124"
     assert r.details.exit_code == 124
     grandchild = read_pid(pidfile)
@@ -55,9 +55,10 @@ async def test_timeout_text_and_process_tree_killed(bash, ctx, tmp_path, kill_le
 
 
 async def test_timeout_number_formatting(bash, ctx):
-    r = await bash.execute({"command": "sleep 5", "timeout": 0.25}, ctx)
+    # `sleep 60`: far beyond the timeout, so a slow start on a loaded box cannot let it finish first.
+    r = await bash.execute({"command": "sleep 60", "timeout": 0.25}, ctx)
     assert r.text == "[flue] Command timed out after 0.25 seconds.\n\nCommand exited with code 124"
-    r = await bash.execute({"command": "sleep 5", "timeout": 1.0}, ctx)
+    r = await bash.execute({"command": "sleep 60", "timeout": 1.0}, ctx)
     assert r.text == "[flue] Command timed out after 1 seconds.\n\nCommand exited with code 124"
 
 

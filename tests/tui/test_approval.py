@@ -125,9 +125,9 @@ async def test_a_long_diff_leaves_the_choices_and_the_note_on_an_80x24_screen(ma
         await ready(pilot)
         await submit(pilot, "write it")
         dialog = await _dialog(pilot)
-        await pilot.pause()
         choices = dialog.query_one("#approval-choices")
-        assert choices.region.bottom <= 24 and choices.region.height >= 5, choices.region
+        await wait_for(pilot, lambda: choices.region.height >= 5)  # laid out
+        assert choices.region.bottom <= 24, choices.region
         await pilot.press("3")  # deny: the note field opens below the choices
         note = await wait_for(
             pilot, lambda: (n := dialog.query_one("#approval-note")).display and n.region.height and n

@@ -29,8 +29,10 @@ async def _open(pilot) -> ModelPicker:
     app = pilot.app
     await submit(pilot, "/model")
     await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.listing is not None)
-    await pilot.pause()
-    return app.screen
+    picker = app.screen
+    assert isinstance(picker, ModelPicker)
+    await wait_for(pilot, lambda: picker.listing is not None and not picker.listing.pending)  # the whole list
+    return picker
 
 
 async def test_type_a_filter_enter_switches_and_the_next_request_uses_it(make_app, servers):
@@ -39,8 +41,8 @@ async def test_type_a_filter_enter_switches_and_the_next_request_uses_it(make_ap
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         picker = await _open(pilot)
-        text = screen_text(app)
-        assert "● openai/fake" in text and "ollama_chat/llama3.2:latest" in text  # current marked
+        # The current model is marked.
+        await wait_for(pilot, lambda: "● openai/fake" in (t := screen_text(app)) and "ollama_chat/llama3.2:latest" in t)
         await pilot.press(*"coder")
         await wait_for(pilot, lambda: [c.id for c in picker.shown] == ["openai/qwen2.5-coder-32b"])
         await pilot.press("enter")
@@ -89,9 +91,14 @@ async def test_hostile_ids_are_shown_escaped_and_a_dead_ollama_is_one_line(make_
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         picker = await _open(pilot)
-        text = screen_text(app)
-        assert "openai/evil\\x1b]0;pwned\\x07" in text and "openai/x\\x1b[2J" in text
-        assert "Ollama at http://127.0.0.1:9: unreachable" in text
+        await wait_for(
+            pilot,
+            lambda: (
+                "openai/evil\\x1b]0;pwned\\x07" in (t := screen_text(app))
+                and "openai/x\\x1b[2J" in t
+                and "Ollama at http://127.0.0.1:9: unreachable" in t
+            ),
+        )
         await pilot.press(*"evil", "enter")
         await pilot.pause(0.2)
         assert isinstance(app.screen, ModelPicker) and picker.listing is not None  # not chosen
