@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
+
+SNAPSHOT_ROOT = Path("/tmp/flue-snapshots")
 
 
 def screen_text(app: Any) -> str:
@@ -63,6 +66,23 @@ async def submit(pilot: Any, text: str) -> None:
     app = pilot.app
     app.prompt.set_text(text)
     await pilot.press("enter")
+
+
+@pytest.fixture(autouse=True)
+def _snapshot_dirs_locked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Snapshot tests run in fixed directories under /tmp/flue-snapshots (their path is on screen),
+    which they empty first: a second test run on the same machine (two CI jobs at once) waits for
+    this one's test instead of deleting its directory under it."""
+    if "snap_compare" not in request.fixturenames:
+        yield
+        return
+    SNAPSHOT_ROOT.mkdir(parents=True, exist_ok=True)
+    with open(SNAPSHOT_ROOT / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,7 +5,6 @@ the chosen model; Esc keeps the model; hostile ids are shown escaped and cannot 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,16 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.models import ModelPicker
 from tests.fakellm import Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import SNAPSHOT_ROOT, idle, ready, screen_text, submit, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _patient_discovery(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in servers answer from this test process, which a loaded box may starve for longer
+    than the picker's 1.5 s per server; tests/model/test_discovery.py pins that deadline itself."""
+    from flue_tui.model import discovery
+
+    monkeypatch.setattr(discovery, "TIMEOUT_S", 60.0)
 
 
 @pytest.fixture
@@ -106,7 +114,7 @@ async def test_hostile_ids_are_shown_escaped_and_a_dead_ollama_is_one_line(make_
 
 
 def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: pytest.MonkeyPatch):
-    d = Path("/tmp/flue-snapshots/model_picker")
+    d = SNAPSHOT_ROOT / "model_picker"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)

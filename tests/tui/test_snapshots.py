@@ -17,9 +17,9 @@ from flue_tui.store.sessions import SessionStore
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import SNAPSHOT_ROOT, idle, ready, screen_text, submit, wait_for
 
-SNAP_ROOT = Path("/tmp/flue-snapshots")
+SNAP_ROOT = SNAPSHOT_ROOT  # tests/tui/conftest.py: one run at a time uses it
 
 
 @pytest.fixture
