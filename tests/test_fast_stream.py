@@ -152,10 +152,10 @@ def raw_sse() -> Iterator[list[Any]]:
 
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    runner = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    runner = asyncio.run_coroutine_threadsafe(start(), loop).result(60)
     box[0] = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
     yield box
-    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(60)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
 

@@ -116,7 +116,7 @@ class FakeLLM:
         self._thread.start()
         fut = asyncio.run_coroutine_threadsafe(self._astart(), self._loop)
         try:
-            fut.result(timeout=10)
+            fut.result(timeout=60)  # generous: a loaded box starts aiohttp slowly
         except BaseException:
             self._stop_loop()
             raise
