@@ -125,6 +125,7 @@ async def test_the_80_column_status_bar_keeps_mode_and_directory(make_app, fakel
         await ready(pilot)
         await submit(pilot, "go")
         await idle(pilot)
+        await wait_for(pilot, lambda: screen_text(app).splitlines()[-1].rstrip().endswith("ready"))  # redrawn
         bar = screen_text(app).splitlines()[-1]
         assert "accept-edits" in bar and "/levels/project" in bar and bar.rstrip().endswith("ready"), bar
         assert len(bar) <= 80
