@@ -139,9 +139,15 @@ async def test_killed_by_foreign_signal_is_exit_1(sandbox):
 async def test_abort_kills_group_and_raises(sandbox, tmp_path, kill_leftovers):
     pidfile = tmp_path / "pid"
     signal = AbortSignal()
-    asyncio.get_running_loop().call_later(0.4, signal.abort)
+
+    async def abort_once_running() -> None:  # not after a fixed 0.4 s: a loaded box may not have started it
+        await asyncio.to_thread(read_pid, pidfile)
+        signal.abort()
+
+    aborter = asyncio.ensure_future(abort_once_running())
     with pytest.raises(AbortError) as exc:
-        await sandbox.exec(f"sleep 30 & echo $! > {pidfile}; wait", signal=signal)
+        await sandbox.exec(f"sleep 300 & echo $! > {pidfile}; wait", signal=signal)
+    await aborter
     assert str(exc.value) == "This operation was aborted"
     grandchild = read_pid(pidfile)
     kill_leftovers.append(grandchild)
