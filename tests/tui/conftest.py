@@ -22,16 +22,28 @@ def screen_text(app: Any) -> str:
     return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
 
 
+def status_bar(app: Any) -> str:
+    """The screen's last line (the status bar); "" while a new screen has not been drawn yet."""
+    lines = screen_text(app).splitlines()
+    return lines[-1] if lines else ""
+
+
 async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 120.0, step: float = 0.02) -> Any:
     """Let the app run until cond() is truthy; fails the test with the screen on timeout (generous: a
-    loaded 2-core machine may still be importing litellm in the background)."""
+    loaded 2-core machine may still be importing litellm in the background). A cond() that raises
+    reads a screen between two states (a pushed screen not drawn yet: no lines to index) and is
+    asked again; its last error is the timeout's cause."""
     deadline = time.monotonic() + timeout
+    error: Exception | None = None
     while True:
-        value = cond()
+        try:
+            value = cond()
+        except Exception as exc:  # noqa: BLE001 - raised again, as the cause, if it never settles
+            value, error = None, exc
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting; screen was:\n{screen_text(pilot.app)}")
+            raise AssertionError(f"timed out waiting; screen was:\n{screen_text(pilot.app)}") from error
         await pilot.pause(step)
 
 

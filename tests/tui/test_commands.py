@@ -10,7 +10,7 @@ from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
-from tests.tui.conftest import idle, loaded, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, loaded, ready, screen_text, status_bar, submit, wait_for
 
 
 def _notices(app) -> list[str]:
@@ -36,8 +36,7 @@ async def test_name_names_the_session_in_the_store(make_app, fakellm, work: Path
         await idle(pilot)
         assert store.by_name("login-fix", str(work)).id == app.session.id
         assert store.by_name("auth-work", str(work)) is None
-        status = screen_text(app).splitlines()[-1]
-        assert "login-fix" in status
+        await wait_for(pilot, lambda: "login-fix" in status_bar(app))
 
 
 async def test_new_then_picker_resumes_the_old_session(make_app, fakellm, work: Path):
@@ -166,7 +165,7 @@ async def test_cost_compact_export_and_model(make_app, fakellm, work: Path):
         await submit(pilot, "next")
         await idle(pilot)
         assert fakellm.requests[-1]["model"] == "other-model"
-        assert "openai/other-model" in screen_text(app).splitlines()[-1]
+        await wait_for(pilot, lambda: "openai/other-model" in status_bar(app))
 
 
 async def test_skills_list_and_run(make_app, fakellm, work: Path):
