@@ -110,14 +110,14 @@ async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "delegate")
-        dialog = await wait_for(pilot, lambda: _shown(app), timeout=60)
+        dialog = await wait_for(pilot, lambda: _shown(app))
         if dialog.request.tool_name == "task":  # ask mode may ask about the task call itself first
             await pilot.press("1")
-            dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "bash"), timeout=60)
+            dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "bash"))
         assert dialog.asker == "sub-agent flue-general (look around)"
         await wait_for(pilot, lambda: "sub-agent flue-general (look around) asks: " in screen_text(app))
         await pilot.press("1")
-        await idle(pilot, timeout=60)
+        await idle(pilot)
         assert "All done." in screen_text(app)
 
 

@@ -126,7 +126,9 @@ def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: p
 
     async def run_before(pilot) -> None:
         await ready(pilot)
-        await _open(pilot)
+        picker = await _open(pilot)
         await pilot.press(*"l")
+        # Filtered and drawn before the picture is taken.
+        await wait_for(pilot, lambda: len(picker.shown) == 6 and "ollama_chat/qwen3:8b" in screen_text(pilot.app))
 
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))

@@ -204,6 +204,6 @@ def test_snapshot_picker(snap_compare, snap_dir: Path):
         await ready(pilot)
         await submit(pilot, "/resume")
         picker = await wait_for(pilot, lambda: isinstance(pilot.app.screen, SessionPicker) and pilot.app.screen)
-        await wait_for(pilot, lambda: picker.shown)
+        await wait_for(pilot, lambda: picker.shown and "auth-refactor" in screen_text(pilot.app))  # drawn
 
     assert snap_compare(_app(snap_dir), run_before=run_before, terminal_size=(100, 24))
