@@ -93,9 +93,9 @@ class Turn:
     empty_stream: bool = False
     stall: float = 0.0
     stall_after: int = 0
-    # Tests (OpenAI and Anthropic stand-ins): after `stall_after` chunks send nothing until the test sets this event (a generous safety
-    # limit then carries on), so "part of the reply is shown while the rest is still coming" holds
-    # however slowly the client renders, with no clock in the test.
+    # Tests (OpenAI and Anthropic stand-ins): after `stall_after` chunks send nothing until the test
+    # sets this event (a generous safety limit then carries on), so "part of the reply is shown while
+    # the rest is still coming" holds however slowly the client renders, with no clock in the test.
     hold: threading.Event | None = None
     endless: float = 0.0
     # str: substring of the first user message's content; callable: gets the
