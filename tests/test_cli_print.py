@@ -176,7 +176,7 @@ def test_bad_flags_exit_2(flue_main):
 
 
 def test_sigterm_mid_run_prints_result_and_exits_143(fakellm, flue_env, tmp_path):
-    fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 30"})]), Turn(text="never")])
+    fakellm.script([Turn(calls=[Call("bash", {"command": "sleep 300"})]), Turn(text="never")])
     proc = subprocess.Popen(
         [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--output-format", "events"],
         stdin=subprocess.DEVNULL,

@@ -182,8 +182,8 @@ def test_sigkill_mid_stream_then_continue(fakellm, flue_env, flue_main, tmp_path
     fakellm.script(
         [
             Turn(calls=[Call("read", {"path": "a.txt"})]),
-            # ~90 s unless killed: long enough that the kill lands mid-stream however loaded the box is.
-            Turn(text="Streaming slowly:", text_tokens=3000, chunk_delay=0.03),
+            # Held after 40 chunks (never released): the kill lands mid-stream however loaded the box is.
+            Turn(text="Streaming slowly:", text_tokens=3000, chunk_delay=0.03, stall_after=40, hold=threading.Event()),
             Turn(text="Picked up."),
         ]
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,13 +98,15 @@ async def test_connection_reset_mid_stream_is_a_retryable_error(client_cls, fake
 
 
 async def test_abandoned_stream_closes_the_connection(client_cls, fakellm) -> None:
-    fakellm.script([Turn(text="x" * 4000, chunk_delay=0.01)])
+    # Held after a few chunks until the client has gone, so the stream cannot end first on a slow box.
+    gone = threading.Event()
+    fakellm.script([Turn(text="x" * 4000, chunk_delay=0.01, stall_after=4, hold=gone)])
     stream = make(client_cls, fakellm.base_url).stream_turn([{"role": "user", "content": "go"}], [])
     assert isinstance(await anext(stream), TextChunk)
     await stream.aclose()  # what an Esc does to the consuming task
-    for _ in range(500):
-        if fakellm.disconnects:
-            break
+    gone.set()
+    deadline = time.monotonic() + 60  # generous: returns as soon as the server has seen it
+    while not fakellm.disconnects and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert fakellm.disconnects == 1
 
@@ -148,10 +152,10 @@ def raw_sse() -> Iterator[list[Any]]:
 
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    runner = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    runner = asyncio.run_coroutine_threadsafe(start(), loop).result(60)
     box[0] = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
     yield box
-    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(60)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
 

@@ -4,6 +4,7 @@ provider counted before an abort are kept in the totals. Real litellm against th
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -57,7 +58,8 @@ async def test_id_less_calls_get_ids_unique_across_turns(fakellm, make_session):
 async def test_usage_reported_before_an_abort_is_kept(fakeanthropic, monkeypatch):
     """Anthropic reports the input tokens in its first event; an abort after it still counts them."""
     monkeypatch.setenv("ANTHROPIC_API_BASE", fakeanthropic.base_url)
-    fakeanthropic.script([Turn(text="a long answer " * 50, usage=(1234, 99), chunk_delay=0.2)])
+    rest = threading.Event()  # held after two text deltas until the abort: the stream cannot end first
+    fakeanthropic.script([Turn(text="a long answer " * 50, usage=(1234, 99), stall_after=5, hold=rest)])
     client = LiteLLMClient("anthropic/claude-sonnet-4-5", api_key="sk-ant-test")
     session = Session(model=client, tools=[], system_prompt="You are a test.", retry_base_ms=5)
     seen_text = asyncio.Event()
@@ -66,6 +68,7 @@ async def test_usage_reported_before_an_abort_is_kept(fakeanthropic, monkeypatch
     await asyncio.wait_for(seen_text.wait(), 60)
     session.abort()
     result = await asyncio.wait_for(run, 60)
+    rest.set()
     assert result.aborted
     assert session.usage.input == 1234 and result.usage.input == 1234
     partial = next(m for m in session.messages if isinstance(m, AssistantMessage))

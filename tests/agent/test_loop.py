@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from flue_tui.core.events import TextDelta, ToolEnd
 from flue_tui.core.messages import AssistantMessage, ToolResultMessage
@@ -128,7 +129,9 @@ async def test_abort_during_tools_leaves_every_call_answered(fakellm, make_sessi
 
 
 async def test_abort_mid_stream_drops_the_partial_turn_from_context(fakellm, make_session):
-    fakellm.script([Turn(text="x" * 400, chunk_delay=0.05), Turn(text="second")])
+    # Held after a few chunks until the abort: the stream cannot have ended first on a slow box.
+    rest = threading.Event()
+    fakellm.script([Turn(text="x" * 400, chunk_delay=0.05, stall_after=4, hold=rest), Turn(text="second")])
     session = make_session([])
     streamed = asyncio.Event()
     session.subscribe(lambda event: streamed.set() if isinstance(event, TextDelta) else None)
@@ -136,6 +139,7 @@ async def test_abort_mid_stream_drops_the_partial_turn_from_context(fakellm, mak
     await asyncio.wait_for(streamed.wait(), 120)  # some text has arrived (waited for, not timed)
     session.abort()
     result = await task
+    rest.set()
     assert result.aborted
     partial = session.messages[-1]
     assert isinstance(partial, AssistantMessage) and partial.stop_reason == "aborted" and partial.text

@@ -19,7 +19,7 @@ from aiohttp import web
 
 from .anthropic_rules import PromptCache, sign, validate
 from .script import CONTEXT_OVERFLOW_MESSAGE, Turn, generated_words
-from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _pieces, _split_n
+from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _held, _pieces, _split_n
 
 ARG_PIECES = 3
 _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
@@ -146,6 +146,8 @@ class FakeAnthropic(FakeLLM):
                     return resp
                 if sent and turn.chunk_delay:
                     await asyncio.sleep(turn.chunk_delay)
+                if turn.hold is not None and sent == turn.stall_after:
+                    await _held(turn.hold)
                 await resp.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
             await resp.write_eof()
         except (ConnectionError, RuntimeError):

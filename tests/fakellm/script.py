@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -92,12 +93,16 @@ class Turn:
     empty_stream: bool = False
     stall: float = 0.0
     stall_after: int = 0
+    # Tests (OpenAI and Anthropic stand-ins): after `stall_after` chunks send nothing until the test
+    # sets this event (a generous safety limit then carries on), so "part of the reply is shown while
+    # the rest is still coming" holds however slowly the client renders, with no clock in the test.
+    hold: threading.Event | None = None
     endless: float = 0.0
     # str: substring of the first user message's content; callable: gets the
     # request body. None accepts every request.
     match: str | Callable[[dict[str, Any]], bool] | None = None
     # Turns with the same barrier name hold their responses until requests for
-    # all of them have arrived (10 s safety timeout).
+    # all of them have arrived (120 s safety timeout).
     barrier: str | None = None
     repeat: int = 1
     # Benchmarks: stream `text_tokens` generated words (after `text`), paced at
@@ -178,7 +183,7 @@ def generated_words(n: int, after: str = "") -> list[str]:
     return out
 
 
-_TURN_FIELDS = {f.name for f in fields(Turn)}
+_TURN_FIELDS = {f.name for f in fields(Turn)} - {"hold"}  # an in-process event: no JSON spelling
 
 
 def turn_from_dict(data: dict[str, Any]) -> Turn:

@@ -29,7 +29,10 @@ from aiohttp import web
 
 from .script import Turn, generated_words
 
-BARRIER_TIMEOUT = 10.0
+# Safety limits only (a test that fails should not hang): generous, a loaded 2-core box may take
+# many seconds to send the second request of a barrier group or to reach a test's release.
+BARRIER_TIMEOUT = 120.0
+HOLD_LIMIT = 120.0
 UNMATCHED_MESSAGE = "fakellm: no scripted turn matches this request"
 # Size of text / reasoning deltas: small enough that even short test strings
 # arrive as several deltas.
@@ -113,7 +116,7 @@ class FakeLLM:
         self._thread.start()
         fut = asyncio.run_coroutine_threadsafe(self._astart(), self._loop)
         try:
-            fut.result(timeout=10)
+            fut.result(timeout=60)  # generous: a loaded box starts aiohttp slowly
         except BaseException:
             self._stop_loop()
             raise
@@ -421,6 +424,8 @@ class FakeLLM:
             for i, payload in enumerate(payloads):
                 if turn.stall and i == turn.stall_after:
                     await asyncio.sleep(turn.stall)
+                if turn.hold is not None and i == turn.stall_after:
+                    await _held(turn.hold)
                 if turn.disconnect_after is not None and sent >= turn.disconnect_after:
                     await _drain(request)
                     _abort(request)
@@ -601,6 +606,13 @@ async def _drain(request: web.Request) -> None:
         await asyncio.sleep(0.001)
     # Give the client a moment to read them before the RST arrives.
     await asyncio.sleep(0.01)
+
+
+async def _held(event: threading.Event) -> None:
+    """Until the test sets `event` (polled, so stopping the server cancels it at once)."""
+    limit = time.monotonic() + HOLD_LIMIT
+    while not event.is_set() and time.monotonic() < limit:
+        await asyncio.sleep(0.01)
 
 
 def _abort(request: web.Request) -> None:

@@ -4,6 +4,7 @@ The line is live (redrawn, then gone): nothing of it stays in the scrollback."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from tests.fakellm import Turn
@@ -12,18 +13,21 @@ FIRST_REPLY_S = 120.0
 
 
 def test_a_spinner_line_while_the_model_has_not_answered(inline, fakellm, work: Path):
-    fakellm.script([Turn(text="Late but here.", delay=4.0)])
+    answer = threading.Event()
+    fakellm.script([Turn(text="Late but here.", stall_after=0, hold=answer)])
     term = inline(rows=24, cols=80)
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt", timeout=FIRST_REPLY_S)
     term.send("are you there?\r")
-    term.wait_for("working… ", timeout=FIRST_REPLY_S)  # the model holds its answer for 4 s
+    term.wait_for("working… ", timeout=FIRST_REPLY_S)  # the model holds its answer until the test has seen it
+    answer.set()
     term.wait_for("Late but here.", timeout=FIRST_REPLY_S)
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt again")
     assert "working…" not in term.text()  # gone with the answer
 
 
 def test_a_prompt_typed_at_once_says_what_it_waits_for(inline, fakellm, work: Path):
-    fakellm.script([Turn(text="Ready now.", delay=3.0)])
+    answer = threading.Event()
+    fakellm.script([Turn(text="Ready now.", stall_after=0, hold=answer)])
     term = inline(rows=24, cols=80)
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt", timeout=FIRST_REPLY_S)
     term.send("first words\r")  # at once: the session may still be starting (litellm loading)
@@ -32,4 +36,5 @@ def test_a_prompt_typed_at_once_says_what_it_waits_for(inline, fakellm, work: Pa
         what="a spinner line",
         timeout=FIRST_REPLY_S,
     )
+    answer.set()
     term.wait_for("Ready now.", timeout=FIRST_REPLY_S)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -134,7 +135,9 @@ def _prompt(tmp_path: Path, pipe, history: PromptHistory | None = None) -> Inlin
 
 async def _read(prompt: InlinePrompt, pipe, keys: str) -> object:
     task = asyncio.ensure_future(prompt.read())
-    await asyncio.sleep(0.05)
+    deadline = time.monotonic() + 60  # the prompt is reading (generous: returns as soon as it is)
+    while not prompt.session.app.is_running and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
     pipe.send_text(keys)
     return await asyncio.wait_for(task, 60)
 

@@ -13,7 +13,7 @@ from tests.inline.conftest import CTRL_C
 FIRST_REPLY_S = 120.0
 
 
-def _group_gone(pgid: int, timeout: float = 30.0) -> bool:
+def _group_gone(pgid: int, timeout: float = 90.0) -> bool:  # generous: returns once it is gone
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -36,7 +36,7 @@ def test_ctrl_c_twice_during_a_command_quits_and_says_how_to_resume(inline, fake
     term.send(CTRL_C)
     term.send(CTRL_C)
     # Generous: the point is that exit does not wait for `sleep 1000` (or anything else).
-    assert term.exit_code(timeout=60) == 0
+    assert term.exit_code() == 0
     assert _group_gone(pgid), "the command's process group outlived flue"
     lines = term.lines()
     hint = [ln for ln in lines if ln.startswith("Resume this session with:")]
@@ -49,5 +49,5 @@ def test_no_hint_when_nothing_was_saved(inline, work: Path):
     term = inline()
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
     term.send("\x04")  # Ctrl+D on an empty line
-    assert term.exit_code(timeout=60) == 0
+    assert term.exit_code() == 0
     assert "Resume this session" not in term.text()

@@ -23,8 +23,11 @@ def test_the_trust_question_inline(inline, fakellm, work: Path):
     _script(fakellm)
     term = inline()
     term.wait_for("Trust this project?", timeout=FIRST_REPLY_S)
-    text = term.text()
-    assert '│ [permissions] allow = ["bash", "write", "edit"]' in text and '│ [env] FOO = "from-the-project"' in text
+    # The question's detail lines, however the terminal's reads split its drawing.
+    term.wait(
+        lambda t: '│ [permissions] allow = ["bash", "write", "edit"]' in t and '│ [env] FOO = "from-the-project"' in t,
+        what="the question's details",
+    )
     term.send("n")
     term.wait_for("→ not trusted · starting without them")
     term.wait_for("Ignored from .flue/config.toml because you have not trusted this project")

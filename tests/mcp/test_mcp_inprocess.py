@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 
 import pytest
 
@@ -175,10 +176,7 @@ def test_sessions_get_tools_and_list_changes_reach_them():
         assert "mcp__t__grown" not in session.tools
         result = await session.tools["mcp__t__grow"].execute({}, ToolContext("c1", None))
         assert result.text == "grew"
-        for _ in range(600):  # the notification arrives, then the new listing
-            if "mcp__t__grown" in child.tools:
-                break
-            await asyncio.sleep(0.05)
+        await _until(lambda: "mcp__t__grown" in child.tools)  # the notification arrives, then the new listing
         grown = await child.tools["mcp__t__grown"].execute({}, ToolContext("c2", None))
         assert grown.text == "grown ok"
         manager.configure(McpSetup(()), ".")  # the server removed: its tools go
@@ -186,6 +184,13 @@ def test_sessions_get_tools_and_list_changes_reach_them():
         await manager.stop()
 
     asyncio.run(run())
+
+
+async def _until(cond, timeout: float = 120.0) -> None:
+    """Poll cond() until it holds (generous: a loaded box starts a Python MCP server slowly)."""
+    deadline = time.monotonic() + timeout
+    while not cond() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
@@ -226,10 +231,7 @@ def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
         mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "sleep 300"), startup_timeout=600)
         manager.configure(McpSetup((mute,)), str(tmp_path))
         running = asyncio.ensure_future(session.prompt("hi"))
-        for _ in range(600):
-            if manager.conns["mute"].status == "starting":
-                break
-            await asyncio.sleep(0.05)
+        await _until(lambda: manager.conns["mute"].status == "starting")
         session.abort()
         result = await asyncio.wait_for(running, 120)  # far less than the server's 600 s
         assert result.aborted and manager.conns["mute"].status == "starting"

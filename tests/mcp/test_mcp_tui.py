@@ -24,7 +24,7 @@ async def test_app_calls_an_mcp_tool_and_lists_servers(make_app, fakellm, work: 
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "use the server")
-        await idle(pilot, timeout=60)
+        await idle(pilot)
         assert "all done" in screen_text(app)
         assert "mcp__t__echo" in screen_text(app)  # a tool block like any other
         tool_message = fakellm.requests[1]["messages"][-1]

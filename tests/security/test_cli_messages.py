@@ -94,7 +94,7 @@ def _flue(
         capture_output=True,
         cwd=cwd,
         env=env,
-        timeout=120,
+        timeout=180,  # generous, as run_flue: a fresh flue imports litellm
     )
 
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ _HOLDER = textwrap.dedent("""
     from flue_tui.store.lock import acquire
     acquire(sys.argv[1], sys.argv[2], label="x", ref="x", owner="flue -p")
     print("locked", flush=True)
-    time.sleep(120)
+    time.sleep(600)  # killed by the test; long enough for a loaded box
 """)
 
 
@@ -128,8 +129,11 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
     """The attack: two `flue -p --session same` at once. The second is refused while the first runs;
     the stored conversation stays one well-formed sequence and resumes with the real tool result."""
     db = tmp_path / "s.db"
+    # The first run's answer is held mid-stream until the second has been refused: it is still running
+    # then however slowly the second starts on a loaded box.
+    second_done = threading.Event()
     fakellm.script(
-        [Turn(text="first run answering slowly", delay=0.2, text_tokens=40, tokens_per_second=20), Turn(text="second")]
+        [Turn(text="first run answering slowly", text_tokens=40, stall_after=3, hold=second_done), Turn(text="second")]
     )
     args = [
         sys.executable,
@@ -167,9 +171,10 @@ def test_two_print_runs_on_one_session_never_interleave(fakellm, flue_env, tmp_p
             text=True,
             env=flue_env,
             cwd=tmp_path,
-            timeout=120,
+            timeout=180,
         )
-        _rest, _ = first.communicate(timeout=120)
+        second_done.set()
+        _rest, _ = first.communicate(timeout=180)
     finally:
         first.kill()
     assert second.returncode == 2, second.stderr  # the run never started: exit 2, as for every start-up error

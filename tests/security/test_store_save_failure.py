@@ -38,7 +38,7 @@ def test_a_session_that_could_not_be_written_fails_the_run(fakellm, flue_env, tm
         text=True,
         env=flue_env,
         cwd=tmp_path,
-        timeout=120,
+        timeout=180,  # generous, as run_flue: a fresh flue imports litellm
         preexec_fn=_small_files,
     )
     assert proc.returncode == 1, proc.stderr
@@ -56,7 +56,7 @@ def test_a_session_that_could_not_be_written_fails_the_run(fakellm, flue_env, tm
         text=True,
         env=flue_env,
         cwd=tmp_path,
-        timeout=120,
+        timeout=180,
         preexec_fn=_small_files,
     )
     assert text.returncode == 1 and "was not saved completely" in text.stderr, text.stderr

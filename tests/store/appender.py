@@ -1,7 +1,9 @@
-"""A writer process for the concurrency test: `python -m tests.store.appender DB WHO SECONDS`.
+"""A writer process for the concurrency test: `python -m tests.store.appender DB WHO OTHER ROUNDS`.
 
 Records a conversation into its own session and into a session shared with the other writer,
-through the real Recorder, as fast as it can; prints how many messages it committed.
+through the real Recorder, as fast as it can; prints how many messages it committed. It writes at
+least ROUNDS rounds and goes on until it has seen the other writer's messages in the shared
+session, so the two really wrote at the same time whatever the machine's load (no clock decides it).
 """
 
 from __future__ import annotations
@@ -13,15 +15,20 @@ from flue_tui.core.events import MessageEnd, TextDelta, TurnStart
 from flue_tui.store.recorder import Recorder
 from flue_tui.store.sessions import SessionStore
 
+SAFETY_S = 300.0  # only against a hang: a writer that never sees the other fails the test
 
-def main(db: str, who: str, seconds: float) -> int:
+
+def main(db: str, who: str, other: str, rounds: int) -> int:
     store = SessionStore.open(db)
     own = Recorder(store, session_id=f"ses_{who}", cwd="/proj", model="m", checkpoint_s=0)
     shared = Recorder(store, session_id="ses_shared", cwd="/proj", model="m", checkpoint_s=0)
     counts = {"own": 0, "shared": 0}
-    end = time.monotonic() + seconds
+    give_up = time.monotonic() + SAFETY_S
     n = 0
-    while time.monotonic() < end:
+    while n < rounds or not _seen(store, other):
+        if time.monotonic() > give_up:
+            print(f"{who} never saw {other}'s messages", file=sys.stderr)
+            return 2
         n += 1
         for rec, key in ((own, "own"), (shared, "shared")):
             sid = rec.root
@@ -51,5 +58,9 @@ def main(db: str, who: str, seconds: float) -> int:
     return 0
 
 
+def _seen(store: SessionStore, other: str) -> bool:
+    return any(m.text.startswith(f"{other} question ") for m in store.iter_messages("ses_shared"))
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], float(sys.argv[3])))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))

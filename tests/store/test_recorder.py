@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+import time
 
 from flue_tui.core.events import MessageEnd, TaskStart, TextDelta, TurnStart
 from flue_tui.core.messages import message_to_dict
@@ -40,19 +42,38 @@ async def test_a_session_is_saved_and_resumes_with_its_history(fakellm, make_ses
 
 
 async def test_streamed_text_is_checkpointed_while_it_streams(fakellm, make_session, db_path):
-    fakellm.script([Turn(text_tokens=60, chunk_delay=0.05)])  # about 3 s of text
+    # The stream is held after 19 words until the test has seen the draft grow: no clock decides it.
+    rest = threading.Event()
+    fakellm.script([Turn(text_tokens=60, stall_after=20, hold=rest)])
     store = SessionStore.open(db_path)
     session = make_session([])
     session.subscribe(Recorder(store, session_id=session.id, cwd="/proj", model="openai/fake"))
     reader = sqlite3.connect(db_path)  # another connection, as a crashed process's successor would be
-    run = asyncio.ensure_future(session.prompt("talk"))
-    seen: list[int] = []
-    # Sampled until the stream ends, however long a loaded machine makes it; checkpoints every 0.5 s.
-    while not run.done():
+
+    def draft() -> str | None:
         row = reader.execute("SELECT text, partial FROM messages WHERE role = 'assistant'").fetchone()
-        if row and row[1] == 1:
-            seen.append(len(row[0]))
-        await asyncio.sleep(0.1)
+        return row[0] if row and row[1] == 1 else None
+
+    streamed: list[str] = []
+    seen: list[int] = []
+
+    def after_the_recorder(event: object) -> None:  # subscribed after it: sees what it has just written
+        if isinstance(event, TextDelta):
+            streamed.append(event.text)
+            text = draft()
+            if text is not None:
+                seen.append(len(text))
+
+    session.subscribe(after_the_recorder)
+    run = asyncio.ensure_future(session.prompt("talk"))
+    # Held mid-stream: the checkpoint timer writes everything that came (generous limit, a loaded box).
+    deadline = time.monotonic() + 60
+    while not (len(streamed) == 19 and draft() == "".join(streamed)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    held = draft()
+    assert not run.done() and held is not None and held == "".join(streamed)
+    seen.append(len(held))
+    rest.set()
     await run
     assert seen == sorted(seen) and len(set(seen)) >= 2  # the draft was there, and grew, while it streamed
     rows = reader.execute("SELECT text, partial FROM messages WHERE role = 'assistant'").fetchall()

@@ -38,7 +38,7 @@ def wait_dead(pid: int, timeout: float = 60.0) -> bool:  # generous: returns as 
 
 
 def read_pid(path) -> int:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # generous: a loaded box may take seconds to start the command
     while time.monotonic() < deadline:
         try:
             with open(path) as f:

@@ -45,8 +45,8 @@ async def test_no_output(bash, ctx):
 async def test_timeout_text_and_process_tree_killed(bash, ctx, tmp_path, kill_leftovers):
     pidfile = tmp_path / "pid"
     t0 = time.monotonic()
-    r = await bash.execute({"command": f"sleep 60 & echo $! > {pidfile}; echo started; wait", "timeout": 1}, ctx)
-    assert time.monotonic() - t0 < 30  # the 1 s timeout, not the 60 s sleep (generous for a loaded box)
+    r = await bash.execute({"command": f"sleep 300 & echo $! > {pidfile}; echo started; wait", "timeout": 1}, ctx)
+    assert time.monotonic() - t0 < 150  # the 1 s timeout, not the 300 s sleep (generous for a loaded box)
     assert r.text == "[flue] Command timed out after 1 seconds.\n\nCommand exited with code 124"
     assert r.details.exit_code == 124
     grandchild = read_pid(pidfile)
@@ -55,9 +55,10 @@ async def test_timeout_text_and_process_tree_killed(bash, ctx, tmp_path, kill_le
 
 
 async def test_timeout_number_formatting(bash, ctx):
-    r = await bash.execute({"command": "sleep 5", "timeout": 0.25}, ctx)
+    # `sleep 60`: far beyond the timeout, so a slow start on a loaded box cannot let it finish first.
+    r = await bash.execute({"command": "sleep 60", "timeout": 0.25}, ctx)
     assert r.text == "[flue] Command timed out after 0.25 seconds.\n\nCommand exited with code 124"
-    r = await bash.execute({"command": "sleep 5", "timeout": 1.0}, ctx)
+    r = await bash.execute({"command": "sleep 60", "timeout": 1.0}, ctx)
     assert r.text == "[flue] Command timed out after 1 seconds.\n\nCommand exited with code 124"
 
 
@@ -113,17 +114,23 @@ async def test_live_output_reaches_the_context_before_the_end(bash, tmp_path):
     assert "".join(c for _, c in seen) == "one\ntwo\n"
 
 
+async def _abort_once_written(pidfile, signal: AbortSignal) -> None:
+    await asyncio.to_thread(read_pid, pidfile)
+    signal.abort()
+
+
 async def test_host_abort_kills_group_and_raises(bash, tmp_path, kill_leftovers):
     pidfile = tmp_path / "pid"
     signal = AbortSignal()
-    asyncio.get_running_loop().call_later(0.4, signal.abort)
+    aborter = asyncio.ensure_future(_abort_once_written(pidfile, signal))  # the command is running by then
     t0 = time.monotonic()
     with pytest.raises(AbortError) as exc:
         await bash.execute(
-            {"command": f"sleep 60 & echo $! > {pidfile}; wait", "timeout": 30}, ToolContext("c", signal)
+            {"command": f"sleep 300 & echo $! > {pidfile}; wait", "timeout": 250}, ToolContext("c", signal)
         )
+    await aborter
     assert str(exc.value) == "This operation was aborted"
-    assert time.monotonic() - t0 < 30  # the abort, not the 60 s sleep (generous for a loaded box)
+    assert time.monotonic() - t0 < 150  # the abort, not the 300 s sleep (generous for a loaded box)
     grandchild = read_pid(pidfile)
     kill_leftovers.append(grandchild)
     assert wait_dead(grandchild)

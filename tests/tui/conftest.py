@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,28 +14,50 @@ from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
+SNAPSHOT_ROOT = Path("/tmp/flue-snapshots")
+
 
 def screen_text(app: Any) -> str:
     """The plain text of the whole screen, as a user would read it."""
     return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
 
 
+def status_bar(app: Any) -> str:
+    """The screen's last line (the status bar); "" while a new screen has not been drawn yet."""
+    lines = screen_text(app).splitlines()
+    return lines[-1] if lines else ""
+
+
 async def wait_for(pilot: Any, cond: Callable[[], Any], timeout: float = 120.0, step: float = 0.02) -> Any:
     """Let the app run until cond() is truthy; fails the test with the screen on timeout (generous: a
-    loaded 2-core machine may still be importing litellm in the background)."""
+    loaded 2-core machine may still be importing litellm in the background). A cond() that raises
+    reads a screen between two states (a pushed screen not drawn yet: no lines to index) and is
+    asked again; its last error is the timeout's cause."""
     deadline = time.monotonic() + timeout
+    error: Exception | None = None
     while True:
-        value = cond()
+        try:
+            value = cond()
+        except Exception as exc:  # noqa: BLE001 - raised again, as the cause, if it never settles
+            value, error = None, exc
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting; screen was:\n{screen_text(pilot.app)}")
+            raise AssertionError(f"timed out waiting; screen was:\n{screen_text(pilot.app)}") from error
         await pilot.pause(step)
 
 
 async def ready(pilot: Any) -> FlueApp:
     app = pilot.app
     await wait_for(pilot, lambda: app.session is not None or app.ctl.unavailable)
+    return app
+
+
+async def loaded(pilot: Any) -> FlueApp:
+    """Wait until the app's background loads (prompt history, path index) are done: they start with
+    the first frame, in the "startup" worker, which leaves the app's workers when it ends."""
+    app = await ready(pilot)
+    await wait_for(pilot, lambda: app.first_frame_at is not None and not any(w.group == "startup" for w in app.workers))
     return app
 
 
@@ -55,6 +78,23 @@ async def submit(pilot: Any, text: str) -> None:
     app = pilot.app
     app.prompt.set_text(text)
     await pilot.press("enter")
+
+
+@pytest.fixture(autouse=True)
+def _snapshot_dirs_locked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Snapshot tests run in fixed directories under /tmp/flue-snapshots (their path is on screen),
+    which they empty first: a second test run on the same machine (two CI jobs at once) waits for
+    this one's test instead of deleting its directory under it."""
+    if "snap_compare" not in request.fixturenames:
+        yield
+        return
+    SNAPSHOT_ROOT.mkdir(parents=True, exist_ok=True)
+    with open(SNAPSHOT_ROOT / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)

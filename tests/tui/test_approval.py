@@ -6,7 +6,7 @@ from __future__ import annotations
 from flue_tui.permissions.policy import policy_of
 from flue_tui.tui.screens.approval import ApprovalScreen
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, wait_for
 
 
 def _tool_result(fakellm, call_id: str) -> str:
@@ -18,9 +18,14 @@ def _tool_result(fakellm, call_id: str) -> str:
 
 
 def _shown(app, check=lambda screen: True):
-    """The approval dialog once it is composed (its choices exist) and passes `check`."""
+    """The approval dialog once it is composed (its choices exist), drawn, and passes `check`."""
     screen = app.screen
-    if isinstance(screen, ApprovalScreen) and screen.query("#approval-choices") and check(screen):
+    if (
+        isinstance(screen, ApprovalScreen)
+        and screen.query("#approval-choices")
+        and "Allow once" in screen_text(app)
+        and check(screen)
+    ):
         return screen
     return None
 
@@ -42,12 +47,12 @@ async def test_allow_once_allow_for_session_and_deny_with_a_note(make_app, fakel
     app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        assert " · ask" in screen_text(app).splitlines()[-1]
+        await wait_for(pilot, lambda: " · ask" in status_bar(app))
         await submit(pilot, "go")
 
         dialog = await _dialog(pilot)
         assert dialog.request.body == "echo one"
-        await wait_for(pilot, lambda: "waiting for your approval" in screen_text(app).splitlines()[-1])
+        await wait_for(pilot, lambda: "waiting for your approval" in status_bar(app))
         assert "echo one" in screen_text(app) and "Allow for this session (bash(echo *))" in screen_text(app)
         await pilot.press("1")  # allow once
 
@@ -83,10 +88,10 @@ async def test_escape_denies_and_modes_switch(make_app, fakellm, work):
 
         policy = policy_of(app.session)
         await pilot.press("shift+tab")
-        await wait_for(pilot, lambda: " · accept-edits" in screen_text(app).splitlines()[-1])
+        await wait_for(pilot, lambda: " · accept-edits" in status_bar(app))
         assert policy.mode == "accept-edits" and app.settings.permission_mode == "accept-edits"
         await submit(pilot, "/mode plan")
-        await wait_for(pilot, lambda: " · plan" in screen_text(app).splitlines()[-1])
+        await wait_for(pilot, lambda: " · plan" in status_bar(app))
         assert policy.mode == "plan"
         await submit(pilot, "/mode sometimes")
         await wait_for(pilot, lambda: "Unknown permission mode 'sometimes'" in screen_text(app))
@@ -105,14 +110,14 @@ async def test_a_sub_agents_question_says_who_asks(make_app, fakellm, work):
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "delegate")
-        dialog = await wait_for(pilot, lambda: _shown(app), timeout=60)
+        dialog = await wait_for(pilot, lambda: _shown(app))
         if dialog.request.tool_name == "task":  # ask mode may ask about the task call itself first
             await pilot.press("1")
-            dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "bash"), timeout=60)
+            dialog = await wait_for(pilot, lambda: _shown(app, lambda d: d.request.tool_name == "bash"))
         assert dialog.asker == "sub-agent flue-general (look around)"
-        assert "sub-agent flue-general (look around) asks: " in screen_text(app)
+        await wait_for(pilot, lambda: "sub-agent flue-general (look around) asks: " in screen_text(app))
         await pilot.press("1")
-        await idle(pilot, timeout=60)
+        await idle(pilot)
         assert "All done." in screen_text(app)
 
 
@@ -125,9 +130,9 @@ async def test_a_long_diff_leaves_the_choices_and_the_note_on_an_80x24_screen(ma
         await ready(pilot)
         await submit(pilot, "write it")
         dialog = await _dialog(pilot)
-        await pilot.pause()
         choices = dialog.query_one("#approval-choices")
-        assert choices.region.bottom <= 24 and choices.region.height >= 5, choices.region
+        await wait_for(pilot, lambda: choices.region.height >= 5)  # laid out
+        assert choices.region.bottom <= 24, choices.region
         await pilot.press("3")  # deny: the note field opens below the choices
         note = await wait_for(
             pilot, lambda: (n := dialog.query_one("#approval-note")).display and n.region.height and n

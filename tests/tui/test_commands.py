@@ -10,7 +10,7 @@ from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, loaded, ready, screen_text, status_bar, submit, wait_for
 
 
 def _notices(app) -> list[str]:
@@ -36,8 +36,7 @@ async def test_name_names_the_session_in_the_store(make_app, fakellm, work: Path
         await idle(pilot)
         assert store.by_name("login-fix", str(work)).id == app.session.id
         assert store.by_name("auth-work", str(work)) is None
-        status = screen_text(app).splitlines()[-1]
-        assert "login-fix" in status
+        await wait_for(pilot, lambda: "login-fix" in status_bar(app))
 
 
 async def test_new_then_picker_resumes_the_old_session(make_app, fakellm, work: Path):
@@ -166,7 +165,7 @@ async def test_cost_compact_export_and_model(make_app, fakellm, work: Path):
         await submit(pilot, "next")
         await idle(pilot)
         assert fakellm.requests[-1]["model"] == "other-model"
-        assert "openai/other-model" in screen_text(app).splitlines()[-1]
+        await wait_for(pilot, lambda: "openai/other-model" in status_bar(app))
 
 
 async def test_skills_list_and_run(make_app, fakellm, work: Path):
@@ -195,8 +194,7 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
         await idle(pilot)
     again = make_app()
     async with again.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        await wait_for(pilot, lambda: _history_loaded(again))  # it loads in a thread
+        await loaded(pilot)  # the history loads in a thread
         await pilot.press("up")
         assert again.prompt.text == "the first prompt"
         await pilot.press("down")
@@ -205,15 +203,9 @@ async def test_history_is_kept_per_directory(make_app, fakellm, work: Path, tmp_
     elsewhere.mkdir()
     third = make_app(cwd=elsewhere)
     async with third.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        await wait_for(pilot, lambda: _history_loaded(third))
+        await loaded(pilot)
         await pilot.press("up")
         assert third.prompt.text == ""
-
-
-def _history_loaded(app: FlueApp) -> bool:
-    # The startup worker reads the history file; a fixed pause was too short on a loaded machine.
-    return not any(w.group == "startup" and not w.is_finished for w in app.workers)
 
 
 async def test_multiline_input_and_ctrl_c_twice_quits(make_app):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from flue_tui.tui.widgets.reply import ReplyView
@@ -19,7 +20,8 @@ def _tools(app) -> list[ToolEntry]:
 
 async def test_prompt_streams_markdown(make_app, fakellm):
     text = "Here is **the plan**:\n\n1. read the file\n2. fix the bug\n\nThat is all, " + "really " * 12
-    fakellm.script(Turn(text=text, chunk_delay=0.08))
+    rest = threading.Event()  # the stream stops after "Here is **the plan**:\n\n1. read t" until set
+    fakellm.script(Turn(text=text, stall_after=5, hold=rest))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -29,6 +31,7 @@ async def test_prompt_streams_markdown(make_app, fakellm):
         reply = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
         shown = reply.view.md.source
         assert not reply.done and text.startswith(shown) and len(shown) < len(text)
+        rest.set()
         await idle(pilot)
         assert reply.done and reply.text == text
         view = reply.view
@@ -81,8 +84,11 @@ async def test_edit_block_shows_coloured_diff(make_app, fakellm, work: Path):
         assert "green" in styles and "red" in styles
 
 
-async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
-    fakellm.script([Turn(calls=[Call("bash", {"command": "echo hi; sleep 1.5; echo bye"})]), Turn(text="ok")])
+async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm, work: Path):
+    # The command goes on only when the test has looked: no race between its output and the screen.
+    go = work / "go"
+    command = f"echo hi; while [ ! -e {go} ]; do sleep 0.05; done; echo bye"
+    fakellm.script([Turn(calls=[Call("bash", {"command": command})]), Turn(text="ok")])
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -102,6 +108,7 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
         assert "bye" not in [ln.strip() for ln in screen_text(app).splitlines()]
         header = next(ln for ln in screen_text(app).splitlines() if "echo hi" in ln)
         assert header.rstrip().endswith("s")  # elapsed time while it runs
+        go.touch()
         await idle(pilot)
         assert bash.status == "ok" and bash.details.get("exitCode") == 0
         screen = screen_text(app)
@@ -109,6 +116,9 @@ async def test_bash_tail_updates_before_the_command_ends(make_app, fakellm):
 
 
 async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: Path):
+    # Both children's commands run until the test has seen them live together (no clock decides it).
+    go = work / "go"
+    wait_go = f"while [ ! -e {go} ]; do sleep 0.05; done"
     fakellm.script(
         [
             Turn(
@@ -118,8 +128,8 @@ async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: P
                     Call("task", {"prompt": "beta job", "agent": "flue-general", "description": "beta"}),
                 ],
             ),
-            Turn(match="alpha job", barrier="kids", calls=[Call("bash", {"command": "echo alpha-out; sleep 0.6"})]),
-            Turn(match="beta job", barrier="kids", calls=[Call("bash", {"command": "echo beta-out; sleep 0.6"})]),
+            Turn(match="alpha job", barrier="kids", calls=[Call("bash", {"command": f"echo alpha-out; {wait_go}"})]),
+            Turn(match="beta job", barrier="kids", calls=[Call("bash", {"command": f"echo beta-out; {wait_go}"})]),
             Turn(match="alpha job", text="alpha answer"),
             Turn(match="beta job", text="beta answer"),
             Turn(match="delegate", text="Both done."),
@@ -146,6 +156,7 @@ async def test_two_parallel_tasks_nest_their_children(make_app, fakellm, work: P
             [child_bash] = [e for e in task.child.entries if isinstance(e, ToolEntry)]
             assert child_bash.args["command"].startswith(f"echo {word}-out")
             assert isinstance(child_bash.view, ToolView) and child_bash.view.parent is task.view.steps
+        go.touch()
         await idle(pilot)
         # Finished children collapse to their answers.
         screen = screen_text(app)
@@ -169,9 +180,9 @@ async def test_escape_interrupts_a_long_command(make_app, fakellm, work: Path):
         await wait_for(pilot, lambda: pidfile.exists() and pidfile.read_text().strip())
         pid = int(pidfile.read_text())
         await pilot.press("escape")  # how fast: bench/tui.py --part esc
-        await wait_for(pilot, lambda: not app.busy, timeout=60)
+        await wait_for(pilot, lambda: not app.busy)
         # The process group is gone (SIGTERM, then SIGKILL after the grace period).
-        await wait_for(pilot, lambda: not _alive(pid), timeout=60)
+        await wait_for(pilot, lambda: not _alive(pid))
         await idle(pilot)
         assert "Interrupted" in screen_text(app)
         # The history is valid: every tool call has its result, and the session carries on.
@@ -202,7 +213,10 @@ def _alive(pid: int) -> bool:
 
 
 async def test_input_typed_while_working_is_queued(make_app, fakellm):
-    fakellm.script([Turn(match="first", text="slow " * 60, chunk_delay=0.1), Turn(match="first", text="second answer")])
+    rest = threading.Event()  # the first reply stays unfinished until the second prompt is queued
+    fakellm.script(
+        [Turn(match="first", text="slow " * 60, stall_after=3, hold=rest), Turn(match="first", text="second answer")]
+    )
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -212,6 +226,7 @@ async def test_input_typed_while_working_is_queued(make_app, fakellm):
         assert list(app.queue) == [("and then this", None)]
         assert "queued: and then this" in screen_text(app)
         assert len(fakellm.requests) == 1
+        rest.set()
         await idle(pilot)
         assert not app.queue_view.display
         assert len(fakellm.requests) == 2

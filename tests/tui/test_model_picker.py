@@ -5,7 +5,6 @@ the chosen model; Esc keeps the model; hostile ids are shown escaped and cannot 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,16 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.models import ModelPicker
 from tests.fakellm import Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import SNAPSHOT_ROOT, idle, ready, screen_text, submit, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _patient_discovery(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in servers answer from this test process, which a loaded box may starve for longer
+    than the picker's 1.5 s per server; tests/model/test_discovery.py pins that deadline itself."""
+    from flue_tui.model import discovery
+
+    monkeypatch.setattr(discovery, "TIMEOUT_S", 60.0)
 
 
 @pytest.fixture
@@ -29,8 +37,10 @@ async def _open(pilot) -> ModelPicker:
     app = pilot.app
     await submit(pilot, "/model")
     await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.listing is not None)
-    await pilot.pause()
-    return app.screen
+    picker = app.screen
+    assert isinstance(picker, ModelPicker)
+    await wait_for(pilot, lambda: picker.listing is not None and not picker.listing.pending)  # the whole list
+    return picker
 
 
 async def test_type_a_filter_enter_switches_and_the_next_request_uses_it(make_app, servers):
@@ -39,8 +49,8 @@ async def test_type_a_filter_enter_switches_and_the_next_request_uses_it(make_ap
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         picker = await _open(pilot)
-        text = screen_text(app)
-        assert "● openai/fake" in text and "ollama_chat/llama3.2:latest" in text  # current marked
+        # The current model is marked.
+        await wait_for(pilot, lambda: "● openai/fake" in (t := screen_text(app)) and "ollama_chat/llama3.2:latest" in t)
         await pilot.press(*"coder")
         await wait_for(pilot, lambda: [c.id for c in picker.shown] == ["openai/qwen2.5-coder-32b"])
         await pilot.press("enter")
@@ -89,9 +99,14 @@ async def test_hostile_ids_are_shown_escaped_and_a_dead_ollama_is_one_line(make_
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         picker = await _open(pilot)
-        text = screen_text(app)
-        assert "openai/evil\\x1b]0;pwned\\x07" in text and "openai/x\\x1b[2J" in text
-        assert "Ollama at http://127.0.0.1:9: unreachable" in text
+        await wait_for(
+            pilot,
+            lambda: (
+                "openai/evil\\x1b]0;pwned\\x07" in (t := screen_text(app))
+                and "openai/x\\x1b[2J" in t
+                and "Ollama at http://127.0.0.1:9: unreachable" in t
+            ),
+        )
         await pilot.press(*"evil", "enter")
         await pilot.pause(0.2)
         assert isinstance(app.screen, ModelPicker) and picker.listing is not None  # not chosen
@@ -99,7 +114,7 @@ async def test_hostile_ids_are_shown_escaped_and_a_dead_ollama_is_one_line(make_
 
 
 def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: pytest.MonkeyPatch):
-    d = Path("/tmp/flue-snapshots/model_picker")
+    d = SNAPSHOT_ROOT / "model_picker"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
@@ -111,7 +126,9 @@ def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: p
 
     async def run_before(pilot) -> None:
         await ready(pilot)
-        await _open(pilot)
+        picker = await _open(pilot)
         await pilot.press(*"l")
+        # Filtered and drawn before the picture is taken.
+        await wait_for(pilot, lambda: len(picker.shown) == 6 and "ollama_chat/qwen3:8b" in screen_text(pilot.app))
 
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))

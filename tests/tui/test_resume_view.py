@@ -8,7 +8,7 @@ from typing import Any
 
 from flue_tui.runtime.start import SessionOptions
 from tests.fakellm import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, ready, status_bar, submit, wait_for
 
 SIZE = (120, 100)
 
@@ -101,8 +101,8 @@ async def test_an_attachment_prompt_names_the_session_as_typed(make_app, fakellm
         await ready(pilot)
         await submit(pilot, "explain @notes.txt")
         await idle(pilot)
-        status = screen_text(app).splitlines()[-1]
-        assert "explain @notes.txt" in status and "Contents of" not in status, status
+        status = await wait_for(pilot, lambda: "explain @notes.txt" in (bar := status_bar(app)) and bar)
+        assert "Contents of" not in status, status
         sid = app.session.id
         store = app.ctl.store
         info = store.get(sid)

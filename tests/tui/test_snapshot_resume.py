@@ -68,6 +68,9 @@ def test_snapshot_resumed_task_steps(snap_compare, snap_dir: Path):  # noqa: F81
         await pilot.press("ctrl+o")
         await idle(pilot)
         await wait_for(pilot, lambda: "kid-out-2" in screen_text(pilot.app))
-        await pilot.pause(0.5)  # the child's Markdown is laid out again once its blocks are in
+        # The child's Markdown is laid out again once its blocks are in: its reply and the task's
+        # result both read as rendered text.
+        await wait_for(pilot, lambda: screen_text(pilot.app).count("Kid report: notes say hi.") == 2)
+        await idle(pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 32))

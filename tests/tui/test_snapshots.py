@@ -17,9 +17,9 @@ from flue_tui.store.sessions import SessionStore
 from flue_tui.tui.app import FlueApp
 from flue_tui.tui.screens.picker import SessionPicker
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import SNAPSHOT_ROOT, idle, ready, screen_text, submit, wait_for
 
-SNAP_ROOT = Path("/tmp/flue-snapshots")
+SNAP_ROOT = SNAPSHOT_ROOT  # tests/tui/conftest.py: one run at a time uses it
 
 
 @pytest.fixture
@@ -43,7 +43,8 @@ def test_snapshot_no_api_key(snap_compare, tmp_path: Path, monkeypatch: pytest.M
 
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: pilot.app.ctl.unavailable)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "`flue doctor` checks the setup." in screen_text(pilot.app))
+        await idle(pilot)
 
     assert snap_compare(_app(d, model=None, persist=False), run_before=run_before, terminal_size=(80, 24))
 
@@ -203,6 +204,6 @@ def test_snapshot_picker(snap_compare, snap_dir: Path):
         await ready(pilot)
         await submit(pilot, "/resume")
         picker = await wait_for(pilot, lambda: isinstance(pilot.app.screen, SessionPicker) and pilot.app.screen)
-        await wait_for(pilot, lambda: picker.shown)
+        await wait_for(pilot, lambda: picker.shown and "auth-refactor" in screen_text(pilot.app))  # drawn
 
     assert snap_compare(_app(snap_dir), run_before=run_before, terminal_size=(100, 24))

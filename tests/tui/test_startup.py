@@ -38,7 +38,7 @@ def test_first_frame_before_litellm(tmp_path: Path):
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=180,  # generous, as run_flue: the child imports litellm, slow on a loaded box
         cwd=Path(__file__).resolve().parents[2],
     )
     assert out.returncode == 0, out.stderr

@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 
 from flue_tui.tui.widgets.views import make_view
 from flue_tui.ui.transcript import Entry, NoticeEntry, ReplyEntry, TaskEntry, ToolEntry, Transcript, UserEntry
-from tests.tui.conftest import screen_text
+from tests.tui.conftest import screen_text, wait_for
 
 
 def _entries() -> list[Entry]:
@@ -42,6 +42,6 @@ async def test_views_removed_before_their_mount_event_are_left_alone():
         # Still alive and usable: a block mounted normally afterwards shows.
         kept = make_view(ReplyEntry(text="still **here**"))
         await box.mount(kept)
-        await pilot.pause()
+        await wait_for(pilot, lambda: app._exception is not None or "still here" in screen_text(app))
         assert app.return_code is None and app._exception is None
         assert "still here" in screen_text(app)

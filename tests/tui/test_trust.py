@@ -30,7 +30,10 @@ async def _question(pilot) -> TrustScreen:
     return await wait_for(
         pilot,
         lambda: (
-            isinstance(pilot.app.screen, TrustScreen) and pilot.app.screen.query("#trust-choices") and pilot.app.screen
+            isinstance(pilot.app.screen, TrustScreen)
+            and pilot.app.screen.query("#trust-choices")
+            and "Trust this project?" in screen_text(pilot.app)  # drawn, not only composed
+            and pilot.app.screen
         ),
     )
 

@@ -13,7 +13,7 @@ from textual import events
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui.transcript import NoticeEntry
 from tests.fakellm import Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, wait_for
 
 
 def _welcome(app) -> list[str]:
@@ -125,11 +125,10 @@ async def test_the_80_column_status_bar_keeps_mode_and_directory(make_app, fakel
         await ready(pilot)
         await submit(pilot, "go")
         await idle(pilot)
-        bar = screen_text(app).splitlines()[-1]
+        bar = await wait_for(pilot, lambda: status_bar(app).rstrip().endswith("ready") and status_bar(app))  # redrawn
         assert "accept-edits" in bar and "/levels/project" in bar and bar.rstrip().endswith("ready"), bar
         assert len(bar) <= 80
         await pilot.resize_terminal(160, 24)
-        await wait_for(pilot, lambda: "fix-the-login-flow" in screen_text(app).splitlines()[-1])
-        wide = screen_text(app).splitlines()[-1]
+        wide = await wait_for(pilot, lambda: "fix-the-login-flow" in (bar := status_bar(app)) and bar)
         assert "a-rather-long-directory-name/with/several/levels/project" in wide  # (at most 60 characters)
         assert "accept-edits" in wide and "↑10 ↓5" in wide, wide
