@@ -235,6 +235,14 @@ class InlineApp(InlineCommands):
 
     # -- the loop ----------------------------------------------------------------------------------
     async def run(self) -> int:
+        # From the first moment to the last, whenever nothing reads the terminal (the session
+        # starting, a turn, a command such as /undo), keys typed ahead stay unechoed and Enter stays
+        # Enter (not a Ctrl+J newline) for the next prompt. prompt-toolkit switches to raw mode
+        # around each read and back to this; questions switch to normal mode around theirs.
+        with terminal.quiet_input():
+            return await self._run()
+
+    async def _run(self) -> int:
         from flue_tui.model.loader import warm_in_background
         from flue_tui.runtime.start import pick_by_number
         from flue_tui.runtime.workers import DaemonExecutor
@@ -246,22 +254,18 @@ class InlineApp(InlineCommands):
         await self._ask_trust()
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
-        self.start(picker=pick_by_number if opts is not None and opts.pick else None)
+        self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
         # Resuming shows its recap before the first prompt, and a bad name ends the run.
         if (waits or self.first) and not await self.ready():
             return 1
-        # Whenever the prompt is not reading (a turn, a command such as /undo, the session still
-        # starting), keys typed ahead stay unechoed and Enter stays Enter (not a Ctrl+J newline) for
-        # the next prompt; prompt-toolkit switches to raw mode around each read and back to this.
-        with terminal.quiet_input():
-            if self.first and not greeting.refused(self, self.first):
-                sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches
-                await self.send(sent, echo=shown or self.first, display=shown)
-            while not self.quitting:
-                text = await self.prompt.read()
-                if text is QUIT:
-                    break
-                await self._handle(text)
+        if self.first and not greeting.refused(self, self.first):
+            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
+            await self.send(sent, echo=shown or self.first, display=shown)
+        while not self.quitting:
+            text = await self.prompt.read()
+            if text is QUIT:
+                break
+            await self._handle(text)
         return 0
 
     async def _handle(self, text: str) -> None:
@@ -298,6 +302,16 @@ class InlineApp(InlineCommands):
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
         fut.add_done_callback(self._background.discard)
+
+
+def _line_picker(pick: Callable[[Any, str], str | None]) -> Callable[[Any, str], str | None]:
+    """`--resume` alone reads a number with Enter: the terminal is in its normal mode for that."""
+
+    def picked(store: Any, cwd: str) -> str | None:
+        with terminal.normal_input():
+            return pick(store, cwd)
+
+    return picked
 
 
 def run_inline(settings: Settings, first: str | None, *, sessions: SessionOptions | None = None) -> int:

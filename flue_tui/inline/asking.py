@@ -98,6 +98,12 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
     async def _ask(request: ApprovalRequest) -> Approval:
         renderer.hold()
         try:
+            if dumb:  # no cursor control: the plain front end's line question, which shows the call
+                if request.body_kind == "diff":
+                    renderer.diff_shown.add(request.tool_use_id)
+                terminal.drop_typeahead()
+                with terminal.normal_input():
+                    return await ask_on_terminal(request)
             rules = session_label(request)
             who = renderer.router.who_asks(request.tool_use_id)  # a task's sub-agent, not the main agent
             renderer.print(
@@ -113,8 +119,6 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
                 renderer.diff_shown.add(request.tool_use_id)
             terminal.drop_typeahead()
             with terminal.normal_input():
-                if dumb:  # no cursor control: the line-mode question from the plain front end
-                    return await ask_on_terminal(request)
                 key = await _one_key(
                     f"  [y] allow once  [a] allow for this session: {rules}\n"
                     "  [n] deny  [m] deny with a note for the model"
@@ -140,7 +144,9 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
 async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
     """Whether the user trusts the project's config (asked before the first session starts)."""
     if dumb:  # no cursor control: the plain front end's line question
-        return await ask_on_terminal_trust(asked)
+        terminal.drop_typeahead()
+        with terminal.normal_input():
+            return await ask_on_terminal_trust(asked)
     title, lines = question(asked)
     console.print(Safe(Text(title, style="bold yellow")))
     console.print(Safe(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines)))

@@ -59,7 +59,8 @@ def quiet_input() -> Iterator[None]:
 
 @contextlib.contextmanager
 def normal_input() -> Iterator[None]:
-    """Back to the terminal's usual mode for a question asked in the middle of a turn."""
+    """Back to the terminal's usual mode for a question asked in the middle of a turn (or while
+    everything else is quiet): echo, line editing, and Enter's CR read as the end of the line."""
     fd = _stdin_fd()
     if fd is None:
         yield
@@ -68,6 +69,7 @@ def normal_input() -> Iterator[None]:
 
     current = termios.tcgetattr(fd)
     cooked = termios.tcgetattr(fd)
+    cooked[0] |= termios.ICRNL  # quiet_input cleared it: without it a line read never sees Enter
     cooked[3] |= termios.ECHO | termios.ICANON | termios.ISIG
     termios.tcsetattr(fd, termios.TCSANOW, cooked)
     try:
