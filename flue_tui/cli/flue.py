@@ -186,11 +186,14 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 
 
 def main(argv: list[str] | None = None) -> int:
-    from flue_tui.headless.workers import Signalled
+    from flue_tui.headless.workers import signalled
 
     try:
         return _main(argv)
-    except Signalled as stop:  # only print mode installs the handler that raises it
+    except BaseException as exc:  # only print mode installs the handler that raises Signalled
+        stop = signalled(exc)
+        if stop is None:
+            raise
         from flue_tui.headless.printmode import stopped_during_start_up
 
         return stopped_during_start_up(stop.code, stop.fmt, stop.model)

@@ -16,6 +16,7 @@ from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, 
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.headless.workers import DaemonExecutor, exit_now
+from flue_tui.headless.workers import signalled as start_up_signal
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
@@ -270,6 +271,9 @@ def _print_run(
             )
         )
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
+    stop = start_up_signal()
+    if stop is not None:  # taken during start-up but its raise was swallowed on the way: stop now
+        return stopped_during_start_up(stop.code, fmt, settings.model)
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())

@@ -7,7 +7,9 @@ import signal
 
 from flue_tui.runtime.workers import DaemonExecutor, exit_now
 
-__all__ = ["DaemonExecutor", "Signalled", "exit_now", "stop_start_up_on_signals"]
+__all__ = ["DaemonExecutor", "Signalled", "exit_now", "signalled", "stop_start_up_on_signals"]
+
+_received: list[Signalled] = []  # every signal the start-up handler took, even if its raise got lost
 
 
 class Signalled(BaseException):
@@ -22,9 +24,26 @@ class Signalled(BaseException):
 
 def stop_start_up_on_signals(fmt: str | None, model: str | None) -> None:
     """From now until the run's loop installs its own handlers, SIGINT/SIGTERM raise Signalled."""
+    _received.clear()  # a run of its own (tests call main() more than once in one process)
 
     def handler(signum: int, frame: object) -> None:
-        raise Signalled(128 + signum, fmt, model)
+        stop = Signalled(128 + signum, fmt, model)
+        _received.append(stop)
+        raise stop
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, handler)
+
+
+def signalled(exc: BaseException | None = None) -> Signalled | None:
+    """The start-up signal behind `exc`, or taken at all. Raised where the main thread happens to
+    be, it may come back wrapped (Python 3.11 turns an exception in a class body's `__set_name__`
+    into a RuntimeError, seen while `ipaddress` was being imported) or be swallowed by a library's
+    `except BaseException`; neither may turn a signal into a traceback or a run that goes on."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Signalled):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return _received[0] if _received else None

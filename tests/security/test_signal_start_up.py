@@ -93,3 +93,54 @@ def test_sigterm_during_start_up_ends_the_run_cleanly(fakellm, flue_env, tmp_pat
     # Generous for a loaded box (the promise is 2 s, bench/ measures it); before, the run waited out
     # the whole import, which on such a box takes longer than this.
     assert waited < 30, f"exit took {waited:.1f} s after SIGTERM"
+
+
+# `flue -p` whose start-up is interrupted at a chosen point: `_main` is wrapped so that, once the
+# start-up handlers are in, SIGTERM arrives inside a class body's `__set_name__` (what Python 3.11
+# wraps into a RuntimeError; seen in CI while `ipaddress` was being imported), or inside a library
+# call that swallows whatever it raises.
+_INTERRUPTED = r"""
+import os, signal, sys
+from flue_tui.cli import flue
+
+real_main = flue._main
+
+class Lands:
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+def swallowed():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+    except BaseException:
+        pass
+
+def interrupted(argv):
+    from flue_tui.headless import workers
+    real = workers.stop_start_up_on_signals
+
+    def then_interrupt(fmt, model):
+        real(fmt, model)
+        if sys.argv[1] == "set_name":
+            type("Interface", (), {"hostmask": Lands()})
+        else:
+            swallowed()
+
+    workers.stop_start_up_on_signals = then_interrupt
+    return real_main(argv)
+
+flue._main = interrupted
+raise SystemExit(flue.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("where", ["set_name", "swallowed"])
+def test_a_start_up_signal_that_comes_back_wrapped_or_swallowed_still_ends_the_run(fakellm, flue_env, tmp_path, where):
+    fakellm.script([Turn(text="never asked")])
+    args = [sys.executable, "-c", _INTERRUPTED, where, "-p", "hi", "--model", "openai/fake", "--output-format", "json"]
+    proc = subprocess.run(args, cwd=tmp_path, env=flue_env, capture_output=True, text=True, timeout=180)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 143, proc.stderr
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["is_error"] is True and result["result"] == "Aborted by SIGTERM."
+    assert fakellm.requests == []
