@@ -4,6 +4,8 @@ they live in runtime/workers.py and are re-exported here for print mode."""
 from __future__ import annotations
 
 import signal
+import sys
+from typing import Any
 
 from flue_tui.runtime.workers import DaemonExecutor, exit_now
 
@@ -22,9 +24,23 @@ class Signalled(BaseException):
         self.code, self.fmt, self.model = code, fmt, model
 
 
+_reported = sys.unraisablehook
+
+
+def _unraisable(info: Any) -> None:
+    # Raised inside a callback whose errors Python only reports (importlib's module-lock weakref
+    # callback, seen in CI): the signal is in `_received`, and the run stops at its next check.
+    if not isinstance(info.exc_value, Signalled):
+        _reported(info)
+
+
 def stop_start_up_on_signals(fmt: str | None, model: str | None) -> None:
     """From now until the run's loop installs its own handlers, SIGINT/SIGTERM raise Signalled."""
     _received.clear()  # a run of its own (tests call main() more than once in one process)
+    if sys.unraisablehook is not _unraisable:  # once per process, not a chain per run
+        global _reported
+        _reported = sys.unraisablehook
+        sys.unraisablehook = _unraisable
 
     def handler(signum: int, frame: object) -> None:
         stop = Signalled(128 + signum, fmt, model)
