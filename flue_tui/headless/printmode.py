@@ -235,6 +235,9 @@ def _print_run(
 
     cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
+    stop = start_up_signal()
+    if stop is not None:  # taken during start-up but its raise was swallowed on the way: stop now
+        return stopped_during_start_up(stop.code, fmt, settings.model)
     if claude is not None and claude.input_format == "stream-json":
         return _serve(handle, claude, prompt, partial)
     if not prompt or not prompt.strip():
@@ -271,8 +274,7 @@ def _print_run(
             )
         )
     renderer = _Renderer(fmt, verbose=verbose, partial=partial)
-    stop = start_up_signal()
-    if stop is not None:  # taken during start-up but its raise was swallowed on the way: stop now
+    if (stop := start_up_signal()) is not None:  # and once more for the init line and `@path` reads
         return stopped_during_start_up(stop.code, fmt, settings.model)
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
