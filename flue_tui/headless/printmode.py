@@ -235,8 +235,7 @@ def _print_run(
 
     cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
-    stop = start_up_signal()
-    if stop is not None:  # taken during start-up but its raise was swallowed on the way: stop now
+    if (stop := start_up_signal()) is not None:  # taken in start-up, its raise swallowed on the way
         return stopped_during_start_up(stop.code, fmt, settings.model)
     if claude is not None and claude.input_format == "stream-json":
         return _serve(handle, claude, prompt, partial)

@@ -176,21 +176,21 @@ class InlineApp(InlineCommands):
         self.renderer.begin_turn(echo)
         loop = asyncio.get_running_loop()
         try:
-            with terminal.quiet_input():
-                loop.add_signal_handler(signal.SIGINT, self.interrupt)
-                self._turn_task = task = asyncio.ensure_future(work)
-                self._quit_signal = quit_signal = loop.create_future()
-                try:
-                    # Not `await task`: a cancelled turn may take its time to wind down (an MCP
-                    # server still starting); quitting does not wait for it.
-                    await asyncio.wait({task, quit_signal}, return_when=asyncio.FIRST_COMPLETED)
-                    if quit_signal.done():
-                        task.cancel()
-                        return None  # quitting: run_inline closes the session, what streamed is kept
-                    return task.result()
-                finally:
-                    self._turn_task = None
-                    loop.remove_signal_handler(signal.SIGINT)
+            # The terminal is already quiet (run() keeps it so): typed-ahead keys wait.
+            loop.add_signal_handler(signal.SIGINT, self.interrupt)
+            self._turn_task = task = asyncio.ensure_future(work)
+            self._quit_signal = quit_signal = loop.create_future()
+            try:
+                # Not `await task`: a cancelled turn may take its time to wind down (an MCP
+                # server still starting); quitting does not wait for it.
+                await asyncio.wait({task, quit_signal}, return_when=asyncio.FIRST_COMPLETED)
+                if quit_signal.done():
+                    task.cancel()
+                    return None  # quitting: run_inline closes the session, what streamed is kept
+                return task.result()
+            finally:
+                self._turn_task = None
+                loop.remove_signal_handler(signal.SIGINT)
         finally:
             self.renderer.finish()
 
