@@ -7,6 +7,7 @@ bad cwd or option is a JSON-RPC error) and never lets one failure end the proces
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -42,6 +43,23 @@ from flue_tui.runtime.start import SessionOptions
 
 log = logging.getLogger("flue.acp")
 PAGE = 50
+SETTLE = 30.0  # at the end of input: how long the answers still being worked out may take
+
+
+def _tracked(method: Any) -> Any:
+    """Count the request while it runs, so the end of input waits for its answer (see shutdown)."""
+
+    @functools.wraps(method)
+    async def run(self: FlueAgent, *args: Any, **kw: Any) -> Any:
+        self.inflight += 1
+        try:
+            return await method(self, *args, **kw)
+        finally:
+            self.inflight -= 1
+            if not self.inflight:
+                self.settled.set()
+
+    return run
 
 
 class FlueAgent:
@@ -51,11 +69,14 @@ class FlueAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.conn: Any = None
         self.client_caps: Any = None
+        self.inflight = 0
+        self.settled = asyncio.Event()
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
     # -- handshake ------------------------------------------------------------------------------
+    @_tracked
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
         self.client_caps = client_capabilities
         return InitializeResponse(
@@ -123,6 +144,7 @@ class FlueAgent:
             "config_options": opts.config_options(state.handle, state.offered, []),
         }
 
+    @_tracked
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         state = await self._open(cwd, mcp_servers, self.options)
         self._announce(state)
@@ -147,6 +169,7 @@ class FlueAgent:
             raise RequestError.invalid_params({"sessionId": f"no stored session {session_id!r} in {cwd}"})
         return state
 
+    @_tracked
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> LoadSessionResponse:
         from flue_tui.acp.replay import replay
 
@@ -156,6 +179,7 @@ class FlueAgent:
         await state.bridge.drain()  # the history is shown before the answer, as the spec asks
         return LoadSessionResponse(**self._shape(state))
 
+    @_tracked
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> ResumeSessionResponse:
@@ -163,11 +187,13 @@ class FlueAgent:
         self._announce(state)
         return ResumeSessionResponse(**self._shape(state))
 
+    @_tracked
     async def fork_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any) -> ForkSessionResponse:
         state = await self._stored(session_id, cwd, mcp_servers, fork=True)
         self._announce(state)
         return ForkSessionResponse(session_id=state.id, **self._shape(state))
 
+    @_tracked
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
         if not self.options.persist:
             return ListSessionsResponse(sessions=[])
@@ -179,12 +205,14 @@ class FlueAgent:
         more = str(offset + PAGE) if len(rows) > PAGE else None
         return ListSessionsResponse(sessions=sessions, next_cursor=more)
 
+    @_tracked
     async def close_session(self, session_id: str, **_: Any) -> None:
         state = self._get(session_id)
         self.sessions.pop(session_id, None)
         await state.close()
 
     # -- prompts --------------------------------------------------------------------------------
+    @_tracked
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> Any:
         from flue_tui.acp.prompt import prompt_text
         from flue_tui.ui.attach import workspace_roots
@@ -208,11 +236,13 @@ class FlueAgent:
             state.cancel()
 
     # -- modes and options ----------------------------------------------------------------------
+    @_tracked
     async def set_session_mode(self, mode_id: str, session_id: str, **_: Any) -> SetSessionModeResponse:
         state = self._get(session_id)
         opts.set_mode(state.handle, state.offered, mode_id)
         return SetSessionModeResponse()
 
+    @_tracked
     async def set_config_option(
         self, config_id: str, session_id: str, value: Any, **_: Any
     ) -> SetSessionConfigOptionResponse:
@@ -221,6 +251,18 @@ class FlueAgent:
         return SetSessionConfigOptionResponse(config_options=list(opts.config_options(state.handle, state.offered, [])))
 
     async def shutdown(self, cut: bool = False) -> None:
+        """The end of input (or a signal, `cut`): running prompts are cancelled, the answers still
+        being worked out are awaited (briefly) so a piped client reads them, then all is closed."""
+        for state in list(self.sessions.values()):
+            if cut:
+                state.handle.cut_recording()
+            state.cancel()
+        if self.inflight and not cut:
+            self.settled.clear()
+            try:
+                await asyncio.wait_for(self.settled.wait(), SETTLE)
+            except TimeoutError:
+                log.warning("stopped with %d requests unanswered", self.inflight)
         for state in list(self.sessions.values()):
             try:
                 await state.close(cut=cut)

@@ -73,5 +73,6 @@ async def _serve(settings: Settings, options: SessionOptions, in_fd: int, out_fd
     await asyncio.wait({listening, stopping}, return_when=asyncio.FIRST_COMPLETED)
     stopping.cancel()
     await agent.shutdown(cut=bool(caught))  # running prompts stopped, recordings closed
+    await transport.idle()  # the last answers are out
     listening.cancel()
     return caught[0] if caught else 0

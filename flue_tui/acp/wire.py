@@ -117,6 +117,11 @@ class LineTransport:
             return b""
         return b"".join(chunks)
 
+    async def idle(self) -> None:
+        """Until the line being written (if any) is out."""
+        async with self._lock:
+            pass
+
     async def close(self) -> None:
         self._closed = True
 
