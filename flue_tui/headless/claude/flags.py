@@ -92,7 +92,7 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         "whenever a call needs approval",
     )
     group.add_argument(
-        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (as --effort: see README)"
+        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (picks an --effort level)"
     )
     group.add_argument(
         "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
