@@ -95,3 +95,19 @@ def test_ollama_path_needs_no_key_and_reports_num_ctx(fakeollama, monkeypatch, c
     assert found["ollama"][0]["detail"] == "qwen3:8b is installed; requests carry num_ctx 32768"
     code, found = checks(capsys, "--model", "ollama_chat/llama9")
     assert code == 1 and found["ollama"][0]["fix"] == "ollama pull llama9"
+
+
+def test_bytecode_fix_fits_the_install():
+    """A tool install is told `uv tool install --compile-bytecode`, never `uv sync` (issue 24)."""
+    from flue_tui.cli.doctor import bytecode_fix
+
+    editable = '{"url":"file:///home/me/flue-tui","dir_info":{"editable":true}}'
+    assert bytecode_fix(editable).startswith("uv sync --compile-bytecode")
+    from_path = '{"url":"file:///home/me/flue-tui","dir_info":{}}'
+    assert bytecode_fix(from_path) == "uv tool install --compile-bytecode --reinstall /home/me/flue-tui"
+    from_git = '{"url":"https://example.com/flue-tui.git","vcs_info":{"vcs":"git","commit_id":"abc"}}'
+    assert (
+        bytecode_fix(from_git) == "uv tool install --compile-bytecode --reinstall git+https://example.com/flue-tui.git"
+    )
+    for broken in (None, "", "not json", "[1]", '{"url": 3}'):
+        assert bytecode_fix(broken) == "uv tool install --compile-bytecode --reinstall flue-tui"
