@@ -14,6 +14,8 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
+    AuthenticateResponse,
+    AuthMethodAgent,
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
@@ -43,6 +45,10 @@ from flue_tui.runtime.start import SessionOptions
 
 log = logging.getLogger("flue.acp")
 PAGE = 50
+AUTH_METHOD = "provider-api-key"
+AUTH_TEXT = (
+    "Set your provider's API key (e.g. ANTHROPIC_API_KEY) in the environment or config.toml; flue doctor checks it."
+)
 SETTLE = 30.0  # at the end of input: how long the answers still being worked out may take
 
 
@@ -78,7 +84,10 @@ class FlueAgent:
     # -- handshake ------------------------------------------------------------------------------
     @_tracked
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
+        from flue_tui.model.loader import warm_in_background
+
         self.client_caps = client_capabilities
+        warm_in_background()  # litellm's import (seconds) overlaps the client's session/new and typing
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -93,11 +102,23 @@ class FlueAgent:
                 ),
             ),
             agent_info=Implementation(name="flue-tui", title="flue", version=__version__),
-            auth_methods=[],
+            # flue signs in with the provider's own API key, read from the environment or config.
+            auth_methods=[AuthMethodAgent(id=AUTH_METHOD, name="Provider API key", description=AUTH_TEXT)],
         )
 
-    async def authenticate(self, method_id: str, **_: Any) -> None:
-        raise RequestError.invalid_params({"methodId": "flue needs no authentication: set the provider's API key"})
+    @_tracked
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        """Succeeds when the model's key is there (or none is needed); else says which to set."""
+        from flue_tui.model.keyhelp import no_key_help
+        from flue_tui.model.keys import key_need
+
+        if method_id != AUTH_METHOD:
+            raise RequestError.invalid_params({"methodId": f"flue offers only {AUTH_METHOD!r}"})
+        model = self.settings.model
+        need = key_need(model, self.settings.api_base) if model else None
+        if need is None or need.missing:
+            raise RequestError.auth_required({"details": no_key_help(model, need.var if need else None)})
+        return AuthenticateResponse()
 
     # -- sessions -------------------------------------------------------------------------------
     async def _open(self, cwd: str, mcp_servers: Any, options: SessionOptions) -> AcpSession:
