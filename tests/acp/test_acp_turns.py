@@ -22,6 +22,8 @@ def test_initialize_new_session_and_a_streamed_turn(fakellm, flue_env, tmp_path)
             assert caps.prompt_capabilities.image is False  # no image path to the model yet
             assert caps.mcp_capabilities.http is True
             assert caps.session_capabilities.list is not None and caps.session_capabilities.fork is not None
+            assert [m.id for m in init.auth_methods] == ["provider-api-key"]
+            await conn.authenticate(method_id="provider-api-key")  # the key is set: nothing to do
             new = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
             assert new.modes.current_mode_id == "ask"
             assert [m.id for m in new.modes.available_modes] == ["ask", "accept-edits", "plan"]  # no yolo unasked
