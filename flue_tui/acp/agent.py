@@ -178,6 +178,8 @@ class FlueAgent:
             raise RequestError.invalid_params({"sessionId": "not a session id"})
         if session_id in self.sessions and self.sessions[session_id].session.running:
             raise RequestError.invalid_request({"sessionId": "that session is running a prompt"})
+        if not fork and session_id in self.sessions:  # opened again here: its lock and events move over
+            await self.sessions.pop(session_id).close()
         options = (
             forked(self.options, session_id)
             if fork
