@@ -96,6 +96,20 @@ def without_request(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "…"
 
 
+# A connection that broke mid-reply, as aiohttp (litellm's transport) or httpx (the direct path's)
+# words it: Python reprs of transport internals. Both paths say it in one sentence instead.
+_CUT = re.compile(
+    r"Response payload is not completed|TransferEncodingError|Connection reset by peer|Server disconnected"
+    r"|peer closed connection|RemoteProtocolError|incomplete chunked read|ReadError|ClientPayloadError",
+    re.IGNORECASE,
+)
+CUT_MESSAGE = "Connection lost: the provider closed the connection before the reply was complete"
+
+
+def cut_connection(text: str) -> bool:
+    return bool(_CUT.search(text))
+
+
 def made_locally(exc: BaseException) -> bool:
     """litellm dresses its own refusals (e.g. unparseable tool arguments) as provider errors with a
     stand-in request to https://litellm.ai; so does it dress real provider errors, which however carry the

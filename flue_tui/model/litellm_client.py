@@ -11,7 +11,7 @@ from flue_tui.model import ollama, turn_params
 from flue_tui.model.base import ModelError, StreamItem, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import StreamEndedEarly, from_generic, mapped, provider_chunks
-from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.errors import CUT_MESSAGE, cut_connection, made_locally, readable
 from flue_tui.model.failures import IDLE_TIMEOUT_S, MAX_REPLY_CHARS, Failure, IdleBounded, model_error, within
 from flue_tui.model.fold import EMPTY_STREAM_MESSAGE, Fold, counts
 from flue_tui.model.keyhelp import no_key_help
@@ -176,8 +176,11 @@ class LiteLLMClient:
         connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
         if not isinstance(status, int) or status < 400 or connection:
             status = None  # litellm gives transport failures a made-up 500
+        raw = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if connection and cut_connection(raw):
+            raw = CUT_MESSAGE  # the direct path's sentence for the same break (errors.py)
         message = readable(
-            getattr(exc, "message", None) or str(exc) or type(exc).__name__,
+            raw,
             provider=provider_of(self.model),
             status=status,
             local=made_locally(exc) and not connection,
