@@ -10,7 +10,7 @@ from flue_tui.model.route import route
 
 def client_for(model: str, *, transport: str | None = None, **options: Any) -> Any:
     """`options` are the clients' shared keyword arguments (api_base, idle_timeout, prices, ...)."""
-    path = route(model, options.get("api_base"), transport)
+    path = route(model, options.get("api_base"), transport, api_key=options.get("api_key"))
     if path.wire is not None:
         from flue_tui.model.direct_client import DirectClient
 

@@ -44,15 +44,20 @@ class Route:
         return f"direct ({'OpenAI chat completions' if self.wire == 'openai' else 'Anthropic Messages'}, {self.url})"
 
 
-def forced_litellm(transport: str | None, environ: Mapping[str, str] = os.environ) -> bool:
-    return (transport or "auto") == "litellm" or environ.get("FLUE_TRANSPORT", "").strip().lower() == "litellm"
+def forced_litellm(transport: str | None) -> bool:
+    """Settings.transport: config.toml's `transport` (or `[model] transport`), or FLUE_TRANSPORT."""
+    return (transport or "auto") == "litellm"
 
 
 def route(
-    model: str, api_base: str | None = None, transport: str | None = None, environ: Mapping[str, str] = os.environ
+    model: str,
+    api_base: str | None = None,
+    transport: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+    api_key: str | None = None,
 ) -> Route:
     """The one decision of which path `model` takes (see the module docstring)."""
-    if forced_litellm(transport, environ):
+    if forced_litellm(transport):
         return Route(None, why="transport = litellm")
     provider, _, name = model.partition("/")
     if not name:
@@ -63,7 +68,7 @@ def route(
         base = (api_base or openai_base(environ) or OPENAI_API).rstrip("/")
         return Route("openai", f"{base}/chat/completions")
     if provider == "anthropic":
-        key = environ.get("ANTHROPIC_API_KEY", "")
+        key = api_key or environ.get("ANTHROPIC_API_KEY", "")
         if not key or key.startswith("sk-ant-oat"):
             return Route(None, why="Anthropic without an ANTHROPIC_API_KEY (OAuth or workload identity)")
         base = (api_base or next((environ[v] for v in ANTHROPIC_BASE_VARS if environ.get(v)), ANTHROPIC_API)).rstrip(

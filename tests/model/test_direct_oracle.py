@@ -53,14 +53,19 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
         {"role": "user", "content": "again"},
         {"role": "user", "content": "twice"},
     ],
-    "unicode": [{"role": "system", "content": "Ünïcode ✓ \u2028"}, {"role": "user", "content": "日本語 \U0001f600 \x00"}],
+    "unicode": [
+        {"role": "system", "content": "Ünïcode ✓ \u2028"},
+        {"role": "user", "content": "日本語 \U0001f600 \x00"},
+    ],
 }
 
 
 def clients(model: str, base: str, **kw: Any) -> tuple[LiteLLMClient, DirectClient]:
     base_kw = {"api_base": base} if model.startswith("openai/") else {}
     oracle = LiteLLMClient(model, api_key="sk-test", **base_kw, **kw)
-    path = route(model, base_kw.get("api_base"), environ={"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_API_BASE": base})
+    path = route(
+        model, base_kw.get("api_base"), environ={"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_API_BASE": base}
+    )
     assert path.wire is not None
     direct = DirectClient(model, route=path, api_key="sk-test", **base_kw, **kw)
     return oracle, direct
@@ -79,8 +84,15 @@ async def _items(client: Any, messages: list[dict[str, Any]], tools: list[dict[s
 def _normal(items: list[Any]) -> list[Any]:
     """Tool call ids the client makes up for a server that sent none differ by design."""
     return [
-        (type(i).__name__, i.text, i.thinking, [(c.name, c.arguments, c.raw_arguments) for c in i.tool_calls],
-         i.finish_reason, i.usage, i.thinking_blocks)
+        (
+            type(i).__name__,
+            i.text,
+            i.thinking,
+            [(c.name, c.arguments, c.raw_arguments) for c in i.tool_calls],
+            i.finish_reason,
+            i.usage,
+            i.thinking_blocks,
+        )
         if isinstance(i, TurnResponse)
         else i
         for i in items
@@ -115,7 +127,9 @@ WIRES = ["openai", "anthropic"]
 TURNS = {
     "text": Turn(text="The answer is 42."),
     "reasoning": Turn(reasoning="Think it over.", text="Done."),
-    "calls": Turn(text="Let me look.", calls=[Call("read", {"path": "a.txt"}, id="c1"), Call("grep", {"pattern": "x"}, id="c2")]),
+    "calls": Turn(
+        text="Let me look.", calls=[Call("read", {"path": "a.txt"}, id="c1"), Call("grep", {"pattern": "x"}, id="c2")]
+    ),
     "cached_usage": Turn(text="hi", usage=(52000, 400, 50000)),
     "cache_write_usage": Turn(text="hi", usage=(2000, 400, 50000, 1000)),
     "length": Turn(text="cut sho", finish_reason="length"),
@@ -162,7 +176,9 @@ def test_same_thinking_request_and_signed_blocks(anthropic_base, effort: str) ->
 
 
 def test_a_summary_request_is_the_same(anthropic_base) -> None:
-    a, b, body_a, body_b, *_ = both(anthropic_base, SONNET, Turn(text="sum"), CONVERSATIONS["plain"], kw={"max_tokens": 500})
+    a, b, body_a, body_b, *_ = both(
+        anthropic_base, SONNET, Turn(text="sum"), CONVERSATIONS["plain"], kw={"max_tokens": 500}
+    )
     assert body_b == body_a and b == a
 
 
