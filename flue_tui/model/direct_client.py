@@ -67,6 +67,7 @@ class DirectClient:
         self.prices = prices
         self.last_direct = True  # read as litellm_client's: every turn here is flue's own parsing
         self._http: tuple[Any, Any] | None = None  # (event loop, httpx.AsyncClient): a pool per loop
+        self._sent_key = ""  # kept out of every error message
 
     # -- what the model is ---------------------------------------------------------------------------
     def _entry(self) -> dict[str, Any] | None:
@@ -116,7 +117,7 @@ class DirectClient:
     def _request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int | None
     ) -> tuple[dict[str, str], bytes]:
-        key = self._key()
+        key = self._sent_key = self._key()
         name = self.model.split("/", 1)[1]
         if max_tokens is None:  # an agent turn: the model's limit (summaries pass their own)
             effort = self.effort if modelmap.supports_reasoning(self.model) else None
@@ -205,6 +206,8 @@ class DirectClient:
         return self._error(failure, text or f"Error code: {status}", status)
 
     def _error(self, failure: Any, raw: str, status: int | None) -> ModelError:
+        if self._sent_key and len(self._sent_key) >= 8:
+            raw = raw.replace(self._sent_key, "[API key]")  # a hostile or careless server echoing it back
         message = readable(raw, provider=provider_of(self.model), status=status)
         return model_error(failure, message, status, model=self.model, api_base=self.api_base)
 

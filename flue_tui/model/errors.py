@@ -121,9 +121,22 @@ def made_locally(exc: BaseException) -> bool:
         return False
 
 
+_HTML = re.compile(r"<!doctype html|<html[\s>]", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _html_text(text: str) -> str:
+    """A proxy's or gateway's HTML error page as its title (else its text without tags)."""
+    if not _HTML.search(text):
+        return text
+    title = _TITLE.search(text)
+    return (title.group(1) if title else _TAG.sub(" ", text)).strip() or "an HTML error page"
+
+
 def readable(raw: str, *, provider: str = "", status: int | None = None, local: bool = False) -> str:
     """`Anthropic returned 400 (invalid_request_error): messages: roles must alternate…`."""
-    text = _strip_prefixes(raw or "")
+    text = _html_text(_strip_prefixes(raw or ""))
     kind = None
     data = _body(text)
     if data is not None:
