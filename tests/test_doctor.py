@@ -97,7 +97,9 @@ def test_ollama_path_needs_no_key_and_reports_num_ctx(fakeollama, monkeypatch, c
     assert code == 1 and found["ollama"][0]["fix"] == "ollama pull llama9"
 
 
-def test_doctor_names_the_path_and_the_setting_that_forces_litellm(fakellm, monkeypatch, capsys, tmp_path, _isolated_home):
+def test_doctor_names_the_path_and_the_setting_that_forces_litellm(
+    fakellm, monkeypatch, capsys, tmp_path, _isolated_home
+):
     monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.chdir(tmp_path)
