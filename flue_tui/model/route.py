@@ -76,3 +76,24 @@ def route(
         )
         return Route("anthropic", base if base.endswith("/v1/messages") else f"{base}/v1/messages")
     return Route(None, why=f"{provider_of(model)} is served through litellm")
+
+
+def needs_litellm(model: str | None, api_base: str | None, transport: str | None) -> bool:
+    """Whether `model`'s requests go through litellm (and a front end should import it early)."""
+    return bool(model) and route(model or "", api_base, transport).wire is None
+
+
+def warm(model: str | None, api_base: str | None, transport: str | None) -> None:
+    """Start importing litellm in the background when `model` needs it, so its first prompt does
+    not wait for it; a direct-path model never loads it (idle memory, start-up CPU)."""
+    if needs_litellm(model, api_base, transport):
+        from flue_tui.model.loader import warm_in_background
+
+        warm_in_background()
+
+
+def ready(model: str | None, api_base: str | None, transport: str | None) -> bool:
+    """Whether a prompt for `model` can go now: it needs no litellm, or litellm has loaded."""
+    from flue_tui.model.loader import is_loaded
+
+    return not needs_litellm(model, api_base, transport) or is_loaded()

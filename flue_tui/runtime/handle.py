@@ -306,7 +306,7 @@ def cost_text(
 
 
 def cache_cost(settings: Settings, usage: Usage) -> float | None:
-    """Blocking (may import litellm): USD of the cache reads and writes alone at the main model's
+    """Blocking (reads the price map; litellm only for a model it lacks): USD of the cache reads and writes alone at the main model's
     rates, or None when unknown. With config prices, cache tokens are priced as input."""
     from flue_tui.model.pricing import cache_cost as priced_cache
     from flue_tui.runtime.wiring import prices
@@ -319,6 +319,4 @@ def cache_cost(settings: Settings, usage: Usage) -> float | None:
         return None
     if configured is not None:
         return (usage.cache_read + usage.cache_write) * configured.input / 1e6
-    from flue_tui.model.loader import get_litellm
-
-    return priced_cache(get_litellm(), settings.model, usage.cache_read, usage.cache_write)
+    return priced_cache(settings.model, usage.cache_read, usage.cache_write)
