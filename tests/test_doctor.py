@@ -114,3 +114,19 @@ def test_doctor_names_the_path_and_the_setting_that_forces_litellm(
     monkeypatch.setenv("FLUE_TRANSPORT", "sideways")
     code, found = checks(capsys, "--model", "openai/fake")
     assert code == 1 and any("FLUE_TRANSPORT" in c["detail"] for cs in found.values() for c in cs), found
+
+
+def test_bytecode_fix_fits_the_install():
+    """A tool install is told `uv tool install --compile-bytecode`, never `uv sync` (issue 24)."""
+    from flue_tui.cli.doctor import bytecode_fix
+
+    editable = '{"url":"file:///home/me/flue-tui","dir_info":{"editable":true}}'
+    assert bytecode_fix(editable).startswith("uv sync --compile-bytecode")
+    from_path = '{"url":"file:///home/me/flue-tui","dir_info":{}}'
+    assert bytecode_fix(from_path) == "uv tool install --compile-bytecode --reinstall /home/me/flue-tui"
+    from_git = '{"url":"https://example.com/flue-tui.git","vcs_info":{"vcs":"git","commit_id":"abc"}}'
+    assert (
+        bytecode_fix(from_git) == "uv tool install --compile-bytecode --reinstall git+https://example.com/flue-tui.git"
+    )
+    for broken in (None, "", "not json", "[1]", '{"url": 3}'):
+        assert bytecode_fix(broken) == "uv tool install --compile-bytecode --reinstall flue-tui"
