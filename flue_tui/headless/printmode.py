@@ -218,7 +218,7 @@ def _print_run(
     claude: ClaudeOptions | None,
 ) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.headless.slash import expand
+    from flue_tui.ui.slash import expand
 
     for notice in started.notices:
         output.say(f"flue: {notice}")
