@@ -182,7 +182,10 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
         deny = parse_rules([*conf.deny, *getattr(settings, "disallowed_tools", [])])
     except RuleError as exc:
         raise ConfigError(str(exc)) from None
-    return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
+    add_dirs = tuple(os.path.abspath(d) for d in getattr(settings, "add_dirs", ()) or ())
+    return PermissionPolicy(
+        mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), add_dirs=add_dirs, guard=guard
+    )
 
 
 def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]) -> PermissionPolicy:

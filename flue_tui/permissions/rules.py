@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from flue_tui.permissions.scope import after_cd
 from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
 
 # The argument a pattern is matched against, per tool.
@@ -143,24 +144,13 @@ def matches(
     return None
 
 
-def in_git_dir(path: str, base: str) -> bool:
-    """Whether writing `path` changes a `.git` directory (config, hooks, info/attributes): git runs
-    commands named there (core.fsmonitor, hooks, filters), so such a write is never a plain edit.
-    Both the path as written and as resolved count (a symlink into .git; `.GIT` on a folding disk)."""
-    full = os.path.normpath(os.path.join(base, path))
-    try:
-        resolved = os.path.realpath(full)
-    except (OSError, ValueError):
-        resolved = full
-    return any(part.casefold() == ".git" for p in (full, resolved) for part in p.split(os.sep))
-
-
 def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The files a bash command's redirections write (`> out.txt`), judged like the write tool's paths."""
     command = args.get("command")
     if tool_name.lower() != "bash" or not isinstance(command, str):
         return ()
-    return read_command(command).writes
+    reading = read_command(command)
+    return after_cd(reading, reading.writes)
 
 
 def _bash_glob(pattern: str, subject: str) -> bool:
