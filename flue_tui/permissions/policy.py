@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
+from flue_tui.permissions.git import git_cwds, repository_programs
 from flue_tui.permissions.rules import (
     Rule,
     matches,
@@ -23,6 +24,7 @@ from flue_tui.permissions.rules import (
     unseen_by_deny,
 )
 from flue_tui.permissions.scope import GIT_WHY, always_asks, changed_by_command, within
+from flue_tui.permissions.shell import read_command
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
@@ -58,6 +60,11 @@ ALWAYS_TEXT = (
     "the mode and rules say, and no one can approve it in this run (print mode never asks)."
 )
 GIT_TEXT = ALWAYS_TEXT.replace("{why}", GIT_WHY)
+REPO_GIT_TEXT = (
+    "Permission denied: bash would run git in a repository that can make git run programs ({why}); "
+    "a rule allows the command, not what the repository's own configuration runs, so flue asks, and no "
+    "one can approve it in this run (print mode never asks)."
+)
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
 
@@ -156,8 +163,20 @@ class PermissionPolicy:
             if matches(named, tool_name, args, base=base, root=self.root, deny=False) is not None:
                 # A shell redirection writes a file: allowed only where a write would be.
                 if all(self._may_write(path, base) for path in writes):
-                    return Decision("allow")
+                    why = self._repository_programs(command, base)
+                    return Decision("allow") if why is None else Decision("ask", REPO_GIT_TEXT.format(why=why))
         return Decision("ask")
+
+    @staticmethod
+    def _repository_programs(command: object, base: str) -> str | None:
+        """A rule vouches for a git command, not for the repository it runs in (permissions/git.py)."""
+        if not isinstance(command, str):
+            return None
+        for cwd, hooks_run in git_cwds(read_command(command).commands, base):
+            why = repository_programs(cwd, hooks_run)
+            if why is not None:
+                return why
+        return None
 
     def _denied(self, tool_name: str, args: dict[str, Any], base: str, writes: tuple[str, ...]) -> str | None:
         """The refusal when a deny rule matches the call (or a file its redirections write)."""

@@ -57,13 +57,20 @@ class Rule:
     pattern: str | None  # None: the whole tool
     text: str  # as written, quoted back in refusals
 
-    def covers_tool(self, tool_name: str) -> bool:
+    def covers_tool(self, tool_name: str, *, deny: bool = True) -> bool:
         # A `*` in the name is a glob over tool names: `mcp__github__*` is every tool of that server.
         name = tool_name.lower()
-        if self.tool in ("*", name) or ("*" in self.tool and fnmatchcase(name, self.tool)):
+        if self.tool.startswith("mcp__") and name.startswith("mcp__") and not deny:
+            # An MCP server's name is exact: the user's `mcp__github` does not allow a project's
+            # `GitHub` server (a deny rule still reads without case: it may only tighten).
+            rule, name = "mcp__" + self.text.split("(", 1)[0].strip()[5:], "mcp__" + tool_name[5:]
+        else:
+            rule = self.tool
+        if rule in ("*", name) or ("*" in rule and fnmatchcase(name, rule)):
             return True
-        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it.
-        return self.tool.startswith("mcp__") and self.tool.count("__") == 1 and name.startswith(self.tool + "__")
+        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it. Server names
+        # have no `__` (mcp/config.py), so the prefix names one server.
+        return rule.startswith("mcp__") and rule.count("__") == 1 and name.startswith(rule + "__")
 
 
 def parse_rule(text: str) -> Rule:
@@ -125,7 +132,7 @@ def matches(
     rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base: str, root: str, deny: bool
 ) -> Rule | None:
     """The first rule that allows (deny=False) or denies (deny=True) this call, or None."""
-    rules = [r for r in rules if r.covers_tool(tool_name)]
+    rules = [r for r in rules if r.covers_tool(tool_name, deny=deny)]
     if not rules:
         return None
     for rule in rules:
