@@ -66,7 +66,7 @@ def within(path: str, base: str, roots: Iterable[str]) -> bool:
     try:
         for text in texts:
             contain(real_roots, base, text)
-    except WorkspaceEscape:
+    except (WorkspaceEscape, ValueError):  # ValueError: a NUL byte, which no file name holds
         return False
     return True
 

@@ -225,3 +225,4 @@ def test_ordinary_writes_inside_still_run_unasked(judged):
     ]:
         assert judged(name, args) == "allow", args
     assert judged("bash", {"command": 'echo x > "$(mktemp)"'}) == "ask"  # known only when it runs
+    assert judged("write", {"path": "a\x00b", "content": "x"}) == "ask"  # a NUL byte: a question, no traceback
