@@ -186,11 +186,13 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 
 
 def main(argv: list[str] | None = None) -> int:
-    from flue_tui.headless.workers import signalled
-
     try:
         return _main(argv)
     except BaseException as exc:  # only print mode installs the handler that raises Signalled
+        if "flue_tui.headless.workers" not in sys.modules:
+            raise  # the handler lives there: not imported (--help, --version), never installed
+        from flue_tui.headless.workers import signalled
+
         stop = signalled(exc)
         if stop is None:
             raise
@@ -314,8 +316,15 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    """The `flue` command (and `python -m flue_tui`): main(), then out at once, through exit_now,
+    as signalled runs end: output flushed and the atexit handlers run, no interpreter teardown
+    (about a second of garbage collection once litellm or the app is loaded). In-process tests
+    call main() and never get here."""
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
-    sys.exit(code)
+    workers = sys.modules.get("flue_tui.runtime.workers")  # loaded by every run; `--help` needs no more
+    if workers is None:
+        sys.exit(code)
+    workers.exit_now(code)
