@@ -2,8 +2,8 @@
 
 Each step restores a checkpoint through `FileCheckpoints.restore_with`, which snapshots the
 workspace before touching any file; that snapshot is pushed first (`<session>/undos/<k>` for a
-rewind or redo, `<session>/redos/<k>` for an undo), and the state the step left is kept beside it
-(`…-after`). So a step killed half-way leaves its undo point on top; a second rewind pushes a new
+rewind or redo, `<session>/redos/<k>` for an undo) with the checkpoint it restores (`…-target`),
+and the state the step left is kept beside it once it has finished (`…-after`). So a step killed half-way leaves its undo point on top; a second rewind pushes a new
 point instead of replacing the first; repeated undos walk back. A popped point goes only once its
 restore finished: an undo killed half-way is run again by the next undo.
 
@@ -23,7 +23,11 @@ def own_steps(files: FileCheckpoints, prefix: str) -> list[tuple[str, str]]:
     """(start, end) of each turn of session `prefix` whose end was kept, and of each of its steps."""
     refs = files.refs(prefix)
     pairs = [(refs[n], refs[f"end-{n}"]) for n in refs if n.isdigit() and f"end-{n}" in refs]
-    pairs += [(c, refs[f"{name}-after"]) for name, c in refs.items() if f"{name}-after" in refs]
+    for name, point in refs.items():
+        # A step killed half-way has no `-after`: the files it wrote are in its target's state.
+        end = refs.get(f"{name}-after") or refs.get(f"{name}-target")
+        if end is not None and name.split("/")[0] in (UNDO, REDO):
+            pairs.append((point, end))
     return pairs
 
 
@@ -53,11 +57,16 @@ def _step(files: FileCheckpoints, prefix: str, commit: str, push: str, force: bo
         refs = files.refs(prefix)
         name = f"{push}/{max(_points(refs, push), default=0) + 1}"
         done = files.restore_with(
-            commit, own_steps(files, prefix), force, lambda before: files.update_refs({f"{prefix}/{name}": before})
+            commit,
+            own_steps(files, prefix),
+            force,
+            lambda before: files.update_refs({f"{prefix}/{name}": before, f"{prefix}/{name}-target": commit}),
         )
         if done.applied:
             after = files.head()
-            gone = tuple(f"{prefix}/{r}" for r in (popped, f"{popped}-after") if popped and r in refs)
+            gone = tuple(
+                f"{prefix}/{popped}{end}" for end in ("", "-after", "-target") if popped and f"{popped}{end}" in refs
+            )
             files.update_refs({f"{prefix}/{name}-after": after} if after else {}, gone)
         return done
 
