@@ -95,3 +95,21 @@ def test_ollama_path_needs_no_key_and_reports_num_ctx(fakeollama, monkeypatch, c
     assert found["ollama"][0]["detail"] == "qwen3:8b is installed; requests carry num_ctx 32768"
     code, found = checks(capsys, "--model", "ollama_chat/llama9")
     assert code == 1 and found["ollama"][0]["fix"] == "ollama pull llama9"
+
+
+def test_a_file_of_tables_is_not_called_empty(monkeypatch, capsys, tmp_path, _isolated_home):
+    """Issue 30: a config.toml of three [mcp_servers] tables (and [permissions]) read "no settings"."""
+    from flue_tui.config.paths import config_file
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FLUE_RG", "none")
+    user = config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    servers = "".join(f'[mcp_servers.s{i}]\ncommand = "{tmp_path}/missing-{i}"\n' for i in range(3))
+    user.write_text(servers + '[permissions]\nallow = ["Read"]\n')
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text("# nothing yet\n")
+    _, found = checks(capsys, "--model", "openai/fake")
+    details = [c["detail"] for c in found["config"]]
+    assert f"{user}: [mcp_servers] (3 servers), [permissions]" in details
+    assert f"{tmp_path / '.flue' / 'config.toml'}: no settings" in details
