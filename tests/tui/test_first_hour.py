@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakellm import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 
 async def test_a_partial_read_says_how_much_of_the_file_it_read(make_app, fakellm, work: Path):
@@ -27,3 +27,44 @@ async def test_a_partial_read_says_how_much_of_the_file_it_read(make_app, fakell
         text = screen_text(app)
         assert "timed.py:1+160  160 of 229 lines" in text, text
         assert "timed.py  229 lines" in text, text  # a whole read: just the length
+
+
+def _last_notice(app) -> str:
+    from flue_tui.ui.transcript import NoticeEntry
+
+    return [e.text for e in app.transcript.entries if isinstance(e, NoticeEntry)][-1]
+
+
+async def test_an_unpriced_models_cost_is_never_worded_as_zero(make_app, fakellm):
+    """openai/fake has no price: before the first answer nothing is claimed, after it every surface
+    says "cost unknown" (the status bar said "$?", /cost and /status "$0.0000" on a fresh session),
+    and /cost names the model once when a task sub-agent ran on the same one."""
+    fakellm.script(
+        [
+            Turn(calls=[Call("task", {"prompt": "child job", "agent": "flue-general", "description": "look"})]),
+            Turn(text="The child is done."),
+            Turn(text="Parent done."),
+        ]
+    )
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "/cost")
+        await wait_for(pilot, lambda: "Tokens:" in _last_notice(app))
+        assert _last_notice(app) == "Tokens: 0 in · 0 out"
+        await submit(pilot, "/status")
+        await wait_for(pilot, lambda: "Status:" in _last_notice(app))
+        assert "Cost:        0 in · 0 out\n" in _last_notice(app) and "$" not in _last_notice(app)
+        await submit(pilot, "delegate")
+        await idle(pilot)
+        assert screen_text(app).splitlines()[-1].endswith("· cost unknown  ready"), screen_text(app)
+        await submit(pilot, "/cost")
+        await wait_for(pilot, lambda: "Tokens:" in _last_notice(app))
+        cost = _last_notice(app)
+        assert "cost unknown for openai/fake: no price is known." in cost, cost
+        assert "$" not in cost
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: app.session is not None and not app.session.messages and not app.ctl.starting)
+        await submit(pilot, "/status")
+        await wait_for(pilot, lambda: "Status:" in _last_notice(app) and "new session" in _last_notice(app))
+        assert "$0" not in _last_notice(app), _last_notice(app)
