@@ -113,3 +113,19 @@ def test_a_file_of_tables_is_not_called_empty(monkeypatch, capsys, tmp_path, _is
     details = [c["detail"] for c in found["config"]]
     assert f"{user}: [mcp_servers] (3 servers), [permissions]" in details
     assert f"{tmp_path / '.flue' / 'config.toml'}: no settings" in details
+
+
+def test_bytecode_fix_fits_the_install():
+    """A tool install is told `uv tool install --compile-bytecode`, never `uv sync` (issue 24)."""
+    from flue_tui.cli.doctor import bytecode_fix
+
+    editable = '{"url":"file:///home/me/flue-tui","dir_info":{"editable":true}}'
+    assert bytecode_fix(editable).startswith("uv sync --compile-bytecode")
+    from_path = '{"url":"file:///home/me/flue-tui","dir_info":{}}'
+    assert bytecode_fix(from_path) == "uv tool install --compile-bytecode --reinstall /home/me/flue-tui"
+    from_git = '{"url":"https://example.com/flue-tui.git","vcs_info":{"vcs":"git","commit_id":"abc"}}'
+    assert (
+        bytecode_fix(from_git) == "uv tool install --compile-bytecode --reinstall git+https://example.com/flue-tui.git"
+    )
+    for broken in (None, "", "not json", "[1]", '{"url": 3}'):
+        assert bytecode_fix(broken) == "uv tool install --compile-bytecode --reinstall flue-tui"

@@ -186,11 +186,13 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 
 
 def main(argv: list[str] | None = None) -> int:
-    from flue_tui.headless.workers import signalled
-
     try:
         return _main(argv)
     except BaseException as exc:  # only print mode installs the handler that raises Signalled
+        if "flue_tui.headless.workers" not in sys.modules:
+            raise  # the handler lives there: not imported (--help, --version), never installed
+        from flue_tui.headless.workers import signalled
+
         stop = signalled(exc)
         if stop is None:
             raise
