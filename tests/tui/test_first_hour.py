@@ -68,3 +68,26 @@ async def test_an_unpriced_models_cost_is_never_worded_as_zero(make_app, fakellm
         await submit(pilot, "/status")
         await wait_for(pilot, lambda: "Status:" in _last_notice(app) and "new session" in _last_notice(app))
         assert "$0" not in _last_notice(app), _last_notice(app)
+
+
+async def test_a_commands_output_jumps_to_the_end_as_a_prompt_does(make_app, fakellm):
+    """After PageUp twice, /status was appended below the view and nothing seemed to happen."""
+    from flue_tui.ui.transcript import NoticeEntry
+
+    fakellm.script([Turn(text="\n\n".join(f"Paragraph {i} of a long answer." for i in range(60)))])
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a lot")
+        await idle(pilot)
+        await pilot.press("pageup", "pageup")
+        await wait_for(pilot, lambda: "Paragraph 59" not in screen_text(app))
+        await submit(pilot, "/status")
+
+        def shown() -> bool:
+            notices = [e for e in app.transcript.entries if isinstance(e, NoticeEntry) and "Status:" in e.text]
+            return bool(notices) and notices[-1].view is not None and notices[-1].view.is_attached
+
+        await wait_for(pilot, shown)
+        await idle(pilot)
+        assert "Status:" in screen_text(app) and "Model:" in screen_text(app), screen_text(app)
