@@ -330,8 +330,15 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    """The `flue` command (and `python -m flue_tui`): main(), then out at once, through exit_now,
+    as signalled runs end: output flushed and the atexit handlers run, no interpreter teardown
+    (about a second of garbage collection once litellm or the app is loaded). In-process tests
+    call main() and never get here."""
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
-    sys.exit(code)
+    workers = sys.modules.get("flue_tui.runtime.workers")  # loaded by every run; `--help` needs no more
+    if workers is None:
+        sys.exit(code)
+    workers.exit_now(code)
