@@ -84,10 +84,11 @@ class FlueAgent:
     # -- handshake ------------------------------------------------------------------------------
     @_tracked
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
-        from flue_tui.model.loader import warm_in_background
+        from flue_tui.model.route import warm
 
         self.client_caps = client_capabilities
-        warm_in_background()  # litellm's import (seconds) overlaps the client's session/new and typing
+        s = self.settings  # litellm's import (seconds), if it serves the model, overlaps session/new and typing
+        warm(s.model, s.api_base, s.transport)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
