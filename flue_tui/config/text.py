@@ -26,6 +26,15 @@ def utf8_text(what: str, value: str | bytes) -> str:
     return value
 
 
+def lone_surrogate(value: str) -> int | None:
+    """Where `value` holds a lone UTF-16 surrogate (JSON's "\\ud800" decodes to one), or None. Such
+    text cannot be encoded as UTF-8: stored or sent, it would fail every later write of the session."""
+    for at, char in enumerate(value):
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            return at
+    return None
+
+
 def read_utf8_file(path: str, what: str) -> str:
     """A text file the user named on the command line: its text, or one ConfigError line."""
     try:

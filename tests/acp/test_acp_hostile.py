@@ -1,7 +1,8 @@
 """What a broken or hostile client sends: every line gets a JSON-RPC answer or is ignored as a
 notification, stdout carries nothing but JSON-RPC, and the agent serves the next request. Nothing a
 client sends reaches outside the workspace: not a cwd that is no directory, not a link to a file
-elsewhere, not `yolo` for a run that did not start in it."""
+elsewhere, not `yolo` for a run that did not start in it; text that is no valid Unicode is refused
+before it can poison the stored session."""
 
 from __future__ import annotations
 
@@ -87,6 +88,12 @@ def test_links_outside_the_workspace_and_unasked_yolo(fakellm, flue_env, tmp_pat
                 pass
             else:
                 raise AssertionError("a client switched the questions off")
+            try:  # a lone surrogate cannot be stored or sent: refused, and the session stays usable
+                await conn.prompt(session_id=new.session_id, prompt=[text_block("bad \ud800 text")])
+            except RequestError as exc:
+                assert "not valid Unicode" in str(exc.data)
+            else:
+                raise AssertionError("a lone surrogate was accepted")
             blocks = [
                 text_block("look"),
                 resource_link_block("inside.txt", (work / "inside.txt").as_uri()),
