@@ -39,6 +39,7 @@ def test_bad_lines_get_errors_and_stdout_stays_json_rpc(fakellm, flue_env, tmp_p
         {"jsonrpc": "2.0", "id": 99, "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}},
         b"[" * 100000,
         {"jsonrpc": "2.0", "id": 7, "method": "session/list", "params": {}},
+        b'{"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {"cwd": "/x\\ud800"}}',
     )
     assert FLUE is not None
     proc = subprocess.run(
@@ -60,6 +61,8 @@ def test_bad_lines_get_errors_and_stdout_stays_json_rpc(fakellm, flue_env, tmp_p
     assert by_id[5]["error"]["code"] == -32602
     assert by_id[6]["error"]["code"] == -32602
     assert "sessions" in by_id[7]["result"]
+    assert "error" in by_id[8]  # a path no store can hold: an error answer
+    assert b"Traceback" not in proc.stderr  # what went wrong is said in one line
     nulls = [a["error"]["code"] for a in answers if a.get("id") is None]
     assert nulls == [-32700, -32700, -32600, -32600, -32700]  # two non-JSON lines, a list, a bad id, deep nesting
     assert 99 not in by_id  # an answer to a request never made is no request
