@@ -166,6 +166,15 @@ def main() -> int:
             printed.append(print_round(llm.base_url, home, cwd))
             acp.append(acp_round(llm.base_url, home, cwd))
         cancelled = cancel_latency(llm.base_url, home, cwd)
+    sdk = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import time; t = time.perf_counter(); import acp.agent.connection; print(time.perf_counter() - t)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     a_init, a_chunk = (statistics.median(x) for x in zip(*acp, strict=True))
     p_init, p_chunk = (statistics.median(x) for x in zip(*printed, strict=True))
     print(f"rounds: {rounds} (medians, wall clock)")
@@ -175,6 +184,9 @@ def main() -> int:
     print(f"flue --acp: start → first agent_message_chunk {a_chunk * 1000:7.0f} ms")
     print(f"flue -p:    start → first text delta          {p_chunk * 1000:7.0f} ms")
     print(f"ratio acp/print, first text                  {a_chunk / p_chunk:8.2f}")
+    print(
+        f"import of the ACP SDK alone (fresh process)   {float(sdk.stdout or 'nan') * 1000:7.0f} ms (most of the difference)"
+    )
     print(f"session/cancel mid-stream → cancelled answer {cancelled * 1000:8.1f} ms (target 250 ms)")
     return 0
 
