@@ -94,8 +94,17 @@ def test_trust_covers_the_repository_program_a_server_runs(fakellm, flue_main, t
     out = _flue(flue_main, tmp_path)
     assert out.code == 0, out.stderr
     assert "Not started from .mcp.json because server.py changed since you trusted this project: t" in out.stderr
-    assert not any(n.startswith("mcp__t__") for n in _offered(fakellm)), (_offered(fakellm), len(fakellm.requests))
+    assert not any(n.startswith("mcp__t__") for n in _offered(fakellm))
     assert not (tmp_path / "pwned").exists()
+    from flue_tui.config.settings import Settings
+    from flue_tui.permissions.project import pending, question
+
+    asked = pending(Settings.from_env(cwd=str(tmp_path)))
+    assert asked is not None and question(asked)[0] == (
+        f"Trust this project? {tmp_path}/.mcp.json asks to loosen protection, and server.py changed since you "
+        "trusted it:"
+    )
+    assert "(trusting covers server.py as it is now)" in question(asked)[1][0]
 
 
 @pytest.mark.parametrize("name", ["github__helper", "github_", "GitHub"])
