@@ -156,6 +156,18 @@ def test_a_rule_allowed_git_never_runs_the_repositorys_programs(fakellm, flue_ma
     assert not (tmp_path / "pwned").exists()
 
 
+def test_a_fifo_as_git_config_is_a_question_not_a_hang(fakellm, flue_main, tmp_path):
+    import os
+
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".git" / "config").unlink()
+    os.mkfifo(tmp_path / ".git" / "config")
+    fakellm.script([Turn(calls=[Call("bash", {"command": "git status"}, id="g")]), Turn(text="done")])
+    out = _flue(flue_main, tmp_path, "--permission-mode", "ask", "--allowed-tools", "bash(git *)")
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["g"]
+
+
 def test_a_plain_repository_still_runs_rule_allowed_git(fakellm, flue_main, tmp_path):
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "remote", "add", "origin", "https://example.invalid/x.git")
