@@ -261,10 +261,12 @@ class FlueApp(AppFrontEnd):
         text = message.text
         self.prompt.set_text("")
         self.history.add(text)
+        # What you send, and its answer, are at the end: a command's output as much as a reply (a
+        # "new output below" marker would still leave the user to press Ctrl+End for what they asked).
+        await self.conversation.jump_to_end()
         parsed = parse(text.strip())
         if parsed is not None and await dispatch(self, *parsed):
             return
-        await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
         self.send(text)
 
     def send(self, text: str, display: str | None = None) -> None:
