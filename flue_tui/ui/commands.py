@@ -42,7 +42,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
-    Command("undo", "", "undo the last /rewind or /undo, else put the files back to before the last turn"),
+    Command("undo", "", "undo the last rewind, else the last turn's file changes"),
     Command("redo", "", "re-apply the rewind /undo undid"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
