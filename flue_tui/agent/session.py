@@ -58,7 +58,7 @@ class OperationResult:
 
 
 # Our stop reasons as Claude Code's result reports them.
-RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "refusal": "refusal"}
 LENGTH_CUT = 'The reply was cut off at the output limit (finish_reason "length"): the answer is incomplete.'
 
 Subscriber = Callable[[Event], None]

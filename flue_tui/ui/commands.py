@@ -260,9 +260,11 @@ async def _cost(fe: FrontEnd) -> None:
 
 def _unpriced(status: Status, model: str | None) -> tuple[str, ...]:
     """Whose price is unknown, as far as this run saw (a resumed total only says "some model")."""
-    names = [model or "the model"] if status.own_unpriced else []
-    if not status.children.priced:
-        names.append("a task sub-agent's model")
+    names = dict.fromkeys([model or "the model"] if status.own_unpriced else [])
+    for child in status.unpriced_tasks:  # a sub-agent on the session's own model is named once
+        names[child or "a task sub-agent's model"] = None
+    if not status.children.priced and not status.unpriced_tasks:
+        names["a task sub-agent's model"] = None
     return tuple(names)
 
 
