@@ -160,9 +160,10 @@ def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
             if done is not None and not done.applied:
                 return Rewound(_refused(done, again), error=True, foreign=done.foreign)
             if done is not None:
+                more = " /undo again goes back one more." if stack.depth(files, session.id) else ""
                 return Rewound(
                     f"Rewind undone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} "
-                    "/redo puts the rewind back; /undo again goes back one more."
+                    f"/redo puts the rewind back.{more}"
                 )
         if last < 1:
             return Rewound("Nothing to undo yet: no turn has run in this session.", error=True)

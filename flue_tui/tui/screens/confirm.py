@@ -23,7 +23,7 @@ class ConfirmScreen(Dialog[bool]):
     #confirm { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;
                border: round $warning; background: $surface; }
     #confirm-title { text-style: bold; margin: 0 0 1 0; }
-    #confirm-body { height: auto; max-height: 16; margin: 0 0 1 0; }
+    #confirm-body { height: auto; max-height: 8; margin: 0 0 1 0; }
     #confirm-choices { height: auto; }
     """
     BINDINGS = [
