@@ -26,6 +26,7 @@ class Pending:
     sha256: str | None
     # Every file trusting grants, with the SHA-256 the user was shown (.flue/config.toml, .mcp.json).
     files: tuple[tuple[str, str | None], ...] = ()
+    changed_files: tuple[str, ...] = ()  # which of `files` changed since they were trusted
 
 
 def _all_held(settings: Any) -> list[Held]:
@@ -73,6 +74,7 @@ def pending(settings: Any) -> Pending | None:
     held: list[Held] = []
     files: dict[str, str | None] = {}
     changed = False
+    changed_files: list[str] = []
     root = trust.directory_key(settings.cwd)
     try:
         if not getattr(settings, "project_trusted", False):
@@ -80,6 +82,7 @@ def pending(settings: Any) -> Pending | None:
             if held:
                 files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
                 changed = project_state(settings.cwd) == "changed"
+                changed_files += [PROJECT_CONFIG] if changed else []
         from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
         servers = load(settings).held  # a project's .mcp.json servers start programs
@@ -95,11 +98,12 @@ def pending(settings: Any) -> Pending | None:
         # Trust covers the repository programs the servers run too: a pull that changes one asks again.
         for rel in (PROJECT_FILE, *program_files(settings.cwd, servers)):
             files[rel] = trust.digest(Path(root) / rel)
-            changed = changed or trust.state(settings.cwd, rel) == "changed"
+            if trust.state(settings.cwd, rel) == "changed":
+                changed, changed_files = True, [*changed_files, rel]
     if not held:
         return None
     first = next(iter(files))
-    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
+    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()), tuple(changed_files))
 
 
 def accept(settings: Any, asked: Pending) -> Any:
@@ -112,6 +116,12 @@ def question(asked: Pending) -> tuple[str, list[str]]:
     """The question's title and the lines it shows (the same words in the app and inline)."""
     what = "changed since you trusted it, and now asks" if asked.changed else "asks"
     title = f"Trust this project? {asked.path} {what} to loosen protection:"
+    others = [f for f in asked.changed_files if not asked.path.endswith("/" + f)]
+    if others:  # a program a server runs changed, not the file that names it
+        title = (
+            f"Trust this project? {asked.path} asks to loosen protection, and {', '.join(others)} "
+            "changed since you trusted it:"
+        )
     # The repository wrote these words (a server's arguments, its path): shown, never obeyed.
     return terminal_safe(title), [terminal_safe(h.detail).replace("\n", "\\n") for h in asked.held]
 
