@@ -75,3 +75,23 @@ def test_a_rewind_that_would_replace_others_files_asks_inline(inline, fakellm, w
     term.wait_for("Rewind undone")
     assert (work / "other.txt").exists() and (work / "a.txt").exists()
     assert "flue sessions rewind" not in term.text()
+
+
+def test_a_checkpoint_not_taken_is_said_inline(inline, fakellm, work: Path, tmp_path: Path):
+    """Issue 23: not only in the events stream; one line, once per session."""
+    broken = tmp_path / "git-broken"
+    broken.write_text(
+        '#!/bin/sh\nif [ "$1" = write-tree ]; then echo "fatal: simulated" >&2; exit 128; fi\nexec git "$@"\n'
+    )
+    broken.chmod(0o755)
+    (work / "a.txt").write_text("a\n")
+    fakellm.script([Turn(text="One."), Turn(text="Two.")])
+    term = inline(env={"FLUE_GIT": str(broken)})
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
+    term.send("hello\r")
+    term.wait_for("One.", timeout=FIRST_REPLY_S)
+    term.wait(lambda t: "›" in term.prompt_line())
+    term.send("again\r")
+    term.wait_for("Two.")
+    said = [ln for ln in term.lines() if "File checkpoint before message" in ln]
+    assert len(said) == 1 and "not taken (fatal: simulated)" in said[0], term.text()
