@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.paths import trust_file
+from flue_tui.core.files import read_own
 
 State = Literal["trusted", "untrusted", "changed"]
 
@@ -48,11 +49,37 @@ def directory_key(directory: str | os.PathLike[str]) -> str:
     return os.path.realpath(directory)
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One read of a project file: the bytes its reader parses, and whether those very bytes are
+    trusted. Hashing one read and parsing another let a file swapped in between pass as trusted."""
+
+    path: Path
+    data: bytes | None  # None: no such file, or it could not be read (`error` says why)
+    sha256: str | None
+    state: State
+    error: str | None = None
+
+
+def read(directory: str | os.PathLike[str], relpath: str, roots: tuple[str, ...] | None = None) -> Snapshot:
+    """Read `relpath` of `directory` once (the one bounded open of flue's own files) and judge
+    those bytes against the trust list."""
+    path = Path(directory) / relpath
+    try:
+        data: bytes | None = read_own(str(path), roots)
+        error = None
+    except FileNotFoundError:
+        data, error = None, None
+    except OSError as exc:
+        data, error = None, str(exc.strerror or exc)
+    sha = hashlib.sha256(data).hexdigest() if data is not None else None
+    return Snapshot(path, data, sha, _judge(directory, relpath, sha), error)
+
+
 def digest(path: Path) -> str | None:
     """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted)."""
     try:
-        with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
+        return hashlib.sha256(read_own(str(path))).hexdigest()
     except OSError:
         return None
 
@@ -97,13 +124,17 @@ def _save(projects: dict[str, Any]) -> None:
 
 
 def state(directory: str | os.PathLike[str], relpath: str) -> State:
-    """Whether `relpath` inside `directory` is trusted as it is now on disk."""
+    """Whether `relpath` inside `directory` is trusted as it is now on disk (for wording only: what
+    applies a file's settings judges the bytes it parses, with `read`)."""
+    return _judge(directory, relpath, digest(Path(directory_key(directory)) / relpath))
+
+
+def _judge(directory: str | os.PathLike[str], relpath: str, sha: str | None) -> State:
     entry = _load().get(directory_key(directory))
     files = entry.get("files") if isinstance(entry, dict) else None
     if not isinstance(files, dict) or relpath not in files:
         return "untrusted"
-    now = digest(Path(directory_key(directory)) / relpath)
-    return "trusted" if now is not None and now == files[relpath] else "changed"
+    return "trusted" if sha is not None and sha == files[relpath] else "changed"
 
 
 def grant(directory: str | os.PathLike[str], files: Mapping[str, str | None]) -> None:

@@ -152,13 +152,10 @@ def _remove(args: argparse.Namespace) -> str:
 
 
 def _all() -> list[tuple[str, Any]]:
-    from flue_tui.config.settings import Settings
-    from flue_tui.mcp.config import project_trusted
-
-    cwd = os.getcwd()
-    trusted = project_trusted(Settings(cwd=cwd))
+    project, read = project_servers(os.getcwd())
+    trusted = read.state == "trusted"  # judged on the bytes listed
     out = [("user", s) for s in user_servers(_user_file())]
-    out += [("project" if trusted else "project, not trusted", s) for s in project_servers(cwd)]
+    out += [("project" if trusted else "project, not trusted", s) for s in project]
     return out
 
 

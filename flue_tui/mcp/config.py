@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from flue_tui.config import trust
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.trust import Snapshot
+from flue_tui.core.files import workspace_roots
 
 PROJECT_FILE = ".mcp.json"
 DEFAULT_TOOL_TIMEOUT = 60.0
@@ -75,6 +77,9 @@ class McpSetup:
     servers: tuple[ServerConfig, ...] = ()
     notices: tuple[str, ...] = ()
     held: tuple[ServerConfig, ...] = field(default=())  # the project's servers waiting for trust
+    # The digest and trust state of the very .mcp.json bytes the servers were parsed from.
+    project_sha256: str | None = None
+    project_state: str = "untrusted"
 
 
 def _expand(text: str, where: str, project: bool) -> str:
@@ -183,13 +188,11 @@ def parse_json_servers(text: str, source: str, *, project: bool = False) -> list
 
 def user_servers(path: Path) -> list[ServerConfig]:
     """`[mcp_servers.NAME]` tables of the user's config.toml (config_files.py checks the TOML)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
+    from flue_tui.config.files import read_toml
+
+    data = read_toml(path)
+    if data is None:
         return []
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from None
     table = data.get("mcp_servers", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: mcp_servers must be a table ([mcp_servers.NAME])")
@@ -203,6 +206,7 @@ def flag_servers(values: list[str]) -> list[ServerConfig]:
         text, source = value, "--mcp-config"
         if not value.lstrip().startswith("{"):
             try:
+                # Named by the user (a process substitution is a FIFO): read as given, not as a repository file.
                 text = Path(value).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigError(
@@ -217,21 +221,20 @@ def project_path(cwd: str) -> Path:
     return Path(cwd) / PROJECT_FILE
 
 
-def project_servers(cwd: str) -> list[ServerConfig]:
+def project_servers(cwd: str, roots: tuple[str, ...] | None = None) -> tuple[list[ServerConfig], Snapshot]:
+    """The project's servers and the one read of .mcp.json they were parsed from (its trust
+    judged on those bytes); `roots`: the workspace sandbox's, which a linked file must not leave."""
+    read = trust.read(cwd, PROJECT_FILE, roots)
     path = project_path(cwd)
+    if read.error is not None:
+        raise ConfigError(f"Cannot read {path}: {read.error}")
+    if read.data is None:
+        return [], read
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_json_servers(text, str(path), project=True)
-
-
-def project_trusted(settings: Any) -> bool:
-    from flue_tui.config import trust
-
-    return bool(getattr(settings, "trust_project", False)) or trust.state(settings.cwd, PROJECT_FILE) == "trusted"
+        text = read.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from None
+    return parse_json_servers(text, str(path), project=True), read
 
 
 def load(settings: Any) -> McpSetup:
@@ -244,12 +247,15 @@ def load(settings: Any) -> McpSetup:
     chosen: dict[str, ServerConfig] = {}
     held: list[ServerConfig] = []
     notices: list[str] = []
+    read: Snapshot | None = None
+    roots = workspace_roots(getattr(settings, "sandbox", "local"), settings.cwd, getattr(settings, "add_dirs", []))
     try:
-        project = project_servers(settings.cwd)
+        project, read = project_servers(settings.cwd, roots)
     except ConfigError as exc:  # a cloned repository's bad file must not keep flue from starting
         project = []
         notices.append(f"Ignored {PROJECT_FILE}: {exc}")
-    if project and project_trusted(settings):
+    trusted = bool(getattr(settings, "trust_project", False)) or (read is not None and read.state == "trusted")
+    if project and trusted:
         chosen.update((s.name, s) for s in project)
     elif project:
         held = project
@@ -260,4 +266,5 @@ def load(settings: Any) -> McpSetup:
         )
     chosen.update((s.name, s) for s in user_servers(user_file()))
     chosen.update((s.name, s) for s in flags)
-    return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held))
+    sha, state = (read.sha256, read.state) if read is not None else (None, "untrusted")
+    return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held), sha, state)

@@ -8,11 +8,10 @@ flue_tui/config/project.py; this half needs the permission rules too, so it sits
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from flue_tui.config import trust
-from flue_tui.config.project import PROJECT_CONFIG, Held, project_state
+from flue_tui.config.project import PROJECT_CONFIG, Held
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +41,7 @@ def notices(settings: Any, permission_held: list[Held]) -> list[str]:
     if held:
         why = (
             "it changed since you trusted this project"
-            if project_state(settings.cwd) == "changed"
+            if _read_of(settings).state == "changed"
             else "you have not trusted this project"
         )
         out.append(
@@ -58,6 +57,12 @@ def notices(settings: Any, permission_held: list[Held]) -> list[str]:
     return out
 
 
+def _read_of(settings: Any) -> trust.Snapshot:
+    """The project file as the settings read it (once, for their trust decision)."""
+    read = getattr(settings, "project_read", None)
+    return read if read is not None else trust.read(settings.cwd, PROJECT_CONFIG)
+
+
 def pending(settings: Any) -> Pending | None:
     """What the front end should ask about before the first session, or None (nothing to trust)."""
     from flue_tui.config.errors import ConfigError
@@ -70,19 +75,22 @@ def pending(settings: Any) -> Pending | None:
         if not getattr(settings, "project_trusted", False):
             held = _all_held(settings)
             if held:
-                files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
-                changed = project_state(settings.cwd) == "changed"
+                # The digest of the bytes the held settings were parsed from: a yes trusts what was shown.
+                read = _read_of(settings)
+                files[PROJECT_CONFIG] = read.sha256
+                changed = read.state == "changed"
         from flue_tui.mcp.config import PROJECT_FILE, load
 
-        servers = load(settings).held  # a project's .mcp.json servers start programs
+        setup = load(settings)  # a project's .mcp.json servers start programs
     except ConfigError:  # starting the session reports it, in one sentence
         return None
-    if servers:
+    if setup.held:
         held.extend(
-            Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}") for s in servers
+            Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}")
+            for s in setup.held
         )
-        files[PROJECT_FILE] = trust.digest(Path(root) / PROJECT_FILE)
-        changed = changed or trust.state(settings.cwd, PROJECT_FILE) == "changed"
+        files[PROJECT_FILE] = setup.project_sha256
+        changed = changed or setup.project_state == "changed"
     if not held:
         return None
     first = next(iter(files))
