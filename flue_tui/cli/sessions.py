@@ -177,6 +177,8 @@ def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
         raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
     except RecursionError:
         raise StoreError(f"{args.file} is nested too deeply to be a flue session export; {nothing}.") from None
+    except ValueError:  # Python's int-size limit: a number of thousands of digits
+        raise StoreError(f"{args.file} holds a number too long to be a flue session export's; {nothing}.") from None
     try:
         info, notices = import_json(store, data)
     except ImportProblem as exc:
