@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.paths import trust_file
-from flue_tui.core.files import read_own
+from flue_tui.core.files import open_regular, read_own
 
 State = Literal["trusted", "untrusted", "changed"]
 
@@ -76,12 +76,23 @@ def read(directory: str | os.PathLike[str], relpath: str, roots: tuple[str, ...]
     return Snapshot(path, data, sha, _judge(directory, relpath, sha), error)
 
 
+MAX_DIGEST = 256 * 1024 * 1024  # a program a server runs (a bundled server.js) may be big; a 10 GB sparse file is not
+
+
 def digest(path: Path) -> str | None:
-    """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted)."""
+    """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted):
+    regular files only, hashed as read (never held whole), at most MAX_DIGEST bytes."""
+    sha, size = hashlib.sha256(), 0
     try:
-        return hashlib.sha256(read_own(str(path))).hexdigest()
+        with open_regular(str(path)) as fh:
+            while chunk := fh.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_DIGEST:
+                    return None
+                sha.update(chunk)
     except OSError:
         return None
+    return sha.hexdigest()
 
 
 def _load(strict: bool = False) -> dict[str, Any]:

@@ -20,10 +20,12 @@ and never more than MAX_OWN_READ bytes, so a sparse 10 GB AGENTS.md costs what a
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
 import stat
+from typing import BinaryIO
 
 from flue_tui.core.abort import ToolError
 
@@ -128,6 +130,17 @@ def open_file(path: str, *, write: bool = False, parents: bool = False) -> int:
     # The final symlink (if any) was just followed by stat; O_NOFOLLOW would refuse it here.
     flags = (_WRITE_FLAGS if write else _READ_FLAGS) & ~os.O_NOFOLLOW
     return _finish(os.open(path, flags, 0o666), path, write)
+
+
+def open_regular(path: str) -> BinaryIO:
+    """A regular file (symlinks followed) for binary reading, never blocking; SpecialFile (an
+    OSError) for a FIFO or device. For a file the user named whose size has no bound (an export);
+    a repository file flue reads for itself goes through read_own."""
+    try:
+        fd = open_file(path)
+    except NotRegular as exc:
+        raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
+    return os.fdopen(fd, "rb")
 
 
 def read_regular_text(path: str, roots: tuple[str, ...] | None = None) -> str:
@@ -263,3 +276,33 @@ def _is_link(name: str, fd: int) -> bool:
 
 def _inside(root: str, real: str) -> bool:
     return real == root or real.startswith(root.rstrip("/") + "/")
+
+
+def walk_dirs(root_fd: int, names: list[str], *, create: bool) -> list[int]:
+    """Descriptors of root/names[0], root/names[0]/names[1], …, each opened from its parent's
+    descriptor with O_NOFOLLOW: a symlink or non-directory anywhere on the way is refused
+    (NotADirectoryError / ELOOP), never followed, so nothing done through the last descriptor can
+    land outside the root however the tree is swapped meanwhile. `create` makes missing
+    directories. For writes that must stay where a checkpoint put them (checkpoints/restore.py);
+    the caller closes every descriptor."""
+    fds: list[int] = []
+    parent = root_fd
+    try:
+        for name in names:
+            if name in ("", ".", "..") or "/" in name:
+                raise OSError(errno.EINVAL, f"not a plain path component: {name!r}")
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=parent)
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            fds.append(fd)
+            parent = fd
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return fds

@@ -8,10 +8,12 @@ flue_tui/config/project.py; this half needs the permission rules too, so it sits
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from flue_tui.config import trust
 from flue_tui.config.project import PROJECT_CONFIG, Held
+from flue_tui.core.termsafe import terminal_safe
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,9 @@ def _all_held(settings: Any) -> list[Held]:
     return [*getattr(settings, "project_held", []), *load_for(settings).held]
 
 
-def notices(settings: Any, permission_held: list[Held]) -> list[str]:
+def notices(
+    settings: Any, permission_held: list[Held], permission_never: tuple[str, ...] | list[str] = ()
+) -> list[str]:
     """The one-line notices for what the project file did not get (shown at the start of a session)."""
     from flue_tui.config.files import user_file
 
@@ -47,6 +51,11 @@ def notices(settings: Any, permission_held: list[Held]) -> list[str]:
         out.append(
             f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
             "(trust it by answering yes when flue asks, or with --trust-project)."
+        )
+    if permission_never:
+        out.append(
+            f"Ignored from {PROJECT_CONFIG}: {', '.join(permission_never)} (a project may not loosen protection, "
+            f"trusted or not); set it in {user_file()} or pass --permission-mode yolo."
         )
     never = getattr(settings, "project_never", [])
     if never:
@@ -79,18 +88,26 @@ def pending(settings: Any) -> Pending | None:
                 read = _read_of(settings)
                 files[PROJECT_CONFIG] = read.sha256
                 changed = read.state == "changed"
-        from flue_tui.mcp.config import PROJECT_FILE, load
+        from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
         setup = load(settings)  # a project's .mcp.json servers start programs
     except ConfigError:  # starting the session reports it, in one sentence
         return None
-    if setup.held:
-        held.extend(
-            Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}")
-            for s in setup.held
-        )
+    servers = setup.held
+    if servers:
+        for s in servers:
+            runs = program_files(settings.cwd, [s])
+            also = f" (trusting covers {', '.join(runs)} as it is now)" if runs else ""
+            held.append(
+                Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}{also}")
+            )
+        # .mcp.json: the digest of the bytes its servers were parsed from (a yes trusts what was shown).
         files[PROJECT_FILE] = setup.project_sha256
         changed = changed or setup.project_state == "changed"
+        # Trust covers the repository programs the servers run too: a pull that changes one asks again.
+        for rel in program_files(settings.cwd, servers):
+            files[rel] = trust.digest(Path(root) / rel)
+            changed = changed or trust.state(settings.cwd, rel) == "changed"
     if not held:
         return None
     first = next(iter(files))
@@ -107,7 +124,8 @@ def question(asked: Pending) -> tuple[str, list[str]]:
     """The question's title and the lines it shows (the same words in the app and inline)."""
     what = "changed since you trusted it, and now asks" if asked.changed else "asks"
     title = f"Trust this project? {asked.path} {what} to loosen protection:"
-    return title, [h.detail for h in asked.held]
+    # The repository wrote these words (a server's arguments, its path): shown, never obeyed.
+    return terminal_safe(title), [terminal_safe(h.detail).replace("\n", "\\n") for h in asked.held]
 
 
 async def ask_on_terminal(asked: Pending) -> bool:
