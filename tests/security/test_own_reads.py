@@ -141,3 +141,12 @@ def test_non_utf8_name_at_the_top_of_the_workspace(fakellm, flue_main, tmp_path)
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout)["result"] == "ok"
     assert "caf\ufffd.txt" in _system(fakellm)  # as Node's readdir shows it
+
+
+def test_mcp_add_to_a_project_json_linked_to_dev_zero(flue_main, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    os.symlink("/dev/zero", repo / ".mcp.json")
+    out = flue_main("mcp", "add", "--scope", "project", "s", "--", "true", cwd=repo)
+    assert out.code != 0 and "Traceback" not in out.stderr and "MemoryError" not in out.stderr
+    assert "a character device, not a regular file" in out.stderr, out.stderr
