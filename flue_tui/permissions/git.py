@@ -15,7 +15,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from flue_tui.core.files import read_own
+from flue_tui.core.files import open_regular
 
 if TYPE_CHECKING:
     from flue_tui.permissions.shellwords import Collector, SimpleCommand, Word
@@ -137,7 +137,8 @@ def _git_dir(start: str) -> str | None:
             return dot
         if os.path.isfile(dot):
             try:
-                line = read_own(dot, limit=4096).decode("utf-8", "replace").strip()
+                with open_regular(dot) as fh:  # a FIFO planted as `.git` must not hang the policy
+                    line = fh.read(4096).decode("utf-8", "replace").strip()
             except OSError:
                 return dot
             return os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot
@@ -152,8 +153,9 @@ def _git_dir(start: str) -> str | None:
 def _config_keys(path: str) -> list[tuple[str, str]]:
     """(key as `section.sub.name`, value) of one git config file, read as git does in the cases
     that matter here; a file that cannot be read says so, as an unreadable key."""
-    try:  # the one bounded open: a FIFO or /dev/zero planted as .git/config must not hang or fill memory
-        text = read_own(path).decode("utf-8", "replace")
+    try:
+        with open_regular(path) as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
     except FileNotFoundError:
         return []
     except OSError:
@@ -193,9 +195,12 @@ def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
     if gitdir is None:
         return None
     dirs = [gitdir]
-    try:  # a worktree shares the main config
-        dirs.append(os.path.join(gitdir, read_own(os.path.join(gitdir, "commondir"), limit=4096).decode().strip()))
-    except (OSError, UnicodeDecodeError):
+    try:
+        with open_regular(os.path.join(gitdir, "commondir")) as fh:
+            dirs.append(
+                os.path.join(gitdir, fh.read(4096).decode("utf-8", "replace").strip())
+            )  # a worktree shares the main config
+    except OSError:
         pass
     for d in dirs:
         for name in ("config", "config.worktree"):

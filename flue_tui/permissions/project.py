@@ -26,6 +26,7 @@ class Pending:
     sha256: str | None
     # Every file trusting grants, with the SHA-256 the user was shown (.flue/config.toml, .mcp.json).
     files: tuple[tuple[str, str | None], ...] = ()
+    changed_files: tuple[str, ...] = ()  # which of `files` changed since they were trusted
 
 
 def _all_held(settings: Any) -> list[Held]:
@@ -79,6 +80,7 @@ def pending(settings: Any) -> Pending | None:
     held: list[Held] = []
     files: dict[str, str | None] = {}
     changed = False
+    changed_files: list[str] = []
     root = trust.directory_key(settings.cwd)
     try:
         if not getattr(settings, "project_trusted", False):
@@ -88,6 +90,7 @@ def pending(settings: Any) -> Pending | None:
                 read = _read_of(settings)
                 files[PROJECT_CONFIG] = read.sha256
                 changed = read.state == "changed"
+                changed_files += [PROJECT_CONFIG] if changed else []
         from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
         setup = load(settings)  # a project's .mcp.json servers start programs
@@ -103,15 +106,17 @@ def pending(settings: Any) -> Pending | None:
             )
         # .mcp.json: the digest of the bytes its servers were parsed from (a yes trusts what was shown).
         files[PROJECT_FILE] = setup.project_sha256
-        changed = changed or setup.project_state == "changed"
+        if setup.project_state == "changed":
+            changed, changed_files = True, [*changed_files, PROJECT_FILE]
         # Trust covers the repository programs the servers run too: a pull that changes one asks again.
         for rel in program_files(settings.cwd, servers):
             files[rel] = trust.digest(Path(root) / rel)
-            changed = changed or trust.state(settings.cwd, rel) == "changed"
+            if trust.state(settings.cwd, rel) == "changed":
+                changed, changed_files = True, [*changed_files, rel]
     if not held:
         return None
     first = next(iter(files))
-    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
+    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()), tuple(changed_files))
 
 
 def accept(settings: Any, asked: Pending) -> Any:
@@ -124,6 +129,12 @@ def question(asked: Pending) -> tuple[str, list[str]]:
     """The question's title and the lines it shows (the same words in the app and inline)."""
     what = "changed since you trusted it, and now asks" if asked.changed else "asks"
     title = f"Trust this project? {asked.path} {what} to loosen protection:"
+    others = [f for f in asked.changed_files if not asked.path.endswith("/" + f)]
+    if others:  # a program a server runs changed, not the file that names it
+        title = (
+            f"Trust this project? {asked.path} asks to loosen protection, and {', '.join(others)} "
+            "changed since you trusted it:"
+        )
     # The repository wrote these words (a server's arguments, its path): shown, never obeyed.
     return terminal_safe(title), [terminal_safe(h.detail).replace("\n", "\\n") for h in asked.held]
 
