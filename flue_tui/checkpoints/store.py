@@ -258,8 +258,6 @@ class FileCheckpoints:
                     removals.append(change.path)
                 else:
                     kept.append((change.path, why))
-            elif change.status == "A" and os.path.lexists(self.workspace / change.path):
-                kept.append((change.path, "on disk now but not captured now (ignored, unreadable or too big)"))
             else:
                 if change.status == "T":
                     removals.append(change.path)
