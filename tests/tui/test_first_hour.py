@@ -91,3 +91,41 @@ async def test_a_commands_output_jumps_to_the_end_as_a_prompt_does(make_app, fak
         await wait_for(pilot, shown)
         await idle(pilot)
         assert "Status:" in screen_text(app) and "Model:" in screen_text(app), screen_text(app)
+
+
+async def test_the_welcome_comes_with_the_input_box_not_after_the_session(fakellm, work: Path, monkeypatch):
+    """The welcome, the session's name and mode used to arrive 2-3 s after the input box (once the
+    session had started). The trust question holds the start here: the welcome is already drawn
+    behind it, and worded again with the mode the trusted project file sets."""
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.start import SessionOptions
+    from flue_tui.tui.app import FlueApp
+    from flue_tui.tui.screens.trust import TrustScreen
+    from flue_tui.ui.transcript import NoticeEntry
+
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (work / ".flue").mkdir()
+    (work / ".flue" / "config.toml").write_text('[permissions]\nmode = "accept-edits"\n')
+    settings = Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)
+    app = FlueApp(settings, None, sessions=SessionOptions(persist=False))
+
+    def welcome() -> NoticeEntry | None:
+        found = [e for e in app.transcript.entries if isinstance(e, NoticeEntry) and e.level == "welcome"]
+        return found[0] if len(found) == 1 else None
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.first_frame_at is not None)
+        first = welcome()  # in the first frame, mounted with the input box
+        assert first is not None and first.view is not None and "openai/fake · local sandbox" in first.text
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and "Trust this project?" in screen_text(app))
+        entry = welcome()
+        assert app.session is None and entry is not None and "openai/fake · ask mode" in entry.text
+        await wait_for(pilot, lambda: entry.view is not None and entry.view.is_attached)  # drawn behind the question
+        assert "new session" in app.status_bar.left.render().plain  # type: ignore[union-attr]
+        await pilot.press("y")
+        await ready(pilot)
+        await wait_for(pilot, lambda: "accept-edits mode" in screen_text(app))
+        entry = welcome()
+        assert entry is not None and "openai/fake · accept-edits mode" in entry.text  # one welcome, worded again
+        assert "Trusted" in screen_text(app), screen_text(app)  # said before the session started, still there
