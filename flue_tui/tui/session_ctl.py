@@ -6,14 +6,12 @@ thread, so loading a long history never blocks a frame.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 from typing import TYPE_CHECKING, Any, Protocol
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.handle import SessionHandle
-from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import notifier
 from flue_tui.ui.keys import missing_key
 from flue_tui.ui.welcome import welcome_text
@@ -58,7 +56,6 @@ class SessionControl:
         self.resume_hint: str | None = None  # printed after the app has left the terminal
         self.greeted = False  # this run's first session was welcomed before it started
         self.mode_hint = ""  # the mode it will start in, once read
-        self._mode: concurrent.futures.Future[str] | None = None  # ... being read
 
     @property
     def settings(self) -> Settings:
@@ -151,15 +148,14 @@ class SessionControl:
             return
         self.greeted = True
         self.app.greet(self.welcome(self.settings.permission_mode))
-        self._mode = DaemonExecutor().submit(_mode_for, self.settings)
 
     async def _greet_early(self) -> bool:
-        """The first start, greeted before the first frame: say the mode once it is read."""
-        if self._mode is None:
+        """The first start, greeted before the first frame: say the mode once it is read (after
+        that frame, so its ~0.1 s of imports do not delay it)."""
+        if not self.greeted or self.started is not None:
             return False
-        mode, self._mode = self._mode, None
         try:
-            self.mode_hint = await asyncio.wrap_future(mode)
+            self.mode_hint = await asyncio.to_thread(_mode_for, self.settings)
         except ConfigError:
             return True  # the start says what is wrong with the file
         self.app.greet(self.welcome())

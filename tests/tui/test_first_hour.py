@@ -117,7 +117,7 @@ async def test_the_welcome_comes_with_the_input_box_not_after_the_session(fakell
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.first_frame_at is not None)
         first = welcome()  # in the first frame, mounted with the input box
-        assert first is not None and first.view is not None and "openai/fake · local sandbox" in first.text
+        assert first is not None and first.view is not None  # its mode is said once read, a moment later
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and "Trust this project?" in screen_text(app))
         entry = welcome()
         assert app.session is None and entry is not None and "openai/fake · ask mode" in entry.text
