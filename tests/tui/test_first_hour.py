@@ -129,3 +129,32 @@ async def test_the_welcome_comes_with_the_input_box_not_after_the_session(fakell
         entry = welcome()
         assert entry is not None and "openai/fake · accept-edits mode" in entry.text  # one welcome, worded again
         assert "Trusted" in screen_text(app), screen_text(app)  # said before the session started, still there
+
+
+async def test_an_80x24_edit_approval_gives_the_diff_what_the_screen_has_left(make_app, fakellm, work: Path):
+    """Only the diff's header and about four lines showed; the added lines had to be scrolled to."""
+    from flue_tui.tui.screens.approval import ApprovalScreen
+
+    (work / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    added = "".join(f"\nb{i}" for i in range(1, 9))
+    fakellm.script(
+        [
+            Turn(calls=[Call("edit", {"path": "notes.txt", "oldText": "beta", "newText": "beta" + added})]),
+            Turn(text="Edited."),
+        ]
+    )
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "edit notes")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "Allow once" in screen_text(app))
+        await wait_for(pilot, lambda: app.screen.query_one("#approval-choices").region.height >= 5)
+        text = screen_text(app)
+        shown = [f"b{i}" for i in range(1, 9) if f"+b{i}" in text.replace(" ", "")]
+        assert len(shown) == 8 and "gamma" in text, text  # the whole change, its context too
+        assert app.screen.query_one("#approval-choices").region.bottom <= 24
+        await pilot.press("3")  # the note field opens: the diff gives it room
+        note = await wait_for(
+            pilot, lambda: (n := app.screen.query_one("#approval-note")).display and n.region.height and n
+        )
+        assert note.region.bottom <= 24, note.region
