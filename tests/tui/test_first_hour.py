@@ -158,3 +158,31 @@ async def test_an_80x24_edit_approval_gives_the_diff_what_the_screen_has_left(ma
             pilot, lambda: (n := app.screen.query_one("#approval-note")).display and n.region.height and n
         )
         assert note.region.bottom <= 24, note.region
+
+
+async def test_a_resumed_commands_tail_is_the_one_drawn_live(make_app, fakellm):
+    """A resumed `git status` block showed another set of lines than live (a blank line dropped)."""
+    from flue_tui.runtime.start import SessionOptions
+    from flue_tui.ui.transcript import ToolEntry
+
+    command = "printf 'On branch main\\n\\nChanges:\\n\\tmodified: a.py\\n\\nUntracked:\\n\\tb.txt\\n\\tc.txt\\n\\nno changes added\\n'"
+    fakellm.script([Turn(calls=[Call("bash", {"command": command})]), Turn(text="That is the status.")])
+
+    def block(app) -> str:
+        [entry] = [e for e in app.transcript.entries if isinstance(e, ToolEntry)]
+        assert entry.view is not None
+        return entry.view.render().plain
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "status please")
+        await idle(pilot)
+        live = block(app)
+        sid = app.session.id
+    assert "… 4 more lines above" in live and "\n    \n" in live, live  # blank lines kept
+    resumed = make_app(options=SessionOptions(resume=sid))
+    async with resumed.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "That is the status." in screen_text(resumed))
+        assert block(resumed) == live
