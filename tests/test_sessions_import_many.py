@@ -104,3 +104,47 @@ def test_one_file_already_present_is_skipped_with_exit_0(capsys, tmp_path):
     assert run(capsys, db, tmp_path, one)[0] == 0
     code, out, err = run(capsys, db, tmp_path, one)
     assert (code, out, err) == (0, "Skipped run-1 (ses_many1): it is already in this database.\n", "")
+
+
+def test_a_file_name_that_is_not_utf8(capsys, tmp_path):
+    db = tmp_path / "s.db"
+    trials = tmp_path / "trials"
+    trials.mkdir()
+    (trials / os.fsdecode(b"good-\xff.json")).write_text(json.dumps(export(1)))
+    (trials / os.fsdecode(b"bad-\xfe.json")).write_text("{")
+    code, out, err = run(capsys, db, tmp_path, trials)
+    assert code == 1 and out.splitlines()[-1] == "Imported 1 sessions, skipped 0, 1 file failed."
+    assert "bad-" in err and "is not JSON" in err and "Traceback" not in err
+
+
+def test_kill_9_half_way_then_run_again(tmp_path):
+    """Each file is one transaction: a killed import leaves whole sessions or none, and the next run
+    imports the rest and skips what is there."""
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.db"
+    trials = tmp_path / "trials"
+    trials.mkdir()
+    for n in range(300):
+        (trials / f"t{n:03d}.json").write_text(json.dumps(export(n)))
+    argv = [sys.executable, "-m", "flue_tui", "sessions", "import", str(trials), "--db", str(db)]
+    env = dict(os.environ, FLUE_HOME=str(tmp_path / "home"))
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("Imported run-0 (")  # under way
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=120)
+    with SessionStore.open(db) as store:
+        before = store.count_sessions(None)
+        for (sid,) in store.conn.execute("SELECT id FROM sessions WHERE parent_id IS NULL").fetchall():
+            assert len(store.children(sid)) == 1  # never a parent without its task
+            info = store.get(sid)
+            assert info is not None and info.message_count == 3
+    assert 1 <= before < 300
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.splitlines()[-1]
+    assert last == f"Imported {300 - before} sessions, skipped {before}."
+    assert ids(db) == {f"ses_many{n}{task}" for n in range(300) for task in ("", "_task")}

@@ -153,6 +153,9 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
     source = settings.sources.get("model", "default for the key that is set")
     checks = [Check("ok", "model", f"{settings.model} (from {source})")]
     from flue_tui.model.ollama import is_ollama
+    from flue_tui.model.route import route
+
+    checks.append(Check("ok", "path", route(settings.model, settings.api_base, settings.transport).label))
 
     if is_ollama(settings.model):
         return checks + _ollama(settings, timeout)

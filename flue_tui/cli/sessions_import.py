@@ -30,16 +30,23 @@ def exports(paths: list[str], tally: Tally) -> Iterator[str]:
         if path == "-" or not os.path.isdir(path):
             yield path
             continue
-
-        def unreadable(exc: OSError) -> None:
-            tally.failed += 1
-            print(f"flue: Cannot read {exc.filename}: {exc.strerror or exc}; it was skipped.", file=sys.stderr)
-
-        for top, dirs, files in os.walk(path, onerror=unreadable):
+        for top, dirs, files in os.walk(path, onerror=lambda exc, root=path: _unreadable(exc, root, tally)):
             dirs.sort()
             for name in sorted(files):
                 if name.lower().endswith(".json"):
                     yield os.path.join(top, name)
+
+
+def _unreadable(exc: OSError, root: str, tally: Tally) -> None:
+    """A directory the walk cannot list: counted as failed, named, the walk goes on."""
+    tally.failed += 1
+    where = shown(os.fsdecode(exc.filename)) if exc.filename is not None else shown(root)
+    print(f"flue: Cannot read {where}: {exc.strerror or exc}; it was skipped.", file=sys.stderr)
+
+
+def shown(path: str) -> str:
+    """A path as it can be printed: a name's bytes that are not UTF-8 as `\\xff`, never an encode error."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _read(path: str) -> bytes:
@@ -51,21 +58,22 @@ def _read(path: str) -> bytes:
 
 def _load(path: str, nothing: str) -> object:
     """The file's JSON, or StoreError: one sentence naming the file and what is wrong."""
+    name = shown(path)
     try:
         raw = _read(path)
     except OSError as exc:
-        raise StoreError(f"Cannot read {path}: {exc.strerror or exc}; {nothing}.") from None
+        raise StoreError(f"Cannot read {name}: {exc.strerror or exc}; {nothing}.") from None
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise StoreError(
-            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
+            f"{name} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
             f"it is not a flue JSON export; {nothing}."
         ) from None
     except json.JSONDecodeError as exc:
-        raise StoreError(f"{path} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
+        raise StoreError(f"{name} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
     except RecursionError:
-        raise StoreError(f"{path} is nested too deeply to be a flue session export; {nothing}.") from None
+        raise StoreError(f"{name} is nested too deeply to be a flue session export; {nothing}.") from None
 
 
 def import_one(store: SessionStore, path: str, tally: Tally, *, alone: bool) -> None:
@@ -79,7 +87,7 @@ def import_one(store: SessionStore, path: str, tally: Tally, *, alone: bool) -> 
             print(f"Skipped {exc.label} ({exc.session_id}): it is already in this database.")
             return
         except ImportProblem as exc:
-            raise StoreError(f"Cannot import {path}: {exc}; {nothing}.") from None
+            raise StoreError(f"Cannot import {shown(path)}: {exc}; {nothing}.") from None
     except StoreError as exc:
         if alone:
             raise

@@ -22,6 +22,8 @@ CHOICES = {
     "ui.mode": ("tui", "inline", "plain"),
     "effort": ("off", "low", "medium", "high"),
     "model.effort": ("off", "low", "medium", "high"),
+    "transport": ("auto", "litellm"),
+    "model.transport": ("auto", "litellm"),
 }
 # key -> (python type, how to say it); ints are "whole numbers > 0".
 KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -37,6 +39,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "effort": (str, '"off", "low", "medium" or "high"'),
     "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
+    "transport": (str, '"auto" (flue\'s own HTTP path where it speaks the wire, else litellm) or "litellm"'),
     "notify": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
@@ -53,6 +56,7 @@ MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "effort": KEYS["effort"],
     "max_output_tokens": KEYS["max_output_tokens"],
     "prompt_cache": KEYS["prompt_cache"],
+    "transport": KEYS["transport"],
     "input_price": KEYS["input_price"],
     "output_price": KEYS["output_price"],
 }
@@ -77,6 +81,7 @@ ENV_VARS = {
     "FLUE_THEME": "ui.theme",
     "FLUE_IDLE_TIMEOUT": "idle_timeout",
     "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
+    "FLUE_TRANSPORT": "transport",
     "FLUE_NOTIFY": "notify",
 }
 
