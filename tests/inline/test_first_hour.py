@@ -35,7 +35,7 @@ def test_mcps_wrapped_tool_list_keeps_its_indent(inline, fakellm, work):
     for _ in range(60):  # until the server is up (it starts with the session): each /mcp answers at once
         asked = term.text().count("MCP servers:")
         term.send("/mcp\r")
-        term.wait(lambda t: t.count("MCP servers:") > asked, what="/mcp")
+        term.wait(lambda t, asked=asked: t.count("MCP servers:") > asked, what="/mcp")
         if "    tools: " in term.text():
             break
     lines = term.lines()
