@@ -41,3 +41,17 @@ def test_mcps_wrapped_tool_list_keeps_its_indent(inline, fakellm, work):
     lines = term.lines()
     at = next(i for i, ln in enumerate(lines) if ln.startswith("    tools: "))
     assert len(lines[at]) > 60 and lines[at + 1].startswith("    ") and lines[at + 1].strip(), lines[at : at + 3]
+
+
+def test_a_long_prompt_is_echoed_wrapped_between_words(inline, fakellm):
+    """`make sur` / `e the whole suite`: the typed line stayed as prompt-toolkit wrapped it."""
+    fakellm.script([Turn(text="Will do.")])
+    term = inline(rows=24, cols=80)
+    term.wait(lambda t: "›" in term.prompt_line() and "0 in · 0 out" in term.screen_text(), what="the prompt")
+    prompt = "x" * 70 + " make sure the whole suite passes"  # column 80 falls inside "sure"
+    term.send(prompt + "\r")
+    term.wait_for("Will do.")
+    lines = term.lines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("› xxx"))
+    assert lines[at] == "› " + "x" * 70 + " make", lines[at : at + 2]
+    assert lines[at + 1] == "  sure the whole suite passes", lines[at : at + 2]
