@@ -44,7 +44,12 @@ class InlineApp(InlineCommands):
         self.sessions = InlineSessions(settings, options)
         self.paths = PathIndex(settings.cwd)
         self.prompt = InlinePrompt(
-            PromptHistory(settings.cwd), self.paths, self.command_items, self.toolbar, self.cycle_mode
+            PromptHistory(settings.cwd),
+            self.paths,
+            self.command_items,
+            self.toolbar,
+            self.cycle_mode,
+            self.renderer.typed,
         )
         self.quitting = False
         self.unavailable: str | None = None

@@ -78,9 +78,11 @@ class InlinePrompt:
         commands: Callable[[], list[tuple[str, str]]],
         toolbar: Callable[[], str],
         cycle_mode: Callable[[], None],
+        echo: Callable[[str], None] | None = None,
         **io: Any,
     ) -> None:
         self._toolbar = toolbar
+        self._echo = echo
         self._cycle_mode = cycle_mode
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
@@ -96,6 +98,9 @@ class InlinePrompt:
             key_bindings=self._keys(),
             bottom_toolbar=self._bottom,
             enable_history_search=False,
+            # prompt-toolkit wraps the accepted line at any character (`make sur` / `e the whole`):
+            # it is taken away and `echo` writes it again, wrapped between words.
+            erase_when_done=echo is not None,
             **io,
         )
 
@@ -113,6 +118,8 @@ class InlinePrompt:
             return QUIT
         finally:
             self.hint = None
+        if self._echo is not None and isinstance(text, str):  # not QUIT (Ctrl+C twice)
+            self._echo(text)
         return text
 
     def _bottom(self) -> Any:

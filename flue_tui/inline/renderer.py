@@ -138,6 +138,17 @@ class Renderer:
         if self._timer is None:
             self._timer = loop.call_later(FLUSH_S, self.flush)
 
+    def typed(self, text: str) -> None:
+        """What was typed at the prompt, as it stood there (`› `, continuations under it), wrapped
+        between words; no blank line is added around it, as none was around the prompt."""
+        width = max(1, self.console.width - 2)
+        out: list[Text] = []
+        for i, line in enumerate(text.split("\n")):
+            for j, piece in enumerate(Text(line).wrap(self.console, width) or [Text("")]):
+                out.append(Text.assemble(("› " if i == j == 0 else "  ", "bold"), piece))
+        self.console.print(Safe(Text("\n").join(out)))
+        self._last = None
+
     # -- turn boundaries ----------------------------------------------------------------------------
     def begin_turn(self, echo: str | None = None) -> None:
         """A prompt was sent. `echo` prints it (one that was not typed at the prompt, e.g. argv)."""

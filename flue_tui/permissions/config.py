@@ -167,11 +167,16 @@ def default_mode(settings: Any) -> str:
     return "ask" if getattr(settings, "interactive", False) else "yolo"
 
 
+def mode_for(settings: Any, conf: PermissionConfig | None = None) -> str:
+    """The mode a session starts in: the flag, else the config files', else the front end's default."""
+    conf = conf if conf is not None else load_for(settings)
+    return getattr(settings, "permission_mode", None) or conf.mode or default_mode(settings)
+
+
 def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any = None) -> PermissionPolicy:
     """A fresh policy for one session from settings (flags) and the config files."""
     conf = conf if conf is not None else load_for(settings)
-    flag = getattr(settings, "permission_mode", None)
-    mode = flag or conf.mode or default_mode(settings)
+    mode = mode_for(settings, conf)
     if mode not in MODES:
         raise ConfigError(f"Unknown permission mode {mode!r}: choose one of {', '.join(MODES)}.")
     try:

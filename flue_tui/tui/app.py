@@ -35,7 +35,7 @@ from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 from flue_tui.ui.router import EventRouter
-from flue_tui.ui.transcript import Transcript
+from flue_tui.ui.transcript import NoticeEntry, Transcript
 
 if TYPE_CHECKING:
     pass
@@ -97,6 +97,7 @@ class FlueApp(AppFrontEnd):
         self._ctrl_c_at = 0.0
         self._esc_at = 0.0  # Esc Esc on an empty, idle prompt opens /rewind (as in Claude Code)
         self._details = False
+        self._greeting: NoticeEntry | None = None
         self.exit_code = 0
 
     def get_driver_class(self) -> Any:
@@ -106,6 +107,7 @@ class FlueApp(AppFrontEnd):
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        self.ctl.greet_first()
         self.conversation = Conversation(self.transcript, id="conversation")
         self.completion = CompletionList()
         self.prompt = PromptArea(self.history, self.completion, self.command_items)
@@ -215,9 +217,23 @@ class FlueApp(AppFrontEnd):
             mode=approvals.mode_label(self),
         )
 
+    def greet(self, text: str) -> None:
+        """The welcome before the session has started (session_ctl.py); said again, it is reworded."""
+        if self._greeting is None:  # before the first frame: in the transcript the conversation mounts
+            self._greeting = NoticeEntry(text=text, level="welcome")
+            self.transcript.entries.append(self._greeting)
+        elif self._greeting.text != text:
+            self._greeting.text = text
+            view = self._greeting.view
+            if view is not None:
+                view.sync()
+
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
+        # What was said before the run's first session started (the welcome, "Trusted …") stays.
+        before = self.transcript.entries if self.transcript.session_id is None and not resumed else []
         self.transcript = Transcript(session_id=session.id)
+        self.transcript.entries.extend(before)
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(

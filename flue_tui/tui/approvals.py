@@ -84,7 +84,8 @@ def current(app: Any) -> PermissionPolicy | None:
 
 def mode_label(app: Any) -> str:
     policy = current(app)
-    return policy.mode if policy is not None else (app.settings.permission_mode or "")
+    # Before the session exists: the mode it will start in, once read (tui/session_ctl.py).
+    return policy.mode if policy is not None else (app.settings.permission_mode or app.ctl.mode_hint)
 
 
 def cycle(app: Any) -> None:

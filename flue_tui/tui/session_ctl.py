@@ -28,6 +28,7 @@ class Host(Protocol):
     prompt: PromptArea
 
     def notice(self, text: str, level: str = "info") -> None: ...
+    def greet(self, text: str) -> None: ...
     def refresh_status(self) -> None: ...
     def run_worker(self, work: Any, *, group: str = ..., exclusive: bool = ..., exit_on_error: bool = ...) -> Any: ...
     async def push_screen_wait(self, screen: Any) -> Any: ...
@@ -35,6 +36,12 @@ class Host(Protocol):
     def send(self, text: str, display: str | None = None) -> None: ...
     def send_next(self) -> None: ...
     def clear_queue(self) -> None: ...
+
+
+def _mode_for(settings: Settings) -> str:
+    from flue_tui.permissions.config import mode_for  # imported in the thread: ~0.1 s of modules
+
+    return mode_for(settings)
 
 
 class SessionControl:
@@ -47,6 +54,8 @@ class SessionControl:
         self.unavailable: str | None = None
         self.trust_asked = False
         self.resume_hint: str | None = None  # printed after the app has left the terminal
+        self.greeted = False  # this run's first session was welcomed before it started
+        self.mode_hint = ""  # the mode it will start in, once read
 
     @property
     def settings(self) -> Settings:
@@ -77,7 +86,7 @@ class SessionControl:
         return self.handle.store
 
     def label(self) -> str:
-        return self.handle.label()
+        return self.handle.label() or ("new session" if self.greeted and self.started is None else "")
 
     # -- starting ------------------------------------------------------------------------------------
     def start(self, options: Any = None) -> None:
@@ -92,6 +101,7 @@ class SessionControl:
     async def _start(self, options: Any) -> None:
         self.starting = True
         try:
+            early = await self._greet_early()
             await self._ask_trust()
             if options is not None and options.pick:
                 chosen = await self._choose(None)
@@ -110,11 +120,13 @@ class SessionControl:
             self.starting = False
         self.unavailable = None
         resumed = started.resumed
+        if early:
+            self.app.greet(self.welcome())  # the session's own mode (a trusted project may set one)
         await self.app.attach(started.session, resumed=resumed is not None)
         notifier.watch(self.app, started.session)  # OSC 9 + BEL when a turn ends unfocused
         if resumed is not None:
             self.app.notice(f"Resumed {resumed.label} · {resumed.message_count} messages", "info")
-        else:
+        elif not early:
             self.app.notice(self.welcome(), "welcome")
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.app.notice(line, "warn")
@@ -127,11 +139,35 @@ class SessionControl:
         else:
             self.app.send_next()
 
-    def welcome(self) -> str:
+    def greet_first(self) -> None:
+        """Before the first frame: a fresh session is welcomed with the input box, not once it has
+        started (seconds, with litellm's import beside it). The mode is said once it is read."""
+        options = self.options
+        fresh = options is None or not (options.named or options.session_id)
+        if not fresh or not self.settings.model:
+            return
+        self.greeted = True
+        self.app.greet(self.welcome(self.settings.permission_mode))
+
+    async def _greet_early(self) -> bool:
+        """The first start, greeted before the first frame: say the mode once it is read (after
+        that frame, so its ~0.1 s of imports do not delay it)."""
+        if not self.greeted or self.started is not None:
+            return False
+        try:
+            self.mode_hint = await asyncio.to_thread(_mode_for, self.settings)
+        except ConfigError:
+            return True  # the start says what is wrong with the file
+        self.app.greet(self.welcome())
+        self.app.refresh_status()
+        return True
+
+    def welcome(self, mode: str | None = "") -> str:
         from flue_tui.tui.approvals import mode_label
 
         s = self.settings
-        return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode_label(self.app), sandbox=s.sandbox)
+        mode = mode_label(self.app) if mode == "" else mode
+        return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode, sandbox=s.sandbox)
 
     async def _ask_trust(self) -> None:
         """Once per run, before the first session: may the project's config loosen protection?"""

@@ -20,6 +20,7 @@ from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
     NoticeEntry,
+    OutputTail,
     ReplyEntry,
     TaskEntry,
     ThinkingEntry,
@@ -102,6 +103,8 @@ def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage |
         entry.result_text = terminal_safe(result.text)
         entry.details = dict(result.details or {})
         entry.duration_ms = result.duration_ms
+        if entry.kind == "execute" and entry.status == "ok":
+            entry.tail = OutputTail.of(entry.result_text)  # drawn with the lines it had live
     if isinstance(entry, TaskEntry):
         entry.agent = str(args.get("agent") or "")
         entry.prompt = str(args.get("prompt") or "")
@@ -117,6 +120,7 @@ def _shell_entry(ran: usershell.Shown, cwd: str) -> ToolEntry:
     entry.result_text = terminal_safe(ran.text)  # a command's output may carry terminal escapes
     entry.details = dict(ran.details)
     entry.duration_ms = ran.details.get("durationMs")
+    entry.tail = OutputTail.of(entry.result_text)
     return entry
 
 

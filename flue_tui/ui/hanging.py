@@ -9,8 +9,9 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-# An indented line whose first column ends at a gap of two or more spaces: the second column starts there.
-COLUMN = re.compile(r"^(\s+\S.*?\s{2,})(?=\S)")
+# An indented line whose first column ends at a gap of two or more spaces, or an indented `label: `
+# (`/mcp`'s `    tools: a, b, …`): the second column starts there.
+COLUMN = re.compile(r"^(\s+\S.*?\s{2,}|\s+[^\s:]+:\s)(?=\S)")
 
 
 def hang(line: str, width: int) -> int:

@@ -60,6 +60,13 @@ class OutputTail:
         keep = self.lines.maxlen or len(parts)
         self.lines.extend(clean_line(p) for p in parts[-keep:])
 
+    @classmethod
+    def of(cls, text: str) -> OutputTail:
+        """A finished command's output read back (a resumed session): the tail it had live."""
+        tail = cls()
+        tail.feed("stdout", text if text.endswith("\n") or not text else text + "\n")
+        return tail
+
     def last(self, n: int) -> list[str]:
         pending = [clean_line(p) for p in self.partial.values() if p.strip()]
         lines = list(self.lines)[-n:] + pending

@@ -31,13 +31,15 @@ def has_agents_md(cwd: str) -> bool:
 
 
 def welcome_text(
-    *, cwd: str, model: str, mode: str, sandbox: str, interrupt_key: str = "Esc", agents_md: bool | None = None
+    *, cwd: str, model: str, mode: str | None, sandbox: str, interrupt_key: str = "Esc", agents_md: bool | None = None
 ) -> str:
-    """The greeting as plain lines (each fits 80 columns with a two-column indent)."""
+    """The greeting as plain lines (each fits 80 columns with a two-column indent). `mode` None:
+    not read yet (the app greets before its config is), so it is left out rather than guessed."""
     # A directory or model name is the user's, but a cloned repository's path may hold anything.
+    said_mode = "" if mode is None else f" · {mode or 'ask'} mode"
     lines = [
         f"✻ Welcome to flue · {terminal_safe(home_short(cwd, 52))}",
-        f"  {terminal_safe(model) or 'no model'} · {mode or 'ask'} mode · {sandbox} sandbox",
+        f"  {terminal_safe(model) or 'no model'}{said_mode} · {sandbox} sandbox",
         f"  /help · @file attaches · !cmd runs · {interrupt_key} interrupts · Shift+Tab: mode",
     ]
     if not (has_agents_md(cwd) if agents_md is None else agents_md):

@@ -91,3 +91,98 @@ async def test_a_commands_output_jumps_to_the_end_as_a_prompt_does(make_app, fak
         await wait_for(pilot, shown)
         await idle(pilot)
         assert "Status:" in screen_text(app) and "Model:" in screen_text(app), screen_text(app)
+
+
+async def test_the_welcome_comes_with_the_input_box_not_after_the_session(fakellm, work: Path, monkeypatch):
+    """The welcome, the session's name and mode used to arrive 2-3 s after the input box (once the
+    session had started). The trust question holds the start here: the welcome is already drawn
+    behind it, and worded again with the mode the trusted project file sets."""
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.start import SessionOptions
+    from flue_tui.tui.app import FlueApp
+    from flue_tui.tui.screens.trust import TrustScreen
+    from flue_tui.ui.transcript import NoticeEntry
+
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (work / ".flue").mkdir()
+    (work / ".flue" / "config.toml").write_text('[permissions]\nmode = "accept-edits"\n')
+    settings = Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)
+    app = FlueApp(settings, None, sessions=SessionOptions(persist=False))
+
+    def welcome() -> NoticeEntry | None:
+        found = [e for e in app.transcript.entries if isinstance(e, NoticeEntry) and e.level == "welcome"]
+        return found[0] if len(found) == 1 else None
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.first_frame_at is not None)
+        first = welcome()  # in the first frame, mounted with the input box
+        assert first is not None and first.view is not None  # its mode is said once read, a moment later
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen) and "Trust this project?" in screen_text(app))
+        entry = welcome()
+        assert app.session is None and entry is not None and "openai/fake · ask mode" in entry.text
+        await wait_for(pilot, lambda: entry.view is not None and entry.view.is_attached)  # drawn behind the question
+        assert "new session" in app.status_bar.left.render().plain  # type: ignore[union-attr]
+        await pilot.press("y")
+        await ready(pilot)
+        await wait_for(pilot, lambda: "accept-edits mode" in screen_text(app))
+        entry = welcome()
+        assert entry is not None and "openai/fake · accept-edits mode" in entry.text  # one welcome, worded again
+        assert "Trusted" in screen_text(app), screen_text(app)  # said before the session started, still there
+
+
+async def test_an_80x24_edit_approval_gives_the_diff_what_the_screen_has_left(make_app, fakellm, work: Path):
+    """Only the diff's header and about four lines showed; the added lines had to be scrolled to."""
+    from flue_tui.tui.screens.approval import ApprovalScreen
+
+    (work / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    added = "".join(f"\nb{i}" for i in range(1, 9))
+    fakellm.script(
+        [
+            Turn(calls=[Call("edit", {"path": "notes.txt", "oldText": "beta", "newText": "beta" + added})]),
+            Turn(text="Edited."),
+        ]
+    )
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "edit notes")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "Allow once" in screen_text(app))
+        await wait_for(pilot, lambda: app.screen.query_one("#approval-choices").region.height >= 5)
+        text = screen_text(app)
+        shown = [f"b{i}" for i in range(1, 9) if f"+b{i}" in text.replace(" ", "")]
+        assert len(shown) == 8 and "gamma" in text, text  # the whole change, its context too
+        assert app.screen.query_one("#approval-choices").region.bottom <= 24
+        await pilot.press("3")  # the note field opens: the diff gives it room
+        note = await wait_for(
+            pilot, lambda: (n := app.screen.query_one("#approval-note")).display and n.region.height and n
+        )
+        assert note.region.bottom <= 24, note.region
+
+
+async def test_a_resumed_commands_tail_is_the_one_drawn_live(make_app, fakellm):
+    """A resumed `git status` block showed another set of lines than live (a blank line dropped)."""
+    from flue_tui.runtime.start import SessionOptions
+    from flue_tui.ui.transcript import ToolEntry
+
+    command = "printf 'On branch main\\n\\nChanges:\\n\\tmodified: a.py\\n\\nUntracked:\\n\\tb.txt\\n\\tc.txt\\n\\nno changes added\\n'"
+    fakellm.script([Turn(calls=[Call("bash", {"command": command})]), Turn(text="That is the status.")])
+
+    def block(app) -> str:
+        [entry] = [e for e in app.transcript.entries if isinstance(e, ToolEntry)]
+        assert entry.view is not None
+        return entry.view.render().plain
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "status please")
+        await idle(pilot)
+        live = block(app)
+        sid = app.session.id
+    assert "… 4 more lines above" in live and "\n    \n" in live, live  # blank lines kept
+    resumed = make_app(options=SessionOptions(resume=sid))
+    async with resumed.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "That is the status." in screen_text(resumed))
+        assert block(resumed) == live

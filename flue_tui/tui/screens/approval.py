@@ -25,6 +25,9 @@ MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets i
 
 def _body(request: ApprovalRequest):
     lines = request.body.splitlines()
+    if request.body_kind == "diff":  # `--- a/x` / `+++ b/x` repeat the title's file: the room is the change's
+        while lines and lines[0].startswith(("--- ", "+++ ")):
+            lines.pop(0)
     text = "\n".join(lines[:MAX_BODY_LINES])
     if len(lines) > MAX_BODY_LINES:
         text += f"\n… {len(lines) - MAX_BODY_LINES} more lines"
@@ -33,16 +36,16 @@ def _body(request: ApprovalRequest):
 
 
 # Lines the dialog needs besides the body: border and padding 4, title 2, body margin 1, the three
-# choices in their box 5, the note field with its margin 4.
-CHROME_LINES = 16
+# choices in their box 5; and the note field with its margin 4, once it is open.
+CHROME_LINES = 12
+NOTE_LINES = 4
 MIN_BODY_LINES = 3
-MAX_BODY_HEIGHT = 20
 
 
 class ApprovalScreen(Dialog[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
-    #approval { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;
+    #approval { width: 90%; max-width: 120; height: auto; max-height: 100%; padding: 1 2;
                 border: round $warning; background: $surface; }
     #approval-title { text-style: bold; margin: 0 0 1 0; }
     #approval-body { height: auto; margin: 0 0 1 0; }
@@ -96,10 +99,11 @@ class ApprovalScreen(Dialog[Approval]):
 
     def _fit_body(self) -> None:
         """A long diff scrolls inside its box, which gets what the screen has left once the title,
-        the choices and the note field are placed: on 80×24 the choices stay on screen."""
-        room = self.size.height * 9 // 10 - CHROME_LINES
+        the choices and (when open) the note field are placed: on 80×24 the choices stay on screen."""
+        note = next(self.query("#approval-note").results(Input), None)
+        room = self.size.height - CHROME_LINES - (NOTE_LINES if note is not None and note.display else 0)
         for body in self.query("#approval-body"):
-            body.styles.max_height = max(MIN_BODY_LINES, min(MAX_BODY_HEIGHT, room))
+            body.styles.max_height = max(MIN_BODY_LINES, room)
 
     def _focus_choices(self) -> None:
         for choices in self.query(OptionList):
@@ -118,6 +122,7 @@ class ApprovalScreen(Dialog[Approval]):
             return  # typing the note: the shortcut letters are text
         if choice == "deny":
             note.display = True
+            self._fit_body()  # the diff gives the note its lines
             note.focus()
             return
         self.dismiss(Approval(choice))  # type: ignore[arg-type]

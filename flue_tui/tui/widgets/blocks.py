@@ -28,9 +28,12 @@ class NoticeView(Static):
     def __init__(self, entry: NoticeEntry) -> None:
         super().__init__(Hanging(entry.text), classes=f"notice -{entry.level}")
         self.entry = entry
+        self._text = entry.text
 
     def sync(self) -> None:
-        pass
+        if self.entry.text != self._text:  # only the welcome is ever reworded (its mode, once read)
+            self._text = self.entry.text
+            self.update(Hanging(self._text))
 
 
 class ThinkingView(Static):
