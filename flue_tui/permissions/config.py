@@ -26,7 +26,7 @@ from flue_tui.config.project import Held
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
 
-KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
+KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist", "safe_commands")
 # How much each mode asks: a project file may raise it without being trusted, never lower it.
 STRICTNESS = {"yolo": 0, "accept-edits": 1, "ask": 2, "plan": 3}
 SANDBOXES = ("local", "workspace")
@@ -39,6 +39,7 @@ class PermissionConfig:
     deny: list[str] = field(default_factory=list)
     blocklist: list[str] = field(default_factory=list)  # regexes added to the bash blocklist
     default_blocklist: bool = True
+    safe_commands: bool = True  # read-only commands run unasked (permissions/readonly.py)
     sources: list[str] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)  # the project's loosening settings, until trusted
 
@@ -97,10 +98,11 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
                 except RuleError as exc:
                     raise ConfigError(f"{path}: [permissions] {key}: {exc}") from None
             getattr(conf, key).extend(values)
-    if "default_blocklist" in table:
-        if not isinstance(table["default_blocklist"], bool):
-            raise ConfigError(f"{path}: [permissions] default_blocklist must be true or false")
-        conf.default_blocklist = table["default_blocklist"]
+    for key in ("default_blocklist", "safe_commands"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{path}: [permissions] {key} must be true or false")
+            setattr(conf, key, table[key])
     return set(table)
 
 
@@ -141,6 +143,11 @@ def load_config(
                     "[permissions] default_blocklist = false (drops the default command blocklist)",
                 )
             )
+    if "safe_commands" in keys:
+        if not project.safe_commands or trusted or conf.safe_commands:
+            conf.safe_commands = project.safe_commands
+        else:
+            conf.held.append(Held("[permissions] safe_commands = true", "[permissions] safe_commands = true"))
     if project.mode is not None and flag_mode is None:
         floor = conf.mode or base_mode
         if trusted or STRICTNESS[project.mode] >= STRICTNESS[floor]:
@@ -182,7 +189,8 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
         deny = parse_rules([*conf.deny, *getattr(settings, "disallowed_tools", [])])
     except RuleError as exc:
         raise ConfigError(str(exc)) from None
-    return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
+    root = os.path.abspath(settings.cwd)
+    return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=root, guard=guard, safe_commands=conf.safe_commands)
 
 
 def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]) -> PermissionPolicy:

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
+from flue_tui.permissions.readonly import read_only
 from flue_tui.permissions.rules import (
     Rule,
     in_git_dir,
@@ -95,6 +96,7 @@ class PermissionPolicy:
     session_allow: list[Rule] = field(default_factory=list)
     denials: list[Denial] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
+    safe_commands: bool = True  # read-only bash runs unasked in ask/accept-edits ([permissions] safe_commands)
     _asking: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -142,6 +144,9 @@ class PermissionPolicy:
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
+        command = args.get("command") if tool_name == "bash" else None
+        if self.safe_commands and isinstance(command, str) and read_only(command, base):
+            return Decision("allow")  # only reads (ls, git status …): asking would only slow the user
         for rules in (self.allow, self.session_allow):
             if matches(rules, tool_name, args, base=base, root=self.root, deny=False) is not None:
                 # A shell redirection writes a file: allowed only where a write would be.
