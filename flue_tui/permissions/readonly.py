@@ -6,12 +6,12 @@ and `<(…)` included — is a program below called by its bare name, with no VA
 bash decides at run time (`$x`, a glob could expand to `--pre=evil`), and none of the options that
 make it run a program or write a file. GNU tools and git take any unambiguous prefix of a long
 option (`--out` is `--output`), so a prefix of a refused option is refused too. git also needs a
-repository whose own configuration names no program (gitrepo.py). Anything else is asked as before.
+repository whose own configuration names no program (git.py's repository_programs). Anything else is asked as before.
 """
 
 from __future__ import annotations
 
-from flue_tui.permissions.gitrepo import plain_config
+from flue_tui.permissions.git import repository_programs
 from flue_tui.permissions.shell import SimpleCommand, read_command
 
 # Programs that only read and print, with the options that would make them do more. `echo` is
@@ -39,7 +39,8 @@ def read_only(command: str, cwd: str) -> bool:
         return False
     if not all(_reads(c) for c in reading.commands):
         return False
-    return not any(c.argv[0] == "git" for c in reading.commands) or plain_config(cwd)
+    # the subcommands below run no hook; the repository's config may still name a program
+    return not any(c.argv[0] == "git" for c in reading.commands) or repository_programs(cwd, False) is None
 
 
 def _reads(command: SimpleCommand) -> bool:
