@@ -77,8 +77,9 @@ class Runtime:
         from flue_tui.tools import builtin_tools
         from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
         from flue_tui.tools.task import TaskTool
+        from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child), TodoWriteTool()]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:

@@ -24,6 +24,8 @@ TOOL_NAMES = {
     "agent": "task",
     "skill": "activate_skill",
     "activate_skill": "activate_skill",
+    "todowrite": "todo_write",
+    "todo_write": "todo_write",
 }
 SETTING_SOURCES = ("user", "project", "local")
 
