@@ -28,6 +28,8 @@ from flue_tui.permissions.scope import GIT_WHY, always_asks, changed_by_command,
 from flue_tui.permissions.shell import read_command
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
+# Tools whose calls are bash commands under another name: the same rules, guard and questions.
+AS_BASH = {"bash_background": "bash"}
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
 CYCLE = ("ask", "accept-edits", "plan")
 Verdict = Literal["allow", "ask", "deny"]
@@ -230,9 +232,10 @@ class PermissionPolicy:
 
     async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
         """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
-        refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
+        name = AS_BASH.get(tool_name, tool_name)  # a background command is judged, and asked, as bash
+        refusal = self.guard.check(name, args, tool) if self.guard is not None else None
         if refusal is None:
-            refusal = await self._consult(tool_name, args, tool, call_id)
+            refusal = await self._consult(name, args, tool, call_id)
         if refusal is not None:
             self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
         return refusal

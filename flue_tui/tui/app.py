@@ -23,6 +23,7 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
+from flue_tui.tools.background import jobs_of
 from flue_tui.tools.todo import latest_plan
 from flue_tui.tui import approvals, nokey
 from flue_tui.tui.frontend import AppFrontEnd
@@ -236,6 +237,11 @@ class FlueApp(AppFrontEnd):
         if usage is not None:  # a resumed session's stored total, its tasks' included
             self.router.status.set_total(usage)
         session.subscribe(self.router.handle)
+        jobs = jobs_of(session)
+        if jobs is not None:
+            if self._on_jobs not in jobs.listeners:
+                jobs.listeners.append(self._on_jobs)
+            self.router.status.background = len(jobs.running())
         approvals.install(self, session)  # permission questions become the approval dialog
         await self.conversation.show(self.transcript)
         self.refresh_status()
@@ -243,6 +249,13 @@ class FlueApp(AppFrontEnd):
         from flue_tui.mcp.manager import manager
 
         manager().start()  # MCP servers, in the background: attach runs after the first frame
+
+    def _on_jobs(self) -> None:
+        """A background command started or ended: the status bar's count follows."""
+        jobs = jobs_of(self.session)
+        self.router.status.background = len(jobs.running()) if jobs is not None else 0
+        self.router.status_dirty = True
+        self.request_flush()
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:

@@ -43,6 +43,7 @@ class Status:
     total: Usage = field(default_factory=Usage)
     context_tokens: int = 0  # the root's last prompt: input + cache + output
     tasks: bool = False  # whether a task child's usage is in the total
+    background: int = 0  # background commands running (bash_background): the status bar's count
     children: Usage = field(default_factory=Usage)  # the task children's own turns (this run), for /cost
     own_unpriced: bool = False  # a root turn had no known price (/cost names the model)
     task_models: dict[str, str] = field(default_factory=dict)  # a task child's session → its model
