@@ -137,7 +137,7 @@ def _git_dir(start: str) -> str | None:
             return dot
         if os.path.isfile(dot):
             try:
-                with open(dot, "rb") as fh:
+                with open_regular(dot) as fh:  # a FIFO planted as `.git` must not hang the policy
                     line = fh.read(4096).decode("utf-8", "replace").strip()
             except OSError:
                 return dot
