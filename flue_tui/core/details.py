@@ -135,7 +135,36 @@ class TaskDetails:
         )
 
 
-ToolDetails = BashDetails | ReadDetails | WriteDetails | EditDetails | MatchDetails | TaskDetails
+TODO_STATUSES = ("pending", "in_progress", "completed")
+
+
+@dataclass(frozen=True, slots=True)
+class Todo:
+    content: str
+    status: str  # one of TODO_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class PlanDetails:
+    """todo_write's plan as the model last wrote it: what the checklist, inline mode and ACP show."""
+
+    todos: tuple[Todo, ...]
+
+    def wire(self) -> dict[str, Any]:
+        return {"todos": [{"content": t.content, "status": t.status} for t in self.todos]}
+
+    @classmethod
+    def parse(cls, d: Mapping[str, Any]) -> PlanDetails:
+        items = d.get("todos")
+        todos = [
+            Todo(t["content"], t["status"])
+            for t in (items if isinstance(items, list) else [])
+            if isinstance(t, Mapping) and isinstance(t.get("content"), str) and t.get("status") in TODO_STATUSES
+        ]
+        return cls(tuple(todos))
+
+
+ToolDetails = BashDetails | ReadDetails | WriteDetails | EditDetails | MatchDetails | TaskDetails | PlanDetails
 
 _BY_TOOL: dict[str, Any] = {
     "bash": BashDetails,
@@ -145,6 +174,7 @@ _BY_TOOL: dict[str, Any] = {
     "grep": MatchDetails,
     "glob": MatchDetails,
     "task": TaskDetails,
+    "todo_write": PlanDetails,
 }
 
 

@@ -52,6 +52,10 @@ def call_summary(name: str, args: object, cwd: str = "") -> str:
         if s("include"):
             text += f"  ({s('include')})"
         return text
+    if name == "todo_write" and isinstance(a.get("todos"), list):
+        todos = [t for t in a["todos"] if isinstance(t, dict)]
+        done = sum(t.get("status") == "completed" for t in todos)
+        return f"{len(todos)} todos, {done} done"
     if name == "task":
         return " · ".join(x for x in (s("agent"), one_line(s("description") or s("prompt"), 120)) if x)
     for value in a.values():

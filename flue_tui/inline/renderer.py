@@ -22,6 +22,8 @@ from rich.text import Text
 
 from flue_tui.agent import usershell
 from flue_tui.core import events as ev
+from flue_tui.core.details import PlanDetails
+from flue_tui.core.details import parse as parse_details
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
 from flue_tui.inline.blocks import Indented, Trimmed, complete_prefix
@@ -30,6 +32,7 @@ from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.mdtext import task_boxes
+from flue_tui.ui.plan import plan_text
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
@@ -88,6 +91,7 @@ class Renderer:
         self._done: set[Entry] = set()
         self._headed: set[Entry] = set()
         self._shown: dict[Entry, int] = {}  # reply → characters already printed
+        self._plan: PlanDetails | None = None  # the plan last printed: an unchanged one is not printed again
         self._depth: dict[Entry, int] = {}
         self._frame = 0
         # Edits whose diff an approval question showed: their result line does not print it again.
@@ -293,7 +297,12 @@ class Renderer:
         self.print(_line(pre, toolfmt.header(e, 0, time.monotonic())), kind)
         inner = pre + "  "
         shown = e.call_id in self.diff_shown  # each thing is written once: the question had it
-        if e.status == "ok" and e.diff and not shown:
+        plan = parse_details(e.name, e.details) if e.name == "todo_write" and e.status == "ok" else None
+        if isinstance(plan, PlanDetails):
+            if plan != self._plan and plan.todos:
+                self.print(plan_text(plan, indent=inner), kind)
+            self._plan = plan
+        elif e.status == "ok" and e.diff and not shown:
             body, hidden = toolfmt.diff_text(e.diff, DIFF_LINES)
             lines = body.split("\n")
             if hidden:

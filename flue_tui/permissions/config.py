@@ -27,7 +27,7 @@ from flue_tui.config.trust import Snapshot
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
 
-KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist")
+KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist", "safe_commands")
 # How much each mode asks: a project file may raise it without being trusted, never lower it.
 STRICTNESS = {"yolo": 0, "accept-edits": 1, "ask": 2, "plan": 3}
 SANDBOXES = ("local", "workspace")
@@ -40,6 +40,7 @@ class PermissionConfig:
     deny: list[str] = field(default_factory=list)
     blocklist: list[str] = field(default_factory=list)  # regexes added to the bash blocklist
     default_blocklist: bool = True
+    safe_commands: bool = True  # read-only commands run unasked (permissions/readonly.py)
     sources: list[str] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)  # the project's loosening settings, until trusted
     never: list[str] = field(default_factory=list)  # what a project file asked for and never gets
@@ -91,10 +92,11 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool, snapshot: Sn
                 except RuleError as exc:
                     raise ConfigError(f"{path}: [permissions] {key}: {exc}") from None
             getattr(conf, key).extend(values)
-    if "default_blocklist" in table:
-        if not isinstance(table["default_blocklist"], bool):
-            raise ConfigError(f"{path}: [permissions] default_blocklist must be true or false")
-        conf.default_blocklist = table["default_blocklist"]
+    for key in ("default_blocklist", "safe_commands"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{path}: [permissions] {key} must be true or false")
+            setattr(conf, key, table[key])
     return set(table)
 
 
@@ -137,6 +139,11 @@ def load_config(
                     "[permissions] default_blocklist = false (drops the default command blocklist)",
                 )
             )
+    if "safe_commands" in keys:
+        if not project.safe_commands or trusted or conf.safe_commands:
+            conf.safe_commands = project.safe_commands
+        else:
+            conf.held.append(Held("[permissions] safe_commands = true", "[permissions] safe_commands = true"))
     if project.mode is not None and flag_mode is None:
         floor = conf.mode or base_mode
         if trusted or STRICTNESS[project.mode] >= STRICTNESS[floor]:
@@ -186,7 +193,13 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
         raise ConfigError(str(exc)) from None
     add_dirs = tuple(os.path.abspath(d) for d in getattr(settings, "add_dirs", ()) or ())
     return PermissionPolicy(
-        mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), add_dirs=add_dirs, guard=guard
+        mode=mode,
+        allow=allow,
+        deny=deny,
+        root=os.path.abspath(settings.cwd),
+        add_dirs=add_dirs,
+        guard=guard,
+        safe_commands=conf.safe_commands,
     )
 
 

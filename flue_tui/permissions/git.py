@@ -154,7 +154,7 @@ def _config_keys(path: str) -> list[tuple[str, str]]:
     """(key as `section.sub.name`, value) of one git config file, read as git does in the cases
     that matter here; a file that cannot be read says so, as an unreadable key."""
     try:
-        with open_regular(path) as fh:
+        with open_regular(path) as fh:  # a FIFO planted as the config must not hang the question
             text = fh.read(1 << 20).decode("utf-8", "replace")
     except FileNotFoundError:
         return []
@@ -188,6 +188,21 @@ def _runs(key: str, value: str) -> bool:
     return parts[-1] in ("url", "pushurl") and value.strip('"').lower().startswith(("ext::", "-"))
 
 
+_MAX_CONFIGS = 64  # submodule configs read before the answer is "too many to check"
+
+
+def _config_files(git_dir: str) -> list[str]:
+    """The config files git reads in `git_dir`, and its submodules' (status and diff recurse into
+    them, running what their configs name); past _MAX_CONFIGS, a name that reads as unreadable."""
+    files = [os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
+    for root, subdirs, names in os.walk(os.path.join(git_dir, "modules")):
+        subdirs[:] = [s for s in subdirs if not os.path.islink(os.path.join(root, s))]
+        files.extend(os.path.join(root, n) for n in names if n in ("config", "config.worktree"))
+        if len(files) > _MAX_CONFIGS:
+            return [*files[:_MAX_CONFIGS], os.path.join(git_dir, "modules")]  # a directory: unreadable
+    return files
+
+
 def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
     """Why git run from `cwd` could start a program its repository's own config or hooks name, or
     None: one phrase, naming the key or hook. `hooks_run`: False for a subcommand that runs none."""
@@ -197,14 +212,13 @@ def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
     dirs = [gitdir]
     try:
         with open_regular(os.path.join(gitdir, "commondir")) as fh:
-            dirs.append(
-                os.path.join(gitdir, fh.read(4096).decode("utf-8", "replace").strip())
-            )  # a worktree shares the main config
+            # a worktree shares the main repository's config
+            dirs.append(os.path.join(gitdir, fh.read(4096).decode("utf-8", "replace").strip()))
     except OSError:
         pass
     for d in dirs:
-        for name in ("config", "config.worktree"):
-            for key, value in _config_keys(os.path.join(d, name)):
+        for path in _config_files(d):
+            for key, value in _config_keys(path):
                 if _runs(key, value) and (hooks_run or key != "core.hookspath"):
                     return f"its git config sets {key}"
         try:

@@ -15,6 +15,7 @@ from flue_tui.permissions.approval import Approval as Approval  # re-exported: a
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
 from flue_tui.permissions.git import git_cwds, repository_programs
+from flue_tui.permissions.readonly import read_only
 from flue_tui.permissions.rules import (
     Rule,
     matches,
@@ -27,6 +28,8 @@ from flue_tui.permissions.scope import GIT_WHY, always_asks, changed_by_command,
 from flue_tui.permissions.shell import read_command
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
+# Tools whose calls are bash commands under another name: the same rules, guard and questions.
+AS_BASH = {"bash_background": "bash"}
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
 CYCLE = ("ask", "accept-edits", "plan")
 Verdict = Literal["allow", "ask", "deny"]
@@ -104,6 +107,7 @@ class PermissionPolicy:
     session_allow: list[Rule] = field(default_factory=list)
     denials: list[Denial] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
+    safe_commands: bool = True  # read-only bash runs unasked in ask/accept-edits ([permissions] safe_commands)
     _asking: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -158,6 +162,8 @@ class PermissionPolicy:
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
+        if self.safe_commands and isinstance(command, str) and not outside and read_only(command, base):
+            return Decision("allow")  # only reads (ls, git status …): asking would only slow the user
         for rules in (self.allow, self.session_allow):
             named = [r for r in rules if r.pattern] if outside else rules  # only a rule naming the path
             if matches(named, tool_name, args, base=base, root=self.root, deny=False) is not None:
@@ -226,9 +232,10 @@ class PermissionPolicy:
 
     async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
         """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
-        refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
+        name = AS_BASH.get(tool_name, tool_name)  # a background command is judged, and asked, as bash
+        refusal = self.guard.check(name, args, tool) if self.guard is not None else None
         if refusal is None:
-            refusal = await self._consult(tool_name, args, tool, call_id)
+            refusal = await self._consult(name, args, tool, call_id)
         if refusal is not None:
             self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
         return refusal

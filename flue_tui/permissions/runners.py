@@ -117,7 +117,8 @@ def _dispatch(prog: str, words: list[Word], assignments: tuple[str, ...], out: C
         out.commands.append(SimpleCommand(argv, assignments))  # its interval options are too varied to skip
         out.doubt("watch runs its arguments as a new command")
     else:
-        out.commands.append(SimpleCommand(argv, assignments, needs_rule=prog not in HARMLESS))
+        dynamic = not all(w.static for w in words)
+        out.commands.append(SimpleCommand(argv, assignments, needs_rule=prog not in HARMLESS, dynamic=dynamic))
         if prog in ("test", "[", "printf") and any(
             w.text in ("-v", "-R") and (k + 1 < len(words) and not words[k + 1].static) for k, w in enumerate(words)
         ):
@@ -296,7 +297,8 @@ def _xargs(words: list[Word], assignments: tuple[str, ...], out: Collector, dept
 
 def _find(words: list[Word], assignments: tuple[str, ...], out: Collector, depth: int) -> None:
     """find itself needs a rule; each -exec/-execdir/-ok/-okdir command is checked as well."""
-    out.commands.append(SimpleCommand(tuple(w.text for w in words), assignments))
+    dynamic = not all(w.static for w in words)
+    out.commands.append(SimpleCommand(tuple(w.text for w in words), assignments, dynamic=dynamic))
     i = 1
     while i < len(words):
         if words[i].text in ("-exec", "-execdir", "-ok", "-okdir"):

@@ -30,6 +30,7 @@ class SimpleCommand:
     needs_rule: bool = True  # False: a runner or a no-op whose inner commands are listed themselves
     only_named: str | None = None  # only a rule whose pattern starts with this text allows it (git aliases)
     plain: str | None = None  # the command without options that do not change what it is (`git -C d push` → `git push`)
+    dynamic: bool = False  # a word bash decides when it runs (`$x`, a glob): it could be any option
 
     @property
     def text(self) -> str:

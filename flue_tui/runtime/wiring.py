@@ -51,6 +51,9 @@ class Runtime:
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
         self._sandbox: Any = None
+        from flue_tui.tools.background import Jobs
+
+        self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -79,10 +82,13 @@ class Runtime:
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
         from flue_tui.tools import builtin_tools
+        from flue_tui.tools.background import BashBackgroundTool, BashKillTool, BashOutputTool
         from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
         from flue_tui.tools.task import TaskTool
+        from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child), TodoWriteTool()]
+        tools += [BashBackgroundTool(sandbox, self.jobs), BashOutputTool(self.jobs), BashKillTool(self.jobs)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:

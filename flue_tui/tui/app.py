@@ -23,10 +23,13 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
+from flue_tui.tools.background import jobs_of
+from flue_tui.tools.todo import latest_plan
 from flue_tui.tui import approvals, nokey
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
+from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.attach import attached
@@ -112,9 +115,11 @@ class FlueApp(AppFrontEnd):
         self.completion = CompletionList()
         self.prompt = PromptArea(self.history, self.completion, self.command_items)
         self.queue_view = Static("", id="queue")
+        self.plan_view = PlanPanel()
         self.status_bar = StatusBar()
         yield self.conversation
         with Vertical(id="bottom"):
+            yield self.plan_view
             yield self.queue_view
             yield self.completion
             yield self.prompt
@@ -180,6 +185,9 @@ class FlueApp(AppFrontEnd):
                             await result
                 if self.router.status_dirty:
                     self.refresh_status()
+                if self.router.plan_dirty:
+                    self.router.plan_dirty = False
+                    self.plan_view.show(self.router.plan)
         finally:
             self._flushing = False
             self._render_s = min(0.5, time.perf_counter() - began)
@@ -239,10 +247,17 @@ class FlueApp(AppFrontEnd):
             self.transcript.backfill = make_backfill(
                 list(session.messages), self.settings.cwd, self.ctl.store, session.id
             )
+        self.router.plan = latest_plan(session.messages) if resumed else None  # resume shows the last plan
+        self.plan_view.show(self.router.plan)
         usage = getattr(session, "usage", None)
         if usage is not None:  # a resumed session's stored total, its tasks' included
             self.router.status.set_total(usage)
         session.subscribe(self.router.handle)
+        jobs = jobs_of(session)
+        if jobs is not None:
+            if self._on_jobs not in jobs.listeners:
+                jobs.listeners.append(self._on_jobs)
+            self.router.status.background = len(jobs.running())
         approvals.install(self, session)  # permission questions become the approval dialog
         await self.conversation.show(self.transcript)
         self.refresh_status()
@@ -250,6 +265,13 @@ class FlueApp(AppFrontEnd):
         from flue_tui.mcp.manager import manager
 
         manager().start()  # MCP servers, in the background: attach runs after the first frame
+
+    def _on_jobs(self) -> None:
+        """A background command started or ended: the status bar's count follows."""
+        jobs = jobs_of(self.session)
+        self.router.status.background = len(jobs.running()) if jobs is not None else 0
+        self.router.status_dirty = True
+        self.request_flush()
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:

@@ -52,6 +52,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
     Command("mcp", "[restart NAME]", "MCP servers, their status and tools"),
+    Command("bashes", "[tail ID|kill ID]", "background commands: list, see the output of, stop"),
     Command("quit", "", "leave flue"),
 )
 
@@ -192,6 +193,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         _mode(fe, arg)
     elif name == "mcp":
         await fe.run_slow(_mcp(fe, arg))
+    elif name == "bashes":
+        from flue_tui.ui.bashes import bashes
+
+        bashes(fe, arg)
     elif name in ("rewind", "undo", "redo"):
         await fe.run_slow(_rewind(fe, name, arg))
     else:

@@ -15,6 +15,8 @@ from typing import Any
 
 from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
+from flue_tui.core.details import PlanDetails
+from flue_tui.core.details import parse as parse_details
 from flue_tui.core.messages import Usage
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
@@ -41,6 +43,7 @@ class Status:
     total: Usage = field(default_factory=Usage)
     context_tokens: int = 0  # the root's last prompt: input + cache + output
     tasks: bool = False  # whether a task child's usage is in the total
+    background: int = 0  # background commands running (bash_background): the status bar's count
     children: Usage = field(default_factory=Usage)  # the task children's own turns (this run), for /cost
     own_unpriced: bool = False  # a root turn had no known price (/cost names the model)
     task_models: dict[str, str] = field(default_factory=dict)  # a task child's session → its model
@@ -90,6 +93,8 @@ class EventRouter:
         self.running: dict[str, ToolEntry] = {}
         self.status = Status()
         self.status_dirty = True
+        self.plan: PlanDetails | None = None  # the root's last todo_write: the app's checklist panel
+        self.plan_dirty = False
         self._appended: list[tuple[Transcript, Entry]] = []
         self._dirty: dict[Entry, None] = {}
         # Streamed text waits here until the flush: `entry.text += token` per token would copy the
@@ -253,6 +258,10 @@ class EventRouter:
         if isinstance(entry, TaskEntry) and entry.answer is None:
             entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does
         self.running.pop(e.tool_call_id, None)
+        if root and e.tool_name == "todo_write" and not e.is_error:
+            plan = parse_details("todo_write", entry.details)
+            self.plan = plan if isinstance(plan, PlanDetails) else self.plan
+            self.plan_dirty = True
         self._touch(entry)
         if root and not any(r for r in self.running.values()):
             self.set_activity("working")

@@ -46,9 +46,9 @@ async def test_updated_input_cannot_slip_past_a_deny_rule_the_guard_or_the_schem
     results = await run_calls(
         builtin_tools(WorkspaceSandbox(str(ws), root=str(ws))),
         policy,
-        ("bash", {"command": "git status"}),
+        ("bash", {"command": "git fetch"}),  # not read-only: asked (git status would run unasked)
         ("write", {"path": "ok.txt", "content": "x"}),
-        ("bash", {"command": "ls"}),
+        ("bash", {"command": "make"}),
         cwd=str(ws),
     )
     assert results[0].text == 'Permission denied: bash is blocked by the rule "bash(git push *)".'

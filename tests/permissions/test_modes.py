@@ -21,7 +21,7 @@ ARGS = {
     "glob": {"pattern": "*.txt"},
     "write": {"path": "new.txt", "content": "hi\n"},
     "edit": {"path": "a.txt", "oldText": "one", "newText": "two"},
-    "bash": {"command": "git status"},
+    "bash": {"command": "npm test"},  # not read-only: `git status` runs unasked (test_read_only.py)
 }
 EXPECTED = {
     "ask": {"read": "allow", "grep": "allow", "glob": "allow", "write": "ask", "edit": "ask", "bash": "ask"},
@@ -112,7 +112,8 @@ def test_deny_beats_allow_and_plan_beats_allow(tools, tmp_path):
 
 async def test_allow_once_runs_and_asks_again_next_time(tools, tmp_path):
     asker = ScriptedAsker(Approval("once"), Approval("once"))
-    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
+    # the asking itself, with read-only commands (echo, git status, ls) asked like any other
+    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker, safe_commands=False)
     results = await run_calls(
         list(tools.values()), policy, ("bash", {"command": "echo one"}), ("bash", {"command": "echo two"})
     )
@@ -126,7 +127,7 @@ async def test_allow_once_runs_and_asks_again_next_time(tools, tmp_path):
 
 async def test_allow_for_session_remembers_the_command_prefix(tools, tmp_path):
     asker = ScriptedAsker(Approval("session"), Approval("deny"))
-    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker)
+    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=asker, safe_commands=False)
     results = await run_calls(
         list(tools.values()),
         policy,
@@ -191,7 +192,7 @@ async def test_concurrent_questions_are_asked_one_at_a_time(tools, tmp_path):
         open_now -= 1
         return Approval("session")
 
-    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=slow_asker)
+    policy = PermissionPolicy(mode="ask", root=str(tmp_path), asker=slow_asker, safe_commands=False)
     answers = await asyncio.gather(
         *(policy("bash", {"command": c}, tools["bash"], f"c{i}") for i, c in enumerate(["ls a", "ls b", "pwd"]))
     )

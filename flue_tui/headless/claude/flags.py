@@ -24,6 +24,14 @@ TOOL_NAMES = {
     "agent": "task",
     "skill": "activate_skill",
     "activate_skill": "activate_skill",
+    "todowrite": "todo_write",
+    "todo_write": "todo_write",
+    "bash_background": "bash_background",
+    "bashoutput": "bash_output",
+    "bash_output": "bash_output",
+    "killshell": "bash_kill",
+    "killbash": "bash_kill",
+    "bash_kill": "bash_kill",
 }
 SETTING_SOURCES = ("user", "project", "local")
 

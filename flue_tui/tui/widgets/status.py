@@ -76,6 +76,8 @@ class StatusBar(Horizontal):
         if context_window and status.context_tokens:
             pct = 100 * status.context_tokens / context_window
             right.append(Part(f"ctx {pct:.0f}%", 3, "yellow" if pct >= 80 else "dim"))
+        if status.background:  # /bashes lists, tails and stops them
+            right.append(Part(f"{status.background} bg", 7, "yellow"))
         if busy:
             right.append(Part(f"{SPINNER[self.frame % len(SPINNER)]} {status.activity}", 9, "bold cyan", "  "))
         else:

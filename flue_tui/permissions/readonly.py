@@ -1,0 +1,74 @@
+"""Commands that only read, which ask and accept-edits modes run without a question (as Codex does).
+
+A command is read-only when the shell reader finds nothing unclear in it, it writes no file (a
+redirection to /dev/null is no write), and every simple command in it — pipelines, lists, `$(…)`
+and `<(…)` included — is a program below called by its bare name, with no VAR=value prefix, no word
+bash decides at run time (`$x`, a glob could expand to `--pre=evil`), and none of the options that
+make it run a program or write a file. GNU tools and git take any unambiguous prefix of a long
+option (`--out` is `--output`), so a prefix of a refused option is refused too. git also needs a
+repository whose own configuration names no program (git.py's repository_programs). Anything else is asked as before.
+"""
+
+from __future__ import annotations
+
+from flue_tui.permissions.git import repository_programs
+from flue_tui.permissions.shell import SimpleCommand, read_command
+
+# Programs that only read and print, with the options that would make them do more. `echo` is
+# left out on purpose: it is what users and tests reach for to see a question asked.
+_FIND_ACTIONS = frozenset("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls".split())
+_READERS: dict[str, tuple[str, ...]] = {
+    **{p: () for p in "ls cat head tail wc pwd stat du df basename dirname realpath readlink".split()},
+    **{p: () for p in "grep egrep fgrep cmp diff whoami id uname which true false test [ nl".split()},
+    "rg": ("--pre", "--pre-glob", "--search-zip", "--hostname-bin"),
+    "find": (),
+    "git": (),
+}
+_GIT_SUBCOMMANDS = frozenset("status diff log show ls-files rev-parse blame shortlog".split())
+_GIT_REFUSED = ("--output", "--output-directory", "--ext-diff", "--open-files-in-pager", "--paginate")
+
+
+def read_only(command: str, cwd: str) -> bool:
+    """Whether `command`, run by the bash tool in `cwd`, can only read."""
+    try:
+        command.encode("utf-8")  # a lone surrogate (a non-UTF-8 byte) is not text to vouch for
+    except UnicodeEncodeError:
+        return False
+    reading = read_command(command)
+    if reading.unclear or reading.writes or not reading.commands:
+        return False
+    if not all(_reads(c) for c in reading.commands):
+        return False
+    # the subcommands below run no hook; the repository's config may still name a program
+    return not any(c.argv[0] == "git" for c in reading.commands) or repository_programs(cwd, False) is None
+
+
+def _reads(command: SimpleCommand) -> bool:
+    argv = command.argv
+    if command.assignments or command.dynamic or not argv or argv[0] not in _READERS:
+        return False
+    args = argv[1:]
+    if any(_abbreviates(a, _READERS[argv[0]]) for a in args):
+        return False
+    if argv[0] == "rg":  # -z (search compressed files) runs decompressors, also inside a cluster
+        return not any(a.startswith("-") and not a.startswith("--") and "z" in a for a in args)
+    if argv[0] == "find":
+        return not _FIND_ACTIONS.intersection(args)
+    if argv[0] == "git":
+        return _git_reads(args)
+    return True
+
+
+def _git_reads(args: tuple[str, ...]) -> bool:
+    i = 0
+    while i < len(args) and args[i] == "--no-pager":  # any other global option is asked (-C, -c, -p …)
+        i += 1
+    if i >= len(args) or args[i] not in _GIT_SUBCOMMANDS:
+        return False
+    return not any(_abbreviates(a, _GIT_REFUSED) for a in args[i + 1 :])
+
+
+def _abbreviates(word: str, refused: tuple[str, ...]) -> bool:
+    """`--out=x` abbreviates `--output`; `--` and plain words abbreviate nothing."""
+    name = word.split("=", 1)[0]
+    return name.startswith("--") and len(name) > 2 and any(opt.startswith(name) for opt in refused)

@@ -1,0 +1,38 @@
+"""Background commands in the app (issue 26): the status bar counts them, `/bashes` lists, tails and
+stops them, and nothing is left running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakellm.script import Call, Turn
+from tests.tools.conftest import pid_alive
+from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, wait_for
+
+SERVER = "echo $$ > pid; echo listening on 5173; while [ ! -e never ]; do sleep 0.2; done"
+
+
+async def test_the_status_bar_counts_them_and_bashes_tails_and_kills(make_app, fakellm, work: Path):
+    fakellm.script(
+        [
+            Turn(calls=[Call("bash_background", {"command": SERVER, "description": "dev server"}, id="s")]),
+            Turn(text="The dev server is starting."),
+        ]
+    )
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "start the dev server")
+        await idle(pilot)
+        await wait_for(pilot, lambda: "1 bg" in status_bar(app))
+        await wait_for(pilot, lambda: (work / "pid").exists() and (work / "pid").read_text().strip())
+        pid = int((work / "pid").read_text())
+        await submit(pilot, "/bashes")
+        await wait_for(pilot, lambda: "bg1  running" in screen_text(app))
+        await submit(pilot, "/bashes tail bg1")
+        await wait_for(pilot, lambda: "listening on 5173" in screen_text(app))
+        await submit(pilot, "/bashes kill bg1")
+        await wait_for(pilot, lambda: "1 bg" not in status_bar(app))
+        await wait_for(pilot, lambda: not pid_alive(pid))
+        await submit(pilot, "/bashes")
+        await wait_for(pilot, lambda: "bg1  exited with code 143" in screen_text(app))
