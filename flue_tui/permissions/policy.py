@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from flue_tui.core.traits import ToolTraits, traits_of
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
 from flue_tui.permissions.rules import (
+    FILE_PATH,
     Rule,
     in_git_dir,
     matches,
@@ -69,7 +71,7 @@ class Decision:
 class Guard(Protocol):
     """Hard checks that apply in every mode (the workspace sandbox); a text refuses the call."""
 
-    def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None: ...
+    def check(self, tool_name: str, args: dict[str, Any], tool: object) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +124,10 @@ class PermissionPolicy:
     def decide(self, tool_name: str, args: dict[str, Any], tool: Any) -> Decision:
         """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
-        kind = getattr(tool, "kind", "other")
-        writes = redirect_targets(tool_name, args)
-        denied = self._denied(tool_name, args, base, writes)
+        traits = traits_of(tool)
+        kind = traits.kind
+        writes = redirect_targets(traits, args)
+        denied = self._denied(tool_name, traits, args, base, writes)
         if denied is not None:
             return Decision("deny", denied)
         default = _DEFAULTS[self.mode].get(kind, "allow")
@@ -132,31 +135,36 @@ class PermissionPolicy:
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
         # A change inside .git can make the next allowed `git status` run a command (core.fsmonitor,
         # hooks, filters): always a question, past accept-edits and allow rules; only yolo skips it.
-        path = args.get("path") if kind == "edit" else None
-        targets = ([path] if isinstance(path, str) else []) + list(writes)
+        targets = (traits.path_values(args) if kind == "edit" else []) + list(writes)
         git = next((p for p in targets if in_git_dir(p, base)), None) if self.mode != "yolo" else None
         if git is not None:
             return Decision("ask", GIT_TEXT.format(tool=tool_name, path=git))
         if default == "allow":
-            unseen = unseen_by_deny(self.deny, tool_name, args)
+            unseen = unseen_by_deny(self.deny, tool_name, traits, args)
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
         for rules in (self.allow, self.session_allow):
-            if matches(rules, tool_name, args, base=base, root=self.root, deny=False) is not None:
+            if matches(rules, tool_name, args, traits=traits, base=base, root=self.root, deny=False) is not None:
                 # A shell redirection writes a file: allowed only where a write would be.
                 if all(self._may_write(path, base) for path in writes):
                     return Decision("allow")
         return Decision("ask")
 
-    def _denied(self, tool_name: str, args: dict[str, Any], base: str, writes: tuple[str, ...]) -> str | None:
+    def _denied(
+        self, tool_name: str, traits: ToolTraits, args: dict[str, Any], base: str, writes: tuple[str, ...]
+    ) -> str | None:
         """The refusal when a deny rule matches the call (or a file its redirections write)."""
-        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
+        hit = matches(self.deny, tool_name, args, traits=traits, base=base, root=self.root, deny=True) or next(
             (
                 r
                 for path in writes
                 for tool in ("write", "edit")
-                if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))
+                if (
+                    r := matches(
+                        self.deny, tool, {"path": path}, traits=FILE_PATH, base=base, root=self.root, deny=True
+                    )
+                )
             ),
             None,
         )
@@ -168,14 +176,15 @@ class PermissionPolicy:
         refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
         if refusal is None:
             base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
-            refusal = self._denied(tool_name, args, base, redirect_targets(tool_name, args))
+            traits = traits_of(tool)
+            refusal = self._denied(tool_name, traits, args, base, redirect_targets(traits, args))
         return refusal
 
     def _may_write(self, path: str, base: str) -> bool:
         if _DEFAULTS[self.mode].get("edit", "allow") == "allow":
             return True
         return any(
-            matches(rules, "write", {"path": path}, base=base, root=self.root, deny=False) is not None
+            matches(rules, "write", {"path": path}, traits=FILE_PATH, base=base, root=self.root, deny=False) is not None
             for rules in (self.allow, self.session_allow)
         )
 
@@ -200,18 +209,18 @@ class PermissionPolicy:
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
             if decision.verdict != "ask":
                 return decision.reason
-            kind = getattr(tool, "kind", "other")
+            traits = traits_of(tool)
             title, body, body_kind = await preview(tool_name, args, tool)
             request = ApprovalRequest(
                 tool_name,
                 call_id,
                 dict(args),
-                kind,
+                traits.kind,
                 self.mode,
                 title,
                 body,
                 body_kind,
-                tuple(session_rules_for(tool_name, kind, args)),
+                tuple(session_rules_for(tool_name, traits, args)),
             )
             answer = await self.asker(request)
         if answer.choice == "once":

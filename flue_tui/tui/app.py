@@ -220,7 +220,7 @@ class FlueApp(AppFrontEnd):
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(
-                list(session.messages), self.settings.cwd, self.ctl.store, session.id
+                list(session.messages), self.settings.cwd, self.ctl.store, session.id, tools=session.tools
             )
         usage = getattr(session, "usage", None)
         if usage is not None:  # a resumed session's stored total, its tasks' included

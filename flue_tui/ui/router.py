@@ -211,9 +211,9 @@ class EventRouter:
     def _on_ToolStart(self, e: ev.ToolStart, t: Transcript, root: bool) -> None:
         self._touch(*t.end_stream())
         common: dict[str, Any] = dict(
-            call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind, cwd=self.cwd
+            call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind, traits=e.traits, cwd=self.cwd
         )
-        if e.tool_name == "task" or e.kind == "delegate":
+        if e.kind == "delegate":
             entry: ToolEntry = TaskEntry(
                 **common, agent=str(e.args.get("agent") or ""), prompt=str(e.args.get("prompt") or "")
             )
@@ -244,6 +244,7 @@ class EventRouter:
         entry.result_text = terminal_safe("\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict)))
         entry.details = dict(e.result.get("details") or {})
         entry.status = "error" if e.is_error else "ok"
+        entry.outcome = e.outcome
         entry.duration_ms = e.duration_ms
         if isinstance(entry, TaskEntry) and entry.answer is None:
             entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does

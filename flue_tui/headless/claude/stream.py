@@ -26,6 +26,7 @@ from flue_tui.core.events import (
     Turn,
     TurnStart,
 )
+from flue_tui.core.messages import result_outcome
 from flue_tui.headless.claude.result import STOP_REASONS
 
 Write = Callable[[dict[str, Any]], None]
@@ -182,7 +183,7 @@ class ClaudeStream:
                 "tool_use_id": m["tool_call_id"],
                 "type": "tool_result",
                 "content": m["text"],
-                "is_error": bool(m.get("is_error")),
+                "is_error": result_outcome(m) != "ok",
             }
             self.write(self._envelope(event, "user", {"message": {"role": "user", "content": [block]}}))
         elif role == "user" and event.session != self.root:
