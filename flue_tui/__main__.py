@@ -1,3 +1,3 @@
-from flue_tui.cli.flue import main
+from flue_tui.cli.flue import entry
 
-raise SystemExit(main())
+entry()

@@ -4,12 +4,15 @@ interpreter's imports, and one run whose whole stderr (litellm's own output incl
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+
+import pytest
 
 from tests.fakellm import Call, Turn
 
@@ -227,17 +230,34 @@ def test_no_model_configured(flue_main, flue_env):
     assert out.code == 2 and out.stderr.startswith("flue: No model configured:")
 
 
-def test_help_and_version_do_not_import_litellm(tmp_path):
+# What `flue --help` needs beyond flue_tui.cli: the argparse definitions each package keeps next to
+# the settings they fill (argparse and typing only; tests/test_architecture.py keeps them in their layer).
+FLAG_MODULES = {
+    "flue_tui",
+    "flue_tui.__main__",
+    *(f"flue_tui.{p}" for p in ("headless", "headless.claude", "permissions", "runtime", "mcp")),
+    *(f"flue_tui.{p}.flags" for p in ("headless.claude", "permissions", "runtime", "mcp")),
+}
+HEAVY = ("litellm", "textual", "logging", "concurrent.futures", "threading", "json", "uuid", "asyncio", "sqlite3")
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_help_and_version_import_only_the_cli(tmp_path, flag):
+    """In a fresh interpreter: no workers, logging or thread pool just to print a version (issue 24)."""
     code = (
-        "import sys, runpy; sys.argv = ['flue', '--version']\n"
+        f"import sys, runpy; sys.argv = ['flue', {flag!r}]\n"
         "try:\n    runpy.run_module('flue_tui', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        "assert 'litellm' not in sys.modules and 'textual' not in sys.modules, 'heavy import'\n"
+        "print(repr(sorted(m for m in sys.modules if m.startswith('flue_tui'))), file=sys.stderr)\n"
+        f"print(repr([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ), timeout=180
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().startswith("flue ")
+    assert out.stdout.startswith("flue " if flag == "--version" else "usage: flue")
+    ours, heavy = (ast.literal_eval(line) for line in out.stderr.splitlines()[-2:])
+    assert heavy == []
+    assert [m for m in ours if not m.startswith("flue_tui.cli") and m not in FLAG_MODULES] == []
 
 
 def test_help_lists_the_subcommands():

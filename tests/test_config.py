@@ -62,7 +62,7 @@ def test_unknown_key_names_file_and_known_keys(files):
     assert error_of(cwd) == (
         f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
         "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
-        "allow_network, effort, max_output_tokens, prompt_cache, notify, input_price, output_price, env, permissions, ui, "
+        "allow_network, effort, max_output_tokens, prompt_cache, transport, notify, input_price, output_price, env, permissions, ui, "
         "mcp_servers)"
     )
 
@@ -139,3 +139,18 @@ def test_provider_fault_bounds_from_file_and_environment(files, monkeypatch):
     assert Settings.from_env(cwd=str(cwd)).idle_timeout == 2.5
     monkeypatch.setenv("FLUE_IDLE_TIMEOUT", "soon")
     assert error_of(cwd) == "FLUE_IDLE_TIMEOUT must be a number of seconds, more than 0, not 'soon'"
+
+
+def test_transport_forces_litellm_from_the_model_table_the_top_level_or_the_environment(files, monkeypatch):
+    from flue_tui.model.route import route
+
+    cwd = files(user='[model]\nname = "openai/gpt-4.1"\ntransport = "litellm"\n')
+    settings = Settings.from_env(cwd=str(cwd))
+    assert settings.transport == "litellm" and route(settings.model or "", None, settings.transport).wire is None
+    files(user='model = "openai/gpt-4.1"\ntransport = "auto"\n')
+    assert route("openai/gpt-4.1", None, Settings.from_env(cwd=str(cwd)).transport).wire == "openai"
+    monkeypatch.setenv("FLUE_TRANSPORT", "litellm")
+    assert Settings.from_env(cwd=str(cwd)).transport == "litellm"
+    files(user='transport = "fast"\n')
+    monkeypatch.delenv("FLUE_TRANSPORT")
+    assert "transport must be" in error_of(cwd)

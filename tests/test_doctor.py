@@ -95,3 +95,56 @@ def test_ollama_path_needs_no_key_and_reports_num_ctx(fakeollama, monkeypatch, c
     assert found["ollama"][0]["detail"] == "qwen3:8b is installed; requests carry num_ctx 32768"
     code, found = checks(capsys, "--model", "ollama_chat/llama9")
     assert code == 1 and found["ollama"][0]["fix"] == "ollama pull llama9"
+
+
+def test_doctor_names_the_path_and_the_setting_that_forces_litellm(
+    fakellm, monkeypatch, capsys, tmp_path, _isolated_home
+):
+    monkeypatch.setenv("OPENAI_BASE_URL", fakellm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.chdir(tmp_path)
+    _, found = checks(capsys, "--model", "openai/fake")
+    assert found["path"][0]["detail"] == f"direct (OpenAI chat completions, {fakellm.base_url}/chat/completions)"
+    _, found = checks(capsys, "--model", "gemini/gemini-2.5-pro")
+    assert found["path"][0]["detail"] == "litellm (gemini is served through litellm)"
+    monkeypatch.setenv("FLUE_TRANSPORT", "litellm")
+    _, found = checks(capsys, "--model", "openai/fake")
+    assert found["path"][0]["detail"] == "litellm (transport = litellm)"
+    monkeypatch.delenv("FLUE_TRANSPORT")
+    monkeypatch.setenv("FLUE_TRANSPORT", "sideways")
+    code, found = checks(capsys, "--model", "openai/fake")
+    assert code == 1 and any("FLUE_TRANSPORT" in c["detail"] for cs in found.values() for c in cs), found
+
+
+def test_a_file_of_tables_is_not_called_empty(monkeypatch, capsys, tmp_path, _isolated_home):
+    """Issue 30: a config.toml of three [mcp_servers] tables (and [permissions]) read "no settings"."""
+    from flue_tui.config.paths import config_file
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FLUE_RG", "none")
+    user = config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    servers = "".join(f'[mcp_servers.s{i}]\ncommand = "{tmp_path}/missing-{i}"\n' for i in range(3))
+    user.write_text(servers + '[permissions]\nallow = ["Read"]\n')
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text("# nothing yet\n")
+    _, found = checks(capsys, "--model", "openai/fake")
+    details = [c["detail"] for c in found["config"]]
+    assert f"{user}: [mcp_servers] (3 servers), [permissions]" in details
+    assert f"{tmp_path / '.flue' / 'config.toml'}: no settings" in details
+
+
+def test_bytecode_fix_fits_the_install():
+    """A tool install is told `uv tool install --compile-bytecode`, never `uv sync` (issue 24)."""
+    from flue_tui.cli.doctor import bytecode_fix
+
+    editable = '{"url":"file:///home/me/flue-tui","dir_info":{"editable":true}}'
+    assert bytecode_fix(editable).startswith("uv sync --compile-bytecode")
+    from_path = '{"url":"file:///home/me/flue-tui","dir_info":{}}'
+    assert bytecode_fix(from_path) == "uv tool install --compile-bytecode --reinstall /home/me/flue-tui"
+    from_git = '{"url":"https://example.com/flue-tui.git","vcs_info":{"vcs":"git","commit_id":"abc"}}'
+    assert (
+        bytecode_fix(from_git) == "uv tool install --compile-bytecode --reinstall git+https://example.com/flue-tui.git"
+    )
+    for broken in (None, "", "not json", "[1]", '{"url": 3}'):
+        assert bytecode_fix(broken) == "uv tool install --compile-bytecode --reinstall flue-tui"

@@ -20,22 +20,26 @@ import pytest
 from aiohttp import web
 
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse
+from flue_tui.model.clients import client_for
 from flue_tui.model.litellm_client import LiteLLMClient
 from tests.fakellm import Call, Turn
 
 
-@pytest.fixture
-def client_cls() -> type[LiteLLMClient]:
-    return LiteLLMClient
+@pytest.fixture(params=["litellm", "direct"])
+def client_cls(request: pytest.FixtureRequest) -> Any:
+    """Both paths: litellm's, and the direct one (model/clients.py routes openai/ and anthropic/ there)."""
+    if request.param == "litellm":
+        return LiteLLMClient
+    return client_for
 
 
-async def run_turn(client: LiteLLMClient, tools: list[dict[str, Any]] | None = None) -> tuple[list[Any], TurnResponse]:
+async def run_turn(client: Any, tools: list[dict[str, Any]] | None = None) -> tuple[list[Any], TurnResponse]:
     items = [item async for item in client.stream_turn([{"role": "user", "content": "go"}], tools or [])]
     assert isinstance(items[-1], TurnResponse)
     return items[:-1], items[-1]
 
 
-def make(client_cls: type[LiteLLMClient], base_url: str) -> LiteLLMClient:
+def make(client_cls: Any, base_url: str) -> Any:
     return client_cls("openai/fake", api_base=base_url, api_key="sk-test")
 
 

@@ -62,7 +62,7 @@ def _python() -> list[Check]:
                 "warn",
                 "bytecode",
                 "PYTHONDONTWRITEBYTECODE is set and litellm has no .pyc files, so every run compiles it from source",
-                "uv sync --compile-bytecode",
+                bytecode_fix(_direct_url()),
             )
         )
     if litellm in COMPROMISED_LITELLM:
@@ -75,6 +75,39 @@ def _python() -> list[Check]:
             )
         )
     return checks
+
+
+def _direct_url() -> str | None:
+    try:
+        return metadata.distribution("flue-tui").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def bytecode_fix(direct_url: str | None) -> str:
+    """How to compile the bytecode once for the way flue was installed (PEP 610's direct_url.json).
+
+    A checkout's editable environment is `uv sync`'s; everything else is a tool install, which
+    `uv sync` cannot reach (inside a user's own project it would sync that project instead).
+    """
+    try:
+        info = json.loads(direct_url) if direct_url else {}
+    except ValueError:
+        info = {}
+    if not isinstance(info, dict):
+        info = {}
+    url = info.get("url")
+    url = url if isinstance(url, str) else ""
+    dir_info = info.get("dir_info")
+    if isinstance(dir_info, dict) and dir_info.get("editable"):
+        return "uv sync --compile-bytecode (in the checkout)"
+    if url.startswith("file://") and isinstance(dir_info, dict):
+        source = url.removeprefix("file://")
+    elif url and isinstance(info.get("vcs_info"), dict):
+        source = f"git+{url}"
+    else:
+        source = "flue-tui"
+    return f"uv tool install --compile-bytecode --reinstall {source}"
 
 
 def _has_bytecode(package: str) -> bool:
@@ -120,6 +153,9 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
     source = settings.sources.get("model", "default for the key that is set")
     checks = [Check("ok", "model", f"{settings.model} (from {source})")]
     from flue_tui.model.ollama import is_ollama
+    from flue_tui.model.route import route
+
+    checks.append(Check("ok", "path", route(settings.model, settings.api_base, settings.transport).label))
 
     if is_ollama(settings.model):
         return checks + _ollama(settings, timeout)
@@ -247,11 +283,18 @@ def _config(cwd: str) -> list[Check]:
             continue
         try:
             layer = read_layer(path)
-            keys = ", ".join(sorted(layer.values)) if layer else ""
+            keys = ", ".join([*sorted(layer.values), *(_table(name, n) for name, n in layer.tables)]) if layer else ""
             checks.append(Check("ok", "config", f"{path}: {keys or 'no settings'}"))
         except ConfigError as exc:
             checks.append(Check("fail", "config", str(exc), f"edit {path}"))
     return checks
+
+
+def _table(name: str, entries: int) -> str:
+    """`[mcp_servers] (3 servers)`: a table another module reads, with its size where it has one."""
+    if name == "mcp_servers":
+        return f"[{name}] ({entries} server{'' if entries == 1 else 's'})"
+    return f"[{name}]"
 
 
 def _trust(settings: Settings | None) -> list[Check]:

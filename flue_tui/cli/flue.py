@@ -70,6 +70,7 @@ SUBCOMMANDS = """subcommands (as the first word):
   flue doctor         check the model, its key, the sandbox and the configuration
   flue trust ...      trust a project's .flue/config.toml and .mcp.json (--list, --forget)
   flue mcp ...        list, show, add and remove MCP servers
+  flue acp            serve the Agent Client Protocol on stdio (same as --acp)
 Each has its own --help."""
 
 
@@ -154,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="render into the terminal's own scrollback instead of the full-screen app "
         '(also [ui] mode = "inline" in config, or FLUE_UI=inline)',
     )
+    parser.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim) and Harbor",
+    )
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
     from flue_tui.runtime.flags import add_session_arguments
 
@@ -186,11 +192,13 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
 
 
 def main(argv: list[str] | None = None) -> int:
-    from flue_tui.headless.workers import signalled
-
     try:
         return _main(argv)
     except BaseException as exc:  # only print mode installs the handler that raises Signalled
+        if "flue_tui.headless.workers" not in sys.modules:
+            raise  # the handler lives there: not imported (--help, --version), never installed
+        from flue_tui.headless.workers import signalled
+
         stop = signalled(exc)
         if stop is None:
             raise
@@ -217,6 +225,8 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
+    if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
+        argv = ["--acp", *argv[1:]]
     parser = build_parser()
     args = parser.parse_args(argv)
     from flue_tui.headless.claude.flags import claude_options, effort_for_budget
@@ -242,6 +252,8 @@ def _main(argv: list[str] | None = None) -> int:
             permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
+        if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
+            raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
     except ValueError as exc:
         parser.error(str(exc))
     from flue_tui.config.errors import ConfigError
@@ -285,6 +297,10 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.headless.printmode import start_failure
 
         return start_failure(str(exc), fmt, args.model)
+    if args.acp:
+        from flue_tui.acp.serve import run_acp
+
+        return run_acp(settings, sessions)
     if args.print_mode:
         from flue_tui.headless.printmode import run_print
 
@@ -314,8 +330,15 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    """The `flue` command (and `python -m flue_tui`): main(), then out at once, through exit_now,
+    as signalled runs end: output flushed and the atexit handlers run, no interpreter teardown
+    (about a second of garbage collection once litellm or the app is loaded). In-process tests
+    call main() and never get here."""
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
-    sys.exit(code)
+    workers = sys.modules.get("flue_tui.runtime.workers")  # loaded by every run; `--help` needs no more
+    if workers is None:
+        sys.exit(code)
+    workers.exit_now(code)

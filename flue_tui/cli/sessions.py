@@ -54,8 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref", metavar="NAME")
     p.add_argument("--format", choices=("md", "json"), default="md")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (never overwritten) instead of stdout")
-    p = sub.add_parser("import", parents=[common], allow_abbrev=False, help="add a session exported with --format json")
-    p.add_argument("file", metavar="FILE", help="the JSON export (- for standard input)")
+    p = sub.add_parser("import", parents=[common], allow_abbrev=False, help="add sessions exported with --format json")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE|DIR",
+        help="JSON exports, directories of them (every *.json inside), - for standard input; "
+        "sessions already here are skipped",
+    )
     p = sub.add_parser("compact", parents=[common], allow_abbrev=False, help="summarise a session's older messages now")
     p.add_argument("ref", metavar="NAME")
     p.add_argument("focus", nargs="*", help="what the summary should keep in detail")
@@ -159,33 +165,9 @@ def _search(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
 
 
 def _import(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
-    from flue_tui.store.importing import ImportProblem, import_json
+    from flue_tui.cli.sessions_import import import_all
 
-    nothing = "nothing was imported"
-    try:
-        raw = sys.stdin.buffer.read() if args.file == "-" else open(args.file, "rb").read()
-    except OSError as exc:
-        raise StoreError(f"Cannot read {args.file}: {exc.strerror or exc}; {nothing}.") from None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise StoreError(
-            f"{args.file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}), so "
-            f"it is not a flue JSON export; {nothing}."
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"{args.file} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
-    except RecursionError:
-        raise StoreError(f"{args.file} is nested too deeply to be a flue session export; {nothing}.") from None
-    try:
-        info, notices = import_json(store, data)
-    except ImportProblem as exc:
-        raise StoreError(f"Cannot import {args.file}: {exc}; {nothing}.") from None
-    for notice in notices:
-        print(f"flue: {notice}", file=sys.stderr)
-    tasks = len(store.children(info.id))
-    print(f"Imported {info.label} ({info.id}): {info.message_count} messages, {tasks} task sessions.")
-    return 0
+    return import_all(store, args.files)
 
 
 def _compact(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:

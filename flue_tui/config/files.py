@@ -22,6 +22,8 @@ CHOICES = {
     "ui.mode": ("tui", "inline", "plain"),
     "effort": ("off", "low", "medium", "high"),
     "model.effort": ("off", "low", "medium", "high"),
+    "transport": ("auto", "litellm"),
+    "model.transport": ("auto", "litellm"),
 }
 # key -> (python type, how to say it); ints are "whole numbers > 0".
 KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -37,6 +39,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "effort": (str, '"off", "low", "medium" or "high"'),
     "max_output_tokens": (int, "a whole number of tokens, more than 0"),
     "prompt_cache": (bool, "true or false"),
+    "transport": (str, '"auto" (flue\'s own HTTP path where it speaks the wire, else litellm) or "litellm"'),
     "notify": (bool, "true or false"),
     "input_price": (float, "a number of USD per million input tokens, 0 or more"),
     "output_price": (float, "a number of USD per million output tokens, 0 or more"),
@@ -53,6 +56,7 @@ MODEL_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "effort": KEYS["effort"],
     "max_output_tokens": KEYS["max_output_tokens"],
     "prompt_cache": KEYS["prompt_cache"],
+    "transport": KEYS["transport"],
     "input_price": KEYS["input_price"],
     "output_price": KEYS["output_price"],
 }
@@ -77,6 +81,7 @@ ENV_VARS = {
     "FLUE_THEME": "ui.theme",
     "FLUE_IDLE_TIMEOUT": "idle_timeout",
     "FLUE_MAX_REPLY_CHARS": "max_reply_chars",
+    "FLUE_TRANSPORT": "transport",
     "FLUE_NOTIFY": "notify",
 }
 
@@ -88,6 +93,9 @@ class Layer:
     held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
     mcp_servers: bool = False  # the file has [mcp_servers] (only the user's file may)
+    # The tables other modules own ([permissions], [mcp_servers]) with how many entries each holds,
+    # so `flue doctor` can say what such a file holds instead of "no settings".
+    tables: tuple[tuple[str, int], ...] = ()
 
 
 def user_file() -> Path:
@@ -166,7 +174,8 @@ def read_layer(path: Path) -> Layer | None:
                 values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
         elif key not in ("permissions", "mcp_servers"):
             values[key] = value
-    return Layer(where, values, mcp_servers="mcp_servers" in data)
+    tables = tuple((key, len(data[key])) for key in ("mcp_servers", "permissions") if isinstance(data.get(key), dict))
+    return Layer(where, values, mcp_servers="mcp_servers" in data, tables=tables)
 
 
 def _parse_env(var: str, key: str, raw: str) -> Any:

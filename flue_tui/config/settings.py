@@ -83,6 +83,8 @@ class Settings:
     max_output_tokens: int | None = None
     # Anthropic-served models get cache breakpoints (flue_tui/model/caching.py) unless this is off.
     prompt_cache: bool = True
+    # Which path model requests take (model/route.py): "auto", or "litellm" for every model.
+    transport: str = "auto"
     # USD per million tokens, for a model litellm cannot price (or to override its price).
     input_price: float | None = None
     output_price: float | None = None

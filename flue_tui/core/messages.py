@@ -10,7 +10,7 @@ from flue_tui.core.traits import KINDS, OUTCOMES, ToolKind, ToolOutcome, legacy_
 
 ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
 
-StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
+StopReason = Literal["stop", "tool_calls", "length", "refusal", "error", "aborted"]
 
 
 @dataclass(slots=True)

@@ -16,8 +16,10 @@ from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, 
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OTHER
+from flue_tui.headless import output
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
+from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
@@ -77,8 +79,7 @@ def _policy_mode(session: Session) -> str | None:
 
 
 def _write_line(out: TextIO, obj: dict[str, Any]) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    out.flush()
+    output.write(json.dumps(obj, ensure_ascii=False) + "\n", out)  # a closed pipe ends the run quietly
 
 
 class _Renderer:
@@ -89,11 +90,14 @@ class _Renderer:
         self.started: dict[str, ToolStart] = {}  # running calls: their tool's traits read the details
 
     def __call__(self, event: Event) -> None:
+        progress = self.verbose and self.fmt not in ("events", "stream-json")
         if self.fmt == "events":  # flue's own event stream (schema: EVENTS_SCHEMA_VERSION)
             if self.partial or not isinstance(event, _PARTIAL):
                 _write_line(sys.stdout, event.to_dict())
-        elif self.verbose and self.fmt != "stream-json":  # Claude Code's --verbose there only unlocks the stream
+        elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
+        if not progress and isinstance(event, Log) and event.message.startswith(CHECKPOINT_TAG):
+            _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
@@ -127,14 +131,13 @@ class _Renderer:
 
 def _say(line: str) -> None:
     """A progress line on stderr: its words come from the model, tools and providers (ui/termsafe.py)."""
-    print(terminal_safe(line), file=sys.stderr)
+    output.say(terminal_safe(line))
 
 
 def _answer(text: str) -> None:
     """The answer on stdout in text mode, as text a terminal shows rather than obeys."""
     text = terminal_safe(text)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    sys.stdout.flush()
+    output.write(text if text.endswith("\n") else text + "\n")
 
 
 def stopped_during_start_up(code: int, fmt: str | None, model: str | None) -> int:
@@ -147,7 +150,7 @@ def stopped_during_start_up(code: int, fmt: str | None, model: str | None) -> in
 def start_failure(message: str, fmt: str | None, model: str | None) -> int:
     """The run never started (flags, settings, config files, prompt bytes): one line on stderr, the
     result object too under json/stream-json, and one exit code for all of them."""
-    print(f"flue: {message}", file=sys.stderr)
+    output.say(f"flue: {message}")
     if fmt in ("json", "stream-json", "events"):
         failed = OperationResult(
             text=message,
@@ -206,6 +209,7 @@ def run_print(
     try:
         handle = SessionHandle(settings, sessions)
         started = handle.start()  # resumes and records per the session flags
+        output.when_gone(handle.cut_recording)  # `| head -1`: keep what streamed, as after SIGTERM
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
     try:
@@ -226,10 +230,10 @@ def _print_run(
     claude: ClaudeOptions | None,
 ) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.headless.slash import expand
+    from flue_tui.ui.slash import expand
 
     for notice in started.notices:
-        print(f"flue: {notice}", file=sys.stderr)
+        output.say(f"flue: {notice}")
     session, context = started.session, started.context
     for warning in context.warnings:  # invalid skills are skipped, visibly, never fatal
         _say(warning)

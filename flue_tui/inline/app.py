@@ -198,9 +198,10 @@ class InlineApp(InlineCommands):
         """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
         `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
         if self._attaching is None or not self._attaching.done():
-            from flue_tui.model.loader import is_loaded
+            from flue_tui.model.route import ready
 
-            self.renderer.working("starting the session" if is_loaded() else "loading the model library")
+            loaded = ready(self.settings.model, self.settings.api_base, self.settings.transport)
+            self.renderer.working("starting the session" if loaded else "loading the model library")
         ok = await self.ready()
         self.renderer.finish()  # the spinner line goes; the turn draws its own
         if not ok:
@@ -243,13 +244,13 @@ class InlineApp(InlineCommands):
             return await self._run()
 
     async def _run(self) -> int:
-        from flue_tui.model.loader import warm_in_background
+        from flue_tui.model.route import warm
         from flue_tui.runtime.start import pick_by_number
         from flue_tui.runtime.workers import DaemonExecutor
 
         asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
 
-        warm_in_background()
+        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
         self._spawn(asyncio.to_thread(self.paths.build))
         await self._ask_trust()
         opts = self.options

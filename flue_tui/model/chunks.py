@@ -52,8 +52,10 @@ def provider_chunks(wrapper: Any) -> tuple[AsyncIterator[Any], bool]:
     return wrapper, False
 
 
+# The fold's chunk shape (fold.py), for chunks litellm does not build: its GenericStreamingChunk
+# dicts (below) and the direct path's (wire_openai.py, wire_anthropic.py).
 @dataclass(slots=True)
-class _Delta:
+class Delta:
     content: str | None
     tool_calls: list[Any] | None
     reasoning_content: str | None = None
@@ -61,18 +63,18 @@ class _Delta:
 
 
 @dataclass(slots=True)
-class _Choice:
-    delta: _Delta
+class Choice:
+    delta: Delta
     finish_reason: str | None
 
 
 @dataclass(slots=True)
-class _Chunk:
-    choices: list[_Choice]
+class Chunk:
+    choices: list[Choice]
     usage: Any
 
 
-def from_generic(litellm: Any, chunk: dict[str, Any]) -> _Chunk:
+def from_generic(litellm: Any, chunk: dict[str, Any]) -> Chunk:
     """litellm's GenericStreamingChunk dict (some parsers' shape, e.g. Anthropic's `event:` lines)
     in the shape of a ModelResponseStream, so one fold reads every route."""
     raw_usage = chunk.get("usage")
@@ -87,7 +89,7 @@ def from_generic(litellm: Any, chunk: dict[str, Any]) -> _Chunk:
     # [DONE] is "stop" with is_finished; an empty finish_reason is no reason at all.
     finish = (chunk.get("finish_reason") or "stop") if chunk.get("is_finished") else None
     text = chunk.get("text")
-    return _Chunk([_Choice(_Delta(text if isinstance(text, str) else None, calls), finish)], usage)
+    return Chunk([Choice(Delta(text if isinstance(text, str) else None, calls), finish)], usage)
 
 
 def mapped(exc: Exception, model: str, wrapper: Any) -> Exception:

@@ -96,6 +96,20 @@ def without_request(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "…"
 
 
+# A connection that broke mid-reply, as aiohttp (litellm's transport) or httpx (the direct path's)
+# words it: Python reprs of transport internals. Both paths say it in one sentence instead.
+_CUT = re.compile(
+    r"Response payload is not completed|TransferEncodingError|Connection reset by peer|Server disconnected"
+    r"|peer closed connection|RemoteProtocolError|incomplete chunked read|ReadError|ClientPayloadError",
+    re.IGNORECASE,
+)
+CUT_MESSAGE = "Connection lost: the provider closed the connection before the reply was complete"
+
+
+def cut_connection(text: str) -> bool:
+    return bool(_CUT.search(text))
+
+
 def made_locally(exc: BaseException) -> bool:
     """litellm dresses its own refusals (e.g. unparseable tool arguments) as provider errors with a
     stand-in request to https://litellm.ai; so does it dress real provider errors, which however carry the
@@ -107,9 +121,22 @@ def made_locally(exc: BaseException) -> bool:
         return False
 
 
+_HTML = re.compile(r"<!doctype html|<html[\s>]", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _html_text(text: str) -> str:
+    """A proxy's or gateway's HTML error page as its title (else its text without tags)."""
+    if not _HTML.search(text):
+        return text
+    title = _TITLE.search(text)
+    return (title.group(1) if title else _TAG.sub(" ", text)).strip() or "an HTML error page"
+
+
 def readable(raw: str, *, provider: str = "", status: int | None = None, local: bool = False) -> str:
     """`Anthropic returned 400 (invalid_request_error): messages: roles must alternate…`."""
-    text = _strip_prefixes(raw or "")
+    text = _html_text(_strip_prefixes(raw or ""))
     kind = None
     data = _body(text)
     if data is not None:

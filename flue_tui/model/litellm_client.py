@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
-import math
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from flue_tui.config.endpoints import base_url
 from flue_tui.core.messages import Usage
 from flue_tui.model import ollama, turn_params
-from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
-from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
+from flue_tui.model.base import ModelError, StreamItem, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
-from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly, from_generic, mapped, provider_chunks
-from flue_tui.model.errors import made_locally, readable
+from flue_tui.model.chunks import StreamEndedEarly, from_generic, mapped, provider_chunks
+from flue_tui.model.errors import CUT_MESSAGE, cut_connection, made_locally, readable
+from flue_tui.model.failures import IDLE_TIMEOUT_S, MAX_REPLY_CHARS, Failure, IdleBounded, model_error, within
+from flue_tui.model.fold import EMPTY_STREAM_MESSAGE, Fold, counts
 from flue_tui.model.keyhelp import no_key_help
-from flue_tui.model.keys import key_need, key_var, openai_base, provider_of
+from flue_tui.model.keys import key_need, key_var, provider_of
 from flue_tui.model.loader import aget_litellm, get_litellm
 from flue_tui.model.pricing import Prices, is_local, turn_cost
+
+__all__ = ["EMPTY_STREAM_MESSAGE", "LiteLLMClient"]
 
 _CONNECTION_TYPES = {
     "APIConnectionError",
@@ -43,56 +44,10 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
-# Provider-fault bounds (config `idle_timeout` / `max_reply_chars`). A reply above ~2M characters
-# is past every model's output limit: only a broken or hostile stream gets there. Each chunk costs
-# at least CHUNK_COST, so a stream of empty deltas is bounded too (250,000 chunks by default, twice
-# a 128k-token reply sent one token per chunk).
-IDLE_TIMEOUT_S = 120.0
-MAX_REPLY_CHARS = 2_000_000
-CHUNK_COST = 8
 # litellm's stream wrapper keeps every chunk object (~4 KB each) for its own bookkeeping; past
 # this many, the middle is dropped (the head holds e.g. Anthropic's input usage, the tail is what
 # its repetition check reads), so a long reply costs memory for its text only.
 KEEP_CHUNKS = 256
-EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
-
-
-def idle_error(seconds: float) -> ModelError:
-    # Worded so Flue's transient test ("timed out") agrees that it is retried.
-    return ModelError(
-        f"The provider sent nothing for {seconds:g} s: the request timed out (idle timeout).",
-        kind="connection",
-        retryable=True,
-        hint=f"The provider sent nothing for {seconds:g} s, on every try. Raise "
-        "idle_timeout in config.toml (or FLUE_IDLE_TIMEOUT) if the model is slow to start.",
-    )
-
-
-async def _within(seconds: float, awaitable: Awaitable[Any]) -> Any:
-    """Await it, or raise the idle-timeout error when nothing arrives for `seconds`."""
-    scope = asyncio.timeout(seconds)
-    try:
-        async with scope:
-            return await awaitable
-    except TimeoutError:
-        if scope.expired():
-            raise idle_error(seconds) from None
-        raise  # the transport's own timeout: mapped like any other failure
-
-
-class _IdleBounded:
-    """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
-    chunk is timed: the consumer's own time between chunks is not the provider's silence."""
-
-    def __init__(self, stream: Any, seconds: float) -> None:
-        self.chunks = stream.__aiter__()
-        self.seconds = seconds
-
-    def __aiter__(self) -> _IdleBounded:
-        return self
-
-    async def __anext__(self) -> Any:
-        return await _within(self.seconds, self.chunks.__anext__())
 
 
 def _trim_retained(stream: Any) -> None:
@@ -119,6 +74,23 @@ class _EarlyUsage:
                 return chunk.usage
         self._scanned = len(chunks)
         return None
+
+
+def _failure(litellm: Any, exc: BaseException, message: str, status: int | None, connection: bool) -> Failure:
+    """What went wrong, by litellm's exception types (the direct path tells it by status)."""
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return "overflow"
+    if isinstance(exc, litellm.AuthenticationError):
+        return "auth"
+    if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
+        return "not_found"
+    if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
+        return "connection"
+    if isinstance(exc, litellm.RateLimitError):
+        return "rate_limit"
+    if isinstance(exc, litellm.BadRequestError):
+        return "bad_request"
+    return "other"
 
 
 class LiteLLMClient:
@@ -167,15 +139,6 @@ class LiteLLMClient:
             self._num_ctx = ollama.context_length(self._ollama_base(), self.model) or 0
         return self._num_ctx or None
 
-    def _endpoint(self) -> str:
-        if self.api_base:
-            return self.api_base
-        if ollama.is_ollama(self.model):
-            return f"Ollama at {self._ollama_base()}"
-        if provider_of(self.model) == "openai":
-            return openai_base() or "the OpenAI API"
-        return f"the {provider_of(self.model) or 'provider'} API"
-
     def _request_kwargs(self, litellm: Any) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if ollama.is_ollama(self.model):
@@ -213,63 +176,17 @@ class LiteLLMClient:
         connection = isinstance(exc, litellm.Timeout) or _is_connection_failure(exc)
         if not isinstance(status, int) or status < 400 or connection:
             status = None  # litellm gives transport failures a made-up 500
+        raw = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if connection and cut_connection(raw):
+            raw = CUT_MESSAGE  # the direct path's sentence for the same break (errors.py)
         message = readable(
-            getattr(exc, "message", None) or str(exc) or type(exc).__name__,
+            raw,
             provider=provider_of(self.model),
             status=status,
             local=made_locally(exc) and not connection,
         )
-        if isinstance(exc, litellm.ContextWindowExceededError):
-            return ModelError(message, kind="overflow", status=status, retryable=False)
-        if isinstance(exc, litellm.AuthenticationError):
-            var = key_var(self.model)
-            return ModelError(
-                message,
-                kind="auth",
-                status=status,
-                retryable=False,
-                hint=f"The provider rejected the API key for {self.model}: check {var}.",
-            )
-        if ollama.is_ollama(self.model) and status == 404:
-            name = self.model.split("/", 1)[1]
-            return ModelError(
-                message,
-                kind="model_unknown",
-                status=status,
-                retryable=False,
-                hint=f"Ollama has no model '{name}': `ollama pull {name}`, or pick one from `ollama list`.",
-            )
-        if isinstance(exc, litellm.NotFoundError) or "LLM Provider NOT provided" in message:
-            return ModelError(
-                message,
-                kind="model_unknown",
-                status=status,
-                retryable=False,
-                hint=f"Unknown model '{self.model}': model ids are provider/model, "
-                "e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4.1.",
-            )
-        if connection or (isinstance(exc, litellm.APIConnectionError) and status is None):
-            fix = (
-                "start it (`ollama serve`) or set OLLAMA_HOST"
-                if ollama.is_ollama(self.model)
-                else "check the network, or OPENAI_BASE_URL for a local server"
-            )
-            return ModelError(
-                message,
-                kind="connection",
-                status=status,
-                retryable=True,
-                hint=f"Could not reach {self._endpoint()}: {fix}.",
-            )
-        if isinstance(exc, litellm.RateLimitError):
-            return ModelError(message, kind="rate_limit", status=status, retryable=True)
-        if isinstance(status, int) and status >= 500:
-            return ModelError(message, kind="server", status=status, retryable=True)
-        if isinstance(exc, litellm.BadRequestError):
-            # Providers word overflow differently; litellm maps only some of them.
-            kind = "overflow" if "context" in message.lower() and "length" in message.lower() else "bad_request"
-            return ModelError(message, kind=kind, status=status, retryable=False)
-        return ModelError(message, status=status)
+        failure = _failure(litellm, exc, message, status, connection)
+        return model_error(failure, message, status, model=self.model, api_base=self.api_base)
 
     async def stream_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
@@ -293,19 +210,11 @@ class LiteLLMClient:
             messages, tools = with_breakpoints(messages, tools)
         if tools:
             kwargs["tools"] = tools
-        text: list[str] = []
-        thinking: list[str] = []
-        acc = ToolCallAccumulator()
-        folder = ThinkingFolder()
-        finish: str | None = None
-        usage = Usage()
-        seen_usage = False
+        fold = Fold(lambda raw: self._usage(litellm, raw), self.max_reply_chars)
         direct = False
-        response_model = self.model
         stream = None
-        size = 0  # characters of this reply so far, CHUNK_COST per chunk on top
         try:
-            stream = await _within(
+            stream = await within(
                 self.idle_timeout,
                 litellm.acompletion(
                     model=ollama.chat_model(self.model),
@@ -318,48 +227,25 @@ class LiteLLMClient:
                     **kwargs,
                 ),
             )
-            # One fold below for every route; only where the chunks come from differs (chunks.py).
+            # One fold for every route (fold.py); only where the chunks come from differs (chunks.py).
             chunks, direct = provider_chunks(stream)
             self.last_direct = direct
             early = None if direct else _EarlyUsage(stream)
             try:
-                async for chunk in _IdleBounded(chunks, self.idle_timeout):
+                async for chunk in IdleBounded(chunks, self.idle_timeout):
                     if isinstance(chunk, dict):
                         chunk = from_generic(litellm, chunk)
-                    if getattr(chunk, "usage", None):
-                        seen_usage = True
-                        usage = self._usage(litellm, chunk.usage)
-                        yield UsageChunk(usage)  # kept even if the turn is aborted before it ends
-                    elif early is not None and early.pending and (seen := early.find()) is not None:
+                    had_usage = bool(getattr(chunk, "usage", None))
+                    for item in fold.add(chunk):
+                        yield item
+                    if not had_usage and early is not None and early.pending and (seen := early.find()) is not None:
                         yield UsageChunk(self._usage(litellm, seen))
-                    size += CHUNK_COST
                     if early is not None:
                         _trim_retained(stream)  # after the early-usage look: that reads the head it keeps
-                    if size > self.max_reply_chars:
-                        finish = "length"  # an endless stream is cut like an output-limit cut
+                    if fold.cut:
                         break
-                    if not chunk.choices:
-                        continue
-                    choice = chunk.choices[0]
-                    delta = choice.delta
-                    reasoning = getattr(delta, "reasoning_content", None)
-                    if reasoning:
-                        size += len(reasoning)
-                        thinking.append(reasoning)
-                        yield ThinkingChunk(reasoning)
-                    if delta.content:
-                        size += len(delta.content)
-                        text.append(delta.content)
-                        yield TextChunk(delta.content)
-                    if getattr(delta, "thinking_blocks", None):
-                        folder.add(delta.thinking_blocks)
-                    if delta.tool_calls:
-                        size += acc.add(delta.tool_calls)
-                    if choice.finish_reason and finish is None:
-                        # The first reason is the provider's; litellm's parser makes up "stop" for [DONE].
-                        finish = choice.finish_reason
-                if direct and finish is None and (text or thinking or acc.calls or usage.output):
-                    raise StreamEndedEarly(EOF_MESSAGE)  # a cut reply; nothing at all is the empty-stream check's
+                if direct and not fold.cut:
+                    fold.end()
             except (ModelError, StreamEndedEarly):
                 raise
             except Exception as exc:
@@ -376,44 +262,12 @@ class LiteLLMClient:
                     await stream.aclose()
                 except Exception:
                     pass
-        if direct and not seen_usage and not is_local(self.model):
-            usage = Usage(priced=False)  # the server sent no usage: unknown, not free (litellm would guess)
-        calls = acc.finish()
-        if not (text or thinking or calls) and usage.output == 0:
-            # litellm makes up a finish_reason "stop" for a body of only `[DONE]`; a reply with
-            # nothing in it and no output tokens counted is a broken stream, not a silent model.
-            raise ModelError(EMPTY_STREAM_MESSAGE, kind="server", retryable=True)
-        if finish is None or (calls and finish == "stop"):
-            finish = "tool_calls" if calls else "stop"
-        yield TurnResponse(
-            text="".join(text),
-            thinking="".join(thinking),
-            tool_calls=calls,
-            finish_reason=finish,
-            usage=usage,
-            model=response_model,
-            thinking_blocks=folder.finish(),
-        )
+        yield fold.result(self.model, local=is_local(self.model) or not direct)
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
-        def count(value: Any) -> int:  # the provider's numbers are untrusted: whole and not negative
-            ok = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
-            return max(0, int(value)) if ok else 0
-
-        prompt = count(getattr(raw, "prompt_tokens", 0))
-        completion = count(getattr(raw, "completion_tokens", 0))
-        details = getattr(raw, "prompt_tokens_details", None)
-        cache_read = min(prompt, count(getattr(details, "cached_tokens", 0))) if details else 0
-        cache_write = min(prompt - cache_read, count(getattr(raw, "cache_creation_input_tokens", 0)))
+        c = counts(raw)
         cost = turn_cost(litellm, self.model, raw, self.prices)
-        return Usage(
-            input=max(0, prompt - cache_read - cache_write),
-            output=completion,
-            cache_read=cache_read,
-            cache_write=cache_write,
-            cost=cost or 0.0,
-            priced=cost is not None,
-        )
+        return Usage(c.input, c.output, c.cache_read, c.cache_write, cost=cost or 0.0, priced=cost is not None)
 
     def _info(self, *keys: str) -> int | None:
         if self.context_override and "max_input_tokens" in keys:

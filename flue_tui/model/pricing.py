@@ -47,13 +47,20 @@ def turn_cost(litellm: Any, model: str, usage: Any, prices: Prices | None = None
     return _sane(float(p_cost) + float(c_cost))
 
 
-def cache_cost(litellm: Any, model: str, cache_read: int, cache_write: int) -> float | None:
+def cache_cost(model: str, cache_read: int, cache_write: int) -> float | None:
     """USD of the cache reads and writes alone, at the model's cache rates (input rate where the
-    map has none); None when litellm does not know the model. For /cost's cache share."""
+    map has none); None when the map does not know the model. For /cost's cache share. The map is
+    read as data (modelmap.py); litellm is asked only for a model the file does not hold."""
+    from flue_tui.model import modelmap
+
     if is_local(model):
         return 0.0
+    info = modelmap.info(model)
     try:
-        info = litellm.get_model_info(model)
+        if info is None:
+            from flue_tui.model.loader import get_litellm
+
+            info = dict(get_litellm().get_model_info(model))
         base = float(info.get("input_cost_per_token") or 0.0)
         read = info.get("cache_read_input_token_cost")
         write = info.get("cache_creation_input_token_cost")
@@ -82,6 +89,10 @@ def is_priced(litellm: Any, model: str, prices: Prices | None = None) -> bool:
 
 def budget_problem(model: str, prices: Prices | None) -> str | None:
     """Why --max-budget-usd cannot be honoured for `model` (one sentence), or None."""
+    from flue_tui.model import modelmap
+
+    if prices is not None or is_local(model) or modelmap.cost(model, 1, 1, 0, 0) is not None:
+        return None  # priced from the map read as data: no litellm import for it
     from flue_tui.model.loader import get_litellm
 
     if is_priced(get_litellm(), model, prices):

@@ -25,12 +25,15 @@ def check_effort(value: str) -> str:
     return effort
 
 
-def thinking_budget(effort: str) -> int:
-    """The thinking budget litellm gives Anthropic for this effort (its own constants)."""
-    from flue_tui.model.loader import get_litellm
+# litellm's DEFAULT_REASONING_EFFORT_*_THINKING_BUDGET (its constants.py), the budgets it gives
+# Anthropic per effort; copied so the direct path needs no litellm (tests/model/test_direct_oracle.py
+# holds them equal to the installed litellm's).
+THINKING_BUDGETS = {"low": 1024, "medium": 2048, "high": 4096}
 
-    constants = get_litellm().constants
-    return int(getattr(constants, f"DEFAULT_REASONING_EFFORT_{effort.upper()}_THINKING_BUDGET", 0) or 0)
+
+def thinking_budget(effort: str) -> int:
+    """The thinking budget litellm gives Anthropic for this effort."""
+    return THINKING_BUDGETS.get(effort, 0)
 
 
 def can_reason(litellm: Any, model: str) -> bool:

@@ -171,7 +171,7 @@ class SessionHandle:
 
     def switch_model(self, model: str) -> str:
         """/model ID: this session's next turns and every later session; ValueError when it cannot."""
-        from flue_tui.runtime.wiring import Runtime
+        from flue_tui.runtime.wiring import model_client
 
         if "/" not in model:
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
@@ -182,7 +182,8 @@ class SessionHandle:
             raise ValueError(str(exc)) from None
         if self.session is not None:
             try:
-                self.session.model = Runtime(settings).model_client(model)
+                # A model swap only: permissions, MCP and the rest of the session stay as they are.
+                self.session.model = model_client(settings, model, main=True)
             except ConfigError as exc:
                 raise ValueError(str(exc)) from None
         self.settings = settings
@@ -305,7 +306,7 @@ def cost_text(
 
 
 def cache_cost(settings: Settings, usage: Usage) -> float | None:
-    """Blocking (may import litellm): USD of the cache reads and writes alone at the main model's
+    """Blocking (reads the price map; litellm only for a model it lacks): USD of the cache reads and writes alone at the main model's
     rates, or None when unknown. With config prices, cache tokens are priced as input."""
     from flue_tui.model.pricing import cache_cost as priced_cache
     from flue_tui.runtime.wiring import prices
@@ -318,6 +319,4 @@ def cache_cost(settings: Settings, usage: Usage) -> float | None:
         return None
     if configured is not None:
         return (usage.cache_read + usage.cache_write) * configured.input / 1e6
-    from flue_tui.model.loader import get_litellm
-
-    return priced_cache(get_litellm(), settings.model, usage.cache_read, usage.cache_write)
+    return priced_cache(settings.model, usage.cache_read, usage.cache_write)

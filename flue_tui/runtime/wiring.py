@@ -56,7 +56,7 @@ class Runtime:
         # Read now so a bad [permissions] table stops the start with a message naming file and key.
         self.permissions = load_for(settings)
         # Start-up notices: what an untrusted project file did not get, then the sandbox's.
-        self.sandbox_notices: list[str] = notices(settings, self.permissions.held)
+        self.sandbox_notices: list[str] = notices(settings, self.permissions.held, self.permissions.never)
         from flue_tui.mcp.config import load as load_mcp
         from flue_tui.mcp.manager import manager
 
@@ -86,28 +86,11 @@ class Runtime:
         return tools
 
     def _model(self, model: str) -> Any:
-        from flue_tui.model.litellm_client import LiteLLMClient
-
-        main = model == self.settings.model
-        return LiteLLMClient(
-            model,
-            api_base=self.settings.api_base,
-            context_window=self.settings.context_window if main else None,
-            prompt_cache=self.settings.prompt_cache,
-            prices=prices(self.settings) if main else None,
-            effort=self.settings.effort,
-            max_output_tokens=self.settings.max_output_tokens if main else None,
-            idle_timeout=self.settings.idle_timeout,
-            max_reply_chars=self.settings.max_reply_chars,
-        )
+        return model_client(self.settings, model, main=model == self.settings.model)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
         return CompactionConfig(auto=self.settings.auto_compact, model=self._model(summariser) if summariser else None)
-
-    def model_client(self, model: str) -> Any:
-        """A model client for `model`: the TUI's /model switches a live session to it."""
-        return self._model(model)
 
     def _sandbox_for(self, cwd: str | None) -> Any:
         from flue_tui.sandbox.workspace import make_sandbox  # local(), or contained with --sandbox workspace
@@ -162,6 +145,27 @@ class Runtime:
         )  # its usage counts in the caller's totals (and the budget's)
         self.mcp.attach(child)  # and get the same MCP servers
         return child
+
+
+def model_client(settings: Settings, model: str, *, main: bool) -> Any:
+    """The one place a model client is built: the session's, a task child's, the summariser's, the
+    `--fallback-model`'s, and `/model`'s swap. Every client gets the user's bounds and cache setting;
+    the window, output limit and prices configured are the main model's (`main`). Which path it
+    takes (flue's own HTTP or litellm) is model/route.py's to say."""
+    from flue_tui.model.clients import client_for
+
+    return client_for(
+        model,
+        transport=settings.transport,
+        api_base=settings.api_base,
+        context_window=settings.context_window if main else None,
+        prompt_cache=settings.prompt_cache,
+        prices=prices(settings) if main else None,
+        effort=settings.effort,
+        max_output_tokens=settings.max_output_tokens if main else None,
+        idle_timeout=settings.idle_timeout,
+        max_reply_chars=settings.max_reply_chars,
+    )
 
 
 def prices(settings: Settings) -> Any:

@@ -11,7 +11,7 @@ guards all of those with one check (ptrace access), so:
   non-dumpable (`PR_SET_DUMPABLE 0`), so `mem`, `fd/` and the rest need CAP_SYS_PTRACE. When flue
   runs with capabilities (root), it also drops CAP_SYS_PTRACE from its bounding and inheritable
   sets, so no command, nor anything it executes, can ever hold it. Root keeps other ways in
-  (kernel settings, services it can ask); the README says so plainly.
+  (kernel settings, services it can ask); docs/permissions.md says so plainly.
 * `child_setup` runs in each spawned shell before exec: `PR_SET_PDEATHSIG SIGKILL`, so the shell
   dies with the thread that spawned it (the event loop's, which lives as long as flue), and it
   names its own process group to the reaper, so no moment after the fork is left uncovered.

@@ -1,6 +1,6 @@
 """Opening the session database: a private file, WAL, busy retries, and what to do on a bad day.
 
-Policy (documented in README "Sessions"): only a file that starts with SQLite's header and that
+Policy (documented in docs/sessions.md): only a file that starts with SQLite's header and that
 SQLite reports as corrupt is renamed to `<file>.corrupt-<timestamp>` (with its -wal/-shm) and a
 fresh database started; anything else in the way (a directory, a user's notes, an unreadable file)
 is left alone, and the caller hears why (`Opened.problem`); a file we may read but not write is

@@ -23,6 +23,17 @@ class ImportProblem(StoreError):
     pass
 
 
+class AlreadyImported(StoreError):
+    """The export's session is in the database already (imported before, or never moved):
+    `flue sessions import` skips it. Only the session itself counts; a file whose task id
+    collides with another session is an ImportProblem's kind of conflict (a StoreError)."""
+
+    def __init__(self, session_id: str, label: str) -> None:
+        self.session_id = session_id
+        self.label = label
+        super().__init__(f"Session {session_id} is already in this database.")
+
+
 Check = Callable[[Any], str | None]  # None when fine, else what is wrong ("must be a number")
 
 
@@ -252,9 +263,12 @@ def import_json(store: SessionStore, data: Any) -> tuple[SessionInfo, list[str]]
     Everything is checked before anything is written (ImportProblem says what and where).
     Returns the session and notices."""
     plan = _plan(data, "the file", set())
+    present = store.get(str(plan.info["id"]))
+    if present is not None:
+        raise AlreadyImported(present.id, present.label)
     taken = [sid for sid in _ids(plan) if store.get(sid) is not None]
     if taken:
-        raise StoreError(f"Session {taken[0]} is already in this database; delete it first to import it again.")
+        raise ImportProblem(f"its task session {taken[0]} is already in this database (delete that session first)")
     notices: list[str] = []
     with write(store.conn):
         _write(store, plan, None, notices)

@@ -46,10 +46,11 @@ TICK_S = 0.25  # spinners and elapsed times
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this quits
 
 
-def litellm_ready() -> bool:
-    from flue_tui.model.loader import is_loaded
+def litellm_ready(settings: Settings) -> bool:
+    """Whether the model's library is in: a direct-path model needs none (model/route.py)."""
+    from flue_tui.model.route import ready
 
-    return is_loaded()  # set once the (background) import has finished
+    return ready(settings.model, settings.api_base, settings.transport)
 
 
 class FlueApp(AppFrontEnd):
@@ -131,9 +132,9 @@ class FlueApp(AppFrontEnd):
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
-        from flue_tui.model.loader import warm_in_background
+        from flue_tui.model.route import warm
 
-        warm_in_background()
+        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
         self._load_background()
         self.ctl.start()
 
@@ -195,10 +196,10 @@ class FlueApp(AppFrontEnd):
                 header = getattr(view, "header", view)
                 header.tick()
         self.status_bar.frame += 1
-        if self.router.status.activity == "waiting for the model" and not litellm_ready():
+        if self.router.status.activity == "waiting for the model" and not litellm_ready(self.settings):
             # A prompt sent in the first seconds waits for the background import: say so.
             self.router.status.activity = "loading the model library"
-        elif self.router.status.activity == "loading the model library" and litellm_ready():
+        elif self.router.status.activity == "loading the model library" and litellm_ready(self.settings):
             self.router.status.activity = "waiting for the model"
         self.refresh_status()
 
@@ -242,6 +243,9 @@ class FlueApp(AppFrontEnd):
 
     async def switch_model(self, model: str) -> None:
         self.ctl.switch_model(model)
+        from flue_tui.model.route import warm
+
+        warm(self.settings.model, self.settings.api_base, self.settings.transport)
         self.context_window = None
         if self.session is not None:
             self._fetch_context_window(self.session)
@@ -257,10 +261,12 @@ class FlueApp(AppFrontEnd):
         text = message.text
         self.prompt.set_text("")
         self.history.add(text)
+        # What you send, and its answer, are at the end: a command's output as much as a reply (a
+        # "new output below" marker would still leave the user to press Ctrl+End for what they asked).
+        await self.conversation.jump_to_end()
         parsed = parse(text.strip())
         if parsed is not None and await dispatch(self, *parsed):
             return
-        await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
         self.send(text)
 
     def send(self, text: str, display: str | None = None) -> None:

@@ -84,6 +84,8 @@ class FakeLLM:
         self._pending: list[_Slot] = []
         self._barriers: dict[str, list[_Slot]] = {}
         self._requests: list[dict[str, Any]] = []
+        # Each request's headers (names lower-cased), for tests that compare what two clients send.
+        self.headers: list[dict[str, str]] = []
         self._unmatched = 0
         self._disconnects = 0
         self._ids = itertools.count(1)
@@ -161,6 +163,8 @@ class FakeLLM:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        with self._lock:
+            self.headers.append({k.lower(): v for k, v in request.headers.items()})
         try:
             return await handler(request)
         finally:

@@ -26,8 +26,11 @@ def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, ht
     from tests.mcp.conftest import SERVER
 
     (tmp_path / ".mcp.json").write_text(mcp_json(h={"type": "http", "url": http_server}))
-    # The user adds the stdio server with `flue mcp add` (its table is the file's last: add a timeout).
+    # The user adds the stdio servers with `flue mcp add`. Only `s` gets a short tool timeout (its
+    # table is the file's last), and only its never-ending call meets it: `t`'s tools keep the
+    # default 60 s, so a loaded machine cannot push a quick tool past the limit.
     assert flue_mcp(["add", "-e", "FROM_CONFIG=yes", "t", "--", sys.executable, SERVER, "stdio"]) == 0
+    assert flue_mcp(["add", "s", "--", sys.executable, SERVER, "stdio"]) == 0
     user_file().write_text(user_file().read_text() + "tool_timeout_sec = 2\n")
     flag = mcp_json(bad=stdio_entry("crash-at-start"))
     fakellm.script(
@@ -38,7 +41,7 @@ def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, ht
                     Call("mcp__h__add", {"a": 2, "b": 40}),
                     Call("mcp__t__env_names"),
                     Call("mcp__t__picture"),
-                    Call("mcp__t__slow", {"seconds": 30}),
+                    Call("mcp__s__slow", {"seconds": 3600}),
                     Call("mcp__t__huge", {"lines": 5000}),
                     Call("mcp__t__weird_name_with_dots"),
                     Call("mcp__t__broken"),
@@ -62,7 +65,7 @@ def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, ht
     assert "OPENAI_API_KEY" not in names and "OPENAI_BASE_URL" not in names  # never passed implicitly
     assert results["mcp__t__picture"].startswith("here it is\n[image image/png")
     assert "[resource link readme <file:///readme.md> (text/markdown)]" in results["mcp__t__picture"]
-    assert results["mcp__t__slow"] == "MCP tool slow on server t timed out after 2 s"
+    assert results["mcp__s__slow"] == "MCP tool slow on server s timed out after 2 s"
     huge = results["mcp__t__huge"]
     assert huge.startswith("line 0 ") and len(huge) < 60 * 1024
     assert huge.endswith("[flue] MCP tool output truncated: showed 733 of 5000 lines (limit 2000 lines or 50KB).")

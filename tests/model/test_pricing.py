@@ -185,8 +185,8 @@ def test_cache_cost_uses_the_models_cache_rates_and_says_unknown_when_unpriced()
     litellm = get_litellm()
     info = litellm.get_model_info(SONNET)
     expected = 1000 * info["cache_read_input_token_cost"] + 200 * info["cache_creation_input_token_cost"]
-    assert cache_cost(litellm, SONNET, 1000, 200) == pytest.approx(expected)
+    assert cache_cost(SONNET, 1000, 200) == pytest.approx(expected)
     assert info["cache_read_input_token_cost"] < info["input_cost_per_token"]  # a read is cheaper than input
-    assert cache_cost(litellm, "openai/no-such-model-xyz", 1000, 0) is None  # unknown, never $0
-    assert cache_cost(litellm, "ollama/llama3", 1000, 0) == 0.0  # served on this machine
-    assert cache_cost(litellm, SONNET, -5000, 0) == 0.0  # a stream's negative counts buy nothing
+    assert cache_cost("openai/no-such-model-xyz", 1000, 0) is None  # unknown, never $0
+    assert cache_cost("ollama/llama3", 1000, 0) == 0.0  # served on this machine
+    assert cache_cost(SONNET, -5000, 0) == 0.0  # a stream's negative counts buy nothing

@@ -4,10 +4,8 @@ parser is built (argparse only); checking and acting on the values happens after
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import uuid
 from typing import Any, NoReturn
 
 from flue_tui.permissions.flags import PERMISSION_MODES
@@ -92,7 +90,7 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         "whenever a call needs approval",
     )
     group.add_argument(
-        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (as --effort: see README)"
+        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (picks an --effort level)"
     )
     group.add_argument(
         "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
@@ -111,6 +109,8 @@ def effort_for_budget(tokens: int | None) -> str | None:
 def check_session_id(value: str | None) -> str | None:
     if value is None:
         return None
+    import uuid  # not at the top: `flue --help` imports this module, and uuid brings platform
+
     try:
         return str(uuid.UUID(value))
     except ValueError:
@@ -140,6 +140,8 @@ def setting_sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _json_or_file(flag: str, value: str) -> Any:
+    import json  # not at the top: `flue --help` imports this module
+
     text = value
     if not value.lstrip().startswith(("{", "[")):
         try:

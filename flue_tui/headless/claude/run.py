@@ -67,9 +67,10 @@ def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) ->
     import sys
 
     from flue_tui.headless.claude.fallback import FallbackClient
-    from flue_tui.model.litellm_client import LiteLLMClient
+    from flue_tui.runtime.wiring import model_client
 
-    fallback = LiteLLMClient(opts.fallback_model, api_base=settings.api_base)
+    # Built where every client is: the user's idle_timeout, max_reply_chars and prompt_cache hold.
+    fallback = model_client(settings, opts.fallback_model, main=False)
     session.model = FallbackClient(session.model, fallback, lambda text: print(f"flue: {text}", file=sys.stderr))
 
 

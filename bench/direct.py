@@ -1,0 +1,327 @@
+"""Issue 28's targets for the direct path, ratios against baselines measured in the same run.
+
+    uv run python bench/direct.py [--part turn|first-token|idle|concurrent] [--rounds 5] [--runs 10]
+
+turn         one `flue -p` job (prompt → one `read` → answer) on each direct path (OpenAI-style,
+             Anthropic) and through litellm (FLUE_TRANSPORT=litellm), vs the same job by a ~40-line
+             loop over httpx (SSE read with json.loads, as an openai-SDK-style client does it) and by
+             the openai SDK itself. CPU (user+sys) and peak RSS per process (wait4), fresh processes,
+             alternating, medians. Targets: CPU ≤ 1.5× the httpx loop, peak RSS ≤ 100 MB.
+first-token  process start → first token of a prompt given at launch in the app (Textual headless,
+             the real FlueApp), vs a bare Textual app's first frame. Target ≤ 1.5×.
+idle         the app's RSS once started and idle, direct path and litellm. Target ≤ 90 MB.
+concurrent   N `flue -p` jobs at once: the sum of their peak RSS (an upper bound of the peak),
+             extrapolated to 50. Target ≤ 5 GB for 50; all N must answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakellm import Call, FakeAnthropic, FakeLLM, Turn  # noqa: E402
+
+JOB = [Turn(calls=[Call("read", {"path": "notes.txt"})]), Turn(text="The notes say hello.")]
+
+HTTPX_LOOP = r"""
+import json, os, sys, httpx
+base, key = os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"]
+tools = [{"type": "function", "function": {"name": "read", "description": "Read a file",
+          "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+messages = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "read notes.txt"}]
+with httpx.Client(timeout=60) as http:
+    while True:
+        body = {"model": "fake", "messages": messages, "tools": tools, "stream": True,
+                "stream_options": {"include_usage": True}}
+        text, calls = [], {}
+        with http.stream("POST", f"{base}/chat/completions", json=body,
+                         headers={"Authorization": f"Bearer {key}"}) as response:
+            for line in response.iter_lines():
+                if not line.startswith("data: ") or line == "data: [DONE]":
+                    continue
+                chunk = json.loads(line[6:])
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        text.append(delta["content"])
+                    for tc in delta.get("tool_calls") or []:
+                        call = calls.setdefault(tc.get("index", 0), {"id": "", "name": "", "args": ""})
+                        call["id"] = tc.get("id") or call["id"]
+                        fn = tc.get("function") or {}
+                        call["name"] += fn.get("name") or ""
+                        call["args"] += fn.get("arguments") or ""
+        if not calls:
+            print("".join(text))
+            break
+        messages.append({"role": "assistant", "content": "".join(text) or None, "tool_calls": [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["args"]}}
+            for c in calls.values()]})
+        for c in calls.values():
+            with open(json.loads(c["args"])["path"]) as f:
+                messages.append({"role": "tool", "tool_call_id": c["id"], "content": f.read()})
+"""
+
+# The SDK variant streams with its own objects instead of reading lines.
+OPENAI_SDK_LOOP = r"""
+import json, os, openai
+client = openai.OpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"], max_retries=0)
+tools = [{"type": "function", "function": {"name": "read", "description": "Read a file",
+          "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+messages = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "read notes.txt"}]
+while True:
+    text, calls = [], {}
+    for chunk in client.chat.completions.create(model="fake", messages=messages, tools=tools, stream=True,
+                                                stream_options={"include_usage": True}):
+        for choice in chunk.choices:
+            if choice.delta.content:
+                text.append(choice.delta.content)
+            for tc in choice.delta.tool_calls or []:
+                call = calls.setdefault(tc.index, {"id": "", "name": "", "args": ""})
+                call["id"] = tc.id or call["id"]
+                call["name"] += (tc.function and tc.function.name) or ""
+                call["args"] += (tc.function and tc.function.arguments) or ""
+    if not calls:
+        print("".join(text))
+        break
+    messages.append({"role": "assistant", "content": "".join(text) or None, "tool_calls": [
+        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["args"]}}
+        for c in calls.values()]})
+    for c in calls.values():
+        with open(json.loads(c["args"])["path"]) as f:
+            messages.append({"role": "tool", "tool_call_id": c["id"], "content": f.read()})
+"""
+
+
+def run_measured(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, str]:
+    """(CPU seconds user+sys, peak RSS MB, stdout) of one fresh process: wait4 reaps it before
+    Popen can, so its own rusage is ours to read."""
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=err)
+        out = child.stdout.read() if child.stdout else b""
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{cmd[:4]} failed ({child.returncode}): {err.read().decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.decode()
+
+
+def bench_turn(rounds: int) -> dict:
+    flue = shutil.which("flue") or str(Path(sys.executable).parent / "flue")
+    rows: dict[str, list[tuple[float, float]]] = {}
+    with (
+        FakeLLM(loop_script=True) as llm,
+        FakeAnthropic(loop_script=True) as claude,
+        tempfile.TemporaryDirectory() as work,
+    ):
+        llm.script(JOB)
+        claude.script(JOB)
+        Path(work, "notes.txt").write_text("hello\n")
+        base = dict(
+            os.environ,
+            FLUE_HOME=str(Path(work) / "home"),
+            OPENAI_BASE_URL=llm.base_url,
+            OPENAI_API_KEY="sk-bench",
+            ANTHROPIC_API_BASE=claude.base_url,
+            ANTHROPIC_API_KEY="sk-ant-bench",
+        )
+        base.pop("FLUE_TRANSPORT", None)
+        jobs = {
+            "httpx loop (baseline)": ([sys.executable, "-c", HTTPX_LOOP], base),
+            "openai SDK loop": ([sys.executable, "-c", OPENAI_SDK_LOOP], base),
+            "flue -p direct OpenAI": ([flue, "-p", "read notes.txt", "--model", "openai/fake"], base),
+            "flue -p direct Anthropic": (
+                [flue, "-p", "read notes.txt", "--model", "anthropic/claude-sonnet-4-5"],
+                base,
+            ),
+            "flue -p litellm (forced)": (
+                [flue, "-p", "read notes.txt", "--model", "openai/fake"],
+                {**base, "FLUE_TRANSPORT": "litellm"},
+            ),
+        }
+        for _ in range(rounds):
+            for label, (cmd, env) in jobs.items():
+                cpu, rss, out = run_measured(cmd, env, work)
+                assert "hello" in out, (label, out)
+                rows.setdefault(label, []).append((cpu, rss))
+    result = {}
+    baseline = statistics.median(c for c, _ in rows["httpx loop (baseline)"])
+    sdk = statistics.median(c for c, _ in rows["openai SDK loop"])
+    for label, values in rows.items():
+        cpu = statistics.median(c for c, _ in values)
+        rss = max(r for _, r in values)
+        result[label] = {
+            "cpu_ms": round(cpu * 1000),
+            "peak_rss_mb": round(rss, 1),
+            "x_httpx_loop": round(cpu / baseline, 2),
+            "x_openai_sdk": round(cpu / sdk, 2),
+        }
+    return result
+
+
+FIRST_TOKEN_CHILD = r"""
+import asyncio, sys, time
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+from flue_tui.core.events import TextDelta
+
+async def main():
+    app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), prompt="say hello",
+                  sessions=SessionOptions(persist=False))
+    seen = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.session is None:
+            await pilot.pause(0.002)
+        app.session.subscribe(lambda e: seen.append(time.time()) if isinstance(e, TextDelta) and not seen else None)
+        while not seen:
+            await pilot.pause(0.002)
+        print(f"{seen[0]} {'litellm' in sys.modules}", flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+IDLE_CHILD = r"""
+import asyncio, sys, time
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+async def main():
+    app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.session is None or app.first_frame_at is None:
+            await pilot.pause(0.01)
+        await pilot.pause(3.0)  # idle: the background loads (history, paths, a litellm warm-up) are done
+        print(f"{rss():.1f} {'litellm' in sys.modules}", flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+def _child(script: str, args: list[str], env: dict[str, str]) -> tuple[float, list[str]]:
+    start = time.time()
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-2000:])
+    return start, proc.stdout.split()
+
+
+def bench_first_token(rounds: int) -> dict:
+    from bench.tui import BARE_CHILD
+
+    tokens, bare, loaded = [], [], []
+    with FakeLLM(loop_script=True) as llm, tempfile.TemporaryDirectory() as work:
+        llm.script([Turn(text="Hello from the wire.")])
+        env = dict(
+            os.environ, OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-bench", FLUE_HOME=str(Path(work) / "home")
+        )
+        env.pop("FLUE_TRANSPORT", None)
+        for _ in range(rounds):
+            start, out = _child(FIRST_TOKEN_CHILD, [work, "openai/fake"], env)
+            tokens.append(float(out[0]) - start)
+            loaded.append(out[1] == "True")
+            start, out = _child(BARE_CHILD, [], env)
+            bare.append(float(out[0]) - start)
+    ratio = statistics.median(tokens) / statistics.median(bare)
+    return {
+        "first_token_ms_median": round(1000 * statistics.median(tokens)),
+        "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare)),
+        "x_bare_textual": round(ratio, 2),
+        "litellm_loaded": any(loaded),
+    }
+
+
+def bench_idle(rounds: int) -> dict:
+    result: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as work:
+        env = dict(
+            os.environ,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            OPENAI_API_KEY="sk-bench",
+            FLUE_HOME=str(Path(work) / "home"),
+        )
+        for transport in ("auto", "litellm"):
+            values, loaded = [], []
+            for _ in range(rounds):
+                _, out = _child(IDLE_CHILD, [work, "openai/fake"], {**env, "FLUE_TRANSPORT": transport})
+                values.append(float(out[0]))
+                loaded.append(out[1] == "True")
+            result[f"idle_rss_mb_{transport}"] = round(statistics.median(values), 1)
+            result[f"litellm_loaded_{transport}"] = any(loaded)
+    return result
+
+
+def bench_concurrent(runs: int) -> dict:
+    flue = shutil.which("flue") or str(Path(sys.executable).parent / "flue")
+    with FakeLLM(loop_script=True) as llm, tempfile.TemporaryDirectory() as work:
+        llm.script(JOB)
+        Path(work, "notes.txt").write_text("hello\n")
+        env = dict(
+            os.environ, FLUE_HOME=str(Path(work) / "home"), OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-bench"
+        )
+        env.pop("FLUE_TRANSPORT", None)
+        procs = [
+            subprocess.Popen(
+                [flue, "-p", "read notes.txt", "--model", "openai/fake"],
+                env=env,
+                cwd=work,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(runs)
+        ]
+        peaks, answered = [], 0
+        for proc in procs:
+            out = proc.stdout.read() if proc.stdout else b""
+            _, status, usage = os.wait4(proc.pid, 0)
+            answered += os.waitstatus_to_exitcode(status) == 0 and b"hello" in out
+            peaks.append(usage.ru_maxrss / 1024)
+    total = sum(peaks)
+    return {
+        "runs": runs,
+        "answered": answered,
+        "sum_peak_rss_mb": round(total),
+        "max_one_mb": round(max(peaks), 1),
+        "extrapolated_50_gb": round(total / runs * 50 / 1024, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=["turn", "first-token", "idle", "concurrent"])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    parts = {
+        "turn": lambda: bench_turn(args.rounds),
+        "first-token": lambda: bench_first_token(args.rounds),
+        "idle": lambda: bench_idle(max(1, args.rounds // 2)),
+        "concurrent": lambda: bench_concurrent(args.runs),
+    }
+    for name, run in parts.items():
+        if args.part in (None, name):
+            print(name, run(), flush=True)
+
+
+if __name__ == "__main__":
+    main()

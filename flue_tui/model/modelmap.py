@@ -1,0 +1,102 @@
+"""litellm's model map (prices, context windows, reasoning support) read as data, without importing
+litellm: the JSON file its package ships, found by importlib and loaded once. The direct path
+(direct_client.py) prices its turns and sizes its context from here; `tests/model/test_modelmap.py`
+holds the cost equal to `litellm.completion_cost` on the same usage.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import threading
+from typing import Any
+
+MAP_FILE = "model_prices_and_context_window_backup.json"
+_TIER = re.compile(r"^input_cost_per_token_above_(\d+)k_tokens$")
+
+_lock = threading.Lock()
+_loaded: dict[str, Any] | None = None
+
+
+def _path() -> str | None:
+    spec = importlib.util.find_spec("litellm")  # finds the package; does not import it
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        candidate = os.path.join(folder, MAP_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _map() -> dict[str, Any]:
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                data: Any = {}
+                path = _path()
+                if path is not None:
+                    try:
+                        with open(path, encoding="utf-8") as f:
+                            data = json.load(f)
+                    except (OSError, ValueError):
+                        data = {}
+                _loaded = data if isinstance(data, dict) else {}
+    return _loaded
+
+
+def info(model: str) -> dict[str, Any] | None:
+    """The map's entry for `provider/name` (its own key, else the name litellm files it under)."""
+    entries = _map()
+    provider, _, name = model.partition("/")
+    for key in (model, name) if name else (model,):
+        entry = entries.get(key)
+        if isinstance(entry, dict) and (key == model or entry.get("litellm_provider") == provider):
+            return entry
+    return None
+
+
+def number(entry: dict[str, Any], key: str) -> float | None:
+    value = entry.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _tier(entry: dict[str, Any], prompt: int) -> str:
+    """The suffix of the price tier a prompt of `prompt` tokens falls in ("" for the base tier)."""
+    best = 0
+    for key in entry:
+        match = _TIER.match(key)
+        if match and prompt > int(match.group(1)) * 1000 and int(match.group(1)) > best:
+            best = int(match.group(1))
+    return f"_above_{best}k_tokens" if best else ""
+
+
+def cost(model: str, fresh: int, output: int, cache_read: int, cache_write: int) -> float | None:
+    """USD for one turn's tokens at the map's rates (the tier by the whole prompt, as litellm
+    prices it); None when the map does not price the model."""
+    entry = info(model)
+    if entry is None:
+        return None
+    base_in, base_out = number(entry, "input_cost_per_token"), number(entry, "output_cost_per_token")
+    if base_in is None or base_out is None:
+        return None
+    tier = _tier(entry, fresh + cache_read + cache_write)
+
+    def rate(key: str, fallback: float) -> float:
+        found = number(entry, key + tier) if tier else None
+        if found is None:
+            found = number(entry, key)
+        return fallback if found is None else found
+
+    rate_in = rate("input_cost_per_token", base_in)
+    total = fresh * rate_in + output * rate("output_cost_per_token", base_out)
+    total += cache_read * rate("cache_read_input_token_cost", rate_in)
+    total += cache_write * rate("cache_creation_input_token_cost", rate_in)
+    return total
+
+
+def supports_reasoning(model: str) -> bool:
+    """Whether to send an effort: as turn_params.can_reason decides it with litellm."""
+    entry = info(model)
+    return True if entry is None else bool(entry.get("supports_reasoning"))
