@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
+from flue_tui.core.decision import Decision
 from flue_tui.core.details import wire as wire_details
 from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
@@ -16,9 +17,9 @@ from flue_tui.core.validation import validate_arguments
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
 # Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
-# None to allow it, or the refusal text the model sees. The id lets a
-# policy report which call it refused (print mode's permission_denials).
-BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[str | None]]
+# a Decision (core/decision.py): allow, maybe with a rewritten input, or deny with the refusal the
+# model sees. The id lets a policy report which call it refused (print mode's permission_denials).
+BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[Decision]]
 
 
 class ToolHost(Protocol):
@@ -146,12 +147,15 @@ async def run_tool_batch(
             finish(i, _error(problem or "invalid arguments"))
             continue
         if session.before_tool is not None:
-            # The permission policy: None allows the call, a text refuses it (the model reads why).
-            refusal = await session.before_tool(call.name, args, tool, call.id)
+            # The permission policy's decision: run (with the input as the user rewrote it, if they
+            # did) or refuse, the model reading why.
+            decision = await session.before_tool(call.name, args, tool, call.id)
             started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
-            if refusal is not None:  # ... and a refused one never ran
-                finish(i, _error(refusal, "denied"))
+            if decision.verdict != "allow":  # ... and a refused one never ran
+                finish(i, _error(decision.reason or "Permission denied.", "denied"))
                 continue
+            if decision.args is not None:
+                args = decision.args
         if signal.aborted:
             finish(i, _error(ABORT_MESSAGE, "aborted"))
             continue

@@ -179,6 +179,38 @@ class Log(Event):
     attributes: dict[str, Any] | None = None
 
 
+RETRY_MESSAGE = "[flue:model-retry] Retrying transient model error"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retry(Log):
+    """A transient model error, retried after a back-off. On the wire it is Flue's `log` event (its
+    message and attributes, unchanged); in process its fields are typed, so the surfaces that word
+    it (ui/logline.py, stream-json's `api_retry`) match the type, never the message."""
+
+    local: ClassVar[tuple[str, ...]] = ("attempt", "max_retries", "delay_ms", "error", "error_kind", "status")
+    level: Literal["info", "warn", "error"] = "warn"
+    message: str = RETRY_MESSAGE
+    attempt: int
+    max_retries: int
+    delay_ms: int
+    error: str
+    error_kind: str = "other"
+    status: int | None = None
+
+    def __post_init__(self) -> None:
+        # Flue's attributes, derived from the typed fields (the event is frozen, so set once here).
+        attributes = {
+            "attempt": self.attempt,
+            "maxRetries": self.max_retries,
+            "delayMs": self.delay_ms,
+            "error": self.error,
+            "kind": self.error_kind,
+            "status": self.status,
+        }
+        object.__setattr__(self, "attributes", attributes)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Idle(Event):
     type: ClassVar[str] = "idle"

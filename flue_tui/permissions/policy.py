@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from flue_tui.core.decision import ALLOW, Decision, Verdict
 from flue_tui.core.traits import ToolTraits, traits_of
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
@@ -31,7 +32,6 @@ from flue_tui.permissions.shell import read_command
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
 CYCLE = ("ask", "accept-edits", "plan")
-Verdict = Literal["allow", "ask", "deny"]
 
 # What each mode does per tool kind when no rule decides. Only kinds that change things (edit,
 # execute) are gated; read, search, delegate (children answer to the same policy) and other (skills,
@@ -68,12 +68,6 @@ REPO_GIT_TEXT = (
     "one can approve it in this run (print mode never asks)."
 )
 USER_TEXT = "Permission denied: the user refused this {tool} call."
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    verdict: Verdict
-    reason: str | None = None  # the refusal text, for "deny"; for "ask", the refusal when no one can be asked
 
 
 class Guard(Protocol):
@@ -234,27 +228,30 @@ class PermissionPolicy:
             for rules in (self.allow, self.session_allow)
         )
 
-    async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
-        """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
+    async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> Decision:
+        """Session.before_tool: allow (maybe with a rewritten input, a new dict) or deny with the
+        refusal the model reads. `args` is never changed."""
         refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
-        if refusal is None:
-            refusal = await self._consult(tool_name, args, tool, call_id)
-        if refusal is not None:
-            self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
-        return refusal
+        decision = (
+            Decision("deny", refusal) if refusal is not None else await self._consult(tool_name, args, tool, call_id)
+        )
+        if decision.verdict != "allow":
+            decision = Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
+            self.denials.append(Denial(tool_name, call_id, dict(args), decision.reason or ""))
+        return decision
 
-    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> str | None:
+    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> Decision:
         decision = self.decide(tool_name, args, tool)
         if decision.verdict != "ask":
-            return decision.reason
+            return decision
         if self.asker is None:
-            return decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
+            return Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
         if self._asking is None:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
             if decision.verdict != "ask":
-                return decision.reason
+                return decision
             traits = traits_of(tool)
             title, body, body_kind = await preview(tool_name, args, tool)
             request = ApprovalRequest(
@@ -270,29 +267,26 @@ class PermissionPolicy:
             )
             answer = await self.asker(request)
         if answer.choice == "once":
-            return None if answer.updated_input is None else self._replace(tool_name, args, tool, answer.updated_input)
+            return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)
         if answer.choice == "session":
             self.allow_for_session(request.session_rules)
-            return None
+            return ALLOW
         text = USER_TEXT.format(tool=tool_name)
         note = answer.note.strip()
-        return f"{text} Their note: {note}" if note else text
+        return Decision("deny", f"{text} Their note: {note}" if note else text)
 
-    def _replace(self, tool_name: str, args: dict[str, Any], tool: Any, updated: dict[str, Any]) -> str | None:
-        """Run the call with `updated` instead: validated against the tool's schema, and refused by
-        the guard or a deny rule exactly as the model's own arguments would be."""
+    def _replace(self, tool_name: str, tool: Any, updated: dict[str, Any]) -> Decision:
+        """Allow the call with `updated` instead, as a new value: validated against the tool's
+        schema, and refused by the guard or a deny rule exactly as the model's own arguments would be."""
         from flue_tui.core.validation import validate_arguments
 
         new, problem = validate_arguments(tool_name, tool.parameters, updated)
         if problem is not None or new is None:
-            return problem or "invalid arguments"
+            return Decision("deny", problem or "invalid arguments")
         refusal = self.guard.check(tool_name, new, tool) if self.guard is not None else None
         if refusal is None and (decision := self.decide(tool_name, new, tool)).verdict == "deny":
             refusal = decision.reason
-        if refusal is None:
-            args.clear()  # the dict the tool is about to run with (toolrun's validated arguments)
-            args.update(new)
-        return refusal
+        return Decision("deny", refusal) if refusal is not None else Decision("allow", args=new)
 
 
 def policy_of(session: Any) -> PermissionPolicy | None:

@@ -317,6 +317,9 @@ class EventRouter:
         self.status.add_usage(e.session, e.total, e.turn, root, e.purpose)
         self.status_dirty = True
 
+    def _on_Retry(self, e: ev.Retry, t: Transcript, root: bool) -> None:
+        self._on_Log(e, t, root)  # a retry is a log line on screen, worded by ui/logline.py
+
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):
             self._touch(*t.end_stream())
