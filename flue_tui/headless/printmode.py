@@ -245,7 +245,6 @@ def _print_run(
         prompt = skill_prompt(found, prompt)
     from flue_tui.headless.claude import run as cc
 
-    cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
     if (stop := start_up_signal()) is not None:  # taken in start-up, its raise swallowed on the way
         return stopped_during_start_up(stop.code, fmt, settings.model)
