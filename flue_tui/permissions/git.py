@@ -15,6 +15,8 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from flue_tui.core.files import open_regular
+
 if TYPE_CHECKING:
     from flue_tui.permissions.shellwords import Collector, SimpleCommand, Word
 
@@ -135,7 +137,7 @@ def _git_dir(start: str) -> str | None:
             return dot
         if os.path.isfile(dot):
             try:
-                with open(dot, "rb") as fh:
+                with open_regular(dot) as fh:  # a FIFO planted as `.git` must not hang the policy
                     line = fh.read(4096).decode("utf-8", "replace").strip()
             except OSError:
                 return dot
@@ -152,7 +154,7 @@ def _config_keys(path: str) -> list[tuple[str, str]]:
     """(key as `section.sub.name`, value) of one git config file, read as git does in the cases
     that matter here; a file that cannot be read says so, as an unreadable key."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             text = fh.read(1 << 20).decode("utf-8", "replace")
     except FileNotFoundError:
         return []
@@ -194,8 +196,10 @@ def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
         return None
     dirs = [gitdir]
     try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as fh:
-            dirs.append(os.path.join(gitdir, fh.read().strip()))  # a worktree shares the main config
+        with open_regular(os.path.join(gitdir, "commondir")) as fh:
+            dirs.append(
+                os.path.join(gitdir, fh.read(4096).decode("utf-8", "replace").strip())
+            )  # a worktree shares the main config
     except OSError:
         pass
     for d in dirs:

@@ -6,8 +6,9 @@
 * `always_asks`: a few places ask before every change, past every allow rule, in every mode but
   yolo: a `.git` directory (git runs programs named there: core.fsmonitor, hooks, filters), flue's
   own configuration, trust and data files (flue_tui/config/paths.own_locations: a config.toml
-  allow rule or a forged trust entry would loosen the next run), and a project's
-  `.flue/config.toml` (a deny rule taken out of it loosens the next run without any trust).
+  allow rule or a forged trust entry would loosen the next run), a project's
+  `.flue/config.toml` (a deny rule taken out of it loosens the next run without any trust) and
+  its `.mcp.json` (trust lapses when it changes, but `--trust-project` would start what it names).
 
 A path is judged in every spelling that could reach the file: relative to the tool's directory,
 `..` collapsed before and after following symlinks (the kernel follows the link first), a leading
@@ -31,6 +32,7 @@ from flue_tui.sandbox.workspace import WorkspaceEscape, contain, real_path
 GIT_WHY = "inside a .git directory, where a change can make git run commands"
 OWN_WHY = "one of flue's own configuration, trust or data files, where a change can loosen what flue allows"
 PROJECT_WHY = "the project's .flue/config.toml, where a change can drop its deny rules"
+MCP_WHY = "a project's .mcp.json, which names programs flue starts (--trust-project would run them)"
 # Programs whose operands are files they create, change or remove (sources too: `mv` takes the
 # original away). Only the always-ask places are checked against them; a rule allowed the program.
 _WRITERS = frozenset("tee cp mv install ln rm rmdir unlink touch truncate chmod chown chgrp mkdir shred rsync".split())
@@ -102,6 +104,8 @@ def always_asks(path: str, base: str) -> str | None:
         return OWN_WHY
     if any(s.rstrip("/").endswith("/.flue/config.toml") for s in folded):
         return PROJECT_WHY
+    if any(s.rstrip("/").endswith("/.mcp.json") for s in folded):
+        return MCP_WHY
     return None
 
 

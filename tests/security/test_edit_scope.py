@@ -187,6 +187,8 @@ def judged(world, monkeypatch):
         "../project/cfg/config.toml",
         "sub/.flue/config.toml",
         ".flue/config.toml",
+        ".mcp.json",
+        "sub/../.MCP.json",
     ],
 )
 def test_every_spelling_of_flues_own_files_asks(judged, world, path):

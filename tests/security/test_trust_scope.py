@@ -94,8 +94,17 @@ def test_trust_covers_the_repository_program_a_server_runs(fakellm, flue_main, t
     out = _flue(flue_main, tmp_path)
     assert out.code == 0, out.stderr
     assert "Not started from .mcp.json because server.py changed since you trusted this project: t" in out.stderr
-    assert not any(n.startswith("mcp__t__") for n in _offered(fakellm)), (_offered(fakellm), len(fakellm.requests))
+    assert not any(n.startswith("mcp__t__") for n in _offered(fakellm))
     assert not (tmp_path / "pwned").exists()
+    from flue_tui.config.settings import Settings
+    from flue_tui.permissions.project import pending, question
+
+    asked = pending(Settings.from_env(cwd=str(tmp_path)))
+    assert asked is not None and question(asked)[0] == (
+        f"Trust this project? {tmp_path}/.mcp.json asks to loosen protection, and server.py changed since you "
+        "trusted it:"
+    )
+    assert "(trusting covers server.py as it is now)" in question(asked)[1][0]
 
 
 @pytest.mark.parametrize("name", ["github__helper", "github_", "GitHub"])
@@ -145,6 +154,18 @@ def test_a_rule_allowed_git_never_runs_the_repositorys_programs(fakellm, flue_ma
     text = next(m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool")
     assert "a repository that can make git run programs" in text
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_fifo_as_git_config_is_a_question_not_a_hang(fakellm, flue_main, tmp_path):
+    import os
+
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".git" / "config").unlink()
+    os.mkfifo(tmp_path / ".git" / "config")
+    fakellm.script([Turn(calls=[Call("bash", {"command": "git status"}, id="g")]), Turn(text="done")])
+    out = _flue(flue_main, tmp_path, "--permission-mode", "ask", "--allowed-tools", "bash(git *)")
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["g"]
 
 
 def test_a_plain_repository_still_runs_rule_allowed_git(fakellm, flue_main, tmp_path):
