@@ -255,6 +255,10 @@ class WorkspaceGuard:
             except WorkspaceEscape as exc:
                 return str(exc)
         command = traits.subject_of(args) if traits.shell else None
+        if command is None and traits.kind == "execute":
+            # Another tool that executes (an MCP server's) with a `command` argument is held to the
+            # same checks, as before tools declared a shell subject: never looser than that.
+            command = args.get("command") if isinstance(args.get("command"), str) else None
         return self.checker.check(command) if command is not None else None
 
 
