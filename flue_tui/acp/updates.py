@@ -31,7 +31,7 @@ from acp.schema import (
 )
 
 from flue_tui.acp.toolinfo import ToolInfo, describe
-from flue_tui.core.details import PlanDetails, parse
+from flue_tui.core.details import PlanDetails
 from flue_tui.core.events import Event, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart, UsageEvent
 from flue_tui.core.files import read_regular_text
 
@@ -182,7 +182,8 @@ class Bridge:
     def plan(self, tool_name: str, details: Any) -> None:
         """A successful todo_write's checklist as ACP's `plan` update (the whole list, as ACP wants);
         other tools' details are not plans. Live calls and a replayed history both come here."""
-        plan = parse(tool_name, details)
+        tool = self.session.tools.get(tool_name)
+        plan = tool.traits.read_details(details) if tool is not None else None
         if isinstance(plan, PlanDetails):
             entries = [PlanEntry(content=t.content, status=t.status, priority="medium") for t in plan.todos]  # type: ignore[arg-type]  # todo.py validates the statuses
             self.put(AgentPlanUpdate(session_update="plan", entries=entries))

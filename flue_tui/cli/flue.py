@@ -294,6 +294,7 @@ def _main(argv: list[str] | None = None) -> int:
             effort=args.effort or effort_for_budget(args.max_thinking_tokens),
             max_output_tokens=args.max_output_tokens,
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
+            tools=claude.tools,
             **permissions,
         )
         prompt = None

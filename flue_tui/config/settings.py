@@ -69,6 +69,8 @@ class Settings:
     interactive: bool = False
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
+    # --tools: the built-in tools offered (None: all), in every front end and to every sub-agent.
+    tools: frozenset[str] | None = None
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
     add_dirs: list[str] = field(default_factory=list)

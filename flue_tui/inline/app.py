@@ -134,7 +134,7 @@ class InlineApp(InlineCommands):
         resumed = started.resumed
         if resumed is not None:
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
-            self.renderer.replay(messages, started.store, started.session.id)
+            self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         else:
             self.renderer.note(greeting.welcome(self), "welcome")

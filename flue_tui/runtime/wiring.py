@@ -93,7 +93,10 @@ class Runtime:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
             tools.append(ReadSkillResourceTool(context.skills))
-        return tools
+        # --tools, for every session built here (sub-agents included, so delegating cannot bring a
+        # tool back); finish/give_up are added per prompt, as always.
+        offered = self.settings.tools
+        return tools if offered is None else [t for t in tools if t.name in offered]
 
     def _model(self, model: str) -> Any:
         return model_client(self.settings, model, main=model == self.settings.model)

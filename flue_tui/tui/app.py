@@ -245,7 +245,7 @@ class FlueApp(AppFrontEnd):
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(
-                list(session.messages), self.settings.cwd, self.ctl.store, session.id
+                list(session.messages), self.settings.cwd, self.ctl.store, session.id, tools=session.tools
             )
         self.router.plan = latest_plan(session.messages) if resumed else None  # resume shows the last plan
         self.plan_view.show(self.router.plan)
