@@ -17,6 +17,7 @@ from flue_tui.model.chunks import Choice, Chunk, Delta
 from flue_tui.model.turn_params import thinking_budget
 from flue_tui.model.wire_openai import Details, Malformed, ProviderFailure, WireUsage, finish_reason
 
+DEFAULT_MAX_TOKENS = 128_000  # litellm's DEFAULT_ANTHROPIC_CHAT_MAX_TOKENS
 EMPTY_ASSISTANT = "[System: Empty message content sanitised to satisfy protocol]"  # litellm's placeholder
 
 
@@ -92,8 +93,8 @@ def body(name: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
             turns.append({"role": wire_role, "content": blocks})
     request: dict[str, Any] = {"model": name, "messages": turns}
     effort = params.get("reasoning_effort")
-    if params.get("max_tokens") is not None:
-        request["max_tokens"] = params["max_tokens"]
+    # Anthropic requires max_tokens; for a model the map does not know litellm sends its default.
+    request["max_tokens"] = params["max_tokens"] if params.get("max_tokens") is not None else DEFAULT_MAX_TOKENS
     if tools:
         request["tools"] = [_tool(t) for t in tools]
     if effort and thinking_budget(effort):

@@ -219,3 +219,22 @@ def test_bodies_are_json_the_oracle_reads(fakellm) -> None:
     direct = clients(GPT, fakellm.base_url)[1]
     _, payload = direct._request(CONVERSATIONS["unicode"], [], None)
     assert json.loads(payload)["messages"][1]["content"].startswith("日本語")
+
+
+def test_a_model_the_map_does_not_know_gets_the_same_request(anthropic_base, fakellm) -> None:
+    for server, model in ((anthropic_base, "anthropic/claude-unknown-9"), (fakellm, "openai/my-local-llama")):
+        a, b, body_a, body_b, *_ = both(server, model, Turn(text="ok"), CONVERSATIONS["plain"], _tools())
+        assert body_b == body_a and b == a
+
+
+def test_default_max_tokens_is_litellms() -> None:
+    from flue_tui.model.loader import get_litellm
+    from flue_tui.model.wire_anthropic import DEFAULT_MAX_TOKENS
+
+    assert get_litellm().constants.DEFAULT_ANTHROPIC_CHAT_MAX_TOKENS == DEFAULT_MAX_TOKENS
+
+
+@pytest.mark.parametrize("model", ["openai/my-local-llama", GPT])
+def test_effort_on_openai_style_models_is_sent_alike(fakellm, model: str) -> None:
+    a, b, body_a, body_b, *_ = both(fakellm, model, Turn(text="ok"), CONVERSATIONS["plain"], effort="high")
+    assert body_b == body_a and b == a
