@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent",),
     ("runtime",),
     ("ui",),
-    ("headless", "inline", "tui"),  # the front ends: peers that never import each other
+    ("headless", "inline", "tui", "acp"),  # the front ends: peers that never import each other
     ("cli",),
     ("__main__",),
 )
@@ -42,6 +42,7 @@ ONLY_IN = {
     "prompt_toolkit": "inline",
     "sqlite3": "store",
     "sqlite_utils": "store",
+    "acp": "acp",  # the Agent Client Protocol SDK: only `flue --acp` pays its import
 }
 
 # Import cycles allowed between modules: none (issue 15 broke the last ones). A new cycle fails the

@@ -116,6 +116,24 @@ def test_doctor_names_the_path_and_the_setting_that_forces_litellm(
     assert code == 1 and any("FLUE_TRANSPORT" in c["detail"] for cs in found.values() for c in cs), found
 
 
+def test_a_file_of_tables_is_not_called_empty(monkeypatch, capsys, tmp_path, _isolated_home):
+    """Issue 30: a config.toml of three [mcp_servers] tables (and [permissions]) read "no settings"."""
+    from flue_tui.config.paths import config_file
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FLUE_RG", "none")
+    user = config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    servers = "".join(f'[mcp_servers.s{i}]\ncommand = "{tmp_path}/missing-{i}"\n' for i in range(3))
+    user.write_text(servers + '[permissions]\nallow = ["Read"]\n')
+    (tmp_path / ".flue").mkdir()
+    (tmp_path / ".flue" / "config.toml").write_text("# nothing yet\n")
+    _, found = checks(capsys, "--model", "openai/fake")
+    details = [c["detail"] for c in found["config"]]
+    assert f"{user}: [mcp_servers] (3 servers), [permissions]" in details
+    assert f"{tmp_path / '.flue' / 'config.toml'}: no settings" in details
+
+
 def test_bytecode_fix_fits_the_install():
     """A tool install is told `uv tool install --compile-bytecode`, never `uv sync` (issue 24)."""
     from flue_tui.cli.doctor import bytecode_fix

@@ -13,7 +13,15 @@ from flue_tui.agent.toolrun import ToolHost, run_tool_batch
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
 from flue_tui.core.ids import new_id
-from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict, to_wire
+from flue_tui.core.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    Usage,
+    UserMessage,
+    message_to_dict,
+    to_wire,
+)
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import tool_spec
 
@@ -120,12 +128,19 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
         thinking=response.thinking,
         thinking_blocks=response.thinking_blocks,
         tool_calls=response.tool_calls,
-        stop_reason="length"
-        if response.finish_reason == "length"
-        else ("tool_calls" if response.tool_calls else "stop"),
+        stop_reason=_stop_reason(response),
         model=response.model or session.model.model,
         usage=response.usage,
     )
+
+
+def _stop_reason(response: TurnResponse) -> StopReason:
+    """A provider's refusal (OpenAI's `content_filter`, Anthropic's `refusal`) is said as such."""
+    if response.finish_reason == "length":
+        return "length"
+    if response.tool_calls:
+        return "tool_calls"
+    return "refusal" if response.finish_reason in ("content_filter", "refusal") else "stop"
 
 
 class _Interrupted(Exception):

@@ -58,13 +58,16 @@ class OperationResult:
 
 
 # Our stop reasons as Claude Code's result reports them.
-RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "refusal": "refusal"}
 LENGTH_CUT = 'The reply was cut off at the output limit (finish_reason "length"): the answer is incomplete.'
 
 Subscriber = Callable[[Event], None]
 # Awaited once per prompt before its user message joins the history, with the prompt's text: the
 # file checkpoints take their snapshot here. Returns the checkpoint's id, or None. Must not raise.
 BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
+# Awaited once a prompt that got a checkpoint has run (not when aborted), with that checkpoint's id:
+# the checkpoints keep the turn's end, so a rewind can tell this session's files from others'.
+AfterPrompt = Callable[["Session", str], Awaitable[None]]
 
 
 class Session:
@@ -111,6 +114,7 @@ class Session:
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.before_prompt: BeforePrompt | None = None
+        self.after_prompt: AfterPrompt | None = None
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -241,6 +245,8 @@ class Session:
                 self.tools.pop("give_up", None)
         if error is not None and subtype == "success":
             subtype = "error_during_execution"
+        if not aborted:
+            await self._turn_end(checkpoint)
         duration = int((time.monotonic() - began) * 1000)
         cut = error == LENGTH_CUT
         final = self.last_assistant_text() if error is None or cut else ""
@@ -301,6 +307,8 @@ class Session:
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="shell"))
         try:
             result = await usershell.run(self, command, signal, self._snapshot)
+            if not result.aborted:
+                await self._turn_end(result.checkpoint)
         finally:
             self._done()
         self.emit(
@@ -315,6 +323,14 @@ class Session:
         )
         self.emit(self.event(Idle))
         return result
+
+    async def _turn_end(self, checkpoint: str | None) -> None:
+        if checkpoint is None or self.after_prompt is None:
+            return
+        try:
+            await self.after_prompt(self, checkpoint)
+        except Exception as exc:  # a safety net's bookkeeping, never the reason a turn fails
+            self.emit(self.event(Log, level="warn", message=f"[flue:checkpoints] Turn end not kept: {exc}"))
 
     async def _checkpoint(self, text: str) -> str | None:
         if self.before_prompt is None:

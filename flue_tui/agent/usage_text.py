@@ -10,14 +10,23 @@ def prompt_tokens(usage: Usage) -> int:
     return usage.input + usage.cache_read + usage.cache_write
 
 
+def counted(usage: Usage) -> bool:
+    """Whether anything was counted yet: before the first answer there is nothing to price."""
+    return bool(prompt_tokens(usage) or usage.output or usage.cost)
+
+
 def cost(usage: Usage, digits: int = 4) -> str:
-    """`$0.0123`, or `cost unknown` when a model had no known price (never a made-up $0)."""
-    return f"${usage.cost:.{digits}f}" if usage.priced else "cost unknown"
+    """`$0.0123`; `cost unknown` when a model had no known price (never a made-up $0); "" while
+    nothing was counted, as whether the model has a price is only learnt from its first answer."""
+    if not usage.priced:
+        return "cost unknown"
+    return f"${usage.cost:.{digits}f}" if counted(usage) else ""
 
 
 def brief(usage: Usage) -> str:
-    """`1,234 in · 56 out · $0.0123`: the inline status and turn lines."""
-    return f"{prompt_tokens(usage):,} in · {usage.output:,} out · {cost(usage)}"
+    """`1,234 in · 56 out · $0.0123`: the inline status and turn lines, and /status."""
+    price = cost(usage)
+    return f"{prompt_tokens(usage):,} in · {usage.output:,} out" + (f" · {price}" if price else "")
 
 
 def detailed(usage: Usage, *, tasks: bool = False) -> str:
@@ -26,8 +35,9 @@ def detailed(usage: Usage, *, tasks: bool = False) -> str:
     if usage.cache_read or usage.cache_write:
         cache = f" ({usage.cache_read:,} cache read, {usage.cache_write:,} cache write)"
     note = " · task sub-agents included" if tasks else ""
-    price = f"cost {cost(usage)}" if usage.priced else cost(usage)
-    return f"Tokens: {prompt_tokens(usage):,} in{cache} · {usage.output:,} out · {price}{note}"
+    price = cost(usage)
+    price = f" · cost {price}" if price.startswith("$") else (f" · {price}" if price else "")
+    return f"Tokens: {prompt_tokens(usage):,} in{cache} · {usage.output:,} out{price}{note}"
 
 
 def from_dict(data: dict) -> Usage:

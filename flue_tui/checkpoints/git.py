@@ -14,6 +14,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -62,6 +63,8 @@ class Git:
         self.store = store
         self.workspace = workspace
         self.git = git or find_git()
+        # flue.lock's descriptor while this thread holds it, handed to every git child it runs.
+        self._local = threading.local()
         self._env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(store),  # no ~/.gitconfig, no credential helpers
@@ -112,19 +115,17 @@ class Git:
             env=self._env,
             cwd=cwd or self.workspace,
             stdin=None if input is not None else subprocess.DEVNULL,
+            pass_fds=self._fds(),
         )
         if check and proc.returncode != 0:
             lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {proc.returncode}")
         return proc.stdout
 
-    def result(self, args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [self.git, *args], capture_output=True, env=self._env, cwd=self.workspace, stdin=subprocess.DEVNULL
-        )
-
     def succeeds(self, args: Sequence[str], *, input: bytes | None = None) -> bool:
-        proc = subprocess.run([self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace)
+        proc = subprocess.run(
+            [self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace, pass_fds=self._fds()
+        )
         return proc.returncode == 0
 
     def popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
@@ -135,18 +136,46 @@ class Git:
             stderr=subprocess.DEVNULL,
             env=self._env,
             cwd=self.workspace,
+            pass_fds=self._fds(),
         )
+
+    def _held(self) -> int | None:
+        return getattr(self._local, "fd", None)
+
+    def _fds(self) -> tuple[int, ...]:
+        # A git child holds flue.lock as long as it runs, even if flue is killed under it: so a lock
+        # file git left behind is stale exactly when flue.lock can be taken (see `locked`).
+        fd = self._held()
+        return (fd,) if fd is not None else ()
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """One flue at a time per store: two sessions in the same workspace share its index."""
         self.store.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self._held() is not None:
+            yield  # already ours (a restore takes its snapshots under its own lock)
+            return
         with open(self.store / "flue.lock", "a+b") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
+            self._local.fd = fh.fileno()
             try:
+                self._clear_stale_locks()
                 yield
             finally:
+                self._local.fd = None
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _clear_stale_locks(self) -> None:
+        """Git's own lock files left by a git that was killed (kill -9 of flue's process group
+        mid-snapshot): every git that writes this store runs under flue.lock and holds it until it
+        exits, so now that we hold it, any such file is stale, and would fail every later checkpoint."""
+        names = [self.store / n for n in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
+        refs = self.store / "refs"
+        if refs.is_dir():
+            names += [Path(d) / f for d, _dirs, files in os.walk(refs) for f in files if f.endswith(".lock")]
+        for path in names:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
 
 def global_excludes() -> str:

@@ -1,24 +1,34 @@
-"""Writing a checkpoint's files back: exact bytes and modes, removals first, never through a symlink.
+"""Writing a checkpoint's files back: exact bytes, never through a symlink, never outside the workspace.
 
-Blobs come from `git cat-file --batch`, not `git checkout`, so no filter or end-of-line rule can
-touch them, and each path is written by us: parents are walked without following symlinks (a
-symlink planted in the workspace cannot redirect a restore outside it), files are replaced
-atomically, and a path that exists on disk but was captured in neither state is left alone.
+Blobs come from `git cat-file --batch`, one at a time (a huge tree is never held in memory), not
+`git checkout`, so no filter or end-of-line rule can touch them. Every path is reached by the
+descriptor walk of `core/files.walk_dirs`: each directory is opened from its parent's descriptor
+with O_NOFOLLOW, and the file is created, renamed over or unlinked relative to the last one
+(openat/renameat/unlinkat), so a directory swapped for a symlink mid-restore cannot send a write or
+a removal outside the workspace. One path that cannot be restored is reported and the rest go on;
+what to remove at all is decided by the caller (store.py), which removes only what its checkpoint
+vouches did not exist.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from flue_tui.core.files import walk_dirs
+
 if TYPE_CHECKING:
+    import subprocess
+
     from flue_tui.checkpoints.git import Git
 
 _ZERO = "0" * 40
+_CHUNK = 1 << 20
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +38,13 @@ class RawChange:
     new_sha: str
     status: str  # A (only in the target), D (only now), M, T
     path: str
+
+
+@dataclass(slots=True)
+class Applied:
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not restored)
 
 
 def parse_raw_diff(out: bytes) -> list[RawChange]:
@@ -45,124 +62,165 @@ def parse_raw_diff(out: bytes) -> list[RawChange]:
     return changes
 
 
-def apply_changes(git: Git, workspace: Path, changes: list[RawChange]) -> tuple[list[str], list[str], list[str]]:
-    """Make the workspace match the target side of `changes`; returns written, removed, left alone."""
-    written: list[str] = []
-    removed: list[str] = []
-    left: list[str] = []
-    # Removals first: a path that is a file now may need to become a directory, and vice versa.
-    for change in changes:
-        if change.status in ("D", "T") or (change.status == "M" and change.new_mode == "160000"):
-            if _remove(workspace, change.path):
-                removed.append(change.path)
-    writes = [c for c in changes if c.status in ("A", "M", "T") and c.new_sha != _ZERO]
-    blobs = _read_blobs(git, [c.new_sha for c in writes if c.new_mode != "160000"])
-    for change in writes:
-        if change.new_mode == "160000":
-            continue  # a nested repository: not ours to restore
-        if change.status == "A" and os.path.lexists(workspace / change.path):
-            left.append(change.path)  # on disk but captured in neither state (ignored, too big)
-            continue
-        if _write(workspace, change.path, change.new_mode, blobs[change.new_sha]):
-            written.append(change.path)
-        else:
-            left.append(change.path)
-    return written, [p for p in removed if p not in written], left
-
-
-def _read_blobs(git: Git, shas: list[str]) -> dict[str, bytes]:
-    wanted = list(dict.fromkeys(shas))
-    if not wanted:
-        return {}
-    proc = git.popen(["cat-file", "--batch"])
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(b"".join(s.encode() + b"\n" for s in wanted))
-    proc.stdin.close()
-    blobs: dict[str, bytes] = {}
-    for sha in wanted:
-        header = proc.stdout.readline().split()
-        size = int(header[2])
-        blobs[sha] = proc.stdout.read(size)
-        proc.stdout.read(1)
-    proc.wait()
-    return blobs
-
-
-def _safe_parent(workspace: Path, rel: str, *, create: bool) -> Path | None:
-    """The real parent directory of `rel`, creating missing ones; None if a component is a symlink
-    or not a directory (we never write through a link)."""
-    current = workspace
-    for part in Path(rel).parts[:-1]:
-        current = current / part
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            if not create:
-                return None
-            os.mkdir(current)
-            continue
-        if not stat.S_ISDIR(st.st_mode):
-            return None
-    return current
-
-
-def _write(workspace: Path, rel: str, mode: str, data: bytes) -> bool:
-    parent = _safe_parent(workspace, rel, create=True)
-    if parent is None:
-        return False
-    target = parent / Path(rel).name
-    with contextlib.suppress(FileNotFoundError):
-        if stat.S_ISDIR(os.lstat(target).st_mode):
-            return False
-    if mode == "120000":
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(target)
-        os.symlink(os.fsdecode(data), target)
-        return True
-    perms = _permissions(target, executable=mode == "100755")
-    tmp = parent / f".{Path(rel).name}.flue-restore-{os.getpid()}"
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+def apply_changes(git: Git, workspace: str, removals: list[str], writes: list[RawChange]) -> Applied:
+    """Remove `removals`, then write each of `writes`' target blobs (removals first: a path that is
+    a file now may need to become a directory, and vice versa)."""
+    done = Applied()
+    root = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, perms)
-        os.replace(tmp, target)
-    except BaseException:
+        for rel in removals:
+            why = _guard(lambda rel=rel: _remove(root, rel))
+            if why is None:
+                done.removed.append(rel)
+            elif why:
+                done.failed.append((rel, why))
+        if writes:
+            blobs = _Blobs(git)
+            try:
+                for change in writes:
+                    why = _guard(lambda change=change: _write(root, change, blobs))
+                    if why is None:
+                        done.written.append(change.path)
+                    else:
+                        done.failed.append((change.path, why))
+            finally:
+                blobs.close()
+    finally:
+        os.close(root)
+    done.removed = [p for p in done.removed if p not in set(done.written)]
+    return done
+
+
+def _guard(step: object) -> str | None:
+    """Run one path's step: None when done, "" when there was nothing to do, else why not."""
+    try:
+        return step()  # type: ignore[operator]
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            return "a symlink or file is where its directory was, so it was not followed"
+        return exc.strerror or str(exc)
+
+
+class _Blobs:
+    """`git cat-file --batch`, asked one object at a time (it flushes after each without --buffer)."""
+
+    def __init__(self, git: Git) -> None:
+        self.proc: subprocess.Popen[bytes] = git.popen(["cat-file", "--batch"])
+
+    def open(self, sha: str) -> int:
+        """Ask for `sha`; returns its size, its bytes are next on stdout."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(sha.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) != 3:
+            raise OSError(errno.EIO, "its content is missing from the checkpoint store")
+        return int(header[2])
+
+    def copy(self, size: int, fd: int | None) -> bytes:
+        assert self.proc.stdout is not None
+        kept = bytearray()
+        failed: OSError | None = None
+        left = size
+        while left:
+            chunk = self.proc.stdout.read(min(left, _CHUNK))
+            if not chunk:
+                raise OSError(errno.EIO, "the checkpoint store stopped answering")
+            left -= len(chunk)
+            if fd is None:
+                kept += chunk
+            elif failed is None:
+                view = memoryview(chunk)
+                try:
+                    while view:
+                        view = view[os.write(fd, view) :]
+                except OSError as exc:  # read the object to its end all the same: the next one follows it
+                    failed = exc
+        self.proc.stdout.read(1)  # the newline after each object
+        if failed is not None:
+            raise failed
+        return bytes(kept)
+
+    def close(self) -> None:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return True
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        self.proc.wait()
 
 
-def _permissions(target: Path, *, executable: bool) -> int:
-    """Git records only the executable bit: keep the file's other permission bits as they are."""
+def _split(rel: str) -> tuple[list[str], str]:
+    parts = rel.split("/")
+    return parts[:-1], parts[-1]
+
+
+def _write(root: int, change: RawChange, blobs: _Blobs) -> str | None:
+    dirs, name = _split(change.path)
+    fds = walk_dirs(root, dirs, create=True)
+    parent = fds[-1] if fds else root
     try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        return 0o755 if executable else 0o644
-    current = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o644
-    return current | ((current & 0o444) >> 2) if executable else current & ~0o111
-
-
-def _remove(workspace: Path, rel: str) -> bool:
-    parent = _safe_parent(workspace, rel, create=False)
-    if parent is None:
-        return False
-    target = parent / Path(rel).name
-    try:
-        if stat.S_ISDIR(os.lstat(target).st_mode):
-            return False
-        os.unlink(target)
-    except FileNotFoundError:
-        return False
-    # Drop directories the removal emptied, up to the workspace (they did not exist in the target).
-    current = parent
-    while current != workspace:
         try:
-            os.rmdir(current)
-        except OSError:
-            break
-        current = current.parent
-    return True
+            current: os.stat_result | None = os.lstat(name, dir_fd=parent)
+        except FileNotFoundError:
+            current = None
+        if current is not None and stat.S_ISDIR(current.st_mode):
+            return "a directory is there now"
+        size = blobs.open(change.new_sha)
+        if change.new_mode == "120000":
+            target = blobs.copy(size, None)
+            if current is not None:
+                os.unlink(name, dir_fd=parent)
+            os.symlink(os.fsdecode(target), name, dir_fd=parent)
+            return None
+        tmp = f".flue-restore-{os.getpid()}"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=parent)
+        fd = os.open(tmp, _FILE_FLAGS, 0o600, dir_fd=parent)
+        try:
+            try:
+                blobs.copy(size, fd)
+                os.fchmod(fd, _permissions(current, executable=change.new_mode == "100755"))
+            finally:
+                os.close(fd)
+            os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)
+            raise
+        return None
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _permissions(current: os.stat_result | None, *, executable: bool) -> int:
+    """Git records only the executable bit: keep a file's other permission bits, unless its owner
+    could no longer read it (a turn's `chmod 000` is undone too)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    if current is None or not stat.S_ISREG(current.st_mode) or not current.st_mode & stat.S_IRUSR:
+        return (0o777 if executable else 0o666) & ~umask
+    bits = stat.S_IMODE(current.st_mode)
+    return bits | ((bits & 0o444) >> 2) if executable else bits & ~0o111
+
+
+def _remove(root: int, rel: str) -> str | None:
+    dirs, name = _split(rel)
+    fds = walk_dirs(root, dirs, create=False)
+    try:
+        parent = fds[-1] if fds else root
+        if stat.S_ISDIR(os.lstat(name, dir_fd=parent).st_mode):
+            return "a directory is there now"
+        os.unlink(name, dir_fd=parent)
+        # Drop directories the removal emptied (they did not exist in the target): rmdir only ever
+        # takes an empty one, and each is named relative to its parent's descriptor.
+        for i in range(len(fds) - 1, -1, -1):
+            try:
+                os.rmdir(dirs[i], dir_fd=fds[i - 1] if i else root)
+            except OSError:
+                break
+        return None
+    finally:
+        for fd in fds:
+            os.close(fd)

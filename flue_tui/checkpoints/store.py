@@ -3,8 +3,15 @@
 A checkpoint is a commit in a bare repository under `~/.local/share/flue/checkpoints/<workspace hash>`,
 holding what `git add -A` would see in the workspace (`.gitignore` honoured, `.git` excluded).
 The store's own index makes an unchanged tree cost one `git status` scan. Files over the size
-cap and nested repositories are not captured; each snapshot names them, and a restore leaves any
-file it did not capture alone.
+cap, unreadable files and nested repositories are not captured; each snapshot names them, and
+records in its commit message every path it saw but did not capture (those and the ignored ones),
+so a restore removes only what its checkpoint vouches did not exist then.
+
+A restore (rewind, undo, redo) records the workspace as it is *before* it touches any file, on the
+session's undo stack (`<session>/undos/<k>`), so a restore that is killed half-way can be undone;
+undoing moves that point to the redo stack (`<session>/redos/<k>`) the same way. Each turn's end is
+kept as `<session>/end-<n>`, so a restore can tell the files the session's own turns left from
+anyone else's (another session in the same workspace, the user's own edits) and name those first.
 """
 
 from __future__ import annotations
@@ -12,11 +19,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from flue_tui.checkpoints.git import Git, GitFailed, global_excludes
-from flue_tui.checkpoints.restore import apply_changes, parse_raw_diff
+from flue_tui.checkpoints.record import Record, vouch
+from flue_tui.checkpoints.restore import RawChange, apply_changes, parse_raw_diff
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 _REF_OK = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
@@ -43,7 +52,13 @@ class Restored:
     before: Snapshot  # the workspace just before the restore: restoring it undoes the restore
     written: tuple[str, ...]
     removed: tuple[str, ...]
-    left_alone: tuple[str, ...]  # on disk now but not captured then or now (ignored, too big)
+    not_restored: tuple[tuple[str, str], ...]  # (path, why): what the restore could not or would not put back
+    foreign: tuple[str, ...] = ()  # paths it removes or overwrites that the session's own turns did not leave
+    applied: bool = True  # False: refused, as `foreign` needs the user's yes; no file was touched
+
+    @property
+    def left_alone(self) -> tuple[str, ...]:
+        return tuple(p for p, _ in self.not_restored)
 
 
 def store_for(home: Path, workspace: Path) -> Path:
@@ -96,45 +111,70 @@ class FileCheckpoints:
         self.git.ensure()
         self.git.set_excludes(self._excludes())
         out = self.git.run(
-            ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"]
+            [
+                "status",
+                "--porcelain=v2",
+                "-z",
+                "--untracked-files=all",
+                "--ignored=matching",  # an ignored directory is one entry, not walked
+                "--no-renames",
+                "--ignore-submodules=all",
+            ]
         )
-        if not out.strip(b"\0"):
-            # Nothing differs from the index, and the index holds nothing HEAD lacks: HEAD is the
-            # workspace. Two git processes in all, which is most of the unchanged-tree cost.
-            proc = self.git.result(["rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--"])
-            heads = [h for h in proc.stdout.split() if h != b"--"]  # rev-parse echoes the "--"
-            if proc.returncode == 0 and len(heads) == 2:
-                return Snapshot(heads[0].decode(), heads[1].decode(), 0, ())
-        to_add, to_drop, skipped = self._classify(out)
-        if to_add:
-            if not self.git.succeeds(
-                ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"],
-                input=_pathspecs(to_add),
-            ):
-                skipped += self._unreadable(to_add)  # the rest were added; name what was not
+        entries = [e for e in out.split(b"\0") if e]
+        ignored = frozenset(os.fsdecode(e[2:]) for e in entries if e[:1] == b"!")
+        changes = [e for e in entries if e[:1] != b"!"]
+        last = self._head() if not changes else None
+        if last is not None and last[2] is not None and last[2].ignored == ignored:
+            # Nothing differs from the index, the index holds nothing HEAD lacks, and the same paths
+            # are ignored: HEAD is the workspace. Two git processes, most of the unchanged-tree cost.
+            return Snapshot(last[0], last[1], 0, tuple(sorted(last[2].skipped)))
+        to_add, to_drop, skipped = self._classify(changes)
+        if to_add and not self.git.succeeds(
+            ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"],
+            input=_pathspecs(to_add),
+        ):
+            # The rest were added. A tracked file that can no longer be read keeps its old blob in
+            # the index, which would pass for its content now: drop it, and name it.
+            unreadable = [p for p in to_add if not _readable(self.workspace / p)]
+            skipped += unreadable
+            to_drop += unreadable
         if to_drop:
             self.git.run(
                 ["update-index", "--force-remove", "-z", "--stdin"],
                 input=b"".join(os.fsencode(p) + b"\0" for p in to_drop),
             )
         tree = self.git.run(["write-tree"]).decode().strip()
-        last = self._resolve(_LAST)
-        if last is not None and self._tree_of(last) == tree:
-            return Snapshot(last, tree, 0, tuple(skipped))
+        record = Record(ignored, frozenset(skipped))
+        last = last or self._head()
+        if last is not None and last[1] == tree and last[2] == record:
+            return Snapshot(last[0], tree, 0, tuple(skipped))
         # No parent: each checkpoint stands alone, so the objects of a deleted session's checkpoints
         # become unreachable and `prune` can free them (a chain would keep every tree ever taken).
-        commit = self.git.run(["commit-tree", tree, "-m", message or "checkpoint"]).decode().strip()
+        commit = self.git.run(["commit-tree", tree], input=record.message(message).encode()).decode().strip()
         self.git.run(["update-ref", _LAST, commit])
         return Snapshot(commit, tree, len(to_add) + len(to_drop), tuple(skipped))
 
-    def _classify(self, status: bytes) -> tuple[list[str], list[str], list[str]]:
+    def _head(self) -> tuple[str, str, Record | None] | None:
+        """HEAD's commit, tree and record, in one git process."""
+        return self._commit(_LAST)
+
+    def _commit(self, rev: str) -> tuple[str, str, Record | None] | None:
+        proc = self.git.run(["cat-file", "--batch"], input=rev.encode() + b"\n", check=False)
+        header, _, body = proc.partition(b"\n")
+        fields = header.split()
+        if len(fields) != 3 or fields[1] != b"commit":
+            return None
+        head, _, message = body.partition(b"\n\n")
+        tree = head.split(b"\n", 1)[0].removeprefix(b"tree ").decode()
+        return fields[0].decode(), tree, Record.parse(message.decode("utf-8", "replace"))
+
+    def _classify(self, entries: list[bytes]) -> tuple[list[str], list[str], list[str]]:
         """Paths to stage, paths to drop from the index (gone, or now too big), paths not captured."""
         to_add: list[str] = []
         to_drop: list[str] = []
         skipped: list[str] = []
-        for entry in status.split(b"\0"):
-            if not entry:
-                continue
+        for entry in entries:
             kind = entry[:1]
             if kind == b"?":
                 path = os.fsdecode(entry[2:])
@@ -163,11 +203,6 @@ class FileCheckpoints:
             return False
         return st.st_size > self.max_file_bytes and not os.path.islink(self.workspace / path)
 
-    def _unreadable(self, paths: list[str]) -> list[str]:
-        listed = self.git.run(["ls-files", "-z", "--cached"])
-        have = {os.fsdecode(p) for p in listed.split(b"\0") if p}
-        return [p for p in paths if p not in have and os.path.lexists(self.workspace / p)]
-
     def _excludes(self) -> str:
         parts = [global_excludes()]
         info = self.workspace / ".git" / "info" / "exclude"
@@ -191,15 +226,66 @@ class FileCheckpoints:
         out = self.git.run(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", old, new])
         return out.decode("utf-8", "replace")
 
-    def restore(self, commit: str) -> Restored:
-        """Put the captured files back exactly as checkpoint `commit` had them."""
+    def restore(self, commit: str, *, own: list[tuple[str, str]] | None = None, force: bool = True) -> Restored:
+        """Put the captured files back exactly as checkpoint `commit` had them. `own`: the (start,
+        end) pairs of what the session itself did; with `force` False, a restore that would remove
+        or overwrite anything else touches nothing and says what (`Restored.foreign`)."""
         with self.git.locked():
-            before = self._snapshot("before restore")
-            target = self._tree_of(commit)
-            out = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", before.tree, target])
-            written, removed, left = apply_changes(self.git, self.workspace, parse_raw_diff(out))
-            self._snapshot("after restore")
-            return Restored(before, tuple(written), tuple(removed), tuple(left))
+            return self.restore_with(commit, own or [], force, lambda _before: None)
+
+    def restore_with(
+        self, commit: str, own: list[tuple[str, str]], force: bool, record_before: Callable[[str], object]
+    ) -> Restored:
+        """`restore` under the caller's lock; `record_before(commit)` is called with the workspace's
+        snapshot before any file is touched (and not at all when the restore is refused)."""
+        before = self._snapshot("before restore")
+        target = self._tree_of(commit)
+        out = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", before.tree, target])
+        found = self._commit(commit)
+        record = found[2] if found is not None else None
+        removals: list[str] = []
+        writes: list[RawChange] = []
+        kept: list[tuple[str, str]] = []
+        for change in parse_raw_diff(out):
+            if "160000" in (change.old_mode, change.new_mode):
+                continue  # a nested repository: not ours to restore
+            if change.status == "D":
+                why = vouch(record, change.path)
+                if why is None:
+                    removals.append(change.path)
+                else:
+                    kept.append((change.path, why))
+            elif change.status == "A" and os.path.lexists(self.workspace / change.path):
+                kept.append((change.path, "on disk now but not captured now (ignored, unreadable or too big)"))
+            else:
+                if change.status == "T":
+                    removals.append(change.path)
+                writes.append(change)
+        if record is not None:
+            kept += [
+                (p, "over the size cap or unreadable at the checkpoint, so not in it") for p in sorted(record.skipped)
+            ]
+        touched = list(dict.fromkeys(removals + [c.path for c in writes if c.status != "A"]))
+        foreign = self._foreign(touched, own, before.tree) if touched else []
+        if foreign and not force:
+            return Restored(before, (), (), tuple(kept), tuple(foreign), applied=False)
+        record_before(before.commit)  # before any file is touched: a restore killed half-way can be undone
+        done = apply_changes(self.git, str(self.workspace), removals, writes)
+        self._snapshot("after restore")
+        return Restored(before, tuple(done.written), tuple(done.removed), tuple(kept + done.failed), tuple(foreign))
+
+    def _foreign(self, paths: list[str], own: list[tuple[str, str]], now: str) -> list[str]:
+        """Those of `paths` whose state now is not one the session's own steps left: each (start,
+        end) pair changed some paths, and those it left that are unchanged since are the session's."""
+        mine: set[str] = set()
+        for start, end in own:
+            touched = {c.path for c in self._raw(start, end)}
+            if touched:
+                mine |= touched - {c.path for c in self._raw(end, now)}
+        return [p for p in paths if p not in mine]
+
+    def _raw(self, old: str, new: str) -> list[RawChange]:
+        return parse_raw_diff(self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]))
 
     def keep(self, ref: str, commit: str) -> None:
         """Name `commit` (e.g. the state a restore replaced, so the restore can be undone)."""
@@ -223,25 +309,41 @@ class FileCheckpoints:
 
     def numbered(self, prefix: str) -> dict[int, str]:
         """The checkpoints `<prefix>/<n>` (a session's, one per user message) as {n: commit}."""
-        if not (self.store / "HEAD").exists():
-            return {}
-        out = self.git.run(["for-each-ref", "--format=%(refname) %(objectname)", self._ref(prefix) + "/"])
-        found: dict[int, str] = {}
-        for line in out.decode().splitlines():
-            name, _, commit = line.rpartition(" ")
-            last = name.rsplit("/", 1)[-1]
-            if last.isdigit():
-                found[int(last)] = commit
-        return found
+        return {int(name): c for name, c in self.refs(prefix).items() if name.isdigit()}
 
     def copy(self, source: str, target: str, *, below: int | None = None) -> int:
-        """Give `target` (a fork) the numbered checkpoints of `source`, those under `below` only when given."""
-        found = {n: c for n, c in self.numbered(source).items() if below is None or n < below}
+        """Give `target` (a fork) the numbered checkpoints of `source` and their turns' ends, those
+        under `below` only when given; returns how many checkpoints."""
+        refs = self.refs(source)
+        found = {n: c for n, c in refs.items() if n.removeprefix("end-").isdigit()}
+        found = {n: c for n, c in found.items() if below is None or int(n.removeprefix("end-")) < below}
         if found:
-            lines = "".join(f"update {self._ref(f'{target}/{n}')} {c}\n" for n, c in sorted(found.items()))
             with self.git.locked():
-                self.git.run(["update-ref", "--stdin"], input=lines.encode())
-        return len(found)
+                self.update_refs({f"{target}/{n}": c for n, c in sorted(found.items())})
+        return sum(n.isdigit() for n in found)
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        """Every ref under `prefix` (a session's), by its name below it: {"3": commit, "undos/1": …}."""
+        if not (self.store / "HEAD").exists():
+            return {}
+        base = self._ref(prefix) + "/"
+        out = self.git.run(["for-each-ref", "--format=%(refname) %(objectname)", base])
+        found: dict[str, str] = {}
+        for line in out.decode().splitlines():
+            name, _, commit = line.rpartition(" ")
+            if name.startswith(base):
+                found[name[len(base) :]] = commit
+        return found
+
+    def update_refs(self, set_to: dict[str, str], delete: tuple[str, ...] = ()) -> None:
+        """Set and delete checkpoint names in one git call (the caller holds the lock)."""
+        lines = [f"update {self._ref(r)} {c}\n" for r, c in set_to.items()]
+        lines += [f"delete {self._ref(r)}\n" for r in delete]
+        if lines:
+            self.git.run(["update-ref", "--stdin"], input="".join(lines).encode())
+
+    def head(self) -> str | None:
+        return self._resolve(_LAST)
 
     def size_bytes(self) -> int:
         return total_size_of(self.store)
@@ -260,6 +362,16 @@ class FileCheckpoints:
 
     def _tree_of(self, commit: str) -> str:
         return self.git.run(["rev-parse", "--verify", commit + "^{tree}"]).decode().strip()
+
+
+def _readable(path: Path) -> bool:
+    if path.is_symlink():
+        return True
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+    except OSError:
+        return not path.exists()  # gone meanwhile: git add dropped it, nothing to name
+    return True
 
 
 def _pathspecs(paths: list[str]) -> bytes:

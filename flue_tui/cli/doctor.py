@@ -283,11 +283,18 @@ def _config(cwd: str) -> list[Check]:
             continue
         try:
             layer = read_layer(path)
-            keys = ", ".join(sorted(layer.values)) if layer else ""
+            keys = ", ".join([*sorted(layer.values), *(_table(name, n) for name, n in layer.tables)]) if layer else ""
             checks.append(Check("ok", "config", f"{path}: {keys or 'no settings'}"))
         except ConfigError as exc:
             checks.append(Check("fail", "config", str(exc), f"edit {path}"))
     return checks
+
+
+def _table(name: str, entries: int) -> str:
+    """`[mcp_servers] (3 servers)`: a table another module reads, with its size where it has one."""
+    if name == "mcp_servers":
+        return f"[{name}] ({entries} server{'' if entries == 1 else 's'})"
+    return f"[{name}]"
 
 
 def _trust(settings: Settings | None) -> list[Check]:

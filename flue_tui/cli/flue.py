@@ -70,6 +70,7 @@ SUBCOMMANDS = """subcommands (as the first word):
   flue doctor         check the model, its key, the sandbox and the configuration
   flue trust ...      trust a project's .flue/config.toml and .mcp.json (--list, --forget)
   flue mcp ...        list, show, add and remove MCP servers
+  flue acp            serve the Agent Client Protocol on stdio (same as --acp)
 Each has its own --help."""
 
 
@@ -154,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="render into the terminal's own scrollback instead of the full-screen app "
         '(also [ui] mode = "inline" in config, or FLUE_UI=inline)',
     )
+    parser.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim) and Harbor",
+    )
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
     from flue_tui.runtime.flags import add_session_arguments
 
@@ -219,6 +225,8 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
+    if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
+        argv = ["--acp", *argv[1:]]
     parser = build_parser()
     args = parser.parse_args(argv)
     from flue_tui.headless.claude.flags import claude_options, effort_for_budget
@@ -244,6 +252,8 @@ def _main(argv: list[str] | None = None) -> int:
             permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
+        if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
+            raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
     except ValueError as exc:
         parser.error(str(exc))
     from flue_tui.config.errors import ConfigError
@@ -287,6 +297,10 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.headless.printmode import start_failure
 
         return start_failure(str(exc), fmt, args.model)
+    if args.acp:
+        from flue_tui.acp.serve import run_acp
+
+        return run_acp(settings, sessions)
     if args.print_mode:
         from flue_tui.headless.printmode import run_print
 

@@ -1,9 +1,11 @@
 """`flue sessions checkpoints | diff | rewind`: a session's file checkpoints, headless.
 
 Checkpoint N is the workspace just before the session's Nth user message ran (runtime/checkpointing.py
-takes them). A code rewind snapshots the workspace first and keeps that as `<session>/undo`, so
-`--undo` puts back what the rewind replaced (a dirty tree is never lost). A conversation rewind
-never deletes history: it forks the session just before message N.
+takes them). A code rewind snapshots the workspace before touching a file and pushes that on the
+session's undo stack (checkpoints/stack.py), so `--undo` puts back what the rewind replaced, a
+rewind killed half-way included, and repeated `--undo`s walk back (`--redo` forward). A rewind that
+would remove or overwrite files the session's own turns did not leave names them and needs
+`--force`. A conversation rewind never deletes history: it forks the session just before message N.
 """
 
 from __future__ import annotations
@@ -14,14 +16,12 @@ import os
 import sys
 from typing import Any
 
-from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing
+from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing, Restored, stack
 from flue_tui.runtime.checkpointing import files_for
 from flue_tui.store.db import StoreError
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, UserPrompt, local_time
 from flue_tui.ui.transcript import CONTROL_RE
-
-UNDO = "undo"
 
 
 def _number(text: str) -> int:
@@ -55,13 +55,21 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("ref", metavar="NAME")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--to", type=_number, metavar="N", help="the user message to go back to (from 1)")
-    target.add_argument("--undo", action="store_true", help="put back the files the last code rewind replaced")
+    target.add_argument(
+        "--undo", action="store_true", help="put back the files the last code rewind replaced (again: the one before)"
+    )
+    target.add_argument("--redo", action="store_true", help="re-apply the last code rewind --undo put back")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--code", dest="what", action="store_const", const="code", help="restore the files only")
     what.add_argument(
         "--conversation", dest="what", action="store_const", const="conversation", help="fork the conversation only"
     )
     what.add_argument("--both", dest="what", action="store_const", const="both", help="both (the default)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="also remove or overwrite files the session's own turns did not leave (they are named first)",
+    )
 
 
 def _root(store: SessionStore, ref: str, cwd: str) -> SessionInfo:
@@ -176,12 +184,13 @@ def rewind(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     # Not under a running agent: its next write would land on the files we put back.
     lock = acquire(store.path, info.id, label=f'Session "{info.label}"', ref=args.ref, owner="flue sessions rewind")
     try:
-        if args.undo:
-            return _undo(info, args.ref)
+        if args.undo or args.redo:
+            _guarded(lambda: _step(info, args.ref, "redo" if args.redo else "undo", args.force))
+            return 0
         prompts = store.user_prompts(info.id)
         chosen = _prompt(prompts, args.to, info)
         if what in ("code", "both"):
-            _guarded(lambda: _restore(info, args.to, args.ref))
+            _guarded(lambda: _restore(info, args.to, args.ref, args.force))
         if what in ("conversation", "both"):
             _fork(store, info, chosen)
     finally:
@@ -190,43 +199,63 @@ def rewind(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     return 0
 
 
-def _restore(info: SessionInfo, n: int, ref: str) -> None:
+def _names(paths: tuple[str, ...] | list[str], most: int = 10) -> str:
+    shown = _visible(", ".join(paths[:most]))
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
+
+
+def _checked(done: Restored, info: SessionInfo, ref: str) -> Restored:
+    if not done.applied:
+        n = len(done.foreign)
+        raise StoreError(
+            f"Nothing was changed: this would remove or overwrite {n} file{'s' * (n != 1)} that session "
+            f"{info.label}'s own turns did not leave (another session's, or edits since): {_names(done.foreign)}. "
+            "Run it again with --force to go ahead (--undo puts them back)."
+        )
+    return done
+
+
+def _report(done: Restored, ref: str) -> None:
+    if done.foreign:
+        print(f"Also replaced (not left by this session's turns): {_names(done.foreign)}")
+    if done.not_restored:
+        shown = [f"{p} ({why})" for p, why in done.not_restored]
+        print(f"Not restored: {_names(shown)}")
+    print(f"Undo this with: flue sessions rewind {ref} --undo")
+
+
+def _restore(info: SessionInfo, n: int, ref: str, force: bool) -> None:
     files = _files(info)
-    commit = files.resolve(f"{info.id}/{n}")
-    if commit is None:
+    done = stack.rewind(files, info.id, n, force=force)
+    if done is None:
         raise StoreError(
             f"No file checkpoint was taken before message {n} of session {info.label} (git was "
             "missing or checkpoints were off); rewind the conversation only with --conversation."
         )
-    done = files.restore(commit)
-    files.keep(f"{info.id}/{UNDO}", done.before.commit)
+    _checked(done, info, ref)
     print(
         f"Files in {info.cwd} are back to just before message {n}: {len(done.written)} written, "
         f"{len(done.removed)} removed."
     )
-    if done.left_alone:
-        print(
-            f"Left alone (in neither checkpoint: ignored or too big): {_visible(', '.join(done.left_alone[:10]))}"
-            + (" …" if len(done.left_alone) > 10 else "")
-        )
-    print(f"Undo this with: flue sessions rewind {ref} --undo")
+    _report(done, ref)
 
 
-def _undo(info: SessionInfo, ref: str) -> int:
-    def run() -> None:
-        files = _files(info)
-        commit = files.resolve(f"{info.id}/{UNDO}")
-        if commit is None:
-            raise StoreError(f"Session {info.label} has no code rewind to undo.")
-        done = files.restore(commit)
-        files.keep(f"{info.id}/{UNDO}", done.before.commit)  # undoing the undo is a redo
-        print(
-            f"Files in {info.cwd} are back as they were before the last rewind: {len(done.written)} written, "
-            f"{len(done.removed)} removed. Run the same command again to redo the rewind."
-        )
-
-    _guarded(run)
-    return 0
+def _step(info: SessionInfo, ref: str, which: str, force: bool) -> None:
+    files = _files(info)
+    done = (stack.redo if which == "redo" else stack.undo)(files, info.id, force=force)
+    if done is None:
+        raise StoreError(f"Session {info.label} has no code rewind to {which}.")
+    _checked(done, info, ref)
+    left = stack.depth(files, info.id, stack.UNDO if which == "undo" else stack.REDO)
+    said = "before the last rewind" if which == "undo" else "the undone rewind left them"
+    print(
+        f"Files in {info.cwd} are back as {said}: {len(done.written)} written, {len(done.removed)} removed. "
+        f"{left} more {which}{'s' * (left != 1)} left; --{'redo' if which == 'undo' else 'undo'} goes the other way."
+    )
+    if done.foreign:
+        print(f"Also replaced (not left by this session's turns): {_names(done.foreign)}")
+    if done.not_restored:
+        print(f"Not restored: {_names([f'{p} ({why})' for p, why in done.not_restored])}")
 
 
 def _fork(store: SessionStore, info: SessionInfo, chosen: UserPrompt) -> None:

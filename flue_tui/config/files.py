@@ -93,6 +93,9 @@ class Layer:
     held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
     mcp_servers: bool = False  # the file has [mcp_servers] (only the user's file may)
+    # The tables other modules own ([permissions], [mcp_servers]) with how many entries each holds,
+    # so `flue doctor` can say what such a file holds instead of "no settings".
+    tables: tuple[tuple[str, int], ...] = ()
 
 
 def user_file() -> Path:
@@ -171,7 +174,8 @@ def read_layer(path: Path) -> Layer | None:
                 values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
         elif key not in ("permissions", "mcp_servers"):
             values[key] = value
-    return Layer(where, values, mcp_servers="mcp_servers" in data)
+    tables = tuple((key, len(data[key])) for key in ("mcp_servers", "permissions") if isinstance(data.get(key), dict))
+    return Layer(where, values, mcp_servers="mcp_servers" in data, tables=tables)
 
 
 def _parse_env(var: str, key: str, raw: str) -> Any:

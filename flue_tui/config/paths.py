@@ -85,6 +85,14 @@ def screenshots_dir() -> Path:
     return data_dir() / "screenshots"
 
 
+def own_locations() -> tuple[Path, ...]:
+    """Every directory and file flue reads its own configuration, trust and state from: a change to
+    one can loosen what flue allows (a config.toml allow rule, a forged trust entry), so the
+    permission policy asks before any write there (flue_tui/permissions/scope.py). The files are
+    named as well as their directories, since either may be a symlink to somewhere else."""
+    return (config_dir(), data_dir(), config_file(), skills_dir(), trust_file(), db_file(), history_dir())
+
+
 def legacy_notice() -> str | None:
     """One line when an old-layout config file is ignored because the new one exists, else None."""
     for name in (CONFIG_NAME, SKILLS_NAME):

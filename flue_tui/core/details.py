@@ -45,15 +45,23 @@ class ReadDetails:
     lines: int | None = None  # the file's line count (a text file)
     size: int | None = None  # bytes (a binary file, not shown)
     binary: bool = False
+    shown: int | None = None  # lines the model got, when fewer than the file's (offset/limit, truncation)
 
     def wire(self) -> dict[str, Any]:
         if self.binary:
             return {"path": self.path, "size": self.size, "binary": True}
-        return {"path": self.path, "lines": self.lines}
+        # `shown` only for a partial read, so a whole read's dict stays the one always stored.
+        return {"path": self.path, "lines": self.lines} | ({} if self.shown is None else {"shown": self.shown})
 
     @classmethod
     def parse(cls, d: Mapping[str, Any]) -> ReadDetails:
-        return cls(_str(d.get("path")) or "", _int(d.get("lines")), _int(d.get("size")), d.get("binary") is True)
+        return cls(
+            _str(d.get("path")) or "",
+            _int(d.get("lines")),
+            _int(d.get("size")),
+            d.get("binary") is True,
+            _int(d.get("shown")),
+        )
 
 
 @dataclass(frozen=True, slots=True)

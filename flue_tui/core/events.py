@@ -136,6 +136,7 @@ class TaskStart(Event):
     agent: str | None = None
     cwd: str | None = None
     tool_call_id: str | None = None
+    model: str | None = None  # the child's model id (/cost names an unpriced one)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,6 +16,7 @@ special file, and Escape when the walk leaves the root.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import io
@@ -223,3 +224,33 @@ def _is_link(name: str, fd: int) -> bool:
 
 def _inside(root: str, real: str) -> bool:
     return real == root or real.startswith(root.rstrip("/") + "/")
+
+
+def walk_dirs(root_fd: int, names: list[str], *, create: bool) -> list[int]:
+    """Descriptors of root/names[0], root/names[0]/names[1], …, each opened from its parent's
+    descriptor with O_NOFOLLOW: a symlink or non-directory anywhere on the way is refused
+    (NotADirectoryError / ELOOP), never followed, so nothing done through the last descriptor can
+    land outside the root however the tree is swapped meanwhile. `create` makes missing
+    directories. For writes that must stay where a checkpoint put them (checkpoints/restore.py);
+    the caller closes every descriptor."""
+    fds: list[int] = []
+    parent = root_fd
+    try:
+        for name in names:
+            if name in ("", ".", "..") or "/" in name:
+                raise OSError(errno.EINVAL, f"not a plain path component: {name!r}")
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=parent)
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            fds.append(fd)
+            parent = fd
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return fds

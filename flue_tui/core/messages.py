@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
 
-StopReason = Literal["stop", "tool_calls", "length", "error", "aborted"]
+StopReason = Literal["stop", "tool_calls", "length", "refusal", "error", "aborted"]
 
 
 @dataclass(slots=True)

@@ -32,10 +32,10 @@ def _render(event: Event) -> None:
 
 
 async def _loop(settings: Settings, first: str | None, sessions: SessionOptions | None = None) -> int:
-    from flue_tui.headless.slash import expand
     from flue_tui.permissions.project import accept, ask_on_terminal, pending
     from flue_tui.runtime.handle import SessionHandle
     from flue_tui.runtime.start import pick_by_number
+    from flue_tui.ui.slash import expand
 
     asked = pending(settings)
     if asked is not None and await ask_on_terminal(asked):

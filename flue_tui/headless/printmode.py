@@ -18,6 +18,7 @@ from flue_tui.core.toolcall import call_summary
 from flue_tui.headless import output
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
+from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
@@ -87,11 +88,14 @@ class _Renderer:
         self.fmt, self.verbose, self.partial = fmt, verbose, partial
 
     def __call__(self, event: Event) -> None:
+        progress = self.verbose and self.fmt not in ("events", "stream-json")
         if self.fmt == "events":  # flue's own event stream (schema: EVENTS_SCHEMA_VERSION)
             if self.partial or not isinstance(event, _PARTIAL):
                 _write_line(sys.stdout, event.to_dict())
-        elif self.verbose and self.fmt != "stream-json":  # Claude Code's --verbose there only unlocks the stream
+        elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
+        if not progress and isinstance(event, Log) and event.message.startswith(CHECKPOINT_TAG):
+            _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
@@ -218,7 +222,7 @@ def _print_run(
     claude: ClaudeOptions | None,
 ) -> int:
     from flue_tui.context.skills import skill_prompt
-    from flue_tui.headless.slash import expand
+    from flue_tui.ui.slash import expand
 
     for notice in started.notices:
         output.say(f"flue: {notice}")

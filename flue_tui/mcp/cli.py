@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.mcp.config import NAME, PROJECT_FILE, parse_server, project_path, project_servers, user_servers
+from flue_tui.mcp.config import NAME, NAME_RULE, PROJECT_FILE, parse_server, project_path, project_servers, user_servers
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -103,7 +103,7 @@ def _pair(text: str, sep: str, flag: str) -> tuple[str, str]:
 
 def _add(args: argparse.Namespace) -> str:
     if not NAME.match(args.name):
-        raise ConfigError(f"Server name {args.name!r} must be 1-64 letters, digits, '_' or '-'")
+        raise ConfigError(f"Server name {args.name!r} {NAME_RULE}")
     entry = _entry(args)
     if args.scope == "project":
         path = project_path(os.getcwd())

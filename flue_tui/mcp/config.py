@@ -22,11 +22,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.sandbox.procguard import ENV_ALLOWLIST
 
 PROJECT_FILE = ".mcp.json"
 DEFAULT_TOOL_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 30.0
-NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# No `__` and no `_` at the end: a tool is `mcp__SERVER__TOOL`, and a rule `mcp__github` must mean
+# the server `github` alone, never `github__helper` (or `github_` with a tool `_sync`).
+NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$")
+NAME_RULE = "must be 1-64 letters, digits, '_' or '-', without '__' or a '_' at the end"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 Transport = Literal["stdio", "http", "sse"]
 # Keys a server entry may have, in either file format.
@@ -78,15 +82,18 @@ class McpSetup:
 
 
 def _expand(text: str, where: str, project: bool) -> str:
-    """`${VAR}` and `${VAR:-default}` from flue's environment, as Claude Code does; a project file
-    may not pull a provider key out of flue's environment."""
+    """`${VAR}` and `${VAR:-default}` from flue's environment, as Claude Code does. A project file
+    reads only the variables every command flue runs gets anyway (PATH, HOME, LANG, …: the
+    sandbox's allowlist), so expanding one hands its server nothing new: a token, a cloud secret,
+    a database URL or an ssh agent socket never leaves through a repository's file."""
 
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
-        if project and name.upper().endswith("_API_KEY"):
+        if project and name not in ENV_ALLOWLIST:
             raise ConfigError(
-                f"{where} refers to ${{{name}}}: a project's {PROJECT_FILE} may not read provider "
-                "keys from flue's environment; put this server in your own config.toml"
+                f"{where} refers to ${{{name}}}: a project's {PROJECT_FILE} may not read flue's environment "
+                f"beyond what every command gets ({', '.join(ENV_ALLOWLIST[:3])}, …); put this server in your "
+                "own config.toml"
             )
         value = os.environ.get(name)
         if value is None:
@@ -111,11 +118,14 @@ def _seconds(entry: dict[str, Any], key: str, where: str, default: float) -> flo
     return float(value)
 
 
-def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bool = False) -> ServerConfig | None:
-    """One server entry (None when `enabled = false`); `prefix` is how the error names it."""
+def parse_server(
+    name: str, entry: Any, source: str, *, prefix: str, project: bool = False, notices: list[str] | None = None
+) -> ServerConfig | None:
+    """One server entry (None when `enabled = false`); `prefix` is how the error names it. What a
+    project's file may not set is left out, with a line in `notices`."""
     where = f"{source}: {prefix}{name}"
     if not NAME.match(name):
-        raise ConfigError(f"{source}: server name {name!r} must be 1-64 letters, digits, '_' or '-'")
+        raise ConfigError(f"{source}: server name {name!r} {NAME_RULE}")
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table with command or url")
     unknown = sorted(set(entry) - KNOWN)
@@ -133,8 +143,14 @@ def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bo
     common: dict[str, Any] = {
         "tool_timeout": _seconds(entry, "tool_timeout_sec", where, DEFAULT_TOOL_TIMEOUT),
         "startup_timeout": _seconds(entry, "startup_timeout_sec", where, DEFAULT_STARTUP_TIMEOUT),
-        "trust_read_only_hint": entry.get("trust_read_only_hint") is True,
+        # The hint lets a server's own claim skip the question: the user's word, never a repository's.
+        "trust_read_only_hint": entry.get("trust_read_only_hint") is True and not project,
     }
+    if project and "trust_read_only_hint" in entry and notices is not None:
+        notices.append(
+            f"Ignored from {PROJECT_FILE}: trust_read_only_hint of server {name} (only your own config.toml or "
+            "--mcp-config may trust a server's read-only hints)."
+        )
     if kind == "stdio":
         command = entry.get("command")
         args = entry.get("args", [])
@@ -168,7 +184,9 @@ def parse_server(name: str, entry: Any, source: str, *, prefix: str, project: bo
     )
 
 
-def parse_json_servers(text: str, source: str, *, project: bool = False) -> list[ServerConfig]:
+def parse_json_servers(
+    text: str, source: str, *, project: bool = False, notices: list[str] | None = None
+) -> list[ServerConfig]:
     """Claude Code's format: {"mcpServers": {NAME: {...}}}."""
     try:
         data = json.loads(text)
@@ -177,7 +195,10 @@ def parse_json_servers(text: str, source: str, *, project: bool = False) -> list
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise ConfigError(f'{source}: expected an object with "mcpServers"')
-    out = [parse_server(name, entry, source, prefix="mcpServers.", project=project) for name, entry in servers.items()]
+    out = [
+        parse_server(name, entry, source, prefix="mcpServers.", project=project, notices=notices)
+        for name, entry in servers.items()
+    ]
     return [s for s in out if s is not None]
 
 
@@ -217,7 +238,7 @@ def project_path(cwd: str) -> Path:
     return Path(cwd) / PROJECT_FILE
 
 
-def project_servers(cwd: str) -> list[ServerConfig]:
+def project_servers(cwd: str, notices: list[str] | None = None) -> list[ServerConfig]:
     path = project_path(cwd)
     try:
         text = path.read_text(encoding="utf-8")
@@ -225,13 +246,46 @@ def project_servers(cwd: str) -> list[ServerConfig]:
         return []
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_json_servers(text, str(path), project=True)
+    return parse_json_servers(text, str(path), project=True, notices=notices)
 
 
-def project_trusted(settings: Any) -> bool:
+def program_files(cwd: str, servers: list[ServerConfig] | tuple[ServerConfig, ...]) -> tuple[str, ...]:
+    """The repository files a project's stdio servers run: the command and every argument (or the
+    value of an `--opt=FILE` argument) that is a regular file inside the project, relative to the
+    server's cwd, as paths from the project's real root. Trust covers them by SHA-256 beside
+    `.mcp.json`, so a pull that changes `server.py` asks again. Resolved as the kernel will (a
+    `link/../server.py` through a symlink is the file it reaches); a file outside the project is
+    no repository file and is not covered, nor a module `-m` names or a script inside `-c`."""
+    root = os.path.realpath(cwd)
+    out: dict[str, None] = {}
+    for server in servers:
+        if server.transport != "stdio":
+            continue
+        base = os.path.join(root, server.cwd) if server.cwd else root
+        for word in (server.command or "", *server.args):
+            for candidate in (word, word.split("=", 1)[1] if word.startswith("-") and "=" in word else ""):
+                if not candidate or "\0" in candidate:
+                    continue
+                real = os.path.realpath(os.path.join(base, os.path.expanduser(candidate)))
+                if real.startswith(root + os.sep) and os.path.isfile(real):
+                    out[os.path.relpath(real, root)] = None
+    return tuple(out)
+
+
+def project_trusted(settings: Any, servers: list[ServerConfig] | None = None) -> bool:
+    """--trust-project, or `.mcp.json` and every repository file its servers run trusted as they are now."""
     from flue_tui.config import trust
 
-    return bool(getattr(settings, "trust_project", False)) or trust.state(settings.cwd, PROJECT_FILE) == "trusted"
+    if getattr(settings, "trust_project", False):
+        return True
+    if trust.state(settings.cwd, PROJECT_FILE) != "trusted":
+        return False
+    if servers is None:
+        try:
+            servers = project_servers(settings.cwd)
+        except ConfigError:
+            servers = []
+    return all(trust.state(settings.cwd, rel) == "trusted" for rel in program_files(settings.cwd, servers))
 
 
 def load(settings: Any) -> McpSetup:
@@ -245,19 +299,33 @@ def load(settings: Any) -> McpSetup:
     held: list[ServerConfig] = []
     notices: list[str] = []
     try:
-        project = project_servers(settings.cwd)
+        project = project_servers(settings.cwd, notices)
     except ConfigError as exc:  # a cloned repository's bad file must not keep flue from starting
         project = []
         notices.append(f"Ignored {PROJECT_FILE}: {exc}")
-    if project and project_trusted(settings):
-        chosen.update((s.name, s) for s in project)
+    if project and project_trusted(settings, project):
+        chosen.update((s.name.casefold(), s) for s in project)
     elif project:
+        from flue_tui.config import trust
+
         held = project
+        changed = [
+            rel
+            for rel in (PROJECT_FILE, *program_files(settings.cwd, project))
+            if trust.state(settings.cwd, rel) == "changed"
+        ]
+        why = (
+            f"{', '.join(changed)} changed since you trusted this project"
+            if changed
+            else "you have not trusted this project"
+        )
         notices.append(
-            f"Not started from {PROJECT_FILE} because you have not trusted this project: "
+            f"Not started from {PROJECT_FILE} because {why}: "
             f"{', '.join(s.name for s in project)} (trust it by answering yes when flue asks, "
             "with flue trust, or with --trust-project)."
         )
-    chosen.update((s.name, s) for s in user_servers(user_file()))
-    chosen.update((s.name, s) for s in flags)
+    # Keyed without case: rules match tool names without case, so a project's `GitHub` must not
+    # run beside the user's `github` and borrow its `mcp__github` rule.
+    chosen.update((s.name.casefold(), s) for s in user_servers(user_file()))
+    chosen.update((s.name.casefold(), s) for s in flags)
     return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held))

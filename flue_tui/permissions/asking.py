@@ -11,6 +11,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+from flue_tui.core.termsafe import terminal_safe
 from flue_tui.permissions.approval import Approval
 from flue_tui.tools.diff import read_before, unified_diff
 
@@ -71,11 +72,11 @@ def session_label(request: ApprovalRequest) -> str:
 
 async def ask_on_terminal(request: ApprovalRequest) -> Approval:
     """The plain front end's asker: 1 allows once, 2 for the session, 3 (or Enter) refuses."""
-    lines = request.body.splitlines()
+    lines = terminal_safe(request.body).splitlines()  # the model's arguments: shown, never obeyed
     body = "\n".join(lines[:MAX_LINES])
     if len(lines) > MAX_LINES:
         body += f"\n… {len(lines) - MAX_LINES} more lines"
-    print(f"\n{request.title}?  ({request.tool_name} · {request.mode} mode)", file=sys.stderr)
+    print(terminal_safe(f"\n{request.title}?  ({request.tool_name} · {request.mode} mode)"), file=sys.stderr)
     print(textwrap.indent(body, "  │ "), file=sys.stderr)
     rules = session_label(request)
     prompt = f"  [1] allow once  [2] allow for this session ({rules})  [3] deny > "

@@ -41,6 +41,7 @@ class PermissionConfig:
     default_blocklist: bool = True
     sources: list[str] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)  # the project's loosening settings, until trusted
+    never: list[str] = field(default_factory=list)  # what a project file asked for and never gets
 
 
 def _strings(path: Path, key: str, value: Any) -> list[str]:
@@ -76,12 +77,11 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
         if not isinstance(mode, str) or mode not in MODES:
             raise ConfigError(f"{path}: [permissions] mode must be one of {', '.join(MODES)}, got {mode!r}")
         if project and mode == "yolo":
-            # A cloned repository must not be able to switch approvals off for whoever opens it.
-            raise ConfigError(
-                f'{path}: [permissions] mode = "yolo" is only accepted from your own '
-                f"{config_file()} or --permission-mode yolo"
-            )
-        conf.mode = mode
+            # A cloned repository must not be able to switch approvals off for whoever opens it:
+            # ignored, trusted or not, with a notice (stopping flue would let it block the user).
+            conf.never.append('[permissions] mode = "yolo"')
+        else:
+            conf.mode = mode
     for key in ("allow", "deny", "blocklist"):
         if key in table:
             values = _strings(path, key, table[key])
@@ -124,6 +124,7 @@ def load_config(
     project = PermissionConfig()
     keys = read_file(path, project, project=True) if reads(sources, "project") else set()
     conf.sources.extend(project.sources)
+    conf.never.extend(project.never)
     conf.deny.extend(project.deny)
     conf.blocklist.extend(project.blocklist)  # added to the default patterns unless those are dropped
     if project.allow:
@@ -182,7 +183,10 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
         deny = parse_rules([*conf.deny, *getattr(settings, "disallowed_tools", [])])
     except RuleError as exc:
         raise ConfigError(str(exc)) from None
-    return PermissionPolicy(mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), guard=guard)
+    add_dirs = tuple(os.path.abspath(d) for d in getattr(settings, "add_dirs", ()) or ())
+    return PermissionPolicy(
+        mode=mode, allow=allow, deny=deny, root=os.path.abspath(settings.cwd), add_dirs=add_dirs, guard=guard
+    )
 
 
 def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]) -> PermissionPolicy:

@@ -11,11 +11,14 @@ subcommand git does not ship is an alias from the user's configuration: only a r
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from flue_tui.core.files import open_regular
+
 if TYPE_CHECKING:
-    from flue_tui.permissions.shellwords import Collector, Word
+    from flue_tui.permissions.shellwords import Collector, SimpleCommand, Word
 
 KNOWN = frozenset(
     """
@@ -91,3 +94,152 @@ def check_git(words: list[Word], out: Collector) -> None:
             for a in args
         ):
             out.doubt(f"git {sub} {opt} runs a program it is given")
+
+
+# -- what a repository's own configuration makes git run -------------------------------------------
+# A rule such as `bash(git status:*)` vouches for the command, not for the repository it runs in: a
+# workspace can come with a `.git/config` naming programs git runs on its own (core.fsmonitor on
+# every `git status`, core.hooksPath, filter.*.clean, diff.external, a remote's uploadpack …). Only
+# keys known to run nothing leave a rule's word standing; anything else makes the command a question.
+_INERT = frozenset(
+    """
+core.repositoryformatversion core.filemode core.bare core.logallrefupdates core.ignorecase
+core.precomposeunicode core.symlinks core.autocrlf core.safecrlf core.eol core.quotepath core.checkstat
+core.trustctime core.abbrev core.compression core.untrackedcache core.splitindex core.preloadindex
+core.sparsecheckout core.sparsecheckoutcone core.commentchar core.whitespace core.multipackindex
+core.commitgraph core.fscache core.longpaths
+remote.*.url remote.*.pushurl remote.*.fetch remote.*.push remote.*.mirror remote.*.tagopt remote.*.prune
+remote.*.promisor remote.*.partialclonefilter
+branch.*.remote branch.*.merge branch.*.rebase branch.*.pushremote branch.*.description
+submodule.*.url submodule.*.active submodule.*.branch submodule.*.fetchrecursesubmodules
+user.name user.email user.signingkey init.defaultbranch pull.rebase pull.ff push.default
+push.autosetupremote fetch.prune gc.auto rerere.enabled status.showuntrackedfiles status.short
+status.branch log.decorate log.date diff.renames diff.algorithm diff.mnemonicprefix diff.context
+extensions.worktreeconfig extensions.objectformat extensions.partialclone extensions.refstorage
+lfs.repositoryformatversion index.version protocol.version maintenance.auto maintenance.strategy
+""".split()
+)
+_INERT_SECTIONS = frozenset({"color", "advice"})
+# Subcommands that update no ref and run no hook: in these, a hook (or core.hooksPath) runs nothing.
+_HOOKLESS = frozenset(
+    "status diff log show blame ls-files ls-tree rev-parse grep describe shortlog cat-file rev-list show-ref "
+    "for-each-ref name-rev version help whatchanged diff-files diff-index diff-tree check-ignore check-attr".split()
+)
+
+
+def _git_dir(start: str) -> str | None:
+    """The git directory git would use from `start`: the first `.git` (a directory, or a file that
+    says `gitdir: …`, as in a worktree or submodule) on the way up."""
+    d = os.path.abspath(start)
+    while True:
+        dot = os.path.join(d, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            try:
+                with open_regular(dot) as fh:  # a FIFO planted as `.git` must not hang the policy
+                    line = fh.read(4096).decode("utf-8", "replace").strip()
+            except OSError:
+                return dot
+            return os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot
+        if all(os.path.exists(os.path.join(d, p)) for p in ("HEAD", "config", "objects")):
+            return d  # a bare repository
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _config_keys(path: str) -> list[tuple[str, str]]:
+    """(key as `section.sub.name`, value) of one git config file, read as git does in the cases
+    that matter here; a file that cannot be read says so, as an unreadable key."""
+    try:
+        with open_regular(path) as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return [("(unreadable config)", "")]
+    out, section = [], ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            head = line[1 : line.find("]")] if "]" in line else line[1:]
+            name, _, sub = head.partition(" ")
+            section = f"{name.lower()}.{sub.strip().strip(chr(34))}" if sub else name.lower()
+            rest = line[line.find("]") + 1 :].strip() if "]" in line else ""
+            if not rest:
+                continue
+            line = rest  # `[core] fsmonitor = x` on one line
+        key, _, value = line.partition("=")
+        out.append((f"{section}.{key.strip().lower()}", value.strip()))
+    return out
+
+
+def _runs(key: str, value: str) -> bool:
+    parts = key.split(".")
+    if parts[0] in _INERT_SECTIONS:
+        return False
+    pattern = f"{parts[0]}.*.{parts[-1]}" if len(parts) > 2 else key
+    if pattern not in _INERT:
+        return True
+    return parts[-1] in ("url", "pushurl") and value.strip('"').lower().startswith(("ext::", "-"))
+
+
+def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
+    """Why git run from `cwd` could start a program its repository's own config or hooks name, or
+    None: one phrase, naming the key or hook. `hooks_run`: False for a subcommand that runs none."""
+    gitdir = _git_dir(cwd)
+    if gitdir is None:
+        return None
+    dirs = [gitdir]
+    try:
+        with open_regular(os.path.join(gitdir, "commondir")) as fh:
+            dirs.append(
+                os.path.join(gitdir, fh.read(4096).decode("utf-8", "replace").strip())
+            )  # a worktree shares the main config
+    except OSError:
+        pass
+    for d in dirs:
+        for name in ("config", "config.worktree"):
+            for key, value in _config_keys(os.path.join(d, name)):
+                if _runs(key, value) and (hooks_run or key != "core.hookspath"):
+                    return f"its git config sets {key}"
+        try:
+            hooks = [h for h in os.listdir(os.path.join(d, "hooks")) if not h.endswith(".sample")] if hooks_run else []
+        except OSError:
+            hooks = []
+        if hooks:
+            return f"it has the git hook {sorted(hooks)[0]}"
+    return None
+
+
+def git_cwds(commands: tuple[SimpleCommand, ...] | list[SimpleCommand], base: str) -> list[tuple[str, bool]]:
+    """Where the git commands among `commands` may run, and whether the subcommand runs hooks:
+    `base`, the directory `-C` names, and any directory the command `cd`s into (which one applies
+    is only known as it runs)."""
+    gits = [c for c in commands if c.argv and c.argv[0].rsplit("/", 1)[-1] == "git"]
+    dirs = [
+        os.path.join(base, os.path.expanduser(c.argv[1]))
+        for c in commands
+        if gits and c.argv and c.argv[0] in ("cd", "pushd") and len(c.argv) > 1
+    ]
+    out: list[tuple[str, bool]] = []
+    for c in gits:
+        where, i, sub = base, 1, ""
+        while i < len(c.argv):
+            word = c.argv[i]
+            if word == "-C" and i + 1 < len(c.argv):
+                where = os.path.join(where, c.argv[i + 1])
+            if word in _GLOBAL_ARG:
+                i += 2
+                continue
+            if not word.startswith("-"):
+                sub = word
+                break
+            i += 1
+        hooks = sub not in _HOOKLESS
+        out += [(d, hooks) for d in (where, *dirs)]
+    return list(dict.fromkeys(out))

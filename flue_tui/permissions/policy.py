@@ -14,15 +14,17 @@ from typing import Any, Literal, Protocol
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
+from flue_tui.permissions.git import git_cwds, repository_programs
 from flue_tui.permissions.rules import (
     Rule,
-    in_git_dir,
     matches,
     parse_rule,
     redirect_targets,
     session_rules_for,
     unseen_by_deny,
 )
+from flue_tui.permissions.scope import GIT_WHY, always_asks, changed_by_command, within
+from flue_tui.permissions.shell import read_command
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
@@ -52,10 +54,16 @@ NO_ASK_TEXT = (
     "Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
     "run (print mode never asks). Allow it with --allowed-tools or --permission-mode."
 )
-GIT_TEXT = (
-    "Permission denied: {tool} would change {path}, inside a .git directory, where a change can make git "
-    "run commands; flue asks before every such change whatever the mode and rules say, and no one can "
-    "approve it in this run (print mode never asks)."
+# Past every mode but yolo and every allow rule (scope.always_asks says why: .git, flue's own files).
+ALWAYS_TEXT = (
+    "Permission denied: {tool} would change {path}, {why}; flue asks before every such change whatever "
+    "the mode and rules say, and no one can approve it in this run (print mode never asks)."
+)
+GIT_TEXT = ALWAYS_TEXT.replace("{why}", GIT_WHY)
+REPO_GIT_TEXT = (
+    "Permission denied: bash would run git in a repository that can make git run programs ({why}); "
+    "a rule allows the command, not what the repository's own configuration runs, so flue asks, and no "
+    "one can approve it in this run (print mode never asks)."
 )
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
@@ -90,6 +98,7 @@ class PermissionPolicy:
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     root: str = "."
+    add_dirs: tuple[str, ...] = ()  # --add-dir: more roots accept-edits covers, beside `root`
     guard: Guard | None = None
     asker: Asker | None = None
     session_allow: list[Rule] = field(default_factory=list)
@@ -131,23 +140,43 @@ class PermissionPolicy:
         if default == "deny":  # plan mode is read-only whatever the allow rules say
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
         # A change inside .git can make the next allowed `git status` run a command (core.fsmonitor,
-        # hooks, filters): always a question, past accept-edits and allow rules; only yolo skips it.
+        # hooks, filters), one to flue's own config or trust loosens the next run: always a
+        # question, past accept-edits and allow rules; only yolo skips it.
         path = args.get("path") if kind == "edit" else None
         targets = ([path] if isinstance(path, str) else []) + list(writes)
-        git = next((p for p in targets if in_git_dir(p, base)), None) if self.mode != "yolo" else None
-        if git is not None:
-            return Decision("ask", GIT_TEXT.format(tool=tool_name, path=git))
-        if default == "allow":
+        command = args.get("command") if tool_name.lower() == "bash" else None
+        changed = dict.fromkeys([*targets, *(changed_by_command(command) if isinstance(command, str) else ())])
+        if self.mode != "yolo":
+            for target in changed:
+                why = always_asks(target, base)
+                if why is not None:
+                    return Decision("ask", ALWAYS_TEXT.format(tool=tool_name, path=target, why=why))
+        # accept-edits (and a bare write rule) covers the workspace roots only: elsewhere asks.
+        outside = self.mode != "yolo" and kind == "edit" and isinstance(path, str) and not self._within(path, base)
+        if default == "allow" and not outside:
             unseen = unseen_by_deny(self.deny, tool_name, args)
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
         for rules in (self.allow, self.session_allow):
-            if matches(rules, tool_name, args, base=base, root=self.root, deny=False) is not None:
+            named = [r for r in rules if r.pattern] if outside else rules  # only a rule naming the path
+            if matches(named, tool_name, args, base=base, root=self.root, deny=False) is not None:
                 # A shell redirection writes a file: allowed only where a write would be.
                 if all(self._may_write(path, base) for path in writes):
-                    return Decision("allow")
+                    why = self._repository_programs(command, base)
+                    return Decision("allow") if why is None else Decision("ask", REPO_GIT_TEXT.format(why=why))
         return Decision("ask")
+
+    @staticmethod
+    def _repository_programs(command: object, base: str) -> str | None:
+        """A rule vouches for a git command, not for the repository it runs in (permissions/git.py)."""
+        if not isinstance(command, str):
+            return None
+        for cwd, hooks_run in git_cwds(read_command(command).commands, base):
+            why = repository_programs(cwd, hooks_run)
+            if why is not None:
+                return why
+        return None
 
     def _denied(self, tool_name: str, args: dict[str, Any], base: str, writes: tuple[str, ...]) -> str | None:
         """The refusal when a deny rule matches the call (or a file its redirections write)."""
@@ -171,11 +200,27 @@ class PermissionPolicy:
             refusal = self._denied(tool_name, args, base, redirect_targets(tool_name, args))
         return refusal
 
+    def _within(self, path: str, base: str) -> bool:
+        return within(path, base, (self.root, *self.add_dirs))
+
     def _may_write(self, path: str, base: str) -> bool:
-        if _DEFAULTS[self.mode].get("edit", "allow") == "allow":
+        """A redirection's file: what accept-edits or a write rule allows (outside the roots, only
+        a rule that names the path)."""
+        if self.mode == "yolo":
+            return True
+        inside = self._within(path, base)
+        if inside and _DEFAULTS[self.mode].get("edit", "allow") == "allow":
             return True
         return any(
-            matches(rules, "write", {"path": path}, base=base, root=self.root, deny=False) is not None
+            matches(
+                rules if inside else [r for r in rules if r.pattern],
+                "write",
+                {"path": path},
+                base=base,
+                root=self.root,
+                deny=False,
+            )
+            is not None
             for rules in (self.allow, self.session_allow)
         )
 

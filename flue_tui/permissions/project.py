@@ -13,6 +13,7 @@ from typing import Any
 
 from flue_tui.config import trust
 from flue_tui.config.project import PROJECT_CONFIG, Held, project_state
+from flue_tui.core.termsafe import terminal_safe
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,7 @@ class Pending:
     sha256: str | None
     # Every file trusting grants, with the SHA-256 the user was shown (.flue/config.toml, .mcp.json).
     files: tuple[tuple[str, str | None], ...] = ()
+    changed_files: tuple[str, ...] = ()  # which of `files` changed since they were trusted
 
 
 def _all_held(settings: Any) -> list[Held]:
@@ -33,7 +35,9 @@ def _all_held(settings: Any) -> list[Held]:
     return [*getattr(settings, "project_held", []), *load_for(settings).held]
 
 
-def notices(settings: Any, permission_held: list[Held]) -> list[str]:
+def notices(
+    settings: Any, permission_held: list[Held], permission_never: tuple[str, ...] | list[str] = ()
+) -> list[str]:
     """The one-line notices for what the project file did not get (shown at the start of a session)."""
     from flue_tui.config.files import user_file
 
@@ -48,6 +52,11 @@ def notices(settings: Any, permission_held: list[Held]) -> list[str]:
         out.append(
             f"Ignored from {PROJECT_CONFIG} because {why}: {', '.join(h.key for h in held)} "
             "(trust it by answering yes when flue asks, or with --trust-project)."
+        )
+    if permission_never:
+        out.append(
+            f"Ignored from {PROJECT_CONFIG}: {', '.join(permission_never)} (a project may not loosen protection, "
+            f"trusted or not); set it in {user_file()} or pass --permission-mode yolo."
         )
     never = getattr(settings, "project_never", [])
     if never:
@@ -65,6 +74,7 @@ def pending(settings: Any) -> Pending | None:
     held: list[Held] = []
     files: dict[str, str | None] = {}
     changed = False
+    changed_files: list[str] = []
     root = trust.directory_key(settings.cwd)
     try:
         if not getattr(settings, "project_trusted", False):
@@ -72,21 +82,28 @@ def pending(settings: Any) -> Pending | None:
             if held:
                 files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
                 changed = project_state(settings.cwd) == "changed"
-        from flue_tui.mcp.config import PROJECT_FILE, load
+                changed_files += [PROJECT_CONFIG] if changed else []
+        from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
         servers = load(settings).held  # a project's .mcp.json servers start programs
     except ConfigError:  # starting the session reports it, in one sentence
         return None
     if servers:
-        held.extend(
-            Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}") for s in servers
-        )
-        files[PROJECT_FILE] = trust.digest(Path(root) / PROJECT_FILE)
-        changed = changed or trust.state(settings.cwd, PROJECT_FILE) == "changed"
+        for s in servers:
+            runs = program_files(settings.cwd, [s])
+            also = f" (trusting covers {', '.join(runs)} as it is now)" if runs else ""
+            held.append(
+                Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}{also}")
+            )
+        # Trust covers the repository programs the servers run too: a pull that changes one asks again.
+        for rel in (PROJECT_FILE, *program_files(settings.cwd, servers)):
+            files[rel] = trust.digest(Path(root) / rel)
+            if trust.state(settings.cwd, rel) == "changed":
+                changed, changed_files = True, [*changed_files, rel]
     if not held:
         return None
     first = next(iter(files))
-    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()))
+    return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()), tuple(changed_files))
 
 
 def accept(settings: Any, asked: Pending) -> Any:
@@ -99,7 +116,14 @@ def question(asked: Pending) -> tuple[str, list[str]]:
     """The question's title and the lines it shows (the same words in the app and inline)."""
     what = "changed since you trusted it, and now asks" if asked.changed else "asks"
     title = f"Trust this project? {asked.path} {what} to loosen protection:"
-    return title, [h.detail for h in asked.held]
+    others = [f for f in asked.changed_files if not asked.path.endswith("/" + f)]
+    if others:  # a program a server runs changed, not the file that names it
+        title = (
+            f"Trust this project? {asked.path} asks to loosen protection, and {', '.join(others)} "
+            "changed since you trusted it:"
+        )
+    # The repository wrote these words (a server's arguments, its path): shown, never obeyed.
+    return terminal_safe(title), [terminal_safe(h.detail).replace("\n", "\\n") for h in asked.held]
 
 
 async def ask_on_terminal(asked: Pending) -> bool:

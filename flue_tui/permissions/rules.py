@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from flue_tui.permissions.scope import after_cd
 from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
 
 # The argument a pattern is matched against, per tool.
@@ -56,13 +57,20 @@ class Rule:
     pattern: str | None  # None: the whole tool
     text: str  # as written, quoted back in refusals
 
-    def covers_tool(self, tool_name: str) -> bool:
+    def covers_tool(self, tool_name: str, *, deny: bool = True) -> bool:
         # A `*` in the name is a glob over tool names: `mcp__github__*` is every tool of that server.
         name = tool_name.lower()
-        if self.tool in ("*", name) or ("*" in self.tool and fnmatchcase(name, self.tool)):
+        if self.tool.startswith("mcp__") and name.startswith("mcp__") and not deny:
+            # An MCP server's name is exact: the user's `mcp__github` does not allow a project's
+            # `GitHub` server (a deny rule still reads without case: it may only tighten).
+            rule, name = "mcp__" + self.text.split("(", 1)[0].strip()[5:], "mcp__" + tool_name[5:]
+        else:
+            rule = self.tool
+        if rule in ("*", name) or ("*" in rule and fnmatchcase(name, rule)):
             return True
-        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it.
-        return self.tool.startswith("mcp__") and self.tool.count("__") == 1 and name.startswith(self.tool + "__")
+        # `mcp__github` alone: every tool of that MCP server, as Claude Code reads it. Server names
+        # have no `__` (mcp/config.py), so the prefix names one server.
+        return rule.startswith("mcp__") and rule.count("__") == 1 and name.startswith(rule + "__")
 
 
 def parse_rule(text: str) -> Rule:
@@ -124,7 +132,7 @@ def matches(
     rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base: str, root: str, deny: bool
 ) -> Rule | None:
     """The first rule that allows (deny=False) or denies (deny=True) this call, or None."""
-    rules = [r for r in rules if r.covers_tool(tool_name)]
+    rules = [r for r in rules if r.covers_tool(tool_name, deny=deny)]
     if not rules:
         return None
     for rule in rules:
@@ -143,24 +151,13 @@ def matches(
     return None
 
 
-def in_git_dir(path: str, base: str) -> bool:
-    """Whether writing `path` changes a `.git` directory (config, hooks, info/attributes): git runs
-    commands named there (core.fsmonitor, hooks, filters), so such a write is never a plain edit.
-    Both the path as written and as resolved count (a symlink into .git; `.GIT` on a folding disk)."""
-    full = os.path.normpath(os.path.join(base, path))
-    try:
-        resolved = os.path.realpath(full)
-    except (OSError, ValueError):
-        resolved = full
-    return any(part.casefold() == ".git" for p in (full, resolved) for part in p.split(os.sep))
-
-
 def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The files a bash command's redirections write (`> out.txt`), judged like the write tool's paths."""
     command = args.get("command")
     if tool_name.lower() != "bash" or not isinstance(command, str):
         return ()
-    return read_command(command).writes
+    reading = read_command(command)
+    return after_cd(reading, reading.writes)
 
 
 def _bash_glob(pattern: str, subject: str) -> bool:

@@ -1,8 +1,11 @@
 """Taking a file checkpoint before each user message, for every front end (Session.before_prompt).
 
 Checkpoint `<session id>/<n>` is the workspace just before the session's nth user message ran (n
-counts the stored user messages from 1, so it matches `flue sessions rewind NAME --to N`). The
-snapshot runs off the event loop; a failure is one notice per session, never the turn's error.
+counts the stored user messages from 1, so it matches `flue sessions rewind NAME --to N`), and
+`<session id>/end-<n>` the workspace when that turn ended (Session.after_prompt), so a rewind can
+tell what the session's own turns left (checkpoints/stack.py). The snapshots run off the event
+loop; a failure is one notice per session (on stderr in `-p`, a notice in the app and inline mode),
+never the turn's error.
 What a checkpoint is *about* (its time, its prompt) is the user message itself, in the session
 store: the checkpoint store keeps only refs to trees.
 """
@@ -52,9 +55,11 @@ class TurnCheckpoints:
         self.off = disabled_reason(workspace)  # None: on
         self.noticed = False
         self.skipped_seen: set[str] = set()
+        self.stepped = False  # the newest change to the files was a /rewind or /undo, not a turn (/undo undoes it)
 
     async def __call__(self, session: Session, text: str) -> str | None:
         n, self.next = self.next, self.next + 1
+        self.stepped = False
         if self.off is not None:
             self._notice(session, self.off)
             return None
@@ -86,6 +91,17 @@ class TurnCheckpoints:
                 )
             )
         return ref
+
+    async def end(self, session: Session, ref: str) -> None:
+        """Session.after_prompt: keep the workspace as turn `ref` left it."""
+        files = self.files
+        if files is None:
+            return
+        sid, _, n = ref.rpartition("/")
+        try:
+            await asyncio.to_thread(files.snapshot, f"{sid}/end-{n}", f"after message {n}")
+        except (GitFailed, OSError, ValueError) as exc:
+            self._notice(session, f"The end of turn {n} was not kept ({exc}); a rewind will ask about its files.")
 
     def warm(self) -> None:
         """Take an unnamed snapshot in the background, so the first prompt's checkpoint is incremental
@@ -124,6 +140,7 @@ def install(
     checkpoints (those before message `below` when given), so it can be rewound as far back too."""
     hook = TurnCheckpoints(workspace, done)
     session.before_prompt = hook
+    session.after_prompt = hook.end
     if forked_from is not None and hook.off is None:
         try:
             files_for(workspace).copy(forked_from, session.id, below=below)

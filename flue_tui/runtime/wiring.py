@@ -56,7 +56,7 @@ class Runtime:
         # Read now so a bad [permissions] table stops the start with a message naming file and key.
         self.permissions = load_for(settings)
         # Start-up notices: what an untrusted project file did not get, then the sandbox's.
-        self.sandbox_notices: list[str] = notices(settings, self.permissions.held)
+        self.sandbox_notices: list[str] = notices(settings, self.permissions.held, self.permissions.never)
         from flue_tui.mcp.config import load as load_mcp
         from flue_tui.mcp.manager import manager
 

@@ -213,4 +213,5 @@ def read_result(
             f"\n\n[Showing lines {js_number(start_line + 1)}-{js_number(shown_end)} of {total}. "
             f"Use offset={js_number(shown_end + 1)} to continue.]"
         )
-    return ToolResult(text, ReadDetails(path, lines=total))
+    shown = max(emitted, 1) if truncated else count  # a first line cut at the byte limit still shows part of it
+    return ToolResult(text, ReadDetails(path, lines=total, shown=shown if shown < total else None))

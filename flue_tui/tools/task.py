@@ -78,7 +78,14 @@ class TaskTool:
         child.subscribe(parent.emit)  # the child's live events reach every listener of the parent
         began = time.monotonic()
         parent.emit(
-            child.event(TaskStart, prompt=args["prompt"], agent=agent.name, cwd=child.cwd, tool_call_id=ctx.call_id)
+            child.event(
+                TaskStart,
+                prompt=args["prompt"],
+                agent=agent.name,
+                cwd=child.cwd,
+                tool_call_id=ctx.call_id,
+                model=getattr(child.model, "model", None),
+            )
         )
 
         # The child runs as its own task: if this call is cancelled, the child still winds down

@@ -263,6 +263,9 @@ class FlueApp(AppFrontEnd):
         text = message.text
         self.prompt.set_text("")
         self.history.add(text)
+        # What you send, and its answer, are at the end: a command's output as much as a reply (a
+        # "new output below" marker would still leave the user to press Ctrl+End for what they asked).
+        await self.conversation.jump_to_end()
         parsed = parse(text.strip())
         if self.launching and not (parsed is not None and parsed[0] in ("quit", "exit")):
             # Typed before the session has started (its attach starts a fresh transcript): each
@@ -288,7 +291,6 @@ class FlueApp(AppFrontEnd):
         parsed = parse(text.strip())
         if parsed is not None and await dispatch(self, *parsed):
             return
-        await self.conversation.jump_to_end()  # what you send, and its answer, are at the end
         self.send(text)
 
     def send(self, text: str, display: str | None = None) -> None:

@@ -42,7 +42,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
-    Command("undo", "", "put the files back as they were before the last turn"),
+    Command("undo", "", "undo the last /rewind or /undo, else put the files back to before the last turn"),
+    Command("redo", "", "re-apply the rewind /undo undid"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
     Command("context", "", "what fills the context window"),
@@ -190,7 +191,7 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         _mode(fe, arg)
     elif name == "mcp":
         await fe.run_slow(_mcp(fe, arg))
-    elif name in ("rewind", "undo"):
+    elif name in ("rewind", "undo", "redo"):
         await fe.run_slow(_rewind(fe, name, arg))
     else:
         skill = fe.find_skill(name)
@@ -258,9 +259,11 @@ async def _cost(fe: FrontEnd) -> None:
 
 def _unpriced(status: Status, model: str | None) -> tuple[str, ...]:
     """Whose price is unknown, as far as this run saw (a resumed total only says "some model")."""
-    names = [model or "the model"] if status.own_unpriced else []
-    if not status.children.priced:
-        names.append("a task sub-agent's model")
+    names = dict.fromkeys([model or "the model"] if status.own_unpriced else [])
+    for child in status.unpriced_tasks:  # a sub-agent on the session's own model is named once
+        names[child or "a task sub-agent's model"] = None
+    if not status.children.priced and not status.unpriced_tasks:
+        names["a task sub-agent's model"] = None
     return tuple(names)
 
 
@@ -312,8 +315,14 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
             "warn",
         )
         return
-    if name == "undo":
-        done = await asyncio.to_thread(rw.undo, session, cwd)
+    if name in ("undo", "redo"):
+        if arg.strip() not in ("", rw.FORCE):
+            fe.notice(
+                f"Use /{name}, or /{name} {rw.FORCE} to also replace files this session's turns did not leave.", "error"
+            )
+            return
+        step = rw.undo if name == "undo" else rw.redo
+        done = await asyncio.to_thread(step, session, cwd, arg.strip() == rw.FORCE)
         fe.notice(done.message, "error" if done.error else "info")
         return
     picked = rw.parse_arg(arg)
@@ -326,9 +335,10 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
         if not points:
             fe.notice("Nothing to rewind yet: this session has no messages.", "warn")
             return
-        picked = await fe.pick_rewind(points)
-        if picked is None:
+        chosen = await fe.pick_rewind(points)
+        if chosen is None:
             return
+        picked = (*chosen, False)
     done = await asyncio.to_thread(rw.rewind, session, store, cwd, *picked)
     fe.notice(done.message, "error" if done.error else "info")
     if done.fork_id is not None:

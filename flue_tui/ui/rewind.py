@@ -3,7 +3,9 @@
 Point N is the moment just before the session's Nth user message ran (runtime/checkpointing.py).
 The actions are blocking (git, SQLite): front ends run them in a thread. Each returns the one
 sentence to show; a conversation rewind also returns the fork to switch to and the text to put
-back in the prompt.
+back in the prompt. A step that would remove or overwrite files the session's own turns did not
+leave changes nothing and names them; the same command with `force` goes ahead (each front end
+offers that as its question).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.agent import usershell
-from flue_tui.checkpoints import GitFailed, GitMissing
+from flue_tui.checkpoints import GitFailed, GitMissing, Restored, stack
 from flue_tui.runtime.checkpointing import TurnCheckpoints, files_for
 
+FORCE = "force"  # the word that says yes to replacing files the session's turns did not leave
 CHOICES = (
     ("both", "restore code and conversation"),
     ("conversation", "restore the conversation only"),
@@ -37,15 +40,24 @@ class Rewound:
     error: bool = False
 
 
-def parse_arg(arg: str) -> tuple[int, str] | str | None:
-    """`/rewind N [both|code|conversation]` → (N, what); "" → None (open the picker); else the error."""
+def parse_arg(arg: str) -> tuple[int, str, bool] | str | None:
+    """`/rewind N [both|code|conversation] [force]` → (N, what, force); "" → None (open the picker); else the error."""
     words = arg.split()
     if not words:
         return None
+    force = words[-1] == FORCE
+    if force:
+        words = words[:-1]
     whats = [c for c, _ in CHOICES]
-    if not words[0].isdigit() or int(words[0]) < 1 or len(words) > 2 or (len(words) == 2 and words[1] not in whats):
+    if (
+        not words
+        or not words[0].isdigit()
+        or int(words[0]) < 1
+        or len(words) > 2
+        or (len(words) == 2 and words[1] not in whats)
+    ):
         return "Use /rewind, or /rewind N [both|code|conversation] (N: the user message, from 1)."
-    return int(words[0]), words[1] if len(words) == 2 else "both"
+    return int(words[0]), words[1] if len(words) == 2 else "both", force
 
 
 def points(session: Any, store: Any, cwd: str) -> list[Point]:
@@ -61,30 +73,56 @@ def points(session: Any, store: Any, cwd: str) -> list[Point]:
     return [Point(n, usershell.title(text), n in found) for n, text in prompts]
 
 
-def _restore(session: Any, cwd: str, n: int) -> str:
-    files = files_for(cwd)
-    commit = files.resolve(f"{session.id}/{n}")
-    if commit is None:
-        raise LookupError(f"No file checkpoint was taken before message {n}.")
-    done = files.restore(commit)
-    files.keep(f"{session.id}/undo", done.before.commit)
-    left = f" Left alone: {', '.join(done.left_alone[:5])}." if done.left_alone else ""
-    return f"Files are back to just before message {n}: {len(done.written)} written, {len(done.removed)} removed.{left}"
+def _names(paths: tuple[str, ...] | list[str], most: int = 5) -> str:
+    return ", ".join(paths[:most]) + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
-def rewind(session: Any, store: Any, cwd: str, n: int, what: str) -> Rewound:
+def _refused(done: Restored, again: str) -> str:
+    n = len(done.foreign)
+    return (
+        f"Nothing was changed: this would remove or overwrite {n} file{'s' * (n != 1)} this session's turns "
+        f"did not leave (another session's, or edits since): {_names(done.foreign)}. To go ahead: {again}"
+    )
+
+
+def _told(done: Restored) -> str:
+    """What a finished step replaced beyond the session's own files, and what it did not restore."""
+    parts = []
+    if done.foreign:
+        parts.append(f" Also replaced: {_names(done.foreign)}.")
+    if done.not_restored:
+        parts.append(f" Not restored: {_names([f'{p} ({why})' for p, why in done.not_restored])}.")
+    return "".join(parts)
+
+
+def _stepped(session: Any) -> None:
+    hook = session.before_prompt
+    if isinstance(hook, TurnCheckpoints):
+        hook.stepped = True
+
+
+def rewind(session: Any, store: Any, cwd: str, n: int, what: str, force: bool = False) -> Rewound:
     """Go back to just before message `n`: "code", "conversation" or "both"."""
     chosen = next((p for p in points(session, store, cwd) if p.number == n), None)
     if chosen is None:
         return Rewound(f"There is no user message {n} in this session.", error=True)
     parts: list[str] = []
-    try:
-        if what in ("code", "both"):
-            parts.append(_restore(session, cwd, n))
-    except (LookupError, GitMissing, GitFailed, OSError, ValueError) as exc:
-        return Rewound(f"{exc} Nothing was changed.", error=True)
+    if what in ("code", "both"):
+        try:
+            done = stack.rewind(files_for(cwd), session.id, n, force=force)
+        except (GitMissing, GitFailed, OSError, ValueError) as exc:
+            return Rewound(f"{exc} Nothing was changed.", error=True)
+        if done is None:
+            return Rewound(f"No file checkpoint was taken before message {n}. Nothing was changed.", error=True)
+        if not done.applied:
+            return Rewound(_refused(done, f"/rewind {n} {what} {FORCE}"), error=True)
+        _stepped(session)
+        parts.append(
+            f"Files are back to just before message {n}: {len(done.written)} written, "
+            f"{len(done.removed)} removed.{_told(done)}"
+        )
     if what == "code":
-        return Rewound(" ".join(parts))
+        return Rewound(" ".join(parts) + " /undo puts them back.")
     if store is None:
         return Rewound(
             " ".join(parts + ["This session is not saved, so its conversation cannot be forked."]), error=True
@@ -101,13 +139,50 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str) -> Rewound:
     return Rewound(" ".join(parts), fork_id=fork.id, prompt=chosen.text)
 
 
-def undo(session: Any, cwd: str) -> Rewound:
-    """/undo: the files back to before the last turn (a code rewind of one step)."""
+def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
+    """/undo: undo the newest /rewind or /undo of the files when that was the last change to them
+    (again: the one before); else the files back to before the last turn (a code rewind of one step)."""
     hook = session.before_prompt
     last = hook.next - 1 if isinstance(hook, TurnCheckpoints) else 0
-    if last < 1:
-        return Rewound("Nothing to undo yet: no turn has run in this session.", error=True)
+    again = f"/undo {FORCE}"
     try:
-        return Rewound(f"{_restore(session, cwd, last)} To put them back: flue sessions rewind {session.id} --undo")
-    except (LookupError, GitMissing, GitFailed, OSError, ValueError) as exc:
+        files = files_for(cwd)
+        if isinstance(hook, TurnCheckpoints) and hook.stepped and stack.depth(files, session.id):
+            done = stack.undo(files, session.id, force=force)
+            if done is not None and not done.applied:
+                return Rewound(_refused(done, again), error=True)
+            if done is not None:
+                return Rewound(
+                    f"Rewind undone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} "
+                    "/redo puts the rewind back; /undo again goes back one more."
+                )
+        if last < 1:
+            return Rewound("Nothing to undo yet: no turn has run in this session.", error=True)
+        done = stack.rewind(files, session.id, last, force=force)
+    except (GitMissing, GitFailed, OSError, ValueError) as exc:
         return Rewound(f"{exc} Nothing was changed.", error=True)
+    if done is None:
+        return Rewound(f"No file checkpoint was taken before message {last}. Nothing was changed.", error=True)
+    if not done.applied:
+        return Rewound(_refused(done, again), error=True)
+    _stepped(session)
+    return Rewound(
+        f"Files are back to just before message {last}: {len(done.written)} written, "
+        f"{len(done.removed)} removed.{_told(done)} /undo again puts them back."
+    )
+
+
+def redo(session: Any, cwd: str, force: bool = False) -> Rewound:
+    """/redo: re-apply the newest rewind an /undo undid."""
+    try:
+        done = stack.redo(files_for(cwd), session.id, force=force)
+    except (GitMissing, GitFailed, OSError, ValueError) as exc:
+        return Rewound(f"{exc} Nothing was changed.", error=True)
+    if done is None:
+        return Rewound("Nothing to redo: no rewind has been undone.", error=True)
+    if not done.applied:
+        return Rewound(_refused(done, f"/redo {FORCE}"), error=True)
+    _stepped(session)
+    return Rewound(
+        f"Rewind redone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} /undo undoes it."
+    )

@@ -43,6 +43,9 @@ class Status:
     tasks: bool = False  # whether a task child's usage is in the total
     children: Usage = field(default_factory=Usage)  # the task children's own turns (this run), for /cost
     own_unpriced: bool = False  # a root turn had no known price (/cost names the model)
+    task_models: dict[str, str] = field(default_factory=dict)  # a task child's session → its model
+    # The models of task children whose turns had no known price ("" when a child's is not known).
+    unpriced_tasks: dict[str, None] = field(default_factory=dict)
 
     def set_total(self, total: Usage) -> None:
         self.total = copy.copy(total)
@@ -54,6 +57,8 @@ class Status:
             self.total.add(usage_text.from_dict(turn))
             self.children.add(usage_text.from_dict(turn))
             self.tasks = True
+            if not turn.get("priced", True):
+                self.unpriced_tasks[self.task_models.get(session, "")] = None
             return
         self.set_total(usage_text.from_dict(total))
         self.own_unpriced = self.own_unpriced or not turn.get("priced", True)
@@ -292,6 +297,8 @@ class EventRouter:
         entry.child = Transcript(session_id=e.session, depth=parent.depth + 1)
         self.sessions[e.session] = entry.child
         self.task_of[e.session] = entry
+        if e.model:
+            self.status.task_models[e.session] = e.model
         self._touch(entry)
 
     def _on_TaskEnd(self, e: ev.TaskEnd, t: Transcript, root: bool) -> None:

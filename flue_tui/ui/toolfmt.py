@@ -54,7 +54,8 @@ def summary(entry: ToolEntry) -> str:
         return "interrupted" if entry.result_text.startswith("This operation was aborted") else "error"
     info = entry.info
     if isinstance(info, ReadDetails) and info.lines is not None:
-        return f"{info.lines} lines"
+        # What was read, of how many: `160 of 229 lines`; a whole file reads as its length.
+        return f"{info.lines} lines" if info.shown is None else f"{info.shown} of {info.lines} lines"
     if entry.name in ("write", "edit"):
         if entry.diff:
             added, removed = diff_counts(entry.diff)

@@ -118,13 +118,17 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, flu
     assert tree(ws) == before[4]
     (ws / "a.txt").write_text("a dirty edit nobody saved\n")
     dirty = tree(ws)
-    assert flue_main("sessions", "rewind", "work", "--to", "2", "--code", cwd=ws).code == 0
+    # An edit no turn of the session made is named, and replaced only with --force.
+    refused = flue_main("sessions", "rewind", "work", "--to", "2", "--code", cwd=ws)
+    assert refused.code == 1 and "a.txt" in refused.stderr and "--force" in refused.stderr, refused.stderr
+    assert tree(ws) == dirty
+    assert flue_main("sessions", "rewind", "work", "--to", "2", "--code", "--force", cwd=ws).code == 0
     assert tree(ws) == before[2]
     assert flue_main("sessions", "rewind", "work", "--undo", cwd=ws).code == 0
     assert tree(ws) == dirty  # a rewind never loses uncommitted work
 
     # Both (the default): the files of before message 3, and a fork holding messages 1 and 2 only.
-    out = flue_main("sessions", "rewind", "work", "--to", "3", cwd=ws)
+    out = flue_main("sessions", "rewind", "work", "--to", "3", "--force", cwd=ws)
     assert out.code == 0, out.stderr
     assert tree(ws) == before[3]
     fork_id = re.search(r"flue --resume (\S+)", out.stdout).group(1)

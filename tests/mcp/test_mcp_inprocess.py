@@ -80,7 +80,7 @@ def test_project_file_may_not_read_provider_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     (tmp_path / ".mcp.json").write_text(mcp_json(x={"command": "a", "env": {"K": "${OPENAI_API_KEY}"}}))
     setup = load(_settings(tmp_path, trust_project=True))
-    assert setup.servers == () and "may not read provider keys" in setup.notices[0]
+    assert setup.servers == () and "may not read flue's environment" in setup.notices[0]
 
 
 def test_project_servers_wait_for_trust_then_start(tmp_path):

@@ -50,7 +50,7 @@ def test_bad_input_is_one_sentence(tmp_path, monkeypatch, capsys):
     assert main(["remove", "nope"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        "flue: Server name 'bad name' must be 1-64 letters, digits, '_' or '-'",
+        "flue: Server name 'bad name' must be 1-64 letters, digits, '_' or '-', without '__' or a '_' at the end",
         f"flue: {user_file()}: mcp_servers.w.url must be an http:// or https:// URL",
         "flue: No MCP server named nope in your config.toml or this project's .mcp.json",
     ]

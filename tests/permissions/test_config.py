@@ -54,8 +54,8 @@ def test_files_merge_and_flags_win(tmp_path, _isolated_home):
 
 def test_a_project_file_cannot_turn_approvals_off(tmp_path, _isolated_home):
     path = _project(tmp_path, '[permissions]\nmode = "yolo"\n')
-    with pytest.raises(ConfigError, match=rf'^{path}: \[permissions\] mode = "yolo" is only accepted from your own'):
-        load_config(str(tmp_path))
+    conf = load_config(str(tmp_path), trusted=True)  # ignored, trusted or not (issue 23: never a stop)
+    assert conf.mode is None and conf.never == ['[permissions] mode = "yolo"']
     _user(_isolated_home, '[permissions]\nmode = "yolo"\n')
     path.unlink()
     assert load_config(str(tmp_path)).mode == "yolo"

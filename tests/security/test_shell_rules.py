@@ -403,7 +403,9 @@ def test_files_git_writes_itself_are_writes(bash):
     assert verdict(bash, command, allow=["bash(git *)"]) == "ask"
     assert verdict(bash, command, deny=["write(.git/*)"], mode="yolo") == "deny"
     assert verdict(bash, "git archive -o /tmp/x.tar HEAD", allow=["bash(git *)"]) == "ask"
-    assert verdict(bash, "git diff --output=/tmp/x.diff", allow=["bash(git *)"], mode="accept-edits") == "allow"
+    assert verdict(bash, "git diff --output=x.diff", allow=["bash(git *)"], mode="accept-edits") == "allow"
+    # accept-edits covers the working directory only (issue 23): a file outside it asks.
+    assert verdict(bash, "git diff --output=/tmp/x.diff", allow=["bash(git *)"], mode="accept-edits") == "ask"
 
 
 # --- "allow for this session" names the programs actually run ----------------------------------------

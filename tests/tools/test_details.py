@@ -31,6 +31,7 @@ WIRE = [
     ("bash", BashDetails("x", None, 3), '{"command": "x", "exitCode": null, "durationMs": 3}'),
     ("read", ReadDetails("f.txt", lines=3), '{"path": "f.txt", "lines": 3}'),
     ("read", ReadDetails("b", size=7, binary=True), '{"path": "b", "size": 7, "binary": true}'),
+    ("read", ReadDetails("f.txt", lines=229, shown=160), '{"path": "f.txt", "lines": 229, "shown": 160}'),
     ("write", WriteDetails("w", 2, "d"), '{"path": "w", "size": 2, "diff": "d"}'),
     ("edit", EditDetails("e", "d"), '{"path": "e", "diff": "d"}'),
     ("edit", EditDetails("e", "d", 5), '{"path": "e", "replacements": 5, "diff": "d"}'),

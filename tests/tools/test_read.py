@@ -82,7 +82,7 @@ async def test_offset_zero_or_negative_starts_at_top(tmp_path, ctx):
 async def test_limit_stops_without_notice(tmp_path, ctx):
     r = await _read(tmp_path, ctx, "\n".join(str(i) for i in range(1, 11)), offset=2, limit=3)
     assert r.text == "2\n3\n4"
-    assert r.details == ReadDetails("f.txt", lines=10)
+    assert r.details == ReadDetails("f.txt", lines=10, shown=3)  # the UI says "3 of 10 lines"
 
 
 async def test_crlf_and_bom_left_as_is(tmp_path, ctx):
@@ -171,7 +171,8 @@ def test_streaming_matches_whole_file_formatting(seed):
         return
     got = read_result(io.BytesIO(raw), "p", offset, limit, chunk=chunk)
     assert got.text == expected
-    assert got.details == ReadDetails("p", lines=total)
+    assert isinstance(got.details, ReadDetails) and got.details.path == "p" and got.details.lines == total
+    assert got.details.shown is None or 0 <= got.details.shown < total  # a partial read's count, for the UI
 
 
 async def test_deep_offset_in_large_file_streams(tmp_path, ctx):

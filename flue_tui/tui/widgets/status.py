@@ -71,9 +71,7 @@ class StatusBar(Horizontal):
             Part(mode, 8, "bold yellow" if mode == "yolo" else "cyan", side="L"),  # Shift+Tab cycles it
         ]
         right = [Part(f"↑{tokens(status.input_tokens)} ↓{tokens(status.output_tokens)}", 0, "dim")]
-        if not status.total.priced:
-            right.append(Part("$?", 2, "dim"))  # a model with no known price: unknown, not $0
-        elif status.cost:
+        if not status.total.priced or status.cost:  # worded as every surface words it: unknown, never $0
             right.append(Part(usage_text.cost(status.total, 3), 2, "dim"))
         if context_window and status.context_tokens:
             pct = 100 * status.context_tokens / context_window

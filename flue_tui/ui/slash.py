@@ -1,6 +1,7 @@
-"""`flue -p "/name args"`, read as the app reads it: a skill runs (what Claude Code's `-p` does with
-a custom command); an app command or a typo is refused in one sentence before any request, so it
-never costs a turn or becomes a session. `//text`, `/usr/bin/env …` and `!text` stay prompts."""
+"""`/name args` typed where the app's commands do not run (`flue -p`, `--plain`, an ACP client), read
+as the app reads it: a skill runs (what Claude Code's `-p` does with a custom command); an app
+command or a typo is refused in one sentence before any request, so it never costs a turn or
+becomes a session. `//text`, `/usr/bin/env …` and `!text` stay prompts."""
 
 from __future__ import annotations
 

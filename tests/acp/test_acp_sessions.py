@@ -1,0 +1,59 @@
+"""An ACP session is a flue session: listed, loaded in a fresh process (its history replayed as
+updates, then continued with it), forked; an unknown id is an error and the agent lives on."""
+
+from __future__ import annotations
+
+import pytest
+from acp import RequestError, text_block
+
+from tests.acp.client import running
+from tests.acp.conftest import run
+from tests.fakellm import Call, Turn
+
+
+def test_load_in_a_fresh_process_replays_and_continues(fakellm, flue_env, tmp_path):
+    (tmp_path / "a.txt").write_text("one\n")
+    fakellm.script(
+        [
+            Turn(text="Reading.", calls=[Call("read", {"path": "a.txt"})]),
+            Turn(text="It says one."),
+            Turn(text="Still here."),
+            Turn(text="Forked reply."),
+        ]
+    )
+
+    async def first():
+        async with running(flue_env, tmp_path) as (conn, _client, _):
+            new = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            await conn.prompt(session_id=new.session_id, prompt=[text_block("what is in a.txt?")])
+            return new.session_id
+
+    async def second(sid: str):
+        async with running(flue_env, tmp_path) as (conn, client, _):
+            listed = await conn.list_sessions(cwd=str(tmp_path))
+            assert [s.session_id for s in listed.sessions] == [sid]
+            assert listed.sessions[0].title == "what is in a.txt?"
+            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+            assert client.text("user_message_chunk") == "what is in a.txt?"
+            assert client.text() == "Reading.It says one."
+            call = client.of("tool_call")[0]
+            assert call.kind == "read" and call.locations[0].path == str(tmp_path / "a.txt")
+            assert client.of("tool_call_update")[0].status == "completed"
+            client.updates.clear()
+            answer = await conn.prompt(session_id=sid, prompt=[text_block("and now?")])
+            assert answer.stop_reason == "end_turn" and client.text() == "Still here."
+            fork = await conn.fork_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+            assert fork.session_id != sid
+            await conn.prompt(session_id=fork.session_id, prompt=[text_block("in the fork")])
+            with pytest.raises(RequestError):
+                await conn.load_session(cwd=str(tmp_path), session_id="ses_nope", mcp_servers=[])
+            with pytest.raises(RequestError):
+                await conn.prompt(session_id="ses_nope", prompt=[text_block("x")])
+            listed = await conn.list_sessions(cwd=str(tmp_path))
+            assert {s.session_id for s in listed.sessions} == {sid, fork.session_id}
+
+    sid = run(first())
+    run(second(sid))
+    continued = fakellm.requests[2]["messages"]
+    assert [m["role"] for m in continued if m["role"] != "system"] == ["user", "assistant", "tool", "assistant", "user"]
+    assert "what is in a.txt?" in continued[1]["content"]
