@@ -260,8 +260,7 @@ class FlueApp(AppFrontEnd):
 
     # -- prompting -----------------------------------------------------------------------------------
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
-        text = message.text
-        self.prompt.set_text("")
+        text = message.text  # the input is empty already (PromptArea._submit)
         self.history.add(text)
         # What you send, and its answer, are at the end: a command's output as much as a reply (a
         # "new output below" marker would still leave the user to press Ctrl+End for what they asked).

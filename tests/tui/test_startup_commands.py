@@ -4,7 +4,9 @@ model as a prompt (issue 28)."""
 
 from __future__ import annotations
 
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from textual import events
+
+from tests.tui.conftest import idle, ready, screen_text, wait_for
 
 COMMANDS = ("/status", "/cost", "/context", "/permissions")
 
@@ -13,8 +15,13 @@ async def test_commands_typed_at_launch_answer_one_by_one(make_app, fakellm) -> 
     app = make_app()
     async with app.run_test(size=(120, 60)) as pilot:
         await wait_for(pilot, lambda: app.prompt.is_mounted)  # the input shows: type at once
+        # Typed ahead in one burst, as keys arrive from a terminal in one read: all queued on the
+        # input before it handles the first (Pilot's press would wait after each key).
         for command in COMMANDS:
-            await submit(pilot, command)
+            for char in command:
+                app.prompt.post_message(events.Key("slash" if char == "/" else char, char))
+            app.prompt.post_message(events.Key("enter", "\r"))
+        await pilot.pause()
         await ready(pilot)
         await idle(pilot)
         text = await wait_for(pilot, lambda: (t := screen_text(app)).count("Deny rules win") and t)
