@@ -40,7 +40,7 @@ from acp.schema import (
 
 from flue_tui import __version__
 from flue_tui.acp import options as opts
-from flue_tui.acp.state import AcpSession, forked, session_settings, start_handle
+from flue_tui.acp.state import AcpSession, forked, session_settings, start_handle, stored_sessions
 from flue_tui.runtime.start import SessionOptions
 
 log = logging.getLogger("flue.acp")
@@ -84,10 +84,11 @@ class FlueAgent:
     # -- handshake ------------------------------------------------------------------------------
     @_tracked
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
-        from flue_tui.model.loader import warm_in_background
+        from flue_tui.model.route import warm
 
         self.client_caps = client_capabilities
-        warm_in_background()  # litellm's import (seconds) overlaps the client's session/new and typing
+        s = self.settings  # litellm's import (seconds), if it serves the model, overlaps session/new and typing
+        warm(s.model, s.api_base, s.transport)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -133,7 +134,7 @@ class FlueAgent:
         if old is not None:  # the same session opened again (load after load): one owner of its events
             await old.close()
         self.sessions[state.id] = state
-        for notice in handle.started.notices if handle.started else []:
+        for notice in handle.started.notices if handle.started else []:  # stderr: the log
             log.warning("%s", notice)
         return state
 
@@ -178,6 +179,8 @@ class FlueAgent:
             raise RequestError.invalid_params({"sessionId": "not a session id"})
         if session_id in self.sessions and self.sessions[session_id].session.running:
             raise RequestError.invalid_request({"sessionId": "that session is running a prompt"})
+        if not fork and session_id in self.sessions:  # opened again here: its lock and events move over
+            await self.sessions.pop(session_id).close()
         options = (
             forked(self.options, session_id)
             if fork
@@ -219,7 +222,7 @@ class FlueAgent:
         if not self.options.persist:
             return ListSessionsResponse(sessions=[])
         offset = int(cursor) if isinstance(cursor, str) and cursor.isdigit() and len(cursor) < 10 else 0
-        rows = await asyncio.to_thread(_list, self.options.db, cwd, offset)
+        rows = await asyncio.to_thread(stored_sessions, self.options.db, cwd, offset, PAGE + 1)
         sessions = [
             SessionInfo(session_id=r.id, cwd=r.cwd, title=r.label, updated_at=r.updated_at) for r in rows[:PAGE]
         ]
@@ -248,8 +251,7 @@ class FlueAgent:
             return await state.say(typed.refusal)
         if typed.display is not None:
             text, display = typed.prompt, typed.display
-        response = await state.prompt(text, display)
-        return response
+        return await state.prompt(text, display)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         state = self.sessions.get(session_id) if isinstance(session_id, str) else None
@@ -290,10 +292,3 @@ class FlueAgent:
             except Exception as exc:
                 log.warning("closing %s: %s", state.id, exc)
         self.sessions.clear()
-
-
-def _list(db: str | None, cwd: str | None, offset: int) -> list[Any]:
-    from flue_tui.store.sessions import SessionStore
-
-    with SessionStore.open(db) as store:
-        return store.list_sessions(cwd, limit=PAGE + 1, offset=offset)

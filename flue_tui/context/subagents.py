@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_tui.context.frontmatter import SkillFormatError, check_name, split_frontmatter
-from flue_tui.core.files import read_regular_text
+from flue_tui.core.files import read_regular_text, shown_name, utf8_name
 
 GENERAL_DESCRIPTION = (
     "General-purpose agent for independent research, file exploration, and parallel work. Runs with a "
@@ -39,8 +39,8 @@ class Roster:
         return [a.name for a in self.agents]
 
 
-def _parse(path: Path) -> Subagent:
-    data, body = split_frontmatter(read_regular_text(str(path)), str(path))
+def _parse(path: Path, roots: tuple[str, ...] | None) -> Subagent:
+    data, body = split_frontmatter(read_regular_text(str(path), roots), str(path))
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(f"[flue] Agent {path} must define frontmatter name as a non-empty string.")
@@ -60,16 +60,20 @@ def _parse(path: Path) -> Subagent:
     )
 
 
-def discover_roster(cwd: str) -> Roster:
+def discover_roster(cwd: str, roots: tuple[str, ...] | None = None) -> Roster:
+    """`roots`: the workspace sandbox's, which a linked agent file must not leave."""
     roster = Roster(agents=[GENERAL])
     root = Path(cwd) / ".agents" / "agents"
     try:
-        entries = sorted((e for e in os.listdir(root) if e.endswith(".md")), key=lambda n: n.encode())
+        entries = sorted((e for e in os.listdir(root) if e.endswith(".md")), key=os.fsencode)
     except OSError:
         return roster
     for entry in entries:
+        if not utf8_name(entry):
+            roster.warnings.append(f"[flue] Skipping agent file {shown_name(entry)!r}: its name is not UTF-8.")
+            continue
         try:
-            agent = _parse(root / entry)
+            agent = _parse(root / entry, roots)
         except (SkillFormatError, OSError) as exc:
             roster.warnings.append(f'[flue] Skipping invalid agent "{entry}": {exc}')
             continue

@@ -10,14 +10,15 @@ import os
 import re
 from typing import Any
 
+from flue_tui.core.files import read_regular_text, utf8_name
+
 MAX_PATHS = 500_000
 ALWAYS_SKIP = {".git", ".hg", ".svn"}
 
 
 def _read_spec(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+    try:  # the one bounded open: a FIFO named .gitignore must not stall the index, /dev/zero not fill memory
+        lines = read_regular_text(path).splitlines()
     except OSError:
         return None
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
@@ -73,12 +74,17 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
         prefix = f"{rel_dir}/" if rel_dir else ""
         kept = []
         for d in sorted(dirnames):
-            if d in ALWAYS_SKIP or (stack and ignored(prefix + d, True)) or _ignores_itself(os.path.join(dirpath, d)):
+            if (
+                not utf8_name(d)
+                or d in ALWAYS_SKIP
+                or (stack and ignored(prefix + d, True))
+                or _ignores_itself(os.path.join(dirpath, d))
+            ):
                 continue
             kept.append(d)
             out.append(f"{prefix}{d}/")
         dirnames[:] = kept
-        for name in sorted(filenames):
+        for name in sorted(filter(utf8_name, filenames)):
             rel = prefix + name
             if not stack or not ignored(rel, False):
                 out.append(rel)
