@@ -278,6 +278,9 @@ class InlineApp(InlineCommands):
         if not text.strip():
             return
         parsed = parse(text.strip())
+        if parsed is not None and parsed[0] not in ("quit", "exit", "help") and self._attaching is not None:
+            # Typed while the session starts (/status, /cost, ...): answered once it has, about it.
+            await asyncio.shield(self._attaching)
         if parsed is not None and await dispatch(self, *parsed):
             return
         if self._attaching is not None:  # the session's read deny rules apply to `@path` too
