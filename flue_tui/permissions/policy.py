@@ -74,6 +74,23 @@ class Decision:
     reason: str | None = None  # the refusal text, for "deny"; for "ask", the refusal when no one can be asked
 
 
+class HookVerdict(Protocol):
+    """A PreToolUse hook's answer (flue_tui/hooks/events.PreVerdict)."""
+
+    @property
+    def decision(self) -> Verdict | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def updated(self) -> dict[str, Any] | None: ...
+
+
+class PreToolHooks(Protocol):
+    """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
+
+    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
+
+
 class Guard(Protocol):
     """Hard checks that apply in every mode (the workspace sandbox); a text refuses the call."""
 
@@ -104,6 +121,7 @@ class PermissionPolicy:
     session_allow: list[Rule] = field(default_factory=list)
     denials: list[Denial] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
+    hooks: PreToolHooks | None = None
     _asking: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -227,15 +245,31 @@ class PermissionPolicy:
     async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
         """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
         refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
+        hint: Verdict | None = None
+        if refusal is None and self.hooks is not None:
+            # The user's PreToolUse hooks first, as in Claude Code. A hook's deny refuses; its
+            # updatedInput is checked like the model's own arguments; its allow skips only an
+            # ordinary question (`_consult`), never the guard, a deny rule or an always-ask place.
+            verdict = await self.hooks.pre_tool(tool_name, dict(args), call_id)
+            hint = verdict.decision
+            if hint == "deny":
+                refusal = verdict.reason or "Blocked by a PreToolUse hook."
+            elif verdict.updated is not None:
+                refusal = self._replace(tool_name, args, tool, {**args, **verdict.updated})
         if refusal is None:
-            refusal = await self._consult(tool_name, args, tool, call_id)
+            refusal = await self._consult(tool_name, args, tool, call_id, hint)
         if refusal is not None:
             self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
         return refusal
 
-    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> str | None:
+    async def _consult(
+        self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str, hint: Verdict | None = None
+    ) -> str | None:
         decision = self.decide(tool_name, args, tool)
-        if decision.verdict != "ask":
+        if hint == "allow" and decision.verdict == "ask" and decision.reason is None:
+            return None  # an ordinary question a hook answered; an always-ask one (reason set) still asks
+        forced = hint == "ask" and decision.verdict == "allow"  # a hook asks for a question
+        if decision.verdict != "ask" and not forced:
             return decision.reason
         if self.asker is None:
             return decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
@@ -243,7 +277,7 @@ class PermissionPolicy:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
-            if decision.verdict != "ask":
+            if decision.verdict != "ask" and not (forced and decision.verdict == "allow"):
                 return decision.reason
             kind = getattr(tool, "kind", "other")
             title, body, body_kind = await preview(tool_name, args, tool)

@@ -66,6 +66,11 @@ class Runtime:
         self.mcp.configure(mcp_setup, settings.cwd)
         self.mcp.echo_stderr = not settings.interactive
         self.sandbox_notices.extend(mcp_setup.notices)
+        from flue_tui.hooks.config import load as load_hooks
+
+        # Read now: a bad hook in the user's own files stops the start in one sentence.
+        self.hooks = load_hooks(settings)
+        self.sandbox_notices.extend(self.hooks.notices)
 
     def discover(self, cwd: str, instructions: str) -> Context:
         skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir())
@@ -122,7 +127,22 @@ class Runtime:
             **kw,
         )
         self.mcp.attach(session)
+        self._attach_hooks(session, policy)
         return session, context
+
+    def _attach_hooks(self, session: Session, policy: Any) -> None:
+        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
+        if not self.hooks.hooks or policy is None:
+            return
+        from flue_tui.core.events import Log
+        from flue_tui.hooks.events import TAG, Hooks
+
+        def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
+            session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
+
+        hooks = Hooks(self.hooks, self.settings.cwd, say)
+        hooks.session_id = session.id
+        policy.hooks = hooks
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
