@@ -109,13 +109,13 @@ def test_updated_input_is_translated_back_and_still_checked(fakellm, flue_main, 
     _run(fakellm, flue_main, tmp_path, _settings(_hook(rewrite)), [Call("bash", {"command": "touch one"}, id="b1")])
     assert (tmp_path / "two").exists() and not (tmp_path / "one").exists()
     # An updatedInput a deny rule refuses is refused, as the model's own would be.
+    (tmp_path / "two").unlink()
     fakellm.script([Turn(calls=[Call("bash", {"command": "touch one"}, id="b2")]), Turn(text="done")])
     out = flue_main(
         "-p", "go", "--model", "openai/fake", "--settings", _settings(_hook(rewrite)),
         "--disallowed-tools", "Bash(touch two)", cwd=tmp_path,
     )  # fmt: skip
     assert out.code == 0, out.stderr
-    (tmp_path / "two").unlink()
     assert not (tmp_path / "two").exists() and not (tmp_path / "one").exists()
 
 
