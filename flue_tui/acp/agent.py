@@ -84,10 +84,11 @@ class FlueAgent:
     # -- handshake ------------------------------------------------------------------------------
     @_tracked
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
-        from flue_tui.model.loader import warm_in_background
+        from flue_tui.model.route import warm
 
         self.client_caps = client_capabilities
-        warm_in_background()  # litellm's import (seconds) overlaps the client's session/new and typing
+        s = self.settings  # litellm's import (seconds), if it serves the model, overlaps session/new and typing
+        warm(s.model, s.api_base, s.transport)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -178,6 +179,8 @@ class FlueAgent:
             raise RequestError.invalid_params({"sessionId": "not a session id"})
         if session_id in self.sessions and self.sessions[session_id].session.running:
             raise RequestError.invalid_request({"sessionId": "that session is running a prompt"})
+        if not fork and session_id in self.sessions:  # opened again here: its lock and events move over
+            await self.sessions.pop(session_id).close()
         options = (
             forked(self.options, session_id)
             if fork

@@ -14,6 +14,7 @@ from typing import Any
 from acp import RequestError
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
 
+from flue_tui.config.text import lone_surrogate
 from flue_tui.model.turn_params import EFFORTS
 from flue_tui.permissions.policy import policy_of
 
@@ -82,8 +83,8 @@ def set_mode(handle: Any, offered: tuple[str, ...], mode: str) -> None:
 
 
 def set_option(handle: Any, offered: tuple[str, ...], config_id: str, value: Any) -> None:
-    if not isinstance(value, str):
-        raise RequestError.invalid_params({"value": "this option takes a string"})
+    if not isinstance(value, str) or lone_surrogate(value) is not None:
+        raise RequestError.invalid_params({"value": "this option takes a string of valid Unicode"})
     if config_id == "mode":
         set_mode(handle, offered, value)
     elif config_id == "model":

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 
 from acp import RequestError
 
+from flue_tui.config.text import lone_surrogate
 from flue_tui.ui.attach import MAX_FILE_CHARS, attach, read_denied
 
 MAX_PROMPT_CHARS = 2_000_000  # the whole prompt, embedded resources included
@@ -84,6 +85,9 @@ def prompt_text(blocks: list[Any], session: Any, roots: tuple[str, ...]) -> tupl
         display = (display or text) + "".join(f"\n  ⎿ embedded {_uri(b)}" for b in blocks if _uri(b))
     if not sent.strip():
         raise RequestError.invalid_params({"prompt": "the prompt is empty"})
+    bad = lone_surrogate(sent)
+    if bad is not None:
+        raise RequestError.invalid_params({"prompt": f"the prompt is not valid Unicode (a lone surrogate at {bad})"})
     if len(sent) > MAX_PROMPT_CHARS:
         raise RequestError.invalid_params({"prompt": f"the prompt is longer than {MAX_PROMPT_CHARS:,} characters"})
     return sent, display if display != sent else None

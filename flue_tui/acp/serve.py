@@ -32,9 +32,22 @@ def _claim_stdio() -> tuple[int, int]:
     return in_fd, out_fd
 
 
+class _OneLine(logging.Formatter):
+    """The SDK logs a failed handler with its traceback; the log says it in one line instead."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f": {type(exc).__name__}: {exc}"
+        return "flue acp: " + " ".join(text.split())
+
+
 def run_acp(settings: Settings, options: SessionOptions) -> int:
     in_fd, out_fd = _claim_stdio()
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="flue acp: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     from flue_tui.runtime.workers import DaemonExecutor, exit_now
 
     with asyncio.Runner() as runner:

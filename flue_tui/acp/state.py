@@ -21,6 +21,7 @@ from acp.schema import PromptResponse, StopReason, Usage
 from flue_tui.acp.asker import AcpAsker
 from flue_tui.acp.updates import Bridge
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.text import lone_surrogate
 from flue_tui.permissions.policy import policy_of
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions
@@ -45,7 +46,7 @@ def session_settings(base: Any, cwd: str, mcp_servers: list[Any] | None) -> Any:
     (an untrusted project loosens nothing)."""
     from flue_tui.config.settings import Settings
 
-    if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\0" in cwd:
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\0" in cwd or lone_surrogate(cwd) is not None:
         raise RequestError.invalid_params({"cwd": "cwd must be an absolute path"})
     servers = list(mcp_servers or [])
     if len(servers) > MAX_MCP_SERVERS:

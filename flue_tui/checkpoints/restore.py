@@ -166,6 +166,9 @@ def _write(root: int, change: RawChange, blobs: _Blobs) -> str | None:
             current = None
         if current is not None and stat.S_ISDIR(current.st_mode):
             return "a directory is there now"
+        if current is not None and change.status == "A":
+            # On disk, yet in neither state: not captured now (ignored, unreadable, too big).
+            return "on disk now but not captured now (ignored, unreadable or too big), so it was left as it is"
         size = blobs.open(change.new_sha)
         if change.new_mode == "120000":
             target = blobs.copy(size, None)

@@ -16,6 +16,7 @@ anyone else's (another session in the same workspace, the user's own edits) and 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 from flue_tui.checkpoints.git import Git, GitFailed, global_excludes
 from flue_tui.checkpoints.record import Record, vouch
 from flue_tui.checkpoints.restore import RawChange, apply_changes, parse_raw_diff
+from flue_tui.core.files import read_regular_text
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 _REF_OK = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
@@ -206,8 +208,9 @@ class FileCheckpoints:
     def _excludes(self) -> str:
         parts = [global_excludes()]
         info = self.workspace / ".git" / "info" / "exclude"
-        if info.is_file():
-            parts.append(info.read_text(encoding="utf-8", errors="replace"))
+        # A repository file: through the one bounded open (a sparse 10 GB exclude must not fill memory).
+        with contextlib.suppress(OSError):
+            parts.append(read_regular_text(str(info)))
         # flue's own home inside the workspace (its sessions, this store): never snapshot or restore it.
         if self.home == self.workspace or self.workspace in self.home.parents:
             rel = self.home.relative_to(self.workspace).as_posix()
@@ -255,8 +258,6 @@ class FileCheckpoints:
                     removals.append(change.path)
                 else:
                     kept.append((change.path, why))
-            elif change.status == "A" and os.path.lexists(self.workspace / change.path):
-                kept.append((change.path, "on disk now but not captured now (ignored, unreadable or too big)"))
             else:
                 if change.status == "T":
                     removals.append(change.path)

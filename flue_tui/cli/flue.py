@@ -177,15 +177,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, required: bool = True) -> str:
-    from flue_tui.config.text import utf8_text
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.config.text import MAX_PROMPT_CHARS, prompt_problem, utf8_text
 
     # With a prompt argument stdin is never read: CI often leaves it open.
     if args.prompt is not None:
         prompt = args.prompt
     elif not sys.stdin.isatty():
-        prompt = utf8_text("The prompt on stdin", sys.stdin.buffer.read())
+        raw = sys.stdin.buffer.read(4 * MAX_PROMPT_CHARS + 1)  # UTF-8 is at most 4 bytes a character
+        if len(raw) > 4 * MAX_PROMPT_CHARS:
+            raise ConfigError(f"The prompt on stdin is longer than the {MAX_PROMPT_CHARS:,} characters flue sends.")
+        prompt = utf8_text("The prompt on stdin", raw)
     else:
         prompt = ""
+    problem = prompt_problem(prompt)
+    if problem is not None:
+        raise ConfigError(problem[0].upper() + problem[1:] + ".")
     if required and not prompt.strip():
         parser.error("print mode needs a prompt: pass it as an argument or pipe it on stdin")
     return prompt

@@ -74,6 +74,8 @@ def _load(path: str, nothing: str) -> object:
         raise StoreError(f"{name} is not JSON ({exc.msg} at line {exc.lineno}); {nothing}.") from None
     except RecursionError:
         raise StoreError(f"{name} is nested too deeply to be a flue session export; {nothing}.") from None
+    except ValueError:  # Python's int-size limit: a number of thousands of digits
+        raise StoreError(f"{name} holds a number too long to be a flue session export's; {nothing}.") from None
 
 
 def import_one(store: SessionStore, path: str, tally: Tally, *, alone: bool) -> None:

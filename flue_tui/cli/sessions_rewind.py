@@ -204,7 +204,7 @@ def _names(paths: tuple[str, ...] | list[str], most: int = 10) -> str:
     return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
-def _checked(done: Restored, info: SessionInfo, ref: str) -> Restored:
+def _checked(done: Restored, info: SessionInfo) -> Restored:
     if not done.applied:
         n = len(done.foreign)
         raise StoreError(
@@ -232,7 +232,7 @@ def _restore(info: SessionInfo, n: int, ref: str, force: bool) -> None:
             f"No file checkpoint was taken before message {n} of session {info.label} (git was "
             "missing or checkpoints were off); rewind the conversation only with --conversation."
         )
-    _checked(done, info, ref)
+    _checked(done, info)
     print(
         f"Files in {info.cwd} are back to just before message {n}: {len(done.written)} written, "
         f"{len(done.removed)} removed."
@@ -245,7 +245,7 @@ def _step(info: SessionInfo, ref: str, which: str, force: bool) -> None:
     done = (stack.redo if which == "redo" else stack.undo)(files, info.id, force=force)
     if done is None:
         raise StoreError(f"Session {info.label} has no code rewind to {which}.")
-    _checked(done, info, ref)
+    _checked(done, info)
     left = stack.depth(files, info.id, stack.UNDO if which == "undo" else stack.REDO)
     said = "before the last rewind" if which == "undo" else "the undone rewind left them"
     print(

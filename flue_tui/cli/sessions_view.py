@@ -4,6 +4,7 @@ renders the transcript with rich (Markdown, nesting), where that cost is fine.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import Any, TextIO
 
 from flue_tui.store.transcript import MARK_END, MARK_START
 from flue_tui.store.values import SearchHit, SessionInfo, local_time
+from flue_tui.ui.termsafe import terminal_safe
 
 _CODES = {"bold": "1", "dim": "2", "cyan": "36", "yellow": "33", "match": "1;33"}
 Style = Callable[[str, str], str]
@@ -44,6 +46,21 @@ def _cut(text: str, width: int | None) -> str:
     return text[: max(width - 1, 0)] + "…"
 
 
+def _safe_info(info: SessionInfo) -> SessionInfo:
+    return dataclasses.replace(
+        info,
+        id=terminal_safe(info.id),
+        cwd=terminal_safe(info.cwd),
+        name=terminal_safe(info.name) if info.name else info.name,
+        title=terminal_safe(info.title) if info.title else info.title,
+    )
+
+
+def _safe_hit(hit: SearchHit) -> SearchHit:
+    fields = ("session_id", "session_label", "root_label", "cwd", "role")  # the snippet: after its marks are split
+    return dataclasses.replace(hit, **{f: terminal_safe(v) for f in fields if isinstance(v := getattr(hit, f), str)})
+
+
 def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool, total: int, cwd: str) -> None:
     style, width = styler(out), _width(out)
     if not infos:
@@ -51,6 +68,8 @@ def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool, total:
         hint = "" if all_dirs else " (flue sessions list --all shows every directory)"
         out.write(f"No sessions in {where} yet{hint}.\n")
         return
+    # Stored strings may come from an imported file: shown, never obeyed by the terminal.
+    infos = [_safe_info(i) for i in infos]
     dirs = [_cut(_home(i.cwd), 40) for i in infos] if all_dirs else []
     dir_w = max([len("DIRECTORY"), *map(len, dirs)]) if all_dirs else 0
     id_w = max(len(i.id) for i in infos)
@@ -90,7 +109,7 @@ def render_search(hits: list[SearchHit], out: TextIO, *, query: str) -> None:
         out.write(f"No messages match {query!r}.\n")
         return
     last = None
-    for hit in hits:
+    for hit in map(_safe_hit, hits):
         if hit.session_id != last:
             last = hit.session_id
             where = f"task in {hit.root_label} · " if hit.root_label else ""
@@ -101,6 +120,7 @@ def render_search(hits: list[SearchHit], out: TextIO, *, query: str) -> None:
             )
         snippet = _cut(hit.snippet, None if width is None else width - 14)
         parts = snippet.replace(MARK_END, MARK_START).split(MARK_START)  # odd parts are the matches
+        parts = [terminal_safe(p) for p in parts]
         text = "".join(style(p, "match") if i % 2 else p for i, p in enumerate(parts))
         out.write(f"  {style(f'#{hit.seq} {hit.role}:', 'dim')} {text}\n")
 

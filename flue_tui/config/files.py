@@ -15,7 +15,8 @@ from typing import Any
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held, split_env
-from flue_tui.core.files import open_regular
+from flue_tui.config.trust import Snapshot
+from flue_tui.core.files import read_own
 
 CHOICES = {
     "sandbox": ("local", "workspace"),
@@ -133,14 +134,28 @@ def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expe
     return value
 
 
-def read_layer(path: Path) -> Layer | None:
+def read_bytes(path: Path, snapshot: Snapshot | None = None) -> bytes | None:
+    """A config file's bytes (None: there is none) through the one bounded open of flue's own
+    files, or the snapshot's when the trust decision already read them (parse what was judged)."""
+    if snapshot is not None:
+        if snapshot.error is not None:
+            raise ConfigError(f"Cannot read {path}: {snapshot.error}")
+        return snapshot.data
     try:
-        with open_regular(str(path)) as fh:  # regular files only: a FIFO must not hang start-up
-            data = tomllib.load(fh)
+        return read_own(str(path))  # regular files only: a FIFO must not hang start-up, /dev/zero not fill memory
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+
+
+def read_toml(path: Path, snapshot: Snapshot | None = None) -> dict[str, Any] | None:
+    """The parsed TOML of a config file (None: there is none); every failure one ConfigError."""
+    raw = read_bytes(path, snapshot)
+    if raw is None:
+        return None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # tomllib decodes the bytes itself
@@ -148,6 +163,12 @@ def read_layer(path: Path) -> Layer | None:
         raise ConfigError(
             f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); TOML files must be UTF-8"
         ) from None
+
+
+def read_layer(path: Path, snapshot: Snapshot | None = None) -> Layer | None:
+    data = read_toml(path, snapshot)
+    if data is None:
+        return None
     where = str(path)
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -209,14 +230,17 @@ def reads(sources: tuple[str, ...] | None, kind: str) -> bool:
     return "user" in sources if kind == "user" else bool({"project", "local"} & set(sources))
 
 
-def layers(cwd: str, *, trusted: bool = False, sources: tuple[str, ...] | None = None) -> list[Layer]:
+def layers(
+    cwd: str, *, trusted: bool = False, sources: tuple[str, ...] | None = None, project_read: Snapshot | None = None
+) -> list[Layer]:
     """Lowest precedence first: user file, project file, FLUE_* environment. The project file's
-    [env] applies only once the user trusts the project, and never its code-running variables."""
+    [env] applies only once the user trusts the project, and never its code-running variables.
+    `project_read`: the project file as read for the trust decision, parsed instead of read again."""
     out = []
     user = read_layer(user_file()) if reads(sources, "user") else None
     if user is not None:
         out.append(user)
-    project = read_layer(project_file(cwd)) if reads(sources, "project") else None
+    project = read_layer(project_file(cwd), project_read) if reads(sources, "project") else None
     if project is not None:
         _project_cannot_loosen(project)
         values = dict(project.values)

@@ -10,6 +10,7 @@ from flue_tui.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from flue_tui.config.project import Held
+    from flue_tui.config.trust import Snapshot
 
 # With no model configured, the first provider whose key is set picks the default.
 DEFAULT_MODELS = (
@@ -104,6 +105,8 @@ class Settings:
     # --trust-project for this run, or trust stored when the user said yes.
     trust_project: bool = False
     project_trusted: bool = False
+    # The project file as read once for the trust decision: what applies is parsed from these bytes.
+    project_read: Snapshot | None = None
     project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
     project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
     # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
@@ -115,8 +118,9 @@ class Settings:
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """defaults < ~/.config/flue/config.toml < .flue/config.toml < FLUE_* environment < flags."""
-        from flue_tui.config.files import layers
-        from flue_tui.config.project import project_state
+        from flue_tui.config import trust
+        from flue_tui.config.files import layers, reads
+        from flue_tui.config.project import PROJECT_CONFIG
 
         values: dict[str, object] = {}
         cwd = str(overrides.get("cwd") or os.getcwd())
@@ -124,15 +128,16 @@ class Settings:
             if os.path.exists(cwd):
                 raise ConfigError(f"Working directory is not a directory: {cwd}")
             raise ConfigError(f"Working directory does not exist: {cwd}")
-        trusted = bool(overrides.get("trust_project")) or project_state(cwd) == "trusted"
+        setting_sources = overrides.get("setting_sources")  # --setting-sources: which files are read
+        chosen = tuple(setting_sources) if isinstance(setting_sources, (list, tuple)) else None
+        # Read once: the bytes judged trusted are the bytes parsed (config, permissions, pending).
+        project = trust.read(cwd, PROJECT_CONFIG) if reads(chosen, "project") else None
+        trusted = bool(overrides.get("trust_project")) or (project is not None and project.state == "trusted")
         held: list[Held] = []
         never: list[str] = []
         extra_env: dict[str, str] = {}
         sources: dict[str, str] = {}
-        setting_sources = overrides.get("setting_sources")  # --setting-sources: which files are read
-        for layer in layers(
-            cwd, trusted=trusted, sources=tuple(setting_sources) if isinstance(setting_sources, (list, tuple)) else None
-        ):
+        for layer in layers(cwd, trusted=trusted, sources=chosen, project_read=project):
             held.extend(layer.held)
             never.extend(layer.never)
             for key, value in layer.values.items():
@@ -161,6 +166,7 @@ class Settings:
             **values,  # type: ignore[arg-type]  # checked above: only Settings' own fields
             overrides=dict(overrides),
             project_trusted=trusted,
+            project_read=project,
             project_held=held,
             project_never=never,
             sources=sources,

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.paths import trust_file
+from flue_tui.core.files import open_regular, read_own
 
 State = Literal["trusted", "untrusted", "changed"]
 
@@ -48,13 +49,50 @@ def directory_key(directory: str | os.PathLike[str]) -> str:
     return os.path.realpath(directory)
 
 
-def digest(path: Path) -> str | None:
-    """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted)."""
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One read of a project file: the bytes its reader parses, and whether those very bytes are
+    trusted. Hashing one read and parsing another let a file swapped in between pass as trusted."""
+
+    path: Path
+    data: bytes | None  # None: no such file, or it could not be read (`error` says why)
+    sha256: str | None
+    state: State
+    error: str | None = None
+
+
+def read(directory: str | os.PathLike[str], relpath: str, roots: tuple[str, ...] | None = None) -> Snapshot:
+    """Read `relpath` of `directory` once (the one bounded open of flue's own files) and judge
+    those bytes against the trust list."""
+    path = Path(directory) / relpath
     try:
-        with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
+        data: bytes | None = read_own(str(path), roots)
+        error = None
+    except FileNotFoundError:
+        data, error = None, None
+    except OSError as exc:
+        data, error = None, str(exc.strerror or exc)
+    sha = hashlib.sha256(data).hexdigest() if data is not None else None
+    return Snapshot(path, data, sha, _judge(directory, relpath, sha), error)
+
+
+MAX_DIGEST = 256 * 1024 * 1024  # a program a server runs (a bundled server.js) may be big; a 10 GB sparse file is not
+
+
+def digest(path: Path) -> str | None:
+    """SHA-256 of the file's bytes, or None when it cannot be read (then nothing of it is trusted):
+    regular files only, hashed as read (never held whole), at most MAX_DIGEST bytes."""
+    sha, size = hashlib.sha256(), 0
+    try:
+        with open_regular(str(path)) as fh:
+            while chunk := fh.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_DIGEST:
+                    return None
+                sha.update(chunk)
     except OSError:
         return None
+    return sha.hexdigest()
 
 
 def _load(strict: bool = False) -> dict[str, Any]:
@@ -97,13 +135,17 @@ def _save(projects: dict[str, Any]) -> None:
 
 
 def state(directory: str | os.PathLike[str], relpath: str) -> State:
-    """Whether `relpath` inside `directory` is trusted as it is now on disk."""
+    """Whether `relpath` inside `directory` is trusted as it is now on disk (for wording only: what
+    applies a file's settings judges the bytes it parses, with `read`)."""
+    return _judge(directory, relpath, digest(Path(directory_key(directory)) / relpath))
+
+
+def _judge(directory: str | os.PathLike[str], relpath: str, sha: str | None) -> State:
     entry = _load().get(directory_key(directory))
     files = entry.get("files") if isinstance(entry, dict) else None
     if not isinstance(files, dict) or relpath not in files:
         return "untrusted"
-    now = digest(Path(directory_key(directory)) / relpath)
-    return "trusted" if now is not None and now == files[relpath] else "changed"
+    return "trusted" if sha is not None and sha == files[relpath] else "changed"
 
 
 def grant(directory: str | os.PathLike[str], files: Mapping[str, str | None]) -> None:

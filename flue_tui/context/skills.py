@@ -25,6 +25,7 @@ class Skill:
     skill_md: str  # absolute path of SKILL.md
     resources: tuple[str, ...] = ()  # packaged only: files other than SKILL.md, relative, sorted
     skill_id: str = ""  # packaged only: skill:<name>:<hash>
+    roots: tuple[str, ...] | None = None  # workspace skills under --sandbox workspace: re-reads stay inside
 
 
 @dataclass(slots=True)
@@ -80,17 +81,17 @@ def _resources(directory: Path) -> tuple[str, ...]:
 def _skill_id(name: str, directory: Path) -> str:
     pairs = []
     for rel in ("SKILL.md", *_resources(directory)):
-        pairs.append([rel, (directory / rel).read_bytes().decode("utf-8", "replace")])
+        pairs.append([rel, read_regular_text(str(directory / rel))])
     digest = hashlib.sha256(json.dumps(sorted(pairs), ensure_ascii=False).encode()).hexdigest()
     return f"skill:{name}:{digest[:16]}"
 
 
-def _scan(root: Path, source: SkillSource, into: SkillSet) -> list[Skill]:
+def _scan(root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...] | None = None) -> list[Skill]:
     found = []
     for entry, path in _skill_dirs(root):
         skill_md = path / "SKILL.md"
         try:
-            doc = parse_skill_markdown(read_regular_text(str(skill_md)), str(skill_md), entry)
+            doc = parse_skill_markdown(read_regular_text(str(skill_md), roots), str(skill_md), entry)
         except (SkillFormatError, OSError) as exc:
             into.warnings.append(f'[flue] Skipping invalid {source} skill "{entry}": {exc}')
             continue
@@ -104,15 +105,20 @@ def _scan(root: Path, source: SkillSource, into: SkillSet) -> list[Skill]:
                 skill_md=str(skill_md),
                 resources=_resources(path) if packaged else (),
                 skill_id=_skill_id(doc.name, path) if packaged else "",
+                roots=roots,
             )
         )
     return found
 
 
-def discover_skills(cwd: str, user_dir: Path | None = None, packaged_dir: Path | None = None) -> SkillSet:
-    """Workspace skills first (they win a name clash, with a warning), then the user's, then packaged."""
+def discover_skills(
+    cwd: str, user_dir: Path | None = None, packaged_dir: Path | None = None, roots: tuple[str, ...] | None = None
+) -> SkillSet:
+    """Workspace skills first (they win a name clash, with a warning), then the user's, then packaged.
+    `roots`: the workspace sandbox's, which a workspace skill must not leave (the user's and the
+    packaged skills are flue's own, read wherever they are)."""
     result = SkillSet()
-    layers = [_scan(Path(cwd) / ".agents" / "skills", "workspace", result)]
+    layers = [_scan(Path(cwd) / ".agents" / "skills", "workspace", result, roots)]
     if user_dir is not None:
         layers.append(_scan(user_dir, "user", result))
     if packaged_dir is not None:
@@ -141,7 +147,7 @@ def resource_path(skill: Skill, rel: str) -> str:
 
 def activation_text(skill: Skill) -> str:
     """What activate_skill returns; the body is re-read now, so edits mid-session are picked up."""
-    text = read_regular_text(skill.skill_md)
+    text = read_regular_text(skill.skill_md, skill.roots)
     doc = parse_skill_markdown(text, skill.skill_md, Path(skill.directory).name)
     head = f'Run the skill named "{skill.name}".\n\n<skill_instructions>\n{doc.body}\n</skill_instructions>'
     if skill.source == "packaged":

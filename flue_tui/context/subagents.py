@@ -39,8 +39,8 @@ class Roster:
         return [a.name for a in self.agents]
 
 
-def _parse(path: Path) -> Subagent:
-    data, body = split_frontmatter(read_regular_text(str(path)), str(path))
+def _parse(path: Path, roots: tuple[str, ...] | None) -> Subagent:
+    data, body = split_frontmatter(read_regular_text(str(path), roots), str(path))
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(f"[flue] Agent {path} must define frontmatter name as a non-empty string.")
@@ -60,7 +60,8 @@ def _parse(path: Path) -> Subagent:
     )
 
 
-def discover_roster(cwd: str) -> Roster:
+def discover_roster(cwd: str, roots: tuple[str, ...] | None = None) -> Roster:
+    """`roots`: the workspace sandbox's, which a linked agent file must not leave."""
     roster = Roster(agents=[GENERAL])
     root = Path(cwd) / ".agents" / "agents"
     try:
@@ -69,7 +70,7 @@ def discover_roster(cwd: str) -> Roster:
         return roster
     for entry in entries:
         try:
-            agent = _parse(root / entry)
+            agent = _parse(root / entry, roots)
         except (SkillFormatError, OSError) as exc:
             roster.warnings.append(f'[flue] Skipping invalid agent "{entry}": {exc}')
             continue

@@ -12,6 +12,10 @@
 
 Errors are OSErrors with the kernel's errno (the callers render Node's text), NotRegular for a
 special file, and Escape when the walk leaves the root.
+
+Files flue reads for itself (AGENTS.md, skills, agents, config, .mcp.json, .gitignore, `@path`)
+go through `read_own`: the same open (beneath the workspace roots under `--sandbox workspace`),
+and never more than MAX_OWN_READ bytes, so a sparse 10 GB AGENTS.md costs what a small one does.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import io
 import os
 import stat
 from typing import BinaryIO
@@ -49,12 +52,26 @@ class NotRegular(ToolError):
         super().__init__(f"Not a regular file: {path} is {self.kind}; only regular files can be read or written.")
 
 
+# What flue reads of a file it reads for itself: instructions, skills, agents and config are text a
+# person wrote; 1 MiB of it is ~250k tokens, more than any context window. A bigger file is refused
+# in one sentence rather than read whole (a sparse file, /proc-like sources).
+MAX_OWN_READ = 1024 * 1024
+
+
 class SpecialFile(OSError):
-    """The same refusal for flue's own reads of repository files, as the OSError those callers
-    already handle (a FIFO named AGENTS.md must not hang start-up)."""
+    """A refusal of one of flue's own reads of repository files, as the OSError those callers
+    already handle (a FIFO named AGENTS.md must not hang start-up); str() is the sentence."""
 
     def __str__(self) -> str:
         return str(self.strerror)
+
+
+class OutsideRoots(SpecialFile):
+    """Under `--sandbox workspace`, the file (through a symlink) lies outside the workspace."""
+
+
+class TooLarge(SpecialFile):
+    """The file is larger than flue reads of a file it reads for itself."""
 
 
 class Escape(Exception):
@@ -116,8 +133,9 @@ def open_file(path: str, *, write: bool = False, parents: bool = False) -> int:
 
 
 def open_regular(path: str) -> BinaryIO:
-    """Open a repository file flue reads for itself (AGENTS.md, agents, skills, config) for binary
-    reading: regular files only, never blocking; SpecialFile (an OSError) for a FIFO or device."""
+    """A regular file (symlinks followed) for binary reading, never blocking; SpecialFile (an
+    OSError) for a FIFO or device. For a file the user named whose size has no bound (an export);
+    a repository file flue reads for itself goes through read_own."""
     try:
         fd = open_file(path)
     except NotRegular as exc:
@@ -125,10 +143,44 @@ def open_regular(path: str) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read_regular_text(path: str) -> str:
-    """Path.read_text("utf-8", errors="replace") for a repository file, through open_regular."""
-    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as f:
-        return f.read()
+def read_regular_text(path: str, roots: tuple[str, ...] | None = None) -> str:
+    """Path.read_text("utf-8", errors="replace") for a repository file, through read_own."""
+    return read_own(path, roots).decode("utf-8", "replace")
+
+
+def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str] | tuple[str, ...]) -> tuple[str, ...] | None:
+    """The roots flue's own reads keep to: the workspace sandbox's (real paths), or None (local())."""
+    if sandbox != "workspace":
+        return None
+    return tuple(os.path.realpath(d) for d in [cwd, *add_dirs])
+
+
+def open_within(roots: tuple[str, ...], path: str) -> int:
+    """open_beneath for the first of `roots` (real paths) the file lies in; Escape if none."""
+    for root in roots:
+        try:
+            return open_beneath(root, path)
+        except Escape:
+            continue
+    raise Escape(path)
+
+
+def read_own(path: str, roots: tuple[str, ...] | None = None, limit: int = MAX_OWN_READ) -> bytes:
+    """The bytes of a file flue reads for itself, the one way it does: regular files only, never
+    blocking, beneath `roots` when given (the workspace sandbox's real roots; None follows symlinks
+    like local()), at most `limit` bytes. Refusals are SpecialFile (an OSError) with one sentence."""
+    try:
+        fd = open_file(path) if roots is None else open_within(roots, os.path.abspath(path))
+    except NotRegular as exc:
+        raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
+    except Escape:
+        raise OutsideRoots(errno.EXDEV, "it links outside the workspace (--sandbox workspace)", path) from None
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        size = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        raise TooLarge(errno.EFBIG, f"it is larger than {size}, the most flue reads of its own files", path)
+    return data
 
 
 def open_beneath(root: str, path: str, *, write: bool = False, parents: bool = False) -> int:

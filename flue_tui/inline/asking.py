@@ -141,6 +141,29 @@ def make_asker(renderer: Renderer, interrupt: Callable[[], None], dumb: bool) ->
     return ask
 
 
+CONFIRM_KEYS = {
+    "y": ("trust", "yes"),
+    "n": ("no", "no · nothing was changed"),
+    "escape": ("no", "no · nothing was changed"),
+    "c-c": ("no", "no · nothing was changed"),
+}
+
+
+async def ask_yes_no(console: Any, title: str, lines: list[str], yes: str, dumb: bool) -> bool:
+    """A yes/no question about something the user asked for (a rewind replacing others' files)."""
+    console.print(Safe(Text(title, style="bold yellow")))
+    console.print(Safe(Text("\n").join(Text("  │ ", style="dim") + Text(line) for line in lines)))
+    if dumb:  # no cursor control: the answer is the command again, with `force`
+        return False
+    terminal.drop_typeahead()
+    try:
+        with terminal.normal_input():
+            key = await _one_key(f"  [y] {yes}  [n] no, change nothing", CONFIRM_KEYS)
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return CONFIRM_KEYS[key][0] == "trust"
+
+
 async def ask_trust(console: Any, asked: Pending, dumb: bool) -> bool:
     """Whether the user trusts the project's config (asked before the first session starts)."""
     if dumb:  # no cursor control: the plain front end's line question

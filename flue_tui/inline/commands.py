@@ -48,6 +48,8 @@ class InlineCommands:
     ready: Callable[[], Awaitable[bool]]
     _turn: Callable[[Awaitable[Any], str | None], Awaitable[Any]]
     prompt: InlinePrompt
+    console: Any
+    dumb: bool
 
     @property
     def session(self) -> Session | None:
@@ -131,6 +133,11 @@ class InlineCommands:
 
     def session_store(self) -> Any:
         return self.sessions.started.store if self.sessions.started is not None else None
+
+    async def confirm(self, title: str, lines: list[str], yes: str) -> bool:
+        from flue_tui.inline.asking import ask_yes_no
+
+        return await ask_yes_no(self.console, title, lines, yes, self.dumb)
 
     async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None:
         lines = [

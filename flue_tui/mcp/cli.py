@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.core.files import read_own
 from flue_tui.mcp.config import NAME, NAME_RULE, PROJECT_FILE, parse_server, project_path, project_servers, user_servers
 
 
@@ -108,7 +109,7 @@ def _add(args: argparse.Namespace) -> str:
     if args.scope == "project":
         path = project_path(os.getcwd())
         parse_server(args.name, entry, str(path), prefix="mcpServers.")  # checks it before writing
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        data = _project_json(path) if path.exists() else {}
         if not isinstance(data, dict) or not isinstance(data.setdefault("mcpServers", {}), dict):
             raise ConfigError(f'{path}: expected an object with "mcpServers"')
         if args.name in data["mcpServers"]:
@@ -129,6 +130,14 @@ def _add(args: argparse.Namespace) -> str:
     return f"Added {args.name} to {path}."
 
 
+def _project_json(path: Path) -> Any:
+    """The project's .mcp.json, read as every repository file flue reads: one bounded open."""
+    try:
+        return json.loads(read_own(str(path)).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def _remove(args: argparse.Namespace) -> str:
     done = []
     if args.scope in (None, "user"):
@@ -141,7 +150,7 @@ def _remove(args: argparse.Namespace) -> str:
     if args.scope in (None, "project"):
         path = project_path(os.getcwd())
         if path.exists():
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = _project_json(path)
             if isinstance(data, dict) and isinstance(data.get("mcpServers"), dict) and args.name in data["mcpServers"]:
                 del data["mcpServers"][args.name]
                 path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -156,9 +165,10 @@ def _all() -> list[tuple[str, Any]]:
     from flue_tui.mcp.config import project_trusted
 
     cwd = os.getcwd()
-    trusted = project_trusted(Settings(cwd=cwd))
+    project, read = project_servers(cwd)
+    trusted = project_trusted(Settings(cwd=cwd), project, read)  # judged on the bytes listed
     out = [("user", s) for s in user_servers(_user_file())]
-    out += [("project" if trusted else "project, not trusted", s) for s in project_servers(cwd)]
+    out += [("project" if trusted else "project, not trusted", s) for s in project]
     return out
 
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from flue_tui.config import trust
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.trust import Snapshot
+from flue_tui.core.files import workspace_roots
 from flue_tui.sandbox.procguard import ENV_ALLOWLIST
 
 PROJECT_FILE = ".mcp.json"
@@ -79,6 +81,9 @@ class McpSetup:
     servers: tuple[ServerConfig, ...] = ()
     notices: tuple[str, ...] = ()
     held: tuple[ServerConfig, ...] = field(default=())  # the project's servers waiting for trust
+    # The digest and trust state of the very .mcp.json bytes the servers were parsed from.
+    project_sha256: str | None = None
+    project_state: str = "untrusted"
 
 
 def _expand(text: str, where: str, project: bool) -> str:
@@ -204,13 +209,11 @@ def parse_json_servers(
 
 def user_servers(path: Path) -> list[ServerConfig]:
     """`[mcp_servers.NAME]` tables of the user's config.toml (config_files.py checks the TOML)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
+    from flue_tui.config.files import read_toml
+
+    data = read_toml(path)
+    if data is None:
         return []
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from None
     table = data.get("mcp_servers", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: mcp_servers must be a table ([mcp_servers.NAME])")
@@ -224,6 +227,7 @@ def flag_servers(values: list[str]) -> list[ServerConfig]:
         text, source = value, "--mcp-config"
         if not value.lstrip().startswith("{"):
             try:
+                # Named by the user (a process substitution is a FIFO): read as given, not as a repository file.
                 text = Path(value).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigError(
@@ -238,15 +242,22 @@ def project_path(cwd: str) -> Path:
     return Path(cwd) / PROJECT_FILE
 
 
-def project_servers(cwd: str, notices: list[str] | None = None) -> list[ServerConfig]:
+def project_servers(
+    cwd: str, roots: tuple[str, ...] | None = None, notices: list[str] | None = None
+) -> tuple[list[ServerConfig], Snapshot]:
+    """The project's servers and the one read of .mcp.json they were parsed from (its trust
+    judged on those bytes); `roots`: the workspace sandbox's, which a linked file must not leave."""
+    read = trust.read(cwd, PROJECT_FILE, roots)
     path = project_path(cwd)
+    if read.error is not None:
+        raise ConfigError(f"Cannot read {path}: {read.error}")
+    if read.data is None:
+        return [], read
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_json_servers(text, str(path), project=True, notices=notices)
+        text = read.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from None
+    return parse_json_servers(text, str(path), project=True, notices=notices), read
 
 
 def program_files(cwd: str, servers: list[ServerConfig] | tuple[ServerConfig, ...]) -> tuple[str, ...]:
@@ -272,19 +283,13 @@ def program_files(cwd: str, servers: list[ServerConfig] | tuple[ServerConfig, ..
     return tuple(out)
 
 
-def project_trusted(settings: Any, servers: list[ServerConfig] | None = None) -> bool:
-    """--trust-project, or `.mcp.json` and every repository file its servers run trusted as they are now."""
-    from flue_tui.config import trust
-
+def project_trusted(settings: Any, servers: list[ServerConfig], read: Snapshot) -> bool:
+    """--trust-project, or `.mcp.json` (judged on the bytes `servers` were parsed from) and every
+    repository file its servers run trusted as they are now."""
     if getattr(settings, "trust_project", False):
         return True
-    if trust.state(settings.cwd, PROJECT_FILE) != "trusted":
+    if read.state != "trusted":
         return False
-    if servers is None:
-        try:
-            servers = project_servers(settings.cwd)
-        except ConfigError:
-            servers = []
     return all(trust.state(settings.cwd, rel) == "trusted" for rel in program_files(settings.cwd, servers))
 
 
@@ -298,22 +303,19 @@ def load(settings: Any) -> McpSetup:
     chosen: dict[str, ServerConfig] = {}
     held: list[ServerConfig] = []
     notices: list[str] = []
+    read: Snapshot | None = None
+    roots = workspace_roots(getattr(settings, "sandbox", "local"), settings.cwd, getattr(settings, "add_dirs", []))
     try:
-        project = project_servers(settings.cwd, notices)
+        project, read = project_servers(settings.cwd, roots, notices)
     except ConfigError as exc:  # a cloned repository's bad file must not keep flue from starting
         project = []
         notices.append(f"Ignored {PROJECT_FILE}: {exc}")
-    if project and project_trusted(settings, project):
+    if project and read is not None and project_trusted(settings, project, read):
         chosen.update((s.name.casefold(), s) for s in project)
     elif project:
-        from flue_tui.config import trust
-
         held = project
-        changed = [
-            rel
-            for rel in (PROJECT_FILE, *program_files(settings.cwd, project))
-            if trust.state(settings.cwd, rel) == "changed"
-        ]
+        changed = [PROJECT_FILE] if read is not None and read.state == "changed" else []
+        changed += [rel for rel in program_files(settings.cwd, project) if trust.state(settings.cwd, rel) == "changed"]
         why = (
             f"{', '.join(changed)} changed since you trusted this project"
             if changed
@@ -328,4 +330,5 @@ def load(settings: Any) -> McpSetup:
     # run beside the user's `github` and borrow its `mcp__github` rule.
     chosen.update((s.name.casefold(), s) for s in user_servers(user_file()))
     chosen.update((s.name.casefold(), s) for s in flags)
-    return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held))
+    sha, state = (read.sha256, read.state) if read is not None else (None, "untrusted")
+    return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held), sha, state)

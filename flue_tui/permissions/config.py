@@ -15,14 +15,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.files import read_toml
 from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held
+from flue_tui.config.trust import Snapshot
 from flue_tui.permissions.policy import MODES, PermissionPolicy
 from flue_tui.permissions.rules import RuleError, parse_rules
 
@@ -50,19 +51,12 @@ def _strings(path: Path, key: str, value: Any) -> list[str]:
     return list(value)
 
 
-def read_file(path: Path, conf: PermissionConfig, *, project: bool) -> set[str]:
-    """Merge the [permissions] table of `path` (if the file exists) into conf; the keys it set."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
+def read_file(path: Path, conf: PermissionConfig, *, project: bool, snapshot: Snapshot | None = None) -> set[str]:
+    """Merge the [permissions] table of `path` (if the file exists) into conf; the keys it set.
+    `snapshot`: the bytes the trust decision read, parsed instead of reading the file again."""
+    data = read_toml(path, snapshot)
+    if data is None:
         return set()
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8.") from None
     table = data.get("permissions")
     if table is None:
         return set()
@@ -111,6 +105,7 @@ def load_config(
     base_mode: str = "ask",
     flag_mode: str | None = None,
     sources: tuple[str, ...] | None = None,
+    project_read: Snapshot | None = None,
 ) -> PermissionConfig:
     """The user file, then the project file: its loosening keys only when `trusted`. `base_mode` is
     the mode that applies without the project file's (the front end's default), `flag_mode` the
@@ -122,7 +117,7 @@ def load_config(
         read_file(config_file(), conf, project=False)
     path = Path(cwd) / ".flue" / "config.toml"
     project = PermissionConfig()
-    keys = read_file(path, project, project=True) if reads(sources, "project") else set()
+    keys = read_file(path, project, project=True, snapshot=project_read) if reads(sources, "project") else set()
     conf.sources.extend(project.sources)
     conf.never.extend(project.never)
     conf.deny.extend(project.deny)
@@ -164,6 +159,7 @@ def load_for(settings: Any) -> PermissionConfig:
         base_mode=default_mode(settings),
         flag_mode=getattr(settings, "permission_mode", None),
         sources=getattr(settings, "setting_sources", None),
+        project_read=getattr(settings, "project_read", None),
     )
 
 

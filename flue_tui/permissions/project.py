@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config import trust
-from flue_tui.config.project import PROJECT_CONFIG, Held, project_state
+from flue_tui.config.project import PROJECT_CONFIG, Held
 from flue_tui.core.termsafe import terminal_safe
 
 
@@ -46,7 +46,7 @@ def notices(
     if held:
         why = (
             "it changed since you trusted this project"
-            if project_state(settings.cwd) == "changed"
+            if _read_of(settings).state == "changed"
             else "you have not trusted this project"
         )
         out.append(
@@ -67,6 +67,12 @@ def notices(
     return out
 
 
+def _read_of(settings: Any) -> trust.Snapshot:
+    """The project file as the settings read it (once, for their trust decision)."""
+    read = getattr(settings, "project_read", None)
+    return read if read is not None else trust.read(settings.cwd, PROJECT_CONFIG)
+
+
 def pending(settings: Any) -> Pending | None:
     """What the front end should ask about before the first session, or None (nothing to trust)."""
     from flue_tui.config.errors import ConfigError
@@ -80,14 +86,17 @@ def pending(settings: Any) -> Pending | None:
         if not getattr(settings, "project_trusted", False):
             held = _all_held(settings)
             if held:
-                files[PROJECT_CONFIG] = trust.digest(Path(root) / PROJECT_CONFIG)
-                changed = project_state(settings.cwd) == "changed"
+                # The digest of the bytes the held settings were parsed from: a yes trusts what was shown.
+                read = _read_of(settings)
+                files[PROJECT_CONFIG] = read.sha256
+                changed = read.state == "changed"
                 changed_files += [PROJECT_CONFIG] if changed else []
         from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
-        servers = load(settings).held  # a project's .mcp.json servers start programs
+        setup = load(settings)  # a project's .mcp.json servers start programs
     except ConfigError:  # starting the session reports it, in one sentence
         return None
+    servers = setup.held
     if servers:
         for s in servers:
             runs = program_files(settings.cwd, [s])
@@ -95,8 +104,12 @@ def pending(settings: Any) -> Pending | None:
             held.append(
                 Held(f"{PROJECT_FILE} server {s.name}", f"{PROJECT_FILE} server {s.name}: {s.describe()}{also}")
             )
+        # .mcp.json: the digest of the bytes its servers were parsed from (a yes trusts what was shown).
+        files[PROJECT_FILE] = setup.project_sha256
+        if setup.project_state == "changed":
+            changed, changed_files = True, [*changed_files, PROJECT_FILE]
         # Trust covers the repository programs the servers run too: a pull that changes one asks again.
-        for rel in (PROJECT_FILE, *program_files(settings.cwd, servers)):
+        for rel in program_files(settings.cwd, servers):
             files[rel] = trust.digest(Path(root) / rel)
             if trust.state(settings.cwd, rel) == "changed":
                 changed, changed_files = True, [*changed_files, rel]

@@ -111,7 +111,9 @@ class Started:
     notices: list[str] = field(default_factory=list)
 
 
-def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None) -> SessionInfo | None:
+def _target(
+    store: SessionStore, options: SessionOptions, cwd: str, picker: Picker | None, notices: list[str]
+) -> SessionInfo | None:
     ref = options.resume
     if options.session_id is not None:
         found = store.get(options.session_id)
@@ -122,8 +124,18 @@ def _target(store: SessionStore, options: SessionOptions, cwd: str, picker: Pick
         return found  # None: a new session gets this id
     if options.continue_last:
         found = store.newest(cwd)
+        skipped = store.newer_imports(cwd, found)
+        if skipped:  # one line, so an import that looks newest is not a silent surprise either way
+            notices.append(
+                f"--continue skipped the imported session {skipped[0].id} (imported sessions are resumed "
+                f"only by name or id: flue --resume {skipped[0].id})."
+            )
         if found is None:
-            raise SessionStartError(f"No session to continue in {cwd}. See all sessions with: flue sessions list --all")
+            raise SessionStartError(
+                f"No session to continue in {cwd}. "
+                + (notices[-1] + " " if skipped else "")
+                + "See all sessions with: flue sessions list --all"
+            )
         return found
     if options.pick:
         if picker is None:
@@ -179,8 +191,9 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     from flue_tui.core.ids import new_id
 
     locks: list[SessionLock] = []
+    notices: list[str] = []
     try:
-        target = _target(store, options, settings.cwd, picker)
+        target = _target(store, options, settings.cwd, picker, notices)
         new_name = options.name if target is None else None
         source = target
         if target is not None and options.fork and options.persist:
@@ -223,7 +236,7 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
             locks=locks,
         )
         session.subscribe(recorder)
-    return Started(session, context, store, recorder, source, [*store.notices, *_layout_notices()])
+    return Started(session, context, store, recorder, source, [*store.notices, *notices, *_layout_notices()])
 
 
 def _layout_notices() -> list[str]:

@@ -16,6 +16,7 @@ from flue_tui.config.text import read_utf8_file
 from flue_tui.context.agents_md import discover_workspace
 from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_dir
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
+from flue_tui.core.files import workspace_roots
 from flue_tui.core.ids import new_id
 
 
@@ -73,10 +74,13 @@ class Runtime:
         self.sandbox_notices.extend(self.hooks.notices)
 
     def discover(self, cwd: str, instructions: str) -> Context:
-        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir())
-        roster = discover_roster(cwd)
-        prompt = compose_system_prompt(instructions, discover_workspace(cwd), skills.skills, roster.agents)
-        return Context(prompt, skills, roster, [*skills.warnings, *roster.warnings])
+        s = self.settings
+        roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
+        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
+        roster = discover_roster(cwd, roots)
+        workspace = discover_workspace(cwd, roots)
+        prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
+        return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
         from flue_tui.tools import builtin_tools

@@ -41,6 +41,12 @@ def examine(path: Path) -> FileState:
     try:
         info = path.stat()
     except FileNotFoundError:
+        if os.path.islink(path):  # SQLite would create the file the link points at, wherever that is
+            return FileState(
+                False,
+                problem=f"The session database path {path} is a symbolic link to a file that does not exist; "
+                "flue never creates a database through a link. Give the real path with --db.",
+            )
         return FileState(True)
     except OSError as exc:
         return FileState(False, problem=f"The session database {path} cannot be reached ({_strerror(exc)}).")

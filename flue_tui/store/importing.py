@@ -45,9 +45,12 @@ def _text(value: Any) -> str | None:
     return None if isinstance(value, str) else f"must be text, not {_show(value)}"
 
 
+SQLITE_MAX_INT = 2**63 - 1  # SQLite's INTEGER is 64-bit: a bigger number cannot be stored
+
+
 def _count(value: Any) -> str | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return None if ok else f"must be a whole number of 0 or more, not {_show(value)}"
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= SQLITE_MAX_INT
+    return None if ok else f"must be a whole number from 0 to {SQLITE_MAX_INT}, not {_show(value)}"
 
 
 def _money(value: Any) -> str | None:
@@ -298,6 +301,7 @@ def _write(store: SessionStore, plan: _Planned, parent_id: str | None, notices: 
     }
     row = {k: v if v is not None else defaults.get(k) for k, v in values.items()}
     row["message_count"] = len(plan.messages)  # what is really there, whatever the file claimed
+    row["imported_at"] = now_iso()  # `--continue` skips it: its history is the file's word, not yours
     columns = list(row)
     store.conn.execute(
         f"INSERT INTO sessions (id, parent_id, {', '.join(columns)}) VALUES (?, ?, {', '.join('?' * len(columns))})",

@@ -74,7 +74,13 @@ def m002_message_search(db: Database) -> None:
     db.table("messages").enable_fts(["text"], create_triggers=True)
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_sessions_and_messages, m002_message_search]
+def m003_imported_sessions(db: Database) -> None:
+    # When `flue sessions import` wrote the session (NULL: flue recorded it here). A file from
+    # anywhere may claim any cwd and time: `--continue` never picks such a session by itself.
+    db.execute("ALTER TABLE sessions ADD COLUMN imported_at TEXT")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_sessions_and_messages, m002_message_search, m003_imported_sessions]
 
 
 def migration_set() -> Any:

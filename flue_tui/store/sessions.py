@@ -78,8 +78,23 @@ class SessionStore(MessageLog):
         return self._one("cwd = ? AND name = ?", (cwd, name))
 
     def newest(self, cwd: str) -> SessionInfo | None:
-        """What `--continue` resumes: the most recently updated conversation of this directory."""
-        return self._one("cwd = ? AND parent_id IS NULL ORDER BY updated_at DESC LIMIT 1", (cwd,))
+        """What `--continue` resumes: the most recently updated conversation of this directory
+        that flue recorded here (an imported one only when named: its history is a file's claim)."""
+        return self._one(
+            "cwd = ? AND parent_id IS NULL AND imported_at IS NULL ORDER BY updated_at DESC LIMIT 1", (cwd,)
+        )
+
+    def newer_imports(self, cwd: str, than: SessionInfo | None) -> list[SessionInfo]:
+        """The imported conversations of `cwd` that `--continue` passed over (newer than `than`)."""
+        where = "cwd = ? AND parent_id IS NULL AND imported_at IS NOT NULL"
+        params: tuple[Any, ...] = (cwd,)
+        if than is not None:
+            where += " AND updated_at > ?"
+            params += (than.updated_at,)
+        rows = self.conn.execute(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} ORDER BY updated_at DESC LIMIT 3", params
+        ).fetchall()
+        return [session_from_row(r) for r in rows]
 
     def find(self, ref: str, cwd: str) -> SessionInfo | None:
         """A name in this cwd, an id, a unique id prefix, or a name unique across directories."""

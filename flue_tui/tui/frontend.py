@@ -60,6 +60,11 @@ class AppFrontEnd(App[int]):
 
         return await self.push_screen_wait(RewindScreen(points))
 
+    async def confirm(self, title: str, lines: list[str], yes: str) -> bool:
+        from flue_tui.tui.screens.confirm import ConfirmScreen
+
+        return bool(await self.push_screen_wait(ConfirmScreen(title, lines, yes)))
+
     async def pick_model(self, current: str | None, query: str) -> str | None:
         from flue_tui.tui.screens.models import ModelPicker
 

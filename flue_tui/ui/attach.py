@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_beneath, open_file
+from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_file, open_within, workspace_roots
 from flue_tui.core.messages import ATTACH_NOTE
 
 if TYPE_CHECKING:
@@ -43,18 +43,7 @@ def _fence(body: str) -> str:
 
 
 def _read(path: str, roots: tuple[str, ...] | None) -> bytes:
-    if roots is None:
-        fd = open_file(path)
-    else:
-        fd = -1
-        for root in roots:
-            try:
-                fd = open_beneath(root, path)
-                break
-            except Escape:
-                continue
-        if fd < 0:
-            raise Escape()
+    fd = open_file(path) if roots is None else open_within(roots, path)
     with os.fdopen(fd, "rb") as f:
         return f.read(MAX_FILE_CHARS * 4 + 1)
 
@@ -141,13 +130,6 @@ def attach(
     text = "\n\n".join([prompt, *blocks]) if blocks else prompt
     display = "\n".join([prompt, *(f"{ATTACH_NOTE}{n}" for n in notes)])
     return Attached(text, display, tuple(notes))
-
-
-def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str]) -> tuple[str, ...] | None:
-    """The roots `attach` keeps to: the workspace sandbox's, or None (local(): anywhere)."""
-    if sandbox != "workspace":
-        return None
-    return tuple(os.path.realpath(d) for d in [cwd, *add_dirs])
 
 
 def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str, str | None]:

@@ -42,7 +42,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("effort", "[off|low|medium|high]", "show or switch how hard the model thinks"),
     Command("compact", "[focus]", "summarise the conversation to free context"),
     Command("rewind", "[N [both|code|conversation]]", "go back to before a message: files, conversation or both"),
-    Command("undo", "", "undo the last /rewind or /undo, else put the files back to before the last turn"),
+    Command("undo", "", "undo the last rewind, else the last turn's file changes"),
     Command("redo", "", "re-apply the rewind /undo undid"),
     Command("skills", "", "list the skills you can run as /<skill>"),
     Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
@@ -135,6 +135,7 @@ class FrontEnd(Protocol):
     async def run_slow(self, job: Coroutine[Any, Any, None]) -> None: ...  # the app: in a worker
     def session_store(self) -> Any: ...  # the open SessionStore (checkpoints read its messages), or None
     async def pick_rewind(self, points: list[Any]) -> tuple[int, str] | None: ...  # None: shown or cancelled
+    async def confirm(self, title: str, lines: list[str], yes: str) -> bool: ...  # a yes/no question
     async def continue_on(self, session_id: str, prompt: str) -> None: ...  # a rewind's fork, prompt refilled
     async def quit(self) -> None: ...
 
@@ -302,6 +303,14 @@ async def _mcp(fe: FrontEnd, arg: str) -> None:
     fe.notice(text, level)
 
 
+async def _confirmed(fe: FrontEnd, done: Any) -> bool:
+    """The question before a rewind, undo or redo replaces files the session's turns did not leave."""
+    from flue_tui.ui import rewind as rw
+
+    title, lines = rw.question(done)
+    return await fe.confirm(title, lines, "yes, replace them (/undo puts them back)")
+
+
 async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
     """/undo; /rewind (pick a message) and /rewind N [both|code|conversation] (files, conversation or both)."""
     import asyncio
@@ -323,6 +332,8 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
             return
         step = rw.undo if name == "undo" else rw.redo
         done = await asyncio.to_thread(step, session, cwd, arg.strip() == rw.FORCE)
+        if done.foreign and await _confirmed(fe, done):
+            done = await asyncio.to_thread(step, session, cwd, True)
         fe.notice(done.message, "error" if done.error else "info")
         return
     picked = rw.parse_arg(arg)
@@ -340,6 +351,8 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
             return
         picked = (*chosen, False)
     done = await asyncio.to_thread(rw.rewind, session, store, cwd, *picked)
+    if done.foreign and await _confirmed(fe, done):
+        done = await asyncio.to_thread(rw.rewind, session, store, cwd, *picked[:2], True)
     fe.notice(done.message, "error" if done.error else "info")
     if done.fork_id is not None:
         await fe.continue_on(done.fork_id, done.prompt or "")

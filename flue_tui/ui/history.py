@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
 
@@ -49,8 +50,13 @@ class PromptHistory:
             return
         self.items.append(text)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as f:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # 0600 whatever the directory's mode (another tool may have made it 0755): a typed
+            # prompt can hold a token. O_NOFOLLOW: a link planted there does not take the line elsewhere.
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as f:
+                if os.fstat(fd).st_mode & 0o077:
+                    os.fchmod(fd, 0o600)  # a file an older flue created 0644
                 f.write(json.dumps({"text": text, "ts": round(time.time(), 3), "cwd": self.cwd}) + "\n")
         except OSError:
             pass  # history is a convenience; never fail a prompt over it

@@ -10,14 +10,15 @@ import os
 import re
 from typing import Any
 
+from flue_tui.core.files import read_regular_text
+
 MAX_PATHS = 500_000
 ALWAYS_SKIP = {".git", ".hg", ".svn"}
 
 
 def _read_spec(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+    try:  # the one bounded open: a FIFO named .gitignore must not stall the index, /dev/zero not fill memory
+        lines = read_regular_text(path).splitlines()
     except OSError:
         return None
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
@@ -42,6 +43,16 @@ def _ignores_itself(path: str) -> bool:
     except OSError:
         return False
     return all(spec.match_file(e.name + ("/" if e.is_dir(follow_symlinks=False) else "")) for e in entries)
+
+
+def _typable(name: str) -> bool:
+    """A name that is not UTF-8 (os.walk's surrogate escapes) cannot be typed or sent; offering it
+    would only put an unencodable string on the screen."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
@@ -73,12 +84,17 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
         prefix = f"{rel_dir}/" if rel_dir else ""
         kept = []
         for d in sorted(dirnames):
-            if d in ALWAYS_SKIP or (stack and ignored(prefix + d, True)) or _ignores_itself(os.path.join(dirpath, d)):
+            if (
+                not _typable(d)
+                or d in ALWAYS_SKIP
+                or (stack and ignored(prefix + d, True))
+                or _ignores_itself(os.path.join(dirpath, d))
+            ):
                 continue
             kept.append(d)
             out.append(f"{prefix}{d}/")
         dirnames[:] = kept
-        for name in sorted(filenames):
+        for name in sorted(filter(_typable, filenames)):
             rel = prefix + name
             if not stack or not ignored(rel, False):
                 out.append(rel)

@@ -38,6 +38,14 @@ class Rewound:
     fork_id: str | None = None  # the session to continue in (a conversation rewind)
     prompt: str | None = None  # message N, to edit and send again
     error: bool = False
+    foreign: tuple[str, ...] = ()  # refused: these files would be replaced; ask, then run it with force
+
+
+def question(done: Rewound, most: int = 20) -> tuple[str, list[str]]:
+    """The front ends' yes/no question for a refused step: its title and the files, one a line."""
+    n = len(done.foreign)
+    lines = list(done.foreign[:most]) + ([f"… and {n - most} more"] if n > most else [])
+    return f"This would remove or overwrite {n} file{'s' * (n != 1)} this session's turns did not leave:", lines
 
 
 def parse_arg(arg: str) -> tuple[int, str, bool] | str | None:
@@ -115,7 +123,7 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str, force: bool = 
         if done is None:
             return Rewound(f"No file checkpoint was taken before message {n}. Nothing was changed.", error=True)
         if not done.applied:
-            return Rewound(_refused(done, f"/rewind {n} {what} {FORCE}"), error=True)
+            return Rewound(_refused(done, f"/rewind {n} {what} {FORCE}"), error=True, foreign=done.foreign)
         _stepped(session)
         parts.append(
             f"Files are back to just before message {n}: {len(done.written)} written, "
@@ -150,11 +158,12 @@ def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
         if isinstance(hook, TurnCheckpoints) and hook.stepped and stack.depth(files, session.id):
             done = stack.undo(files, session.id, force=force)
             if done is not None and not done.applied:
-                return Rewound(_refused(done, again), error=True)
+                return Rewound(_refused(done, again), error=True, foreign=done.foreign)
             if done is not None:
+                more = " /undo again goes back one more." if stack.depth(files, session.id) else ""
                 return Rewound(
                     f"Rewind undone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} "
-                    "/redo puts the rewind back; /undo again goes back one more."
+                    f"/redo puts the rewind back.{more}"
                 )
         if last < 1:
             return Rewound("Nothing to undo yet: no turn has run in this session.", error=True)
@@ -164,7 +173,7 @@ def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
     if done is None:
         return Rewound(f"No file checkpoint was taken before message {last}. Nothing was changed.", error=True)
     if not done.applied:
-        return Rewound(_refused(done, again), error=True)
+        return Rewound(_refused(done, again), error=True, foreign=done.foreign)
     _stepped(session)
     return Rewound(
         f"Files are back to just before message {last}: {len(done.written)} written, "
@@ -181,7 +190,7 @@ def redo(session: Any, cwd: str, force: bool = False) -> Rewound:
     if done is None:
         return Rewound("Nothing to redo: no rewind has been undone.", error=True)
     if not done.applied:
-        return Rewound(_refused(done, f"/redo {FORCE}"), error=True)
+        return Rewound(_refused(done, f"/redo {FORCE}"), error=True, foreign=done.foreign)
     _stepped(session)
     return Rewound(
         f"Rewind redone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} /undo undoes it."

@@ -29,23 +29,27 @@ class _Show:
         self.console.print(Padding(renderable, (0, 0, 0, 4 * depth)) if depth else renderable)
 
     def header(self, info: SessionInfo, depth: int) -> None:
-        kind = f"task · {info.agent}" if info.parent_id else "session"
+        # Every stored string may come from an imported file: shown, never obeyed (terminal_safe).
+        safe = terminal_safe
+        kind = f"task · {safe(str(info.agent))}" if info.parent_id else "session"
         self.out(
-            Rule(Text(f" {info.label} ", style="bold"), align="left", style="cyan" if depth else "bright_blue"), depth
+            Rule(Text(f" {safe(info.label)} ", style="bold"), align="left", style="cyan" if depth else "bright_blue"),
+            depth,
         )
         facts = Text(style="dim")
         facts.append(
-            f"{kind} · {info.id} · {info.cwd} · {info.model or '?'} · started {local_time(info.created_at)}"
-            f" · updated {local_time(info.updated_at)} · {info.message_count} messages"
+            f"{kind} · {safe(info.id)} · {safe(info.cwd)} · {safe(info.model or '?')} · started "
+            f"{safe(local_time(info.created_at))} · updated {safe(local_time(info.updated_at))} · "
+            f"{info.message_count} messages"
         )
         # Its task children's tokens included; an unknown price stays unknown (never "$0").
         total = Usage(*self.store.tree_usage(info.id), priced=self.store.tree_priced(info.id))
         if total.input or total.output or total.cache_read or total.cache_write:
             facts.append(f" · {usage_text.brief(total)}")
         if info.forked_from:
-            facts.append(f" · forked from {info.forked_from}")
+            facts.append(f" · forked from {safe(info.forked_from)}")
         if info.name and info.title:
-            facts.append(f"\n“{info.title}”")
+            facts.append(f"\n“{safe(info.title)}”")
         self.out(facts, depth)
 
     def session(self, info: SessionInfo, depth: int = 0, last: int | None = None) -> None:
@@ -86,9 +90,9 @@ class _Show:
         self.out(
             Text.assemble(
                 ("· ", "cyan"),
-                (str(call.get("name")), "bold cyan"),
+                (terminal_safe(str(call.get("name"))), "bold cyan"),
                 " ",
-                (call_summary(str(call.get("name")), call.get("arguments")), "cyan"),
+                (terminal_safe(call_summary(str(call.get("name")), call.get("arguments"))), "cyan"),
             ),
             depth,
         )
@@ -97,7 +101,7 @@ class _Show:
             self.session(child, depth + 1)
 
     def result(self, d: dict[str, Any], depth: int, child: SessionInfo | None) -> None:
-        text = str(d.get("text", ""))
+        text = terminal_safe(str(d.get("text", "")))
         if child is not None and text.strip() and text.strip() == self._last_answer(child):
             # The child's report was just printed as its last message: once is enough.
             self.out(Text("⎿ task result: its report above", style="dim"), depth + 1)
@@ -110,7 +114,7 @@ class _Show:
             body = [*lines[:RESULT_LINES], f"… {len(lines) - RESULT_LINES} more lines below"]
         else:
             body = lines or ["(no output)"]
-        label = f"⎿ {d.get('tool_name', 'tool')} {'error' if d.get('is_error') else 'result'}"
+        label = f"⎿ {terminal_safe(str(d.get('tool_name', 'tool')))} {'error' if d.get('is_error') else 'result'}"
         self.out(Text("\n".join([label, *body]), style="red" if d.get("is_error") else "dim"), depth + 1)
 
     def _last_answer(self, child: SessionInfo) -> str | None:
@@ -133,14 +137,14 @@ class _Show:
             self.out(Text.assemble(("❯ ", "bold green"), (terminal_safe(str(typed)), "bold")), depth)
         elif m.role == "assistant":
             if d.get("thinking"):
-                self.out(Text(d["thinking"].strip(), style="dim italic"), depth)
+                self.out(Text(terminal_safe(str(d["thinking"])).strip(), style="dim italic"), depth)
             if d.get("text"):
-                self.out(Markdown(d["text"]), depth)
+                self.out(Markdown(terminal_safe(str(d["text"]))), depth)
             if m.partial:
                 self.out(Text("(interrupted: flue stopped while this was being written)", style="yellow"), depth)
             elif d.get("stop_reason") in ("error", "aborted"):
                 reason = d.get("error") or d.get("stop_reason")
-                self.out(Text(f"({d.get('stop_reason')}: {reason})", style="yellow"), depth)
+                self.out(Text(terminal_safe(f"({d.get('stop_reason')}: {reason})"), style="yellow"), depth)
         elif m.role == "compaction":
             # The history above stays; this marks where the model started seeing a summary instead.
             self.out(

@@ -106,12 +106,14 @@ def message_parts(messages: list[Any]) -> list[tuple[str, int]]:
 async def context(fe: FrontEnd) -> str:
     """/context: what fills the window, by part, estimated; the last turn's measured total beside."""
     from flue_tui.context.agents_md import discover_workspace
+    from flue_tui.core.files import workspace_roots
     from flue_tui.tools.base import tool_spec
 
     session = fe.session
     if session is None:
         return "No session yet."
-    workspace = await asyncio.to_thread(discover_workspace, session.cwd)
+    s = fe.settings
+    workspace = await asyncio.to_thread(discover_workspace, session.cwd, workspace_roots(s.sandbox, s.cwd, s.add_dirs))
     tools = _chars(sum(len(json.dumps(tool_spec(t))) for t in session.tools.values()))
     parts = prompt_parts(session.system_prompt, workspace.instructions)
     parts.insert(1, (f"Tool schemas ({len(session.tools)} tools)", tools))

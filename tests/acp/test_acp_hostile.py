@@ -1,7 +1,8 @@
 """What a broken or hostile client sends: every line gets a JSON-RPC answer or is ignored as a
 notification, stdout carries nothing but JSON-RPC, and the agent serves the next request. Nothing a
 client sends reaches outside the workspace: not a cwd that is no directory, not a link to a file
-elsewhere, not `yolo` for a run that did not start in it."""
+elsewhere, not `yolo` for a run that did not start in it; text that is no valid Unicode is refused
+before it can poison the stored session."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ def test_bad_lines_get_errors_and_stdout_stays_json_rpc(fakellm, flue_env, tmp_p
         {"jsonrpc": "2.0", "id": 99, "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}},
         b"[" * 100000,
         {"jsonrpc": "2.0", "id": 7, "method": "session/list", "params": {}},
+        b'{"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {"cwd": "/x\\ud800"}}',
     )
     assert FLUE is not None
     proc = subprocess.run(
@@ -59,6 +61,8 @@ def test_bad_lines_get_errors_and_stdout_stays_json_rpc(fakellm, flue_env, tmp_p
     assert by_id[5]["error"]["code"] == -32602
     assert by_id[6]["error"]["code"] == -32602
     assert "sessions" in by_id[7]["result"]
+    assert "error" in by_id[8]  # a path no store can hold: an error answer
+    assert b"Traceback" not in proc.stderr  # what went wrong is said in one line
     nulls = [a["error"]["code"] for a in answers if a.get("id") is None]
     assert nulls == [-32700, -32700, -32600, -32600, -32700]  # two non-JSON lines, a list, a bad id, deep nesting
     assert 99 not in by_id  # an answer to a request never made is no request
@@ -87,6 +91,12 @@ def test_links_outside_the_workspace_and_unasked_yolo(fakellm, flue_env, tmp_pat
                 pass
             else:
                 raise AssertionError("a client switched the questions off")
+            try:  # a lone surrogate cannot be stored or sent: refused, and the session stays usable
+                await conn.prompt(session_id=new.session_id, prompt=[text_block("bad \ud800 text")])
+            except RequestError as exc:
+                assert "not valid Unicode" in str(exc.data)
+            else:
+                raise AssertionError("a lone surrogate was accepted")
             blocks = [
                 text_block("look"),
                 resource_link_block("inside.txt", (work / "inside.txt").as_uri()),

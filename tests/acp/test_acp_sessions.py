@@ -45,6 +45,9 @@ def test_load_in_a_fresh_process_replays_and_continues(fakellm, flue_env, tmp_pa
             fork = await conn.fork_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
             assert fork.session_id != sid
             await conn.prompt(session_id=fork.session_id, prompt=[text_block("in the fork")])
+            client.updates.clear()
+            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])  # again, same process
+            assert client.text() == "Reading.It says one.Still here."
             with pytest.raises(RequestError):
                 await conn.load_session(cwd=str(tmp_path), session_id="ses_nope", mcp_servers=[])
             with pytest.raises(RequestError):

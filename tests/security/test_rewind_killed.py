@@ -129,3 +129,34 @@ def test_two_rewinds_in_a_row_undo_walks_back_through_both(fakellm, flue_main, t
     assert _tree(ws) == second
     assert flue_main("sessions", "rewind", "work", "--redo", cwd=ws).code == 0
     assert _tree(ws) == {}
+
+
+def test_an_undo_killed_part_way_is_finished_by_the_next_undo(fakellm, flue_main, flue_env, tmp_path):
+    ws = tmp_path / "proj"
+    ws.mkdir()
+    _one_turn(fakellm, flue_main, ws)
+    (ws / "newer.txt").write_text("my newer work\n")
+    wanted = _tree(ws)
+    assert flue_main("sessions", "rewind", "work", "--to", "1", "--code", "--force", cwd=ws).code == 0
+    stop = held(tmp_path, "cat-file", blobs=3)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "sessions", "rewind", "work", "--undo"],
+        cwd=ws,
+        env={**flue_env, "FLUE_GIT": str(stop.git)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        _wait(stop.reached, proc)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert _tree(ws) != wanted  # killed with 3 of its files written
+    out = flue_main("sessions", "rewind", "work", "--undo", cwd=ws)
+    assert out.code == 0, out.stderr
+    assert _tree(ws) == wanted

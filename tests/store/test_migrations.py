@@ -96,7 +96,7 @@ def test_existing_file_is_backed_up_before_a_migration(db_path):
     db = Database(conn, execute_plugins=False)
     from flue_tui.store.migrations import migration_set
 
-    migration_set().apply(db, stop_before=MIGRATIONS[-1].__name__)  # an older flue's file
+    migration_set().apply(db, stop_before=m002_message_search.__name__)  # an older flue's file
     conn.execute("INSERT INTO sessions (id, cwd, created_at, updated_at) VALUES ('old', '/x', '', '')")
     conn.close()
     opened = open_database(db_path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flue_tui.tui.screens.rewind import RewindScreen
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 
 async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: Path):
@@ -52,3 +52,39 @@ async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: P
         store = app.ctl.store
         assert store.get(app.session.id).forked_from == original
         assert [p.text for p in store.user_prompts(original)] == ["make a", "change a"]
+
+
+async def test_a_rewind_that_would_replace_others_files_asks_and_undo_says_rewind_undone(make_app, fakellm, work: Path):
+    """Issue 23: files the session's turns did not leave are named in a question before a rewind
+    replaces them (no: nothing changes). Issue 30: /undo after a /rewind says "Rewind undone" and
+    offers app commands, never a shell command with a session id."""
+    from flue_tui.tui.screens.confirm import ConfirmScreen
+
+    fakellm.script([Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"}, id="w1")]), Turn(text="Made.")])
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "make a")
+        await idle(pilot)
+        (work / "other.txt").write_text("another session's work\n")
+
+        await submit(pilot, "/rewind 1 code")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await wait_for(pilot, lambda: "    other.txt" in screen_text(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "Nothing was changed" in screen_text(app))
+        assert (work / "other.txt").exists() and (work / "a.txt").exists()
+
+        await submit(pilot, "/rewind 1 code")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (work / "other.txt").exists() and not (work / "a.txt").exists())
+        await wait_for(pilot, lambda: "Also replaced: other.txt" in screen_text(app))
+
+        await submit(pilot, "/undo")
+        await wait_for(pilot, lambda: "Rewind undone" in screen_text(app))
+        assert (work / "other.txt").read_text() == "another session's work\n" and (work / "a.txt").exists()
+        assert "flue sessions" not in screen_text(app) and "/redo" in screen_text(app)
+        await submit(pilot, "/redo")
+        await wait_for(pilot, lambda: "Rewind redone" in screen_text(app))
+        assert not (work / "other.txt").exists() and not (work / "a.txt").exists()

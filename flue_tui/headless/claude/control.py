@@ -17,10 +17,11 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
+from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.headless.claude.stream import Write
 from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 
@@ -42,12 +43,35 @@ def prompt_text(message: Any) -> str | None:
     return None
 
 
-def _stdin_lines(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[str | None]) -> None:
+Line = bytes | int  # a line's bytes, or the size of a line too long to keep
+
+
+def read_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """stdin's lines as bytes (each decoded on its own: one bad byte costs only its line), a line
+    over `limit` bytes as its length, read through and dropped, never held whole."""
+    while chunk := stream.readline(limit + 1):
+        if len(chunk) <= limit or chunk.endswith(b"\n"):
+            yield chunk
+            continue
+        size = len(chunk)
+        while chunk and not chunk.endswith(b"\n"):
+            chunk = stream.readline(limit + 1)
+            size += len(chunk)
+        yield size
+
+
+def _stdin_lines(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[Line | None]) -> None:
     """A daemon thread: stdin may be a pipe, a file or a terminal, and must never block the loop."""
 
     def pump() -> None:
+        stream = getattr(sys.stdin, "buffer", None)
         try:
-            for line in sys.stdin:
+            lines = (
+                read_lines(stream)
+                if stream is not None
+                else (ln.encode("utf-8", "surrogateescape") for ln in sys.stdin)
+            )
+            for line in lines:
                 loop.call_soon_threadsafe(inbox.put_nowait, line)
         except (OSError, ValueError):
             pass
@@ -84,7 +108,7 @@ class Controller:
 
     # -- the main loop ---------------------------------------------------------------------------
     async def serve(self, first_prompt: str | None = None) -> None:
-        inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        inbox: asyncio.Queue[Line | None] = asyncio.Queue()
         self.settled = asyncio.Event()
         self.settled.set()
         prompts: asyncio.Queue[str | None] = asyncio.Queue()
@@ -93,8 +117,9 @@ class Controller:
         worker = asyncio.ensure_future(self._turns(prompts))
         _stdin_lines(asyncio.get_running_loop(), inbox)
         while (line := await inbox.get()) is not None:
-            if line.strip():
-                self._handle(line, prompts)
+            text = self._decode(line)
+            if text is not None and text.strip():
+                self._handle(text, prompts)
         self._cancel_asks("stdin closed")  # nobody is left to answer a permission question
         prompts.put_nowait(None)
         await worker
@@ -113,6 +138,25 @@ class Controller:
                 self.busy = False
                 self.settled.set()
 
+    def _decode(self, line: Line) -> str | None:
+        """A line as text, or None with one sentence on stderr: the line is dropped, the session
+        goes on (a bad line once reached the model and failed every later request)."""
+        if isinstance(line, int):
+            print(
+                f"flue: a stdin line of {line:,} bytes was ignored; the most flue reads is {MAX_LINE_BYTES:,} "
+                "bytes a line.",
+                file=sys.stderr,
+            )
+            return None
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            print(
+                f"flue: a stdin line is not UTF-8 text (byte 0x{line[exc.start]:02x} at offset {exc.start}); ignored.",
+                file=sys.stderr,
+            )
+            return None
+
     def _handle(self, line: str, prompts: asyncio.Queue[str | None]) -> None:
         try:
             msg = json.loads(line)
@@ -124,6 +168,10 @@ class Controller:
             text = prompt_text(msg.get("message"))
             if text is None:
                 print("flue: a user message without text was ignored.", file=sys.stderr)
+                return
+            problem = prompt_problem(text)
+            if problem is not None:
+                print(f"flue: a user message was ignored: {problem}.", file=sys.stderr)
                 return
             if self.replay:
                 self.write({**msg, "session_id": self.session.id})
