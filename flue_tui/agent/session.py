@@ -12,7 +12,7 @@ from typing import Any, Literal
 from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
-from flue_tui.agent.toolrun import BeforeTool
+from flue_tui.agent.toolrun import AfterTool, BeforeTool
 from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
@@ -111,6 +111,7 @@ class Session:
         self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = before_tool
+        self.after_tool: AfterTool | None = parent.after_tool if parent is not None else None  # PostToolUse hooks
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.before_prompt: BeforePrompt | None = None

@@ -140,7 +140,7 @@ class Hooks:
         return PreVerdict(decision, reason, updated)  # type: ignore[arg-type]  # checked above
 
     async def post_tool(
-        self, tool_name: str, args: dict[str, Any], text: str, is_error: bool, call_id: str
+        self, tool_name: str, args: dict[str, Any], call_id: str, text: str, is_error: bool
     ) -> str | None:
         """What the model reads after the tool's result, or None."""
         hooks = self._matching("PostToolUse", tool_name)

@@ -147,6 +147,8 @@ class Runtime:
         hooks = Hooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
         policy.hooks = hooks
+        if self.hooks.for_event("PostToolUse"):
+            session.after_tool = hooks.post_tool  # task children take their parent's (Session)
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd

@@ -191,3 +191,25 @@ def test_a_bad_hook_shape_is_one_sentence(fakellm, flue_main, tmp_path):
     assert out.code != 0
     assert "--settings: hooks.PreToolUse[0].hooks[0].command must be a non-empty shell command" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_post_tool_use_block_reason_and_additional_context_reach_the_model(fakellm, flue_main, tmp_path):
+    seen = tmp_path / "post.json"
+    post = _script(
+        tmp_path,
+        "post.py",
+        f"data = json.load(sys.stdin); open({str(seen)!r}, 'w').write(json.dumps(data))\n"
+        "print(json.dumps({'decision': 'block', 'reason': 'lint failed: fix it', "
+        "'hookSpecificOutput': {'hookEventName': 'PostToolUse', 'additionalContext': 'ran on CI'}}))",
+    )
+    _run(
+        fakellm,
+        flue_main,
+        tmp_path,
+        _settings(_hook(post), event="PostToolUse"),
+        [Call("bash", {"command": "echo hi"}, id="b1")],
+    )
+    assert _tool_texts(fakellm)["b1"] == "hi\n\nlint failed: fix it\nran on CI"
+    data = json.loads(seen.read_text())
+    assert data["hook_event_name"] == "PostToolUse" and data["tool_input"] == {"command": "echo hi"}
+    assert data["tool_response"] == {"output": "hi", "is_error": False}
