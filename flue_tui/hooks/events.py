@@ -170,3 +170,54 @@ class Hooks:
             if isinstance(extra, str) and extra.strip():
                 notes.append(extra)
         return "\n".join(notes) if notes else None
+
+    async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
+        """UserPromptSubmit: (why the prompt is blocked, or None; context added to it, or None).
+        Exit 2 or `decision: "block"` blocks (the user reads why; the prompt never reaches the
+        model); exit 0's plain stdout or `additionalContext` is added to the prompt."""
+        hooks = list(self.setup.for_event("UserPromptSubmit"))
+        if not hooks:
+            return None, None
+        blocked: str | None = None
+        notes: list[str] = []
+        for ran in await self._run(hooks, self._payload("UserPromptSubmit", prompt=prompt)):
+            if ran.code == 2:
+                blocked = ran.stderr.strip() or "Blocked by a UserPromptSubmit hook."
+                continue
+            if ran.code != 0:
+                continue
+            data = _json(ran, self.say)
+            if data is None:
+                if ran.stdout.strip():
+                    notes.append(ran.stdout.strip())
+                continue
+            if isinstance(data.get("systemMessage"), str):
+                self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
+            why = data.get("stopReason") if data.get("continue") is False else None
+            if why is None and data.get("decision") == "block":
+                why = data.get("reason")
+            if why is not None or data.get("continue") is False or data.get("decision") == "block":
+                blocked = why if isinstance(why, str) and why.strip() else "Blocked by a UserPromptSubmit hook."
+            specific = data.get("hookSpecificOutput")
+            extra = specific.get("additionalContext") if isinstance(specific, dict) else None
+            if isinstance(extra, str) and extra.strip():
+                notes.append(extra)
+        return blocked, "\n".join(notes) if notes else None
+
+    async def stop(self, active: bool) -> str | None:
+        """Stop: the reason to keep going (the model reads it as the next user message), or None.
+        `active` is Claude Code's `stop_hook_active`: this turn already continued for a Stop hook."""
+        hooks = list(self.setup.for_event("Stop"))
+        if not hooks:
+            return None
+        reasons: list[str] = []
+        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active)):
+            if ran.code == 2 and ran.stderr.strip():
+                reasons.append(ran.stderr.strip())
+                continue
+            data = _json(ran, self.say) if ran.code == 0 else None
+            if data is None or data.get("continue") is False:
+                continue
+            if data.get("decision") == "block" and isinstance(data.get("reason"), str) and data["reason"].strip():
+                reasons.append(data["reason"].strip())
+        return "\n".join(reasons) if reasons else None

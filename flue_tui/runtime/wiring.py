@@ -147,6 +147,8 @@ class Runtime:
         hooks = Hooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
         policy.hooks = hooks
+        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
+            session.prompt_hooks = hooks  # the root session's prompts only
         if self.hooks.for_event("PostToolUse"):
             session.after_tool = hooks.post_tool  # task children take their parent's (Session)
 
