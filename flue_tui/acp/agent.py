@@ -40,7 +40,7 @@ from acp.schema import (
 
 from flue_tui import __version__
 from flue_tui.acp import options as opts
-from flue_tui.acp.state import AcpSession, forked, session_settings, start_handle
+from flue_tui.acp.state import AcpSession, forked, session_settings, start_handle, stored_sessions
 from flue_tui.runtime.start import SessionOptions
 
 log = logging.getLogger("flue.acp")
@@ -134,7 +134,7 @@ class FlueAgent:
         if old is not None:  # the same session opened again (load after load): one owner of its events
             await old.close()
         self.sessions[state.id] = state
-        for notice in handle.started.notices if handle.started else []:
+        for notice in handle.started.notices if handle.started else []:  # stderr: the log
             log.warning("%s", notice)
         return state
 
@@ -222,7 +222,7 @@ class FlueAgent:
         if not self.options.persist:
             return ListSessionsResponse(sessions=[])
         offset = int(cursor) if isinstance(cursor, str) and cursor.isdigit() and len(cursor) < 10 else 0
-        rows = await asyncio.to_thread(_list, self.options.db, cwd, offset)
+        rows = await asyncio.to_thread(stored_sessions, self.options.db, cwd, offset, PAGE + 1)
         sessions = [
             SessionInfo(session_id=r.id, cwd=r.cwd, title=r.label, updated_at=r.updated_at) for r in rows[:PAGE]
         ]
@@ -251,8 +251,7 @@ class FlueAgent:
             return await state.say(typed.refusal)
         if typed.display is not None:
             text, display = typed.prompt, typed.display
-        response = await state.prompt(text, display)
-        return response
+        return await state.prompt(text, display)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         state = self.sessions.get(session_id) if isinstance(session_id, str) else None
@@ -293,10 +292,3 @@ class FlueAgent:
             except Exception as exc:
                 log.warning("closing %s: %s", state.id, exc)
         self.sessions.clear()
-
-
-def _list(db: str | None, cwd: str | None, offset: int) -> list[Any]:
-    from flue_tui.store.sessions import SessionStore
-
-    with SessionStore.open(db) as store:
-        return store.list_sessions(cwd, limit=PAGE + 1, offset=offset)

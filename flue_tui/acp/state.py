@@ -159,5 +159,13 @@ def _usage(u: Any) -> Usage:
     )
 
 
+def stored_sessions(db: str | None, cwd: str | None, offset: int, limit: int) -> list[Any]:
+    """Blocking: `session/list`'s rows, newest first (the store's conversations, not task children)."""
+    from flue_tui.store.sessions import SessionStore
+
+    with SessionStore.open(db) as store:
+        return store.list_sessions(cwd, limit=limit, offset=offset)
+
+
 def forked(options: SessionOptions, source: str) -> SessionOptions:
     return dataclasses.replace(options, resume=source, fork=True, session_id=None)

@@ -124,6 +124,11 @@ class Settings:
 
         values: dict[str, object] = {}
         cwd = str(overrides.get("cwd") or os.getcwd())
+        from flue_tui.config.text import utf8_text
+
+        # The model is told where it works, and sessions are stored by directory: a name that is not
+        # UTF-8 cannot be sent or stored, so it stops the start in one sentence, not the first turn.
+        utf8_text(f"The working directory {os.fsencode(cwd).decode('utf-8', 'replace')}", cwd)
         if not os.path.isdir(cwd):
             if os.path.exists(cwd):
                 raise ConfigError(f"Working directory is not a directory: {cwd}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
-from flue_tui.core.files import read_regular_text
+from flue_tui.core.files import read_regular_text, shown_name, utf8_name
 
 SkillSource = Literal["workspace", "user", "packaged"]
 PACKAGED_ROOT = "/.flue/packaged-skills"
@@ -50,13 +50,16 @@ def packaged_skills_dir() -> Path | None:
     return None
 
 
-def _skill_dirs(root: Path) -> list[tuple[str, Path]]:
+def _skill_dirs(root: Path, warnings: list[str]) -> list[tuple[str, Path]]:
     try:
-        names = sorted(os.listdir(root), key=lambda n: n.encode())  # Node's readdir order
+        names = sorted(os.listdir(root), key=os.fsencode)  # Node's readdir order
     except OSError:
         return []
     out = []
     for name in names:
+        if not utf8_name(name):
+            warnings.append(f"[flue] Skipping skill directory {shown_name(name)!r} in {root}: its name is not UTF-8.")
+            continue
         path = root / name
         try:
             if not path.is_dir():  # follows symlinks, as Flue's stat does
@@ -88,7 +91,7 @@ def _skill_id(name: str, directory: Path) -> str:
 
 def _scan(root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...] | None = None) -> list[Skill]:
     found = []
-    for entry, path in _skill_dirs(root):
+    for entry, path in _skill_dirs(root, into.warnings):
         skill_md = path / "SKILL.md"
         try:
             doc = parse_skill_markdown(read_regular_text(str(skill_md), roots), str(skill_md), entry)

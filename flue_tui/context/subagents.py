@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flue_tui.context.frontmatter import SkillFormatError, check_name, split_frontmatter
-from flue_tui.core.files import read_regular_text
+from flue_tui.core.files import read_regular_text, shown_name, utf8_name
 
 GENERAL_DESCRIPTION = (
     "General-purpose agent for independent research, file exploration, and parallel work. Runs with a "
@@ -65,10 +65,13 @@ def discover_roster(cwd: str, roots: tuple[str, ...] | None = None) -> Roster:
     roster = Roster(agents=[GENERAL])
     root = Path(cwd) / ".agents" / "agents"
     try:
-        entries = sorted((e for e in os.listdir(root) if e.endswith(".md")), key=lambda n: n.encode())
+        entries = sorted((e for e in os.listdir(root) if e.endswith(".md")), key=os.fsencode)
     except OSError:
         return roster
     for entry in entries:
+        if not utf8_name(entry):
+            roster.warnings.append(f"[flue] Skipping agent file {shown_name(entry)!r}: its name is not UTF-8.")
+            continue
         try:
             agent = _parse(root / entry, roots)
         except (SkillFormatError, OSError) as exc:

@@ -148,6 +148,20 @@ def read_regular_text(path: str, roots: tuple[str, ...] | None = None) -> str:
     return read_own(path, roots).decode("utf-8", "replace")
 
 
+def utf8_name(name: str) -> bool:
+    """Whether a name from os.listdir is UTF-8 (else it carries surrogate escapes no encoder takes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 become U+FFFD, as Node's readdir shows them."""
+    return os.fsencode(name).decode("utf-8", "replace")
+
+
 def workspace_roots(sandbox: str, cwd: str, add_dirs: list[str] | tuple[str, ...]) -> tuple[str, ...] | None:
     """The roots flue's own reads keep to: the workspace sandbox's (real paths), or None (local())."""
     if sandbox != "workspace":

@@ -10,7 +10,7 @@ import os
 import re
 from typing import Any
 
-from flue_tui.core.files import read_regular_text
+from flue_tui.core.files import read_regular_text, utf8_name
 
 MAX_PATHS = 500_000
 ALWAYS_SKIP = {".git", ".hg", ".svn"}
@@ -45,16 +45,6 @@ def _ignores_itself(path: str) -> bool:
     return all(spec.match_file(e.name + ("/" if e.is_dir(follow_symlinks=False) else "")) for e in entries)
 
 
-def _typable(name: str) -> bool:
-    """A name that is not UTF-8 (os.walk's surrogate escapes) cannot be typed or sent; offering it
-    would only put an unencodable string on the screen."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
     """Repo-relative paths (directories end with '/'), ignored ones left out, shallow first."""
     stack: list[tuple[str, Any]] = []  # (dir relative to root, its GitIgnoreSpec), root → leaf
@@ -85,7 +75,7 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
         kept = []
         for d in sorted(dirnames):
             if (
-                not _typable(d)
+                not utf8_name(d)
                 or d in ALWAYS_SKIP
                 or (stack and ignored(prefix + d, True))
                 or _ignores_itself(os.path.join(dirpath, d))
@@ -94,7 +84,7 @@ def walk_paths(root: str, limit: int = MAX_PATHS) -> list[str]:
             kept.append(d)
             out.append(f"{prefix}{d}/")
         dirnames[:] = kept
-        for name in sorted(filter(_typable, filenames)):
+        for name in sorted(filter(utf8_name, filenames)):
             rel = prefix + name
             if not stack or not ignored(rel, False):
                 out.append(rel)

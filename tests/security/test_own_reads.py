@@ -150,3 +150,28 @@ def test_mcp_add_to_a_project_json_linked_to_dev_zero(flue_main, tmp_path):
     out = flue_main("mcp", "add", "--scope", "project", "s", "--", "true", cwd=repo)
     assert out.code != 0 and "Traceback" not in out.stderr and "MemoryError" not in out.stderr
     assert "a character device, not a regular file" in out.stderr, out.stderr
+
+
+def test_non_utf8_skill_and_agent_names_are_skipped_with_a_line(fakellm, flue_main, tmp_path):
+    repo = tmp_path / "repo"
+    skills, agents = repo / ".agents" / "skills", repo / ".agents" / "agents"
+    skills.mkdir(parents=True)
+    agents.mkdir(parents=True)
+    skill_dir = os.fsencode(str(skills)) + b"/sk\xe9"
+    os.mkdir(skill_dir)
+    Path(os.fsdecode(skill_dir + b"/SKILL.md")).write_text("---\nname: ske\ndescription: d\n---\nbody\n")
+    Path(os.fsdecode(os.fsencode(str(agents)) + b"/a\xe9.md")).write_text("---\nname: ag\ndescription: d\n---\nb\n")
+    fakellm.script(Turn(text="ok"))
+    out = _json_run(flue_main, repo)
+    assert out.code == 0, out.stderr
+    assert json.loads(out.stdout)["result"] == "ok"
+    assert "Skipping skill directory 'sk\ufffd'" in out.stderr and "Skipping agent file 'a\ufffd.md'" in out.stderr
+
+
+def test_non_utf8_working_directory_is_one_sentence(fakellm, flue_main, tmp_path):
+    weird = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/w\xe9"))
+    weird.mkdir()
+    out = _json_run(flue_main, weird)
+    assert out.code != 0 and "Traceback" not in out.stderr
+    assert "is not UTF-8 text (byte 0xe9" in out.stderr, out.stderr
+    assert fakellm.requests == []  # nothing mangled was sent
