@@ -213,3 +213,31 @@ def test_post_tool_use_block_reason_and_additional_context_reach_the_model(fakel
     data = json.loads(seen.read_text())
     assert data["hook_event_name"] == "PostToolUse" and data["tool_input"] == {"command": "echo hi"}
     assert data["tool_response"] == {"output": "hi", "is_error": False}
+
+
+def test_a_hook_whose_child_holds_its_pipes_is_stopped_with_the_child(fakellm, flue_main, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    command = f"sleep 600 & echo $! > {pid_file}; echo started"
+    out = _run(
+        fakellm,
+        flue_main,
+        tmp_path,
+        _settings(_hook(command, timeout=1)),
+        [Call("bash", {"command": "touch ran"}, id="b1")],
+    )
+    assert (tmp_path / "ran").exists()
+    assert "timed out after 1s" in out.stderr
+    import time
+
+    status = Path(f"/proc/{int(pid_file.read_text())}/status")
+
+    def gone() -> bool:  # SIGKILL is delivered when the kernel next runs it: wait, generously
+        try:
+            return "State:\tZ" in status.read_text()
+        except OSError:
+            return True
+
+    deadline = time.monotonic() + 60
+    while not gone() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone()  # killed with the hook's process group
