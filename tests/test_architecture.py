@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sandbox",),
     ("tools",),
     ("mcp",),  # MCP clients (being built): tools from servers, below the model and the runtime
+    ("hooks",),  # the user's hook commands (Claude Code's contract); the policy calls them via a Protocol
     ("model",),
     ("permissions",),
     ("store",),

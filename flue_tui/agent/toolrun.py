@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
@@ -20,6 +21,9 @@ from flue_tui.tools.base import Tool, ToolContext, ToolResult
 # a Decision (core/decision.py): allow, maybe with a rewritten input, or deny with the refusal the
 # model sees. The id lets a policy report which call it refused (print mode's permission_denials).
 BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[Decision]]
+# Awaited after a tool ran, as (tool name, args, tool call id, result text, is_error): the user's
+# PostToolUse hooks (flue_tui/hooks). A text is added to the result the model reads; None adds nothing.
+AfterTool = Callable[[str, dict[str, Any], str, str, bool], Awaitable[str | None]]
 
 
 class ToolHost(Protocol):
@@ -29,6 +33,8 @@ class ToolHost(Protocol):
     def tools(self) -> dict[str, Tool]: ...
     @property
     def before_tool(self) -> BeforeTool | None: ...
+    @property
+    def after_tool(self) -> AfterTool | None: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
@@ -92,6 +98,17 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
     if signal.aborted:
         return _error(ABORT_MESSAGE, "aborted")  # no stale success after an abort
     return _ended(result)
+
+
+async def _run_then_after(
+    session: ToolHost, call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
+) -> Ended:
+    """The tool, then the PostToolUse hooks on what it returned (not on an aborted call)."""
+    result, outcome = await _run_one(tool, args, ctx, signal)
+    if session.after_tool is None or signal.aborted:
+        return result, outcome
+    note = await session.after_tool(call.name, args, call.id, result.text, result.is_error)
+    return (result if note is None else replace(result, text=f"{result.text}\n\n{note}")), outcome
 
 
 async def run_tool_batch(
@@ -166,7 +183,7 @@ async def run_tool_batch(
         ctx = ToolContext(call_id=call.id, signal=signal, on_output=on_output, session=session)
         # Started in call order, so whatever a tool does before its first await (taking a file
         # lock) happens in dispatch order.
-        task = asyncio.ensure_future(_run_one(tool, args, ctx, signal))
+        task = asyncio.ensure_future(_run_then_after(session, call, tool, args, ctx, signal))
         task.add_done_callback(lambda t, i=i: finish(i, t.result()) if not t.cancelled() else None)
         pending.append((i, task))
 

@@ -19,6 +19,7 @@ from flue_tui.core.traits import OTHER
 from flue_tui.headless import output
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
+from flue_tui.hooks.events import TAG as HOOKS_TAG
 from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
@@ -96,7 +97,7 @@ class _Renderer:
                 _write_line(sys.stdout, event.to_dict())
         elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
-        if not progress and isinstance(event, Log) and event.message.startswith(CHECKPOINT_TAG):
+        if not progress and isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
             _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:

@@ -73,6 +73,23 @@ REPO_GIT_TEXT = (
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
 
+class HookVerdict(Protocol):
+    """A PreToolUse hook's answer (flue_tui/hooks/events.PreVerdict)."""
+
+    @property
+    def decision(self) -> Verdict | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def updated(self) -> dict[str, Any] | None: ...
+
+
+class PreToolHooks(Protocol):
+    """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
+
+    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
+
+
 class Guard(Protocol):
     """Hard checks that apply in every mode (the workspace sandbox); a text refuses the call."""
 
@@ -104,6 +121,7 @@ class PermissionPolicy:
     denials: list[Denial] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
     safe_commands: bool = True  # read-only bash runs unasked in ask/accept-edits ([permissions] safe_commands)
+    hooks: PreToolHooks | None = None
     _asking: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -239,15 +257,40 @@ class PermissionPolicy:
         refusal the model reads. `args` is never changed."""
         name = AS_BASH.get(tool_name, tool_name)  # a background command is judged, and asked, as bash
         refusal = self.guard.check(name, args, tool) if self.guard is not None else None
-        decision = Decision("deny", refusal) if refusal is not None else await self._consult(name, args, tool, call_id)
+        decision = Decision("deny", refusal) if refusal is not None else None
+        hint: Verdict | None = None
+        judged, rewritten = args, None
+        if decision is None and self.hooks is not None:
+            # The user's PreToolUse hooks first, as in Claude Code. A hook's deny refuses; its
+            # updatedInput is checked like the model's own arguments; its allow skips only an
+            # ordinary question (`_consult`), never the guard, a deny rule or an always-ask place.
+            verdict = await self.hooks.pre_tool(tool_name, dict(args), call_id)
+            hint = verdict.decision
+            if hint == "deny":
+                decision = Decision("deny", verdict.reason or "Blocked by a PreToolUse hook.")
+            elif verdict.updated is not None:
+                replaced = self._replace(name, tool, {**args, **verdict.updated})
+                if replaced.verdict == "deny":
+                    decision = replaced
+                else:
+                    judged = rewritten = replaced.args or judged
+        if decision is None:
+            decision = await self._consult(name, judged, tool, call_id, hint)
+            if decision.verdict == "allow" and decision.args is None and rewritten is not None:
+                decision = Decision("allow", args=rewritten)
         if decision.verdict != "allow":
             decision = Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
             self.denials.append(Denial(tool_name, call_id, dict(args), decision.reason or ""))
         return decision
 
-    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> Decision:
+    async def _consult(
+        self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str, hint: Verdict | None = None
+    ) -> Decision:
         decision = self.decide(tool_name, args, tool)
-        if decision.verdict != "ask":
+        if hint == "allow" and decision.verdict == "ask" and decision.reason is None:
+            return ALLOW  # an ordinary question a hook answered; an always-ask one (reason set) still asks
+        forced = hint == "ask" and decision.verdict == "allow"  # a hook asks for a question
+        if decision.verdict != "ask" and not forced:
             return decision
         if self.asker is None:
             return Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
@@ -255,7 +298,7 @@ class PermissionPolicy:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
-            if decision.verdict != "ask":
+            if decision.verdict != "ask" and not (forced and decision.verdict == "allow"):
                 return decision
             traits = traits_of(tool)
             title, body, body_kind = await preview(tool_name, args, tool)
