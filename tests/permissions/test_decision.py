@@ -29,11 +29,12 @@ async def test_the_loop_runs_the_rewritten_input_and_records_the_model_s(tools, 
 
 async def test_refusals_are_deny_decisions_with_the_text_the_model_reads(tools, tmp_path):
     nobody = PermissionPolicy(mode="ask", root=str(tmp_path))
-    assert await nobody("bash", {"command": "ls"}, tools["bash"], "c1") == Decision(
+    # `make`, not `ls`: a read-only command runs unasked (permissions/readonly.py)
+    assert await nobody("bash", {"command": "make"}, tools["bash"], "c1") == Decision(
         "deny", NO_ASK_TEXT.format(tool="bash", mode="ask")
     )
     refused = PermissionPolicy(mode="ask", root=str(tmp_path), asker=ScriptedAsker(Approval("deny")))
-    assert await refused("bash", {"command": "ls"}, tools["bash"], "c2") == Decision(
+    assert await refused("bash", {"command": "make"}, tools["bash"], "c2") == Decision(
         "deny", USER_TEXT.format(tool="bash")
     )
     (result,) = await run_calls(list(tools.values()), nobody, ("bash", {"command": "touch x"}))
