@@ -55,3 +55,20 @@ def test_the_app_and_inline_mode(fakellm, flue_env, tmp_path: Path, mode: str):
     finally:
         term.close()
     assert _offered(fakellm) == ["read"]
+
+
+def test_a_disallowed_tool_is_not_offered(fakellm, flue_main):
+    """`--disallowed-tools Bash` hides bash (and its background form) from the model in -p and
+    --plain alike; a rule with a pattern still offers the tool and refuses only matching calls."""
+    fakellm.script([Turn(text="ok"), Turn(text="ok"), Turn(text="ok")])
+    out = flue_main("-p", "hi", "--model", "openai/fake", "--disallowed-tools", "Bash,Write")
+    assert out.code == 0, out.stderr
+    first = _offered(fakellm)
+    assert "read" in first and not {"bash", "bash_background", "write"} & set(first)
+    out = flue_main("--plain", "--model", "openai/fake", "--disallowed-tools", "Edit", stdin="hi\n")
+    assert out.code == 0, out.stderr
+    names = sorted(t["function"]["name"] for t in fakellm.requests[1].get("tools", []))
+    assert "edit" not in names and "bash" in names
+    out = flue_main("-p", "hi", "--model", "openai/fake", "--disallowed-tools", "Bash(rm *)")
+    assert out.code == 0, out.stderr
+    assert "bash" in {t["function"]["name"] for t in fakellm.requests[2].get("tools", [])}

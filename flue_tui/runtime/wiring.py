@@ -86,6 +86,8 @@ class Runtime:
         return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
+        from flue_tui.permissions.policy import AS_BASH
+        from flue_tui.permissions.rules import parse_rules
         from flue_tui.tools import builtin_tools
         from flue_tui.tools.background import BashBackgroundTool, BashKillTool, BashOutputTool
         from flue_tui.tools.skill import ActivateSkillTool, ReadSkillResourceTool
@@ -101,7 +103,11 @@ class Runtime:
         # --tools, for every session built here (sub-agents included, so delegating cannot bring a
         # tool back); finish/give_up are added per prompt, as always.
         offered = self.settings.tools
-        return tools if offered is None else [t for t in tools if t.name in offered]
+        tools = tools if offered is None else [t for t in tools if t.name in offered]
+        # A whole tool named by --disallowed-tools is not offered at all (a model never sees a tool
+        # it may not call); a rule with a pattern (`bash(rm *)`) still only refuses matching calls.
+        gone = [r for r in parse_rules(self.settings.disallowed_tools) if r.pattern is None]
+        return [t for t in tools if not any(r.covers_tool(AS_BASH.get(t.name, t.name)) for r in gone)]
 
     def _model(self, model: str) -> Any:
         return model_client(self.settings, model, main=model == self.settings.model)
