@@ -165,14 +165,13 @@ def _config_keys(path: str) -> list[tuple[str, str]]:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        if line.startswith("["):
+        while line.startswith("["):  # git reads `[color][core] fsmonitor = x` as core's key
             head = line[1 : line.find("]")] if "]" in line else line[1:]
             name, _, sub = head.partition(" ")
             section = f"{name.lower()}.{sub.strip().strip(chr(34))}" if sub else name.lower()
-            rest = line[line.find("]") + 1 :].strip() if "]" in line else ""
-            if not rest:
-                continue
-            line = rest  # `[core] fsmonitor = x` on one line
+            line = line[line.find("]") + 1 :].strip() if "]" in line else ""
+        if not line:
+            continue  # `[core] fsmonitor = x` on one line goes on as a key of that section
         key, _, value = line.partition("=")
         out.append((f"{section}.{key.strip().lower()}", value.strip()))
     return out
