@@ -142,8 +142,12 @@ def _git_dir(start: str) -> str | None:
             except OSError:
                 return dot
             return os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot
-        if all(os.path.exists(os.path.join(d, p)) for p in ("HEAD", "config", "objects")):
-            return d  # a bare repository
+        if os.path.exists(os.path.join(d, "HEAD")) and any(
+            os.path.exists(os.path.join(d, p)) for p in ("objects", "commondir", "config")
+        ):
+            # a bare repository; git needs no `config` of its own there: `commondir` names where
+            # its objects and config are (repository_programs reads that config)
+            return d
         parent = os.path.dirname(d)
         if parent == d:
             return None

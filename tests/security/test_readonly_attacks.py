@@ -1,5 +1,10 @@
 """A hostile repository or model against the read-only shortcut and the git config check (review).
 
+A directory holding `HEAD` and `commondir` (no `config`, no `.git`) is a bare repository to git,
+which reads the config `commondir` points at; the check wanted a `config` beside HEAD, so it looked
+at no config, and accept-edits could write plain text files that made the next unasked
+`git diff --no-index a b` run an external diff.
+
 git reads several section headers on one line (`[color][core] fsmonitor = x` sets core.fsmonitor);
 the config check read only the first, so it took core's key for an inert colour setting and let a
 `git status` that runs the repository's fsmonitor go unasked (and past a `bash(git status:*)` rule).
@@ -57,5 +62,45 @@ def test_print_mode_does_not_run_an_fsmonitor_behind_a_colour_header(fakellm, fl
     fakellm.script([Turn(calls=[Call("bash", {"command": "git status"}, id="b1")]), Turn(text="done")])
     out = flue_main("-p", "look", "--model", "openai/fake", "--permission-mode", "ask", "--output-format", "json")
     assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
+    assert not (tmp_path / "pwned").exists()
+
+
+def _bare_via_commondir(root, program: str) -> dict[str, str]:
+    """Plain text files (no `.git` anywhere) that git reads as a bare repository whose config,
+    behind `commondir`, names an external diff: what the write tool may create in accept-edits."""
+    return {
+        "HEAD": "ref: refs/heads/main\n",
+        "commondir": "common\n",
+        "common/objects/.keep": "",
+        "common/refs/.keep": "",
+        "common/config": f"[diff]\n\texternal = {program}\n",
+        "a.txt": "one\n",
+        "b.txt": "two\n",
+    }
+
+
+def test_a_bare_repository_named_by_commondir_is_checked(bash, tmp_path):
+    for name, text in _bare_via_commondir(tmp_path, "./evil").items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert repository_programs(str(tmp_path), False) == "its git config sets diff.external"
+    assert verdict(bash, "git diff --no-index a.txt b.txt") == "ask"
+    assert verdict(bash, "git diff --no-index a.txt b.txt", mode="accept-edits") == "ask"
+
+
+def test_accept_edits_cannot_write_its_way_to_an_unasked_program(fakellm, flue_main, tmp_path):
+    evil = tmp_path / "evil.sh"
+    evil.write_text('#!/bin/sh\ntouch "$(dirname "$0")/pwned"\n')
+    evil.chmod(0o755)
+    files = _bare_via_commondir(tmp_path, str(evil))
+    calls = [Call("write", {"path": name, "content": text}, id=f"w{i}") for i, (name, text) in enumerate(files.items())]
+    bash = Call("bash", {"command": "git diff --no-index a.txt b.txt"}, id="b1")
+    fakellm.script([Turn(calls=calls), Turn(calls=[bash]), Turn(text="done")])
+    out = flue_main(
+        "-p", "look", "--model", "openai/fake", "--permission-mode", "accept-edits", "--output-format", "json"
+    )
+    assert out.code == 0, out.stderr
+    assert (tmp_path / "common" / "config").exists()  # the writes were allowed, as accept-edits does
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
