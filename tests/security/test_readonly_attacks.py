@@ -104,3 +104,24 @@ def test_accept_edits_cannot_write_its_way_to_an_unasked_program(fakellm, flue_m
     assert (tmp_path / "common" / "config").exists()  # the writes were allowed, as accept-edits does
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_command_is_judged_after_the_same_replys_writes_land(fakellm, flue_main, tmp_path):
+    """Tools of one reply run at once; the command was judged before the writes beside it made
+    the workspace a repository, and ran the diff they named once the slow first part was done."""
+    evil = tmp_path / "evil.sh"
+    evil.write_text('#!/bin/sh\ntouch "$(dirname "$0")/pwned"\n')
+    evil.chmod(0o755)
+    files = _bare_via_commondir(tmp_path, str(evil))
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text(files.pop(name))
+    calls = [Call("write", {"path": name, "content": text}, id=f"w{i}") for i, (name, text) in enumerate(files.items())]
+    slow_then_diff = f"find /usr -name zzzz-none >/dev/null 2>&1; git diff --no-index {tmp_path}/a.txt {tmp_path}/b.txt"
+    calls.append(Call("bash", {"command": slow_then_diff}, id="b1"))
+    fakellm.script([Turn(calls=calls), Turn(text="done")])
+    out = flue_main(
+        "-p", "look", "--model", "openai/fake", "--permission-mode", "accept-edits", "--output-format", "json"
+    )
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
+    assert not (tmp_path / "pwned").exists()
