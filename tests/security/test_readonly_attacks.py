@@ -125,3 +125,55 @@ def test_a_command_is_judged_after_the_same_replys_writes_land(fakellm, flue_mai
     assert out.code == 0, out.stderr
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+def _nested_checkout(root) -> None:
+    """A repository whose index holds a gitlink to `sub`, a nested checkout with its own `.git`
+    directory (not under .git/modules), as a shared or unpacked workspace can come."""
+    _git(root, "init", "-q")
+    _git(root, "init", "-q", "sub")
+    (root / "sub" / "f").write_text("x\n")
+    _git(root / "sub", "add", "f")
+    _git(root / "sub", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "s")
+    _git(root, "add", "sub")
+
+
+def test_a_nested_checkouts_config_is_checked(bash, tmp_path):
+    _nested_checkout(tmp_path)
+    assert verdict(bash, "git status") == "allow"  # a plain nested checkout runs nothing
+    with open(tmp_path / "sub" / ".git" / "config", "a") as fh:
+        fh.write("[core]\n\tfsmonitor = ./evil\n")
+    assert repository_programs(str(tmp_path), False) == "its git config sets core.fsmonitor (in its submodule sub)"
+    assert verdict(bash, "git status") == "ask"
+    assert verdict(bash, "git status", allow=["bash(git status:*)"]) == "ask"
+    _git(tmp_path, "update-index", "--index-version", "4")
+    assert verdict(bash, "git status") == "ask"
+
+
+def test_an_index_not_read_here_asks(bash, tmp_path):
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "a.txt").write_text("a\n")
+    _git(tmp_path, "add", "a.txt")
+    assert verdict(bash, "git status") == "allow"
+    _git(tmp_path, "update-index", "--index-version", "4")  # prefix-compressed paths: read too
+    assert verdict(bash, "git status") == "allow"
+    _git(tmp_path, "update-index", "--index-version", "2")
+    _git(tmp_path, "update-index", "--split-index")  # the entries are kept in another file
+    assert verdict(bash, "git status") == "ask"
+    (tmp_path / ".git" / "index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x05short")  # cut short
+    assert verdict(bash, "git status") == "ask"
+
+
+def test_print_mode_does_not_run_a_nested_checkouts_fsmonitor(fakellm, flue_main, tmp_path):
+    _nested_checkout(tmp_path)
+    evil = tmp_path / "evil.sh"
+    evil.write_text('#!/bin/sh\ntouch "$(dirname "$0")/pwned"\n')
+    evil.chmod(0o755)
+    with open(tmp_path / "sub" / ".git" / "config", "a") as fh:
+        fh.write(f"[core]\n\tfsmonitor = {evil}\n")
+    (tmp_path / "sub" / "f").write_text("changed\n")
+    fakellm.script([Turn(calls=[Call("bash", {"command": "git status"}, id="b1")]), Turn(text="done")])
+    out = flue_main("-p", "look", "--model", "openai/fake", "--permission-mode", "ask", "--output-format", "json")
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
+    assert not (tmp_path / "pwned").exists()
