@@ -6,10 +6,14 @@ and `<(…)` included — is a program below called by its bare name, with no VA
 bash decides at run time (`$x`, a glob could expand to `--pre=evil`), and none of the options that
 make it run a program or write a file. GNU tools and git take any unambiguous prefix of a long
 option (`--out` is `--output`), so a prefix of a refused option is refused too. git also needs a
-repository whose own configuration names no program (git.py's repository_programs). Anything else is asked as before.
+repository whose own configuration names no program (git.py's repository_programs). And PATH
+must find programs only outside the workspace (no relative entry, none inside it). Anything else is
+asked as before.
 """
 
 from __future__ import annotations
+
+import os
 
 from flue_tui.permissions.git import repository_programs
 from flue_tui.permissions.shell import SimpleCommand, read_command
@@ -28,8 +32,10 @@ _GIT_SUBCOMMANDS = frozenset("status diff log show ls-files rev-parse blame shor
 _GIT_REFUSED = ("--output", "--output-directory", "--ext-diff", "--open-files-in-pager", "--paginate")
 
 
-def read_only(command: str, cwd: str) -> bool:
-    """Whether `command`, run by the bash tool in `cwd`, can only read."""
+def read_only(command: str, cwd: str, roots: tuple[str, ...] = ()) -> bool:
+    """Whether `command`, run by the bash tool in `cwd` (in a workspace of `roots`), can only read."""
+    if not _system_path(cwd, roots):
+        return False
     try:
         command.encode("utf-8")  # a lone surrogate (a non-UTF-8 byte) is not text to vouch for
     except UnicodeEncodeError:
@@ -41,6 +47,20 @@ def read_only(command: str, cwd: str) -> bool:
         return False
     # the subcommands below run no hook; the repository's config may still name a program
     return not any(c.argv[0] == "git" for c in reading.commands) or repository_programs(cwd, False) is None
+
+
+def _system_path(cwd: str, roots: tuple[str, ...]) -> bool:
+    """Whether a bare `ls` is found only outside the workspace: commands get flue's PATH, and an
+    entry that is relative (`.`, `bin`, an empty one: the working directory) or inside the
+    workspace (`node_modules/.bin`) would run a program the repository ships as `ls` or `git`."""
+    places = [os.path.realpath(p) for p in (cwd, *roots)]
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not entry.startswith("/"):
+            return False
+        real = os.path.realpath(entry)
+        if any(real == p or real.startswith(p.rstrip("/") + "/") for p in places):
+            return False
+    return True
 
 
 def _reads(command: SimpleCommand) -> bool:

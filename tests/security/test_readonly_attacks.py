@@ -177,3 +177,33 @@ def test_print_mode_does_not_run_a_nested_checkouts_fsmonitor(fakellm, flue_main
     assert out.code == 0, out.stderr
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("entry", ["bin", "", ".", "{root}/bin"])
+def test_a_path_entry_in_the_workspace_turns_the_shortcut_off(bash, tmp_path, monkeypatch, entry):
+    monkeypatch.setenv("PATH", entry.format(root=tmp_path) + ":" + os.environ["PATH"])
+    assert verdict(bash, "ls") == "ask"
+    assert verdict(bash, "git status", mode="accept-edits") == "ask"
+
+
+def test_print_mode_does_not_run_a_repositorys_own_ls(fakellm, flue_main, flue_env, tmp_path):
+    """`PATH=./node_modules/.bin:$PATH` (or `bin`, `.`) is common: a bare `ls` was the repository's."""
+    (tmp_path / "bin").mkdir()
+    evil = tmp_path / "bin" / "ls"
+    evil.write_text('#!/bin/sh\ntouch "$(dirname "$0")/../pwned"\n')
+    evil.chmod(0o755)
+    fakellm.script([Turn(calls=[Call("bash", {"command": "ls"}, id="b1")]), Turn(text="done")])
+    out = flue_main(
+        "-p",
+        "look",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "ask",
+        "--output-format",
+        "json",
+        env={**flue_env, "PATH": "bin:" + flue_env["PATH"]},
+    )
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
+    assert not (tmp_path / "pwned").exists()
