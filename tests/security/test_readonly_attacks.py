@@ -207,3 +207,24 @@ def test_print_mode_does_not_run_a_repositorys_own_ls(fakellm, flue_main, flue_e
     assert out.code == 0, out.stderr
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+BACKTICK_HEREDOCS = ["cat <<EOF\n`touch pwned`\nEOF", "cat <<-EOF | wc -l\n\tx `rm -rf x` y\nEOF"]
+
+
+@pytest.mark.parametrize("command", BACKTICK_HEREDOCS)
+def test_a_backtick_in_a_here_document_is_seen(bash, command):
+    """tree-sitter parses `$(…)` in a here-document's body but not backticks, which bash runs."""
+    assert verdict(bash, command) == "ask"
+    assert verdict(bash, command, deny=["bash(rm *)"], mode="yolo") == "deny"  # a deny rule cannot see it
+    assert verdict(bash, command, allow=["bash(cat *)", "bash(wc *)"]) == "ask"
+    quoted = command.replace("<<EOF", "<<'EOF'").replace("<<-EOF", "<<-'EOF'")  # a literal body
+    assert verdict(bash, quoted) == "allow"
+
+
+def test_print_mode_does_not_run_a_backtick_in_a_here_document(fakellm, flue_main, tmp_path):
+    fakellm.script([Turn(calls=[Call("bash", {"command": BACKTICK_HEREDOCS[0]}, id="b1")]), Turn(text="done")])
+    out = flue_main("-p", "look", "--model", "openai/fake", "--permission-mode", "ask", "--output-format", "json")
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
+    assert not (tmp_path / "pwned").exists()
