@@ -28,6 +28,8 @@ _PROVIDER_VARS = (
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("flue_home")
     monkeypatch.setenv("FLUE_HOME", str(home))
+    # Claude Code's own directory (hooks, settings): never the developer's ~/.claude.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))
     for var in _PROVIDER_VARS:
         monkeypatch.delenv(var, raising=False)
     return home

@@ -7,6 +7,7 @@ A lazy import inside a function is still a dependency: it only moves the cost, n
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sandbox",),
     ("tools",),
     ("mcp",),  # MCP clients (being built): tools from servers, below the model and the runtime
+    ("hooks",),  # the user's hook commands (Claude Code's contract); the policy calls them via a Protocol
     ("model",),
     ("permissions",),
     ("store",),
@@ -223,3 +225,12 @@ def test_the_cycle_finder_finds_cycles():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
     assert _path(graph, ["a", "b", "c"]) == "a → b → c → a"
+
+
+def test_the_architecture_page_names_only_files_that_exist():
+    """docs/architecture.md is the map for the next person: every module it names is there."""
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w/]+\.py)`", text))
+    missing = sorted(n for n in named if not (root / "flue_tui" / n).exists() and not (root / n).exists())
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"

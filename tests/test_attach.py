@@ -64,14 +64,16 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 
 
 def test_a_read_deny_rule_keeps_the_file_out(tmp_path):
-    from flue_tui.permissions.rules import matches, parse_rule
+    from flue_tui.permissions.rules import FILE_PATH, matches, parse_rule
 
     (tmp_path / ".env").write_text("API_TOKEN=abc123\n")
     (tmp_path / "ok.txt").write_text("fine\n")
     rules = [parse_rule("read(.env)")]
 
     def denied(path: str) -> str | None:
-        rule = matches(rules, "read", {"path": path}, base=str(tmp_path), root=str(tmp_path), deny=True)
+        rule = matches(
+            rules, "read", {"path": path}, traits=FILE_PATH, base=str(tmp_path), root=str(tmp_path), deny=True
+        )
         return rule.text if rule is not None else None
 
     got = attach("check @.env and @ok.txt", str(tmp_path), denied=denied)

@@ -63,7 +63,7 @@ def test_unknown_key_names_file_and_known_keys(files):
         f"{cwd}/.flue/config.toml: unknown key 'modle' (known keys: model, compaction_model, "
         "auto_compact, context_window, max_turns, idle_timeout, max_reply_chars, sandbox, "
         "allow_network, effort, max_output_tokens, prompt_cache, transport, notify, input_price, output_price, env, permissions, ui, "
-        "mcp_servers)"
+        "mcp_servers, hooks)"
     )
 
 

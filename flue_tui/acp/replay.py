@@ -60,6 +60,8 @@ def replay(messages: list[Any], bridge: Bridge) -> None:
                     content=[text_content(m.text[-MAX_OUTPUT:])] if m.text else None,
                 )
             )
+            if not m.is_error:
+                bridge.plan(m.tool_name, m.details)
         elif isinstance(m, CompactionMessage):
             note = f"(Earlier messages were compacted into a summary:)\n{m.summary}"
             bridge.put(AgentThoughtChunk(session_update="agent_thought_chunk", content=_text(note)))

@@ -1,9 +1,9 @@
 """A tool call as ACP shows it: its kind, title and locations, decided here once.
 
-The kind comes from the tool's own `kind` (flue's policy reads the same attribute); a tool that
-declares the paths it touches (`paths(args)`, the self-description tools are growing) is asked, and
-until then the path arguments of flue's own tools are read. Every path is made absolute against the
-session's directory, as ACP wants, and only strings are ever used (the arguments are the model's).
+The kind and the path arguments come from the tool's traits (core/traits.py), which flue's policy
+and workspace guard read too; a tool that declares no paths (an MCP tool, a replayed call whose
+tool is gone) has its usual path arguments read. Every path is made absolute against the session's
+directory, as ACP wants, and only strings are ever used (the arguments are the model's).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.toolcall import call_summary
+from flue_tui.core.traits import traits_of
 
 # flue's kinds → ACP's ToolKind (delegate: a sub-agent thinks, it touches nothing itself).
 _KINDS = {"read": "read", "edit": "edit", "search": "search", "execute": "execute", "delegate": "think"}
@@ -29,19 +30,11 @@ class ToolInfo:
 def describe(tool: Any, name: str, args: Any, cwd: str) -> ToolInfo:
     """`tool` may be None (a replayed call whose tool is gone, a tool flue does not know)."""
     a = args if isinstance(args, dict) else {}
-    kind = _KINDS.get(str(getattr(tool, "kind", "other")), "other")
+    traits = traits_of(tool)
+    kind = _KINDS.get(traits.kind, "other")
     summary = call_summary(name, a, cwd)
     title = f"{name} {summary}".strip()
-    declared = getattr(tool, "paths", None)
-    raw: list[Any] = []
-    if callable(declared):
-        try:
-            got = declared(a)
-            raw = list(got) if isinstance(got, (list, tuple)) else []
-        except Exception:  # a tool's self-description must not break the stream
-            raw = []
-    else:
-        raw = [a.get(k) for k in _PATH_ARGS]
+    raw: list[Any] = traits.path_values(a) if traits.paths else [a.get(k) for k in _PATH_ARGS]
     line = None
     offset = a.get("offset")
     if name == "read" and isinstance(offset, int) and not isinstance(offset, bool) and offset > 0:

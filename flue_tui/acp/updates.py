@@ -16,10 +16,12 @@ from typing import Any
 
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AgentThoughtChunk,
     ContentToolCallContent,
     Cost,
     FileEditToolCallContent,
+    PlanEntry,
     TerminalToolCallContent,
     TextContentBlock,
     ToolCallLocation,
@@ -29,6 +31,7 @@ from acp.schema import (
 )
 
 from flue_tui.acp.toolinfo import ToolInfo, describe
+from flue_tui.core.details import PlanDetails
 from flue_tui.core.events import Event, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart, UsageEvent
 from flue_tui.core.files import read_regular_text
 
@@ -173,6 +176,17 @@ class Bridge:
                 raw_output=text[-MAX_OUTPUT:] if text else None,
             )
         )
+        if not event.is_error and isinstance(event.result, dict):
+            self.plan(event.tool_name, event.result.get("details"))
+
+    def plan(self, tool_name: str, details: Any) -> None:
+        """A successful todo_write's checklist as ACP's `plan` update (the whole list, as ACP wants);
+        other tools' details are not plans. Live calls and a replayed history both come here."""
+        tool = self.session.tools.get(tool_name)
+        plan = tool.traits.read_details(details) if tool is not None else None
+        if isinstance(plan, PlanDetails):
+            entries = [PlanEntry(content=t.content, status=t.status, priority="medium") for t in plan.todos]  # type: ignore[arg-type]  # todo.py validates the statuses
+            self.put(AgentPlanUpdate(session_update="plan", entries=entries))
 
     def _usage(self, event: UsageEvent) -> None:
         turn, total = event.turn or {}, event.total or {}

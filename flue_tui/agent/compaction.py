@@ -7,7 +7,7 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -24,7 +24,9 @@ from flue_tui.core.messages import (
     message_to_dict,
     model_context,
 )
+from flue_tui.core.traits import Described, traits_of
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
+from flue_tui.tools.base import Tool
 
 
 class CompactionHost(Protocol):
@@ -39,6 +41,8 @@ class CompactionHost(Protocol):
     def compaction(self) -> CompactionConfig: ...
     @property
     def recompose(self) -> Callable[[], str] | None: ...
+    @property
+    def tools(self) -> dict[str, Tool]: ...
     def context_window(self) -> int | None: ...
     def record_usage(self, usage: Usage, purpose: str = "agent") -> None: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
@@ -145,18 +149,19 @@ def serialize(messages: list[Message]) -> str:
     return "\n\n".join(blocks)
 
 
-def _file_ops(messages: list[Message], previous: CompactionMessage | None) -> tuple[list[str], list[str]]:
+def _file_ops(
+    messages: list[Message], previous: CompactionMessage | None, tools: Mapping[str, Described]
+) -> tuple[list[str], list[str]]:
+    """The files the calls read and changed, by their tools' kinds and path arguments."""
     read, modified = set(previous.read_files if previous else []), set(previous.modified_files if previous else [])
     for m in messages:
         if isinstance(m, AssistantMessage):
             for tc in m.tool_calls:
-                path = tc.arguments.get("path")
-                if not isinstance(path, str):
-                    continue
-                if tc.name == "read":
-                    read.add(path)
-                elif tc.name in ("write", "edit"):
-                    modified.add(path)
+                traits = traits_of(tools.get(tc.name))
+                if traits.kind == "read":
+                    read.update(traits.path_values(tc.arguments))
+                elif traits.kind == "edit":
+                    modified.update(traits.path_values(tc.arguments))
     return sorted(read - modified), sorted(modified)
 
 
@@ -266,7 +271,7 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     summary = results[0] if (history or not split) else (previous.summary if previous else prompts.NO_PRIOR_HISTORY)
     if split:
         summary += prompts.SPLIT_TURN_HEADING + results[-1]
-    read_files, modified_files = _file_ops(history + prefix, previous)
+    read_files, modified_files = _file_ops(history + prefix, previous, session.tools)
     if read_files:
         summary += "\n\n<read-files>\n" + "\n".join(read_files) + "\n</read-files>"
     if modified_files:

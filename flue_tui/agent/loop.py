@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from flue_tui.agent.compaction import CompactionFailed, CompactionHost, compact
 from flue_tui.agent.toolrun import ToolHost, run_tool_batch
 from flue_tui.core.abort import AbortError, AbortSignal
-from flue_tui.core.events import Log, MessageEnd, TextDelta, ThinkingDelta, Turn, TurnStart
+from flue_tui.core.events import Log, MessageEnd, Retry, TextDelta, ThinkingDelta, Turn, TurnStart
 from flue_tui.core.ids import new_id
 from flue_tui.core.messages import (
     AssistantMessage,
@@ -219,17 +219,13 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
                 delay = round(session.retry_base_ms * 2 ** (retries - 1) * (0.75 + random.random() * 0.25))
                 session.emit(
                     session.event(
-                        Log,
-                        level="warn",
-                        message="[flue:model-retry] Retrying transient model error",
-                        attributes={
-                            "attempt": retries,
-                            "maxRetries": MAX_RETRIES,
-                            "delayMs": delay,
-                            "error": model_error.message,
-                            "kind": model_error.kind,
-                            "status": model_error.status,
-                        },
+                        Retry,
+                        attempt=retries,
+                        max_retries=MAX_RETRIES,
+                        delay_ms=delay,
+                        error=model_error.message,
+                        error_kind=model_error.kind,
+                        status=model_error.status,
                     )
                 )
                 await _backoff(signal, delay)

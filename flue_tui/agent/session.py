@@ -12,7 +12,8 @@ from typing import Any, Literal
 from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
-from flue_tui.agent.toolrun import BeforeTool
+from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
+from flue_tui.agent.toolrun import AfterTool, BeforeTool
 from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
@@ -111,10 +112,12 @@ class Session:
         self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = before_tool
+        self.after_tool: AfterTool | None = parent.after_tool if parent is not None else None  # PostToolUse hooks
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = None
         self.before_prompt: BeforePrompt | None = None
         self.after_prompt: AfterPrompt | None = None
+        self.prompt_hooks: PromptHooks | None = None
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -209,17 +212,25 @@ class Session:
             for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
+        blocked, extra = await self.prompt_hooks.user_prompt(text) if self.prompt_hooks else (None, None)
+        if extra is not None:
+            display, text = display or text, f"{text}\n\n{extra}"
         user = UserMessage(content=text, display=display if display != text else None)
-        self.messages.append(user)
-        self.emit(self.event(MessageEnd, message=message_to_dict(user)))
+        if blocked is None:  # a blocked prompt never reaches the model, nor the history
+            self.messages.append(user)
+            self.emit(self.event(MessageEnd, message=message_to_dict(user)))
         subtype: Subtype = "success"
         error: str | None = None
         hint: str | None = None
         aborted = False
         reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         try:
+            if blocked is not None:
+                raise OperationFailed(f"The prompt was blocked by a UserPromptSubmit hook: {blocked}")
             if outcome is None:
                 await run_loop(self, signal, stats)
+                if self.prompt_hooks is not None:
+                    await stop_rounds(self.prompt_hooks, self, self._remind, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
             reply_stop = self._last_reply_stop()
@@ -279,6 +290,9 @@ class Session:
             stop_reason=RESULT_STOP_REASONS.get(stop or ""),
             checkpoint=checkpoint,
         )
+
+    def _remind(self, text: str | None) -> None:
+        self.reminder = None if text is None else (len(self.messages), text)
 
     async def _snapshot(self, signal: AbortSignal, text: str) -> str | None:
         """The file checkpoint before a user message. An abort (SIGTERM, Esc) must not wait for the

@@ -5,19 +5,25 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
+from flue_tui.core.decision import Decision
 from flue_tui.core.details import wire as wire_details
 from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
+from flue_tui.core.traits import ToolOutcome, traits_of
 from flue_tui.core.validation import validate_arguments
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
 # Consulted before each tool call runs, as (tool name, validated args, tool, tool call id): returns
-# None to allow it, or the refusal text the model sees. The id lets a
-# policy report which call it refused (print mode's permission_denials).
-BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[str | None]]
+# a Decision (core/decision.py): allow, maybe with a rewritten input, or deny with the refusal the
+# model sees. The id lets a policy report which call it refused (print mode's permission_denials).
+BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[Decision]]
+# Awaited after a tool ran, as (tool name, args, tool call id, result text, is_error): the user's
+# PostToolUse hooks (flue_tui/hooks). A text is added to the result the model reads; None adds nothing.
+AfterTool = Callable[[str, dict[str, Any], str, str, bool], Awaitable[str | None]]
 
 
 class ToolHost(Protocol):
@@ -27,6 +33,8 @@ class ToolHost(Protocol):
     def tools(self) -> dict[str, Tool]: ...
     @property
     def before_tool(self) -> BeforeTool | None: ...
+    @property
+    def after_tool(self) -> AfterTool | None: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
@@ -42,8 +50,15 @@ LENGTH_TEXT = (
 )
 
 
-def _error(text: str) -> ToolResult:
-    return ToolResult(text=text, is_error=True)
+Ended = tuple[ToolResult, ToolOutcome]
+
+
+def _error(text: str, outcome: ToolOutcome = "error") -> Ended:
+    return ToolResult(text=text, is_error=True), outcome
+
+
+def _ended(result: ToolResult) -> Ended:
+    return result, "error" if result.is_error else "ok"
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -51,10 +66,10 @@ def _exception_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal) -> ToolResult:
+async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal) -> Ended:
     """Run a tool, abandoning it if the signal fires and it does not settle by itself at once."""
     if signal.aborted:
-        return _error(ABORT_MESSAGE)
+        return _error(ABORT_MESSAGE, "aborted")
     task = asyncio.ensure_future(tool.execute(args, ctx))
     aborted = asyncio.ensure_future(signal.wait())
     try:
@@ -67,33 +82,46 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
         # A delegate is never abandoned: it settles through its child's own abort path, which is
         # bounded by this same rule one level down, and waiting keeps the child's end event ahead
         # of anything its parent does next, however slow the machine.
-        await asyncio.wait({task}, timeout=None if tool.kind == "delegate" else SETTLE_S)
+        await asyncio.wait({task}, timeout=None if tool.traits.kind == "delegate" else SETTLE_S)
     if not task.done():
         task.cancel()  # our tools clean up on cancel (the sandbox kills the process group)
         # An abandoned tool may still end with its own error; retrieve it so asyncio stays quiet.
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        return _error(ABORT_MESSAGE + ABANDONED_SUFFIX)
+        return _error(ABORT_MESSAGE + ABANDONED_SUFFIX, "aborted")
     if task.cancelled():
-        return _error(ABORT_MESSAGE)
+        return _error(ABORT_MESSAGE, "aborted")
     exc = task.exception()
     if exc is not None:
-        return _error(_exception_text(exc))
+        # A tool that noticed the abort itself rejects with Flue's abort message (AbortError).
+        return _error(_exception_text(exc), "aborted" if signal.aborted else "error")
     result = task.result()
     if signal.aborted:
-        return _error(ABORT_MESSAGE)  # no stale success after an abort
-    return result
+        return _error(ABORT_MESSAGE, "aborted")  # no stale success after an abort
+    return _ended(result)
+
+
+async def _run_then_after(
+    session: ToolHost, call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
+) -> Ended:
+    """The tool, then the PostToolUse hooks on what it returned (not on an aborted call)."""
+    result, outcome = await _run_one(tool, args, ctx, signal)
+    if session.after_tool is None or signal.aborted:
+        return result, outcome
+    note = await session.after_tool(call.name, args, call.id, result.text, result.is_error)
+    return (result if note is None else replace(result, text=f"{result.text}\n\n{note}")), outcome
 
 
 async def run_tool_batch(
     session: ToolHost, calls: list[ToolCall], signal: AbortSignal, *, truncated: bool = False
 ) -> list[ToolResultMessage]:
-    results: list[ToolResult | None] = [None] * len(calls)
+    results: list[Ended | None] = [None] * len(calls)
     started: list[float] = [0.0] * len(calls)
     durations: list[int | None] = [None] * len(calls)
-    pending: list[tuple[int, asyncio.Task[ToolResult]]] = []
+    pending: list[tuple[int, asyncio.Task[Ended]]] = []
 
-    def finish(i: int, result: ToolResult) -> None:
-        results[i] = result
+    def finish(i: int, ended: Ended) -> None:
+        results[i] = ended
+        result, outcome = ended
         call = calls[i]
         durations[i] = int((time.monotonic() - started[i]) * 1000)
         session.emit(
@@ -104,11 +132,13 @@ async def run_tool_batch(
                 is_error=result.is_error,
                 result={"content": [{"type": "text", "text": result.text}], "details": wire_details(result.details)},
                 duration_ms=durations[i],
+                outcome=outcome,
             )
         )
 
     for i, call in enumerate(calls):
         tool = session.tools.get(call.name)
+        traits = traits_of(tool)
         started[i] = time.monotonic()
         session.emit(
             session.event(
@@ -116,11 +146,12 @@ async def run_tool_batch(
                 tool_name=call.name,
                 tool_call_id=call.id,
                 args=call.arguments,
-                kind=tool.kind if tool else "other",
+                kind=traits.kind,
+                traits=traits,
             )
         )
         if truncated:
-            finish(i, _error(LENGTH_TEXT.format(name=call.name)))
+            finish(i, _error(LENGTH_TEXT.format(name=call.name), "cut"))
             continue
         if tool is None:
             finish(i, _error(f"Tool {call.name} not found"))
@@ -139,14 +170,17 @@ async def run_tool_batch(
             edits = [t for j, t in pending if getattr(session.tools.get(calls[j].name), "kind", "") == "edit"]
             if edits:
                 await asyncio.wait(edits)
-            # The permission policy: None allows the call, a text refuses it (the model reads why).
-            refusal = await session.before_tool(call.name, args, tool, call.id)
+            # The permission policy's decision: run (with the input as the user rewrote it, if they
+            # did) or refuse, the model reading why.
+            decision = await session.before_tool(call.name, args, tool, call.id)
             started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
-            if refusal is not None:  # ... and a refused one never ran
-                finish(i, _error(refusal))
+            if decision.verdict != "allow":  # ... and a refused one never ran
+                finish(i, _error(decision.reason or "Permission denied.", "denied"))
                 continue
+            if decision.args is not None:
+                args = decision.args
         if signal.aborted:
-            finish(i, _error(ABORT_MESSAGE))
+            finish(i, _error(ABORT_MESSAGE, "aborted"))
             continue
 
         def on_output(stream: str, chunk: str, _id: str = call.id) -> None:
@@ -155,15 +189,15 @@ async def run_tool_batch(
         ctx = ToolContext(call_id=call.id, signal=signal, on_output=on_output, session=session)
         # Started in call order, so whatever a tool does before its first await (taking a file
         # lock) happens in dispatch order.
-        task = asyncio.ensure_future(_run_one(tool, args, ctx, signal))
+        task = asyncio.ensure_future(_run_then_after(session, call, tool, args, ctx, signal))
         task.add_done_callback(lambda t, i=i: finish(i, t.result()) if not t.cancelled() else None)
         pending.append((i, task))
 
     if pending:
         await asyncio.gather(*(t for _, t in pending), return_exceptions=True)
     out = []
-    for call, result, duration in zip(calls, results, durations, strict=True):
-        result = result or _error(ABORT_MESSAGE)
+    for call, ended, duration in zip(calls, results, durations, strict=True):
+        result, outcome = ended or _error(ABORT_MESSAGE, "aborted")
         out.append(
             ToolResultMessage(
                 tool_call_id=call.id,
@@ -173,6 +207,8 @@ async def run_tool_batch(
                 details=wire_details(result.details),
                 terminate=result.terminate,
                 duration_ms=duration,
+                outcome=outcome,
+                kind=traits_of(session.tools.get(call.name)).kind,
             )
         )
     return out

@@ -28,6 +28,7 @@ from flue_tui.core.events import Event, MessageEnd, ToolEnd, ToolOutput, ToolSta
 from flue_tui.core.ids import new_id
 from flue_tui.core.jsstr import len16
 from flue_tui.core.messages import Message, UserMessage, message_to_dict
+from flue_tui.core.traits import ToolOutcome
 from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext
 from flue_tui.tools.bash import BashTool, Ran, format_bash_text
 from flue_tui.tools.locks import check_abort
@@ -143,25 +144,34 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
     call_id = new_id(CALL_PREFIX)
     args = {"command": command}
     tool = session.tools.get("bash")
-    session.emit(session.event(ToolStart, tool_name="bash", tool_call_id=call_id, args=args, kind="execute"))
+    traits = BashTool.traits
+    session.emit(
+        session.event(ToolStart, tool_name="bash", tool_call_id=call_id, args=args, kind=traits.kind, traits=traits)
+    )
     started = time.monotonic()
 
-    def end(text: str, details: dict[str, Any], is_error: bool) -> None:
+    def end(text: str, details: dict[str, Any], outcome: ToolOutcome) -> None:
         result = {"content": [{"type": "text", "text": text}], "details": details}
         duration = details.get("durationMs", int((time.monotonic() - started) * 1000))  # as resume shows it
         session.emit(
             session.event(
-                ToolEnd, tool_name="bash", tool_call_id=call_id, is_error=is_error, result=result, duration_ms=duration
+                ToolEnd,
+                tool_name="bash",
+                tool_call_id=call_id,
+                is_error=outcome != "ok",
+                result=result,
+                duration_ms=duration,
+                outcome=outcome,
             )
         )
 
     if not isinstance(tool, BashTool):
-        end(NO_BASH, {"command": command}, True)
+        end(NO_BASH, {"command": command}, "error")
         return ShellResult(error=NO_BASH)
     policy = policy_of(session)
     refusal = policy.refuse_own("bash", args, tool) if policy is not None else None
     if refusal is not None:
-        end(refusal, {"command": command}, True)
+        end(refusal, {"command": command}, "denied")
         return ShellResult(error=refusal)
     # As before a prompt: `/undo` puts back what a `!rm` removed.
     checkpoint = await snapshot(signal, f"!{command}")
@@ -174,16 +184,16 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
         check_abort(signal)
         ran = await tool.run(command, None, ToolContext(call_id=call_id, signal=signal, on_output=on_output))
     except AbortError:
-        end(ABORT_MESSAGE, {"command": command}, True)
+        end(ABORT_MESSAGE, {"command": command}, "aborted")
         return ShellResult(error=INTERRUPTED, aborted=True, checkpoint=checkpoint)
     except Exception as exc:  # the sandbox could not run it (e.g. its directory is gone): one sentence
         text = str(exc) or type(exc).__name__
-        end(text, {"command": command}, True)
+        end(text, {"command": command}, "error")
         return ShellResult(error=text, checkpoint=checkpoint)
     end(
         format_bash_text(ran.stdout, ran.stderr, ran.exit_code),
         {"command": command, "exitCode": ran.exit_code, "durationMs": ran.duration_ms},
-        False,
+        "ok",
     )
     user = message(command, ran)
     session.messages.append(user)

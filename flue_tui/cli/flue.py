@@ -293,7 +293,9 @@ def _main(argv: list[str] | None = None) -> int:
             context_window=args.context_window,
             effort=args.effort or effort_for_budget(args.max_thinking_tokens),
             max_output_tokens=args.max_output_tokens,
+            settings_hooks=overrides.get("settings_hooks"),
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
+            tools=claude.tools,
             **permissions,
         )
         prompt = None

@@ -48,6 +48,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "permissions": (dict, "a table ([permissions])"),
     "ui": (dict, "a table ([ui])"),
     "mcp_servers": (dict, "a table of servers ([mcp_servers.NAME]), read by flue_tui/mcp/config.py"),
+    "hooks": (dict, "a table of hook events ([[hooks.PreToolUse]]), read by flue_tui/hooks/config.py"),
 }
 ZERO_OK = {"input_price", "output_price"}
 # `[model]`: the model's name and how it is asked (a plain `model = "..."` still works).
@@ -94,6 +95,7 @@ class Layer:
     held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)
     never: tuple[str, ...] = ()  # [env] names never taken from a project file
     mcp_servers: bool = False  # the file has [mcp_servers] (only the user's file may)
+    hooks: bool = False  # the file has [hooks] (only the user's file may: they run commands)
     # The tables other modules own ([permissions], [mcp_servers]) with how many entries each holds,
     # so `flue doctor` can say what such a file holds instead of "no settings".
     tables: tuple[tuple[str, int], ...] = ()
@@ -193,10 +195,10 @@ def read_layer(path: Path, snapshot: Snapshot | None = None) -> Layer | None:
                         f"{where}: unknown key 'ui.{name}' (known keys: {', '.join('ui.' + k for k in UI_KEYS)})"
                     )
                 values[f"ui.{name}"] = _check(where, f"ui.{name}", item, *UI_KEYS[name])
-        elif key not in ("permissions", "mcp_servers"):
+        elif key not in ("permissions", "mcp_servers", "hooks"):
             values[key] = value
     tables = tuple((key, len(data[key])) for key in ("mcp_servers", "permissions") if isinstance(data.get(key), dict))
-    return Layer(where, values, mcp_servers="mcp_servers" in data, tables=tables)
+    return Layer(where, values, mcp_servers="mcp_servers" in data, tables=tables, hooks="hooks" in data)
 
 
 def _parse_env(var: str, key: str, raw: str) -> Any:
@@ -260,6 +262,11 @@ def _project_cannot_loosen(project: Layer) -> None:
         raise ConfigError(
             f"{project.source}: mcp_servers is only read from your own {user_file()}; a project lists "
             "its servers in .mcp.json"
+        )
+    if project.hooks:
+        raise ConfigError(
+            f"{project.source}: hooks is only read from your own {user_file()}; a project lists "
+            "its hooks in .claude/settings.json"
         )
     if project.values.get("allow_network") is True:
         raise ConfigError(

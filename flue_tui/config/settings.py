@@ -69,6 +69,8 @@ class Settings:
     interactive: bool = False
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
+    # --tools: the built-in tools offered (None: all), in every front end and to every sub-agent.
+    tools: frozenset[str] | None = None
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
     add_dirs: list[str] = field(default_factory=list)
@@ -112,6 +114,7 @@ class Settings:
     # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
     mcp_config: list[str] = field(default_factory=list)
     strict_mcp_config: bool = False
+    settings_hooks: dict | None = None  # --settings' "hooks" object (flue_tui/hooks/config.py checks it)
     overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reloaded() can re-read the files
 
     @classmethod

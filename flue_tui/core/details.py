@@ -2,8 +2,9 @@
 
 A tool builds one of these values; `wire()` turns it into the dict that events, the store's JSON
 and stream-json output carry, with the keys and order they always had (`exitCode`, `matchCount`,
-…), so stored sessions and the wire stay byte-identical. Front ends read `parse(tool, dict)`:
-the stored or streamed dict back as the typed value, or None. That dict is untrusted (an imported
+…), so stored sessions and the wire stay byte-identical. A tool names its class in its traits
+(core/traits.py); front ends read `traits.read_details(dict)`: the stored or streamed dict back as
+the typed value, or None. That dict is untrusted (an imported
 session, an MCP tool's result under a built-in's name), so a field of the wrong type is dropped,
 never raised on.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 
 def _int(value: Any) -> int | None:
@@ -101,6 +102,7 @@ class MatchDetails:
     """grep (matching lines, at most the shown limit) and glob (files)."""
 
     match_count: int
+    noun: ClassVar[str] = "match"  # what one match is, on screen: `3 matches`
 
     def wire(self) -> dict[str, Any]:
         return {"matchCount": self.match_count}
@@ -109,6 +111,13 @@ class MatchDetails:
     def parse(cls, d: Mapping[str, Any]) -> MatchDetails | None:
         count = _int(d.get("matchCount"))
         return cls(count) if count is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class FileMatchDetails(MatchDetails):
+    """glob: the matches are files (`3 files`); the wire is MatchDetails' own."""
+
+    noun: ClassVar[str] = "file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,29 +173,11 @@ class PlanDetails:
         return cls(tuple(todos))
 
 
-ToolDetails = BashDetails | ReadDetails | WriteDetails | EditDetails | MatchDetails | TaskDetails | PlanDetails
-
-_BY_TOOL: dict[str, Any] = {
-    "bash": BashDetails,
-    "read": ReadDetails,
-    "write": WriteDetails,
-    "edit": EditDetails,
-    "grep": MatchDetails,
-    "glob": MatchDetails,
-    "task": TaskDetails,
-    "todo_write": PlanDetails,
-}
+ToolDetails = (
+    BashDetails | ReadDetails | WriteDetails | EditDetails | MatchDetails | FileMatchDetails | TaskDetails | PlanDetails
+)
 
 
 def wire(details: ToolDetails | Mapping[str, Any]) -> dict[str, Any]:
     """The dict form events, the store and stream-json carry."""
     return dict(details) if isinstance(details, Mapping) else details.wire()
-
-
-def parse(tool_name: str, details: Any) -> ToolDetails | None:
-    """The typed details of a built-in tool's stored or streamed dict; None for other tools, an
-    empty or non-dict value (an interrupted call's `{"interrupted": true}` included)."""
-    kind = _BY_TOOL.get(tool_name)
-    if kind is None or not isinstance(details, Mapping) or not details or details.get("interrupted") is True:
-        return None
-    return kind.parse(details)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
+from flue_tui.core.traits import OTHER, ToolOutcome, ToolTraits
+
 
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
@@ -18,6 +20,8 @@ def _camel(name: str) -> str:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     type: ClassVar[str] = "event"
+    # Fields for in-process subscribers only, never serialised (a tool's traits are not JSON).
+    local: ClassVar[tuple[str, ...]] = ()
     session: str
     task_id: str | None = None
     parent_session: str | None = None
@@ -27,7 +31,7 @@ class Event:
         out: dict[str, Any] = {"type": self.type}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None and f.name in ("task_id", "parent_session"):
+            if (value is None and f.name in ("task_id", "parent_session")) or f.name in self.local:
                 continue
             out[_camel(f.name)] = value
         return out
@@ -98,11 +102,16 @@ class MessageEnd(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolStart(Event):
+    """A tool call begins. `traits` is the tool's self-description (core/traits.py) for the front
+    ends (how its details read back); `kind` is its kind, the part that goes on the wire."""
+
     type: ClassVar[str] = "tool_start"
+    local: ClassVar[tuple[str, ...]] = ("traits",)
     tool_name: str
     tool_call_id: str
     args: dict[str, Any] = field(default_factory=dict)
     kind: str = "other"
+    traits: ToolTraits = OTHER
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,7 +126,9 @@ class ToolOutput(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolEnd(Event):
-    """Flue's terminal `tool` event; `result` is `{content: [{type, text}], details}`."""
+    """Flue's terminal `tool` event; `result` is `{content: [{type, text}], details}`. `outcome` (ours)
+    says how it ended, so nobody reads the text for it: ok, error, denied, aborted or cut
+    (core/traits.py)."""
 
     type: ClassVar[str] = "tool"
     tool_name: str
@@ -125,6 +136,7 @@ class ToolEnd(Event):
     is_error: bool
     result: dict[str, Any]
     duration_ms: int
+    outcome: ToolOutcome
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,6 +177,38 @@ class Log(Event):
     level: Literal["info", "warn", "error"]
     message: str
     attributes: dict[str, Any] | None = None
+
+
+RETRY_MESSAGE = "[flue:model-retry] Retrying transient model error"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retry(Log):
+    """A transient model error, retried after a back-off. On the wire it is Flue's `log` event (its
+    message and attributes, unchanged); in process its fields are typed, so the surfaces that word
+    it (ui/logline.py, stream-json's `api_retry`) match the type, never the message."""
+
+    local: ClassVar[tuple[str, ...]] = ("attempt", "max_retries", "delay_ms", "error", "error_kind", "status")
+    level: Literal["info", "warn", "error"] = "warn"
+    message: str = RETRY_MESSAGE
+    attempt: int
+    max_retries: int
+    delay_ms: int
+    error: str
+    error_kind: str = "other"
+    status: int | None = None
+
+    def __post_init__(self) -> None:
+        # Flue's attributes, derived from the typed fields (the event is frozen, so set once here).
+        attributes = {
+            "attempt": self.attempt,
+            "maxRetries": self.max_retries,
+            "delayMs": self.delay_ms,
+            "error": self.error,
+            "kind": self.error_kind,
+            "status": self.status,
+        }
+        object.__setattr__(self, "attributes", attributes)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

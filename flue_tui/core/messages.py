@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from flue_tui.core.traits import KINDS, OUTCOMES, ToolKind, ToolOutcome, legacy_outcome
+
 ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
 
 StopReason = Literal["stop", "tool_calls", "length", "refusal", "error", "aborted"]
@@ -101,6 +103,10 @@ class ToolResultMessage:
     details: dict[str, Any] = field(default_factory=dict)
     terminate: bool = False  # finish/give_up: the loop ends when every result of a batch terminates
     duration_ms: int | None = None  # how long the tool ran (the wait for an approval excluded): shown on resume
+    # How it ended and what the tool was (core/traits.py), so a resume shows both without the tool
+    # or its text. None only in a hand-built message; rows stored before derive the outcome on load.
+    outcome: ToolOutcome | None = None
+    kind: ToolKind | None = None
     role: Literal["toolResult"] = "toolResult"
 
 
@@ -123,7 +129,13 @@ class CompactionMessage:
 Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionMessage
 
 
-_UNSET_OMITTED = ("display", "duration_ms", "shell")  # absent when None: older rows and exports look the same
+_UNSET_OMITTED = (
+    "display",
+    "duration_ms",
+    "shell",
+    "outcome",
+    "kind",
+)  # absent when None: older rows and exports look the same
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
@@ -178,6 +190,8 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             details=data.get("details") or {},
             terminate=data.get("terminate", False),
             duration_ms=_count(data.get("duration_ms")),
+            outcome=result_outcome(data),
+            kind=kind if (kind := data.get("kind")) in KINDS else None,
         )
     if role == "compaction":
         return CompactionMessage(
@@ -190,6 +204,18 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             usage=Usage(**data["usage"]) if data.get("usage") else None,
         )
     raise ValueError(f"unknown message role: {role!r}")
+
+
+def result_outcome(data: dict[str, Any]) -> ToolOutcome:
+    """A stored tool result's outcome; a row from before outcomes (or an imported one naming none
+    we know) gets it derived from what it said then."""
+    stored = data.get("outcome")
+    if stored in OUTCOMES:
+        return stored
+    details = data.get("details")
+    return legacy_outcome(
+        bool(data.get("is_error")), str(data.get("text") or ""), details if isinstance(details, dict) else None
+    )
 
 
 def _count(value: Any) -> int | None:

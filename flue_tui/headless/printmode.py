@@ -15,9 +15,11 @@ from flue_tui.config.settings import Settings
 from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
+from flue_tui.core.traits import OTHER
 from flue_tui.headless import output
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
+from flue_tui.hooks.events import TAG as HOOKS_TAG
 from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
@@ -86,6 +88,7 @@ class _Renderer:
 
     def __init__(self, fmt: str, *, verbose: bool, partial: bool) -> None:
         self.fmt, self.verbose, self.partial = fmt, verbose, partial
+        self.started: dict[str, ToolStart] = {}  # running calls: their tool's traits read the details
 
     def __call__(self, event: Event) -> None:
         progress = self.verbose and self.fmt not in ("events", "stream-json")
@@ -94,14 +97,16 @@ class _Renderer:
                 _write_line(sys.stdout, event.to_dict())
         elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
-        if not progress and isinstance(event, Log) and event.message.startswith(CHECKPOINT_TAG):
+        if not progress and isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
             _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
         if isinstance(event, ToolStart):
+            self.started[event.tool_call_id] = event
             _say(f"{indent}tool {event.tool_name} {call_summary(event.tool_name, event.args)}".rstrip())
-        elif isinstance(event, ToolEnd) and event.is_error:
+        elif isinstance(event, ToolEnd) and event.outcome != "ok":
+            self.started.pop(event.tool_call_id, None)
             text = event.result["content"][0]["text"].splitlines()[0:1]
             _say(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}")
         elif isinstance(event, ToolEnd):  # the outcome in the app's words: lines read, exit code, +/- lines
@@ -109,9 +114,13 @@ class _Renderer:
             from flue_tui.ui.transcript import ToolEntry
 
             content = event.result.get("content") or [{}]
+            start = self.started.pop(event.tool_call_id, None)
             entry = ToolEntry(
                 name=event.tool_name,
+                kind=start.kind if start is not None else "other",
+                traits=start.traits if start is not None else OTHER,
                 status="ok",
+                outcome="ok",
                 result_text=str(content[0].get("text", "")),
                 details=event.result.get("details") or {},
             )
@@ -237,7 +246,6 @@ def _print_run(
         prompt = skill_prompt(found, prompt)
     from flue_tui.headless.claude import run as cc
 
-    cc.restrict_tools(session, claude)
     cc.use_fallback(session, settings, claude)
     if (stop := start_up_signal()) is not None:  # taken in start-up, its raise swallowed on the way
         return stopped_during_start_up(stop.code, fmt, settings.model)

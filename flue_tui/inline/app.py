@@ -134,7 +134,7 @@ class InlineApp(InlineCommands):
         resumed = started.resumed
         if resumed is not None:
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
-            self.renderer.replay(messages, started.store, started.session.id)
+            self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
         else:
             self.renderer.note(greeting.welcome(self), "welcome")
@@ -278,6 +278,9 @@ class InlineApp(InlineCommands):
         if not text.strip():
             return
         parsed = parse(text.strip())
+        if parsed is not None and parsed[0] not in ("quit", "exit", "help") and self._attaching is not None:
+            # Typed while the session starts (/status, /cost, ...): answered once it has, about it.
+            await asyncio.shield(self._attaching)
         if parsed is not None and await dispatch(self, *parsed):
             return
         if self._attaching is not None:  # the session's read deny rules apply to `@path` too

@@ -23,13 +23,12 @@ from rich.text import Text
 from flue_tui.agent import usershell
 from flue_tui.core import events as ev
 from flue_tui.core.details import PlanDetails
-from flue_tui.core.details import parse as parse_details
 from flue_tui.core.messages import Message
 from flue_tui.core.toolcall import one_line
 from flue_tui.inline.blocks import Indented, Trimmed, complete_prefix
 from flue_tui.inline.safe import Safe
 from flue_tui.ui import toolfmt
-from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.backfill import Tools, make_backfill
 from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.plan import plan_text
@@ -109,12 +108,14 @@ class Renderer:
         self._reset()
         self._unsubscribe = session.subscribe(self.handle)
 
-    def replay(self, messages: list[Message], store: Any = None, session_id: str | None = None) -> None:
+    def replay(
+        self, messages: list[Message], store: Any = None, session_id: str | None = None, tools: Tools | None = None
+    ) -> None:
         """A resumed session's last messages, drawn as live output is: the app's backfill turns
         them into the same entries the router builds from events (task children's steps read from
         `store`), and each prints as a finished one."""
         self.flush()
-        for entry in make_backfill(messages, self.cwd, store, session_id)(sys.maxsize):  # oldest first
+        for entry in make_backfill(messages, self.cwd, store, session_id, tools=tools)(sys.maxsize):  # oldest first
             if isinstance(entry, UserEntry):
                 self.print(Text.assemble(("› ", "bold"), (entry.text, "bold")), "prompt")
             else:
@@ -297,7 +298,7 @@ class Renderer:
         self.print(_line(pre, toolfmt.header(e, 0, time.monotonic())), kind)
         inner = pre + "  "
         shown = e.call_id in self.diff_shown  # each thing is written once: the question had it
-        plan = parse_details(e.name, e.details) if e.name == "todo_write" and e.status == "ok" else None
+        plan = e.info if e.status == "ok" else None
         if isinstance(plan, PlanDetails):
             if plan != self._plan and plan.todos:
                 self.print(plan_text(plan, indent=inner), kind)
@@ -308,7 +309,7 @@ class Renderer:
             if hidden:
                 lines.append(Text(f"… {hidden} more lines", style="dim"))
             self.print(Text("\n").join(Text(inner) + ln for ln in lines), "child" if depth else "tool")
-        elif e.status == "error" and e.result_text and not e.result_text.startswith("This operation was aborted"):
+        elif e.status == "error" and e.result_text and e.outcome != "aborted":
             self.print(Text(inner + one_line(e.result_text, 300), style="red"), kind)
         elif usershell.is_own(e.call_id) and e.result_text.strip():
             # The user's own `!command`: its output is what they asked for (the model's calls stay compact).

@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from flue_tui.core.abort import ToolError
-from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolKind, ToolResult
+from flue_tui.core.traits import ToolTraits
+from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult
 from flue_tui.tools.truncate import truncate_head
 
 PREFIX = "mcp__"
@@ -115,7 +116,7 @@ def result_text(result: Any) -> str:
 
 
 class McpTool:
-    """One server tool; `kind` decides how permission modes treat it (permissions/policy.py)."""
+    """One server tool; its traits' kind decides how permission modes treat it (permissions/policy.py)."""
 
     def __init__(self, name: str, server: Any, tool: Any) -> None:
         self.name = name
@@ -127,7 +128,8 @@ class McpTool:
         hints = getattr(tool, "annotations", None)
         self.read_only_hint = bool(getattr(hints, "read_only_hint", False))
         # Read-only (runs in ask and plan modes) only when the server says so and the user trusts it to.
-        self.kind: ToolKind = "read" if self.read_only_hint and server.config.trust_read_only_hint else "execute"
+        read_only = self.read_only_hint and server.config.trust_read_only_hint
+        self.traits = ToolTraits(kind="read" if read_only else "execute", read_only=read_only)
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         from flue_tui.mcp.connection import McpCallError

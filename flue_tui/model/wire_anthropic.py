@@ -14,9 +14,13 @@ import json
 from typing import Any
 
 from flue_tui.model.chunks import Choice, Chunk, Delta
-from flue_tui.model.turn_params import thinking_budget
+from flue_tui.model.turn_params import DEFAULT_OUTPUT_CAP, thinking_budget
 from flue_tui.model.wire_openai import Details, Malformed, ProviderFailure, WireUsage, finish_reason
 
+# Anthropic requires max_tokens. For a Claude the map does not know (a brand-new one) litellm infers
+# the family's limit and flue caps it at its DEFAULT_OUTPUT_CAP: this is that, within every Claude's
+# output limit (litellm's own fallback for a name it cannot place, 128,000, is past most of them).
+DEFAULT_MAX_TOKENS = DEFAULT_OUTPUT_CAP
 EMPTY_ASSISTANT = "[System: Empty message content sanitised to satisfy protocol]"  # litellm's placeholder
 
 
@@ -92,8 +96,7 @@ def body(name: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
             turns.append({"role": wire_role, "content": blocks})
     request: dict[str, Any] = {"model": name, "messages": turns}
     effort = params.get("reasoning_effort")
-    if params.get("max_tokens") is not None:
-        request["max_tokens"] = params["max_tokens"]
+    request["max_tokens"] = params["max_tokens"] if params.get("max_tokens") is not None else DEFAULT_MAX_TOKENS
     if tools:
         request["tools"] = [_tool(t) for t in tools]
     if effort and thinking_budget(effort):

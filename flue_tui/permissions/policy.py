@@ -9,14 +9,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from flue_tui.core.decision import ALLOW, Decision, Verdict
+from flue_tui.core.traits import ToolTraits, traits_of
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
 from flue_tui.permissions.asking import preview
 from flue_tui.permissions.git import git_cwds, repository_programs
 from flue_tui.permissions.readonly import read_only
 from flue_tui.permissions.rules import (
+    FILE_PATH,
     Rule,
     matches,
     parse_rule,
@@ -32,7 +35,6 @@ MODES = ("ask", "accept-edits", "plan", "yolo")
 AS_BASH = {"bash_background": "bash"}
 # Shift+Tab cycles these; yolo is only ever chosen explicitly (--permission-mode, /mode yolo).
 CYCLE = ("ask", "accept-edits", "plan")
-Verdict = Literal["allow", "ask", "deny"]
 
 # What each mode does per tool kind when no rule decides. Only kinds that change things (edit,
 # execute) are gated; read, search, delegate (children answer to the same policy) and other (skills,
@@ -71,16 +73,27 @@ REPO_GIT_TEXT = (
 USER_TEXT = "Permission denied: the user refused this {tool} call."
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    verdict: Verdict
-    reason: str | None = None  # the refusal text, for "deny"; for "ask", the refusal when no one can be asked
+class HookVerdict(Protocol):
+    """A PreToolUse hook's answer (flue_tui/hooks/events.PreVerdict)."""
+
+    @property
+    def decision(self) -> Verdict | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def updated(self) -> dict[str, Any] | None: ...
+
+
+class PreToolHooks(Protocol):
+    """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
+
+    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
 
 
 class Guard(Protocol):
     """Hard checks that apply in every mode (the workspace sandbox); a text refuses the call."""
 
-    def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None: ...
+    def check(self, tool_name: str, args: dict[str, Any], tool: object) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +121,7 @@ class PermissionPolicy:
     denials: list[Denial] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
     safe_commands: bool = True  # read-only bash runs unasked in ask/accept-edits ([permissions] safe_commands)
+    hooks: PreToolHooks | None = None
     _asking: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -135,9 +149,10 @@ class PermissionPolicy:
     def decide(self, tool_name: str, args: dict[str, Any], tool: Any) -> Decision:
         """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
-        kind = getattr(tool, "kind", "other")
-        writes = redirect_targets(tool_name, args)
-        denied = self._denied(tool_name, args, base, writes)
+        traits = traits_of(tool)
+        kind = traits.kind
+        writes = redirect_targets(traits, args)
+        denied = self._denied(tool_name, traits, args, base, writes)
         if denied is not None:
             return Decision("deny", denied)
         default = _DEFAULTS[self.mode].get(kind, "allow")
@@ -146,19 +161,18 @@ class PermissionPolicy:
         # A change inside .git can make the next allowed `git status` run a command (core.fsmonitor,
         # hooks, filters), one to flue's own config or trust loosens the next run: always a
         # question, past accept-edits and allow rules; only yolo skips it.
-        path = args.get("path") if kind == "edit" else None
-        targets = ([path] if isinstance(path, str) else []) + list(writes)
-        command = args.get("command") if tool_name.lower() == "bash" else None
-        changed = dict.fromkeys([*targets, *(changed_by_command(command) if isinstance(command, str) else ())])
+        paths = traits.path_values(args) if kind == "edit" else []
+        command = traits.subject_of(args) if traits.shell else None
+        changed = dict.fromkeys([*paths, *writes, *(changed_by_command(command) if command is not None else ())])
         if self.mode != "yolo":
             for target in changed:
                 why = always_asks(target, base)
                 if why is not None:
                     return Decision("ask", ALWAYS_TEXT.format(tool=tool_name, path=target, why=why))
         # accept-edits (and a bare write rule) covers the workspace roots only: elsewhere asks.
-        outside = self.mode != "yolo" and kind == "edit" and isinstance(path, str) and not self._within(path, base)
+        outside = self.mode != "yolo" and any(not self._within(path, base) for path in paths)
         if default == "allow" and not outside:
-            unseen = unseen_by_deny(self.deny, tool_name, args)
+            unseen = unseen_by_deny(self.deny, tool_name, traits, args)
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
@@ -171,7 +185,7 @@ class PermissionPolicy:
             return Decision("allow")  # only reads (ls, git status …): asking would only slow the user
         for rules in (self.allow, self.session_allow):
             named = [r for r in rules if r.pattern] if outside else rules  # only a rule naming the path
-            if matches(named, tool_name, args, base=base, root=self.root, deny=False) is not None:
+            if matches(named, tool_name, args, traits=traits, base=base, root=self.root, deny=False) is not None:
                 # A shell redirection writes a file: allowed only where a write would be.
                 if all(self._may_write(path, base) for path in writes):
                     why = self._repository_programs(command, base)
@@ -189,14 +203,20 @@ class PermissionPolicy:
                 return why
         return None
 
-    def _denied(self, tool_name: str, args: dict[str, Any], base: str, writes: tuple[str, ...]) -> str | None:
+    def _denied(
+        self, tool_name: str, traits: ToolTraits, args: dict[str, Any], base: str, writes: tuple[str, ...]
+    ) -> str | None:
         """The refusal when a deny rule matches the call (or a file its redirections write)."""
-        hit = matches(self.deny, tool_name, args, base=base, root=self.root, deny=True) or next(
+        hit = matches(self.deny, tool_name, args, traits=traits, base=base, root=self.root, deny=True) or next(
             (
                 r
                 for path in writes
                 for tool in ("write", "edit")
-                if (r := matches(self.deny, tool, {"path": path}, base=base, root=self.root, deny=True))
+                if (
+                    r := matches(
+                        self.deny, tool, {"path": path}, traits=FILE_PATH, base=base, root=self.root, deny=True
+                    )
+                )
             ),
             None,
         )
@@ -208,7 +228,8 @@ class PermissionPolicy:
         refusal = self.guard.check(tool_name, args, tool) if self.guard is not None else None
         if refusal is None:
             base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
-            refusal = self._denied(tool_name, args, base, redirect_targets(tool_name, args))
+            traits = traits_of(tool)
+            refusal = self._denied(tool_name, traits, args, base, redirect_targets(traits, args))
         return refusal
 
     def _within(self, path: str, base: str) -> bool:
@@ -227,6 +248,7 @@ class PermissionPolicy:
                 rules if inside else [r for r in rules if r.pattern],
                 "write",
                 {"path": path},
+                traits=FILE_PATH,
                 base=base,
                 root=self.root,
                 deny=False,
@@ -235,66 +257,89 @@ class PermissionPolicy:
             for rules in (self.allow, self.session_allow)
         )
 
-    async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> str | None:
-        """Session.before_tool: None runs the call; a text refuses it (the model reads it as the error)."""
+    async def __call__(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str = "") -> Decision:
+        """Session.before_tool: allow (maybe with a rewritten input, a new dict) or deny with the
+        refusal the model reads. `args` is never changed."""
         name = AS_BASH.get(tool_name, tool_name)  # a background command is judged, and asked, as bash
         refusal = self.guard.check(name, args, tool) if self.guard is not None else None
-        if refusal is None:
-            refusal = await self._consult(name, args, tool, call_id)
-        if refusal is not None:
-            self.denials.append(Denial(tool_name, call_id, dict(args), refusal))
-        return refusal
+        decision = Decision("deny", refusal) if refusal is not None else None
+        hint: Verdict | None = None
+        judged, rewritten = args, None
+        if decision is None and self.hooks is not None:
+            # The user's PreToolUse hooks first, as in Claude Code. A hook's deny refuses; its
+            # updatedInput is checked like the model's own arguments; its allow skips only an
+            # ordinary question (`_consult`), never the guard, a deny rule or an always-ask place.
+            verdict = await self.hooks.pre_tool(tool_name, dict(args), call_id)
+            hint = verdict.decision
+            if hint == "deny":
+                decision = Decision("deny", verdict.reason or "Blocked by a PreToolUse hook.")
+            elif verdict.updated is not None:
+                replaced = self._replace(name, tool, {**args, **verdict.updated})
+                if replaced.verdict == "deny":
+                    decision = replaced
+                else:
+                    judged = rewritten = replaced.args or judged
+        if decision is None:
+            decision = await self._consult(name, judged, tool, call_id, hint)
+            if decision.verdict == "allow" and decision.args is None and rewritten is not None:
+                decision = Decision("allow", args=rewritten)
+        if decision.verdict != "allow":
+            decision = Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
+            self.denials.append(Denial(tool_name, call_id, dict(args), decision.reason or ""))
+        return decision
 
-    async def _consult(self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str) -> str | None:
+    async def _consult(
+        self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str, hint: Verdict | None = None
+    ) -> Decision:
         decision = self.decide(tool_name, args, tool)
-        if decision.verdict != "ask":
-            return decision.reason
+        if hint == "allow" and decision.verdict == "ask" and decision.reason is None:
+            return ALLOW  # an ordinary question a hook answered; an always-ask one (reason set) still asks
+        forced = hint == "ask" and decision.verdict == "allow"  # a hook asks for a question
+        if decision.verdict != "ask" and not forced:
+            return decision
         if self.asker is None:
-            return decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode)
+            return Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
         if self._asking is None:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
-            if decision.verdict != "ask":
-                return decision.reason
-            kind = getattr(tool, "kind", "other")
+            if decision.verdict != "ask" and not (forced and decision.verdict == "allow"):
+                return decision
+            traits = traits_of(tool)
             title, body, body_kind = await preview(tool_name, args, tool)
             request = ApprovalRequest(
                 tool_name,
                 call_id,
                 dict(args),
-                kind,
+                traits.kind,
                 self.mode,
                 title,
                 body,
                 body_kind,
-                tuple(session_rules_for(tool_name, kind, args)),
+                tuple(session_rules_for(tool_name, traits, args)),
             )
             answer = await self.asker(request)
         if answer.choice == "once":
-            return None if answer.updated_input is None else self._replace(tool_name, args, tool, answer.updated_input)
+            return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)
         if answer.choice == "session":
             self.allow_for_session(request.session_rules)
-            return None
+            return ALLOW
         text = USER_TEXT.format(tool=tool_name)
         note = answer.note.strip()
-        return f"{text} Their note: {note}" if note else text
+        return Decision("deny", f"{text} Their note: {note}" if note else text)
 
-    def _replace(self, tool_name: str, args: dict[str, Any], tool: Any, updated: dict[str, Any]) -> str | None:
-        """Run the call with `updated` instead: validated against the tool's schema, and refused by
-        the guard or a deny rule exactly as the model's own arguments would be."""
+    def _replace(self, tool_name: str, tool: Any, updated: dict[str, Any]) -> Decision:
+        """Allow the call with `updated` instead, as a new value: validated against the tool's
+        schema, and refused by the guard or a deny rule exactly as the model's own arguments would be."""
         from flue_tui.core.validation import validate_arguments
 
         new, problem = validate_arguments(tool_name, tool.parameters, updated)
         if problem is not None or new is None:
-            return problem or "invalid arguments"
+            return Decision("deny", problem or "invalid arguments")
         refusal = self.guard.check(tool_name, new, tool) if self.guard is not None else None
         if refusal is None and (decision := self.decide(tool_name, new, tool)).verdict == "deny":
             refusal = decision.reason
-        if refusal is None:
-            args.clear()  # the dict the tool is about to run with (toolrun's validated arguments)
-            args.update(new)
-        return refusal
+        return Decision("deny", refusal) if refusal is not None else Decision("allow", args=new)
 
 
 def policy_of(session: Any) -> PermissionPolicy | None:

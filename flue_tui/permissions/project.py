@@ -113,6 +113,20 @@ def pending(settings: Any) -> Pending | None:
             files[rel] = trust.digest(Path(root) / rel)
             if trust.state(settings.cwd, rel) == "changed":
                 changed, changed_files = True, [*changed_files, rel]
+    try:
+        from flue_tui.hooks.config import load as load_hooks
+
+        hooks = load_hooks(settings)
+    except ConfigError:
+        hooks = None
+    if hooks is not None and hooks.held:
+        for h in hooks.held:
+            held.append(Held(f"{h.origin} hook", f"{h.origin}: {h.event} hook runs {h.command}"))
+        # Trust covers each settings file by its SHA-256: a pull that changes a hook asks again.
+        for rel in hooks.held_files:
+            files[rel] = trust.digest(Path(root) / rel)
+            if trust.state(settings.cwd, rel) == "changed":
+                changed, changed_files = True, [*changed_files, rel]
     if not held:
         return None
     first = next(iter(files))

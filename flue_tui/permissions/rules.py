@@ -1,7 +1,8 @@
 """Permission rules: `bash`, `Read`, `bash(git *)`, `bash(git diff:*)`, `edit(src/*)`.
 
 A rule names a tool (case-insensitive, so Claude Code's `Bash(...)` spelling works) and optionally
-a shell-style pattern over the call's subject: the command for bash, the path for file tools.
+a shell-style pattern over the call's subject, the argument the tool's traits name (core/traits.py):
+the command for bash, the path for file tools, resolved against the cwd when it is a path argument.
 `*` matches any characters, `/` and spaces included; a trailing ` *` or `:*` also matches the bare
 prefix (`git *` matches `git`). Bash commands are split into simple commands first: an allow rule
 must cover every one of them (so `git status; rm -rf x` is not allowed by `bash(git *)`), a deny
@@ -17,22 +18,13 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from flue_tui.core.traits import ToolTraits
 from flue_tui.permissions.scope import after_cd
 from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
 
-# The argument a pattern is matched against, per tool.
-SUBJECT_KEYS = {
-    "bash": "command",
-    "read": "path",
-    "write": "path",
-    "edit": "path",
-    "grep": "path",
-    "glob": "path",
-    "task": "agent",
-    "activate_skill": "name",
-    "read_skill_resource": "path",
-}
-PATH_TOOLS = frozenset({"read", "write", "edit", "grep", "glob"})
+# A file a call reads or writes outside its tool's own arguments (a shell redirection, an `@path`
+# attachment), judged by the `write`/`read` rules as those tools' path argument is.
+FILE_PATH = ToolTraits(paths=("path",))
 _RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
@@ -129,7 +121,14 @@ def _path_subjects(path: str, base: str, root: str, *, strict: bool) -> list[str
 
 
 def matches(
-    rules: Iterable[Rule], tool_name: str, args: dict[str, Any], *, base: str, root: str, deny: bool
+    rules: Iterable[Rule],
+    tool_name: str,
+    args: dict[str, Any],
+    *,
+    traits: ToolTraits,
+    base: str,
+    root: str,
+    deny: bool,
 ) -> Rule | None:
     """The first rule that allows (deny=False) or denies (deny=True) this call, or None."""
     rules = [r for r in rules if r.covers_tool(tool_name, deny=deny)]
@@ -138,23 +137,23 @@ def matches(
     for rule in rules:
         if rule.pattern is None:
             return rule
-    subject = args.get(SUBJECT_KEYS.get(tool_name.lower(), "path"))
-    if not isinstance(subject, str):
+    subject = traits.subject_of(args)
+    if subject is None:
         return None
-    if tool_name.lower() == "bash":
+    if traits.shell:
         reading = read_command(subject)
         return _bash_deny(rules, reading) if deny else _bash_allow(rules, reading)
-    subjects = _path_subjects(subject, base, root, strict=not deny) if tool_name.lower() in PATH_TOOLS else [subject]
+    subjects = _path_subjects(subject, base, root, strict=not deny) if traits.subject_is_path else [subject]
     for rule in rules:
         if rule.pattern and any(_glob(rule.pattern, s) for s in subjects):
             return rule
     return None
 
 
-def redirect_targets(tool_name: str, args: dict[str, Any]) -> tuple[str, ...]:
+def redirect_targets(traits: ToolTraits, args: dict[str, Any]) -> tuple[str, ...]:
     """The files a bash command's redirections write (`> out.txt`), judged like the write tool's paths."""
-    command = args.get("command")
-    if tool_name.lower() != "bash" or not isinstance(command, str):
+    command = traits.subject_of(args) if traits.shell else None
+    if command is None:
         return ()
     reading = read_command(command)
     return after_cd(reading, reading.writes)
@@ -168,13 +167,15 @@ def _bash_glob(pattern: str, subject: str) -> bool:
     )
 
 
-def unseen_by_deny(rules: Iterable[Rule], tool_name: str, args: dict[str, Any]) -> tuple[Rule, str] | None:
+def unseen_by_deny(
+    rules: Iterable[Rule], tool_name: str, traits: ToolTraits, args: dict[str, Any]
+) -> tuple[Rule, str] | None:
     """A bash deny pattern and why it cannot be checked, when the command is unclear: such a command
     must not run unasked, since the deny rule cannot see what it runs."""
-    command = args.get("command")
-    if tool_name.lower() != "bash" or not isinstance(command, str):
+    command = traits.subject_of(args) if traits.shell else None
+    if command is None:
         return None
-    rule = next((r for r in rules if r.covers_tool("bash") and r.pattern), None)
+    rule = next((r for r in rules if r.covers_tool(tool_name) and r.pattern), None)
     unclear = read_command(command).unclear if rule is not None else ()
     return (rule, unclear[0]) if rule is not None and unclear else None
 
@@ -228,16 +229,18 @@ def command_prefix(command: SimpleCommand) -> str:
     return words[0]
 
 
-def session_rules_for(tool_name: str, kind: str, args: dict[str, Any]) -> list[str]:
+def session_rules_for(tool_name: str, traits: ToolTraits, args: dict[str, Any]) -> list[str]:
     """The rules an "allow for this session" answer adds: for bash, one per program the command
     actually runs (`for i in $(seq 3); do echo $i; done 2>&1` → `bash(seq *)`, `bash(echo *)`), and
     none when the command is unclear, since no rule could allow it."""
-    if tool_name == "bash" and isinstance(args.get("command"), str):
-        reading = read_command(args["command"])
+    command = traits.subject_of(args) if traits.shell else None
+    if command is not None:
+        reading = read_command(command)
         if reading.unclear:
             return []
         prefixes = dict.fromkeys(command_prefix(c) for c in reading.needs_rules)
-        return [f"bash({p} *)" for p in prefixes if p]
-    if kind == "edit":
-        return ["write", "edit"]  # one answer covers file changes, like Claude Code's accept-edits
+        return [f"{tool_name}({p} *)" for p in prefixes if p]
+    if traits.kind == "edit":
+        # One answer covers file changes, like Claude Code's accept-edits: the file tools and this one.
+        return list(dict.fromkeys(["write", "edit", tool_name]))
     return [tool_name]

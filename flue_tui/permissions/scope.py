@@ -8,7 +8,9 @@
   own configuration, trust and data files (flue_tui/config/paths.own_locations: a config.toml
   allow rule or a forged trust entry would loosen the next run), a project's
   `.flue/config.toml` (a deny rule taken out of it loosens the next run without any trust) and
-  its `.mcp.json` (trust lapses when it changes, but `--trust-project` would start what it names).
+  its `.mcp.json` (trust lapses when it changes, but `--trust-project` would start what it names),
+  and Claude Code's settings files (a project's `.claude/settings*.json`, the user's `~/.claude`):
+  their hooks are commands flue runs.
 
 A path is judged in every spelling that could reach the file: relative to the tool's directory,
 `..` collapsed before and after following symlinks (the kernel follows the link first), a leading
@@ -33,6 +35,7 @@ GIT_WHY = "inside a .git directory, where a change can make git run commands"
 OWN_WHY = "one of flue's own configuration, trust or data files, where a change can loosen what flue allows"
 PROJECT_WHY = "the project's .flue/config.toml, where a change can drop its deny rules"
 MCP_WHY = "a project's .mcp.json, which names programs flue starts (--trust-project would run them)"
+HOOKS_WHY = "a Claude Code settings file, whose hooks are commands flue runs (--trust-project would run them)"
 # Programs whose operands are files they create, change or remove (sources too: `mv` takes the
 # original away). Only the always-ask places are checked against them; a rule allowed the program.
 _WRITERS = frozenset("tee cp mv install ln rm rmdir unlink touch truncate chmod chown chgrp mkdir shred rsync".split())
@@ -92,6 +95,16 @@ def _under(path: str, place: str) -> bool:
     return place.startswith(path.rstrip("/") + "/") and os.path.isdir(path)
 
 
+_CLAUDE_SETTINGS = ("/.claude/settings.json", "/.claude/settings.local.json")
+
+
+def _claude_dir() -> str:
+    """The user's Claude Code directory (its settings.json hooks run in every project), folded."""
+    from flue_tui.hooks.config import claude_dir
+
+    return posix_resolve(os.getcwd(), str(claude_dir())).casefold().rstrip("/")
+
+
 def always_asks(path: str, base: str) -> str | None:
     """Why a change of `path` asks whatever the mode (but yolo) and the rules say, or None.
     An ancestor of flue's own files counts too (`mv ~/.config elsewhere` takes them away)."""
@@ -106,6 +119,8 @@ def always_asks(path: str, base: str) -> str | None:
         return PROJECT_WHY
     if any(s.rstrip("/").endswith("/.mcp.json") for s in folded):
         return MCP_WHY
+    if any(s.rstrip("/").endswith(_CLAUDE_SETTINGS) or _under(s, _claude_dir()) for s in folded):
+        return HOOKS_WHY
     return None
 
 

@@ -70,6 +70,11 @@ class Runtime:
         self.mcp.configure(mcp_setup, settings.cwd)
         self.mcp.echo_stderr = not settings.interactive
         self.sandbox_notices.extend(mcp_setup.notices)
+        from flue_tui.hooks.config import load as load_hooks
+
+        # Read now: a bad hook in the user's own files stops the start in one sentence.
+        self.hooks = load_hooks(settings)
+        self.sandbox_notices.extend(self.hooks.notices)
 
     def discover(self, cwd: str, instructions: str) -> Context:
         s = self.settings
@@ -93,7 +98,10 @@ class Runtime:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
             tools.append(ReadSkillResourceTool(context.skills))
-        return tools
+        # --tools, for every session built here (sub-agents included, so delegating cannot bring a
+        # tool back); finish/give_up are added per prompt, as always.
+        offered = self.settings.tools
+        return tools if offered is None else [t for t in tools if t.name in offered]
 
     def _model(self, model: str) -> Any:
         return model_client(self.settings, model, main=model == self.settings.model)
@@ -132,7 +140,26 @@ class Runtime:
             **kw,
         )
         self.mcp.attach(session)
+        self._attach_hooks(session, policy)
         return session, context
+
+    def _attach_hooks(self, session: Session, policy: Any) -> None:
+        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
+        if not self.hooks.hooks or policy is None:
+            return
+        from flue_tui.core.events import Log
+        from flue_tui.hooks.events import TAG, Hooks
+
+        def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
+            session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
+
+        hooks = Hooks(self.hooks, self.settings.cwd, say)
+        hooks.session_id = session.id
+        policy.hooks = hooks
+        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
+            session.prompt_hooks = hooks  # the root session's prompts only
+        if self.hooks.for_event("PostToolUse"):
+            session.after_tool = hooks.post_tool  # task children take their parent's (Session)
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd

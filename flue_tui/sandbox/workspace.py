@@ -20,13 +20,12 @@ from typing import Any
 
 from flue_tui.core import files
 from flue_tui.core.abort import ToolError
+from flue_tui.core.traits import traits_of
 from flue_tui.sandbox.command_checks import CommandChecker
 from flue_tui.sandbox.local import LocalSandbox, _resolve_shell, clean_env, posix_resolve
 
 MAX_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 PROBE_TIMEOUT_S = 10
-# A task's cwd is checked here too, so a refused one is a permission denial like any other path.
-PATH_ARGS = {"read": "path", "write": "path", "edit": "path", "grep": "path", "glob": "path", "task": "cwd"}
 NO_BWRAP_NOTICE = (
     "--sandbox workspace: {reason}, so bash is not isolated; only the path and command "
     "checks apply. (On Debian/Ubuntu: apt-get install bubblewrap.)"
@@ -237,7 +236,9 @@ class WorkspaceSandbox(LocalSandbox):
 
 
 class WorkspaceGuard:
-    """The permission policy's hard checks: path containment for file tools, command checks for bash."""
+    """The permission policy's hard checks: every path argument a tool's traits name is contained
+    (a task's cwd too, so a refused one is a permission denial like any other path), and a shell
+    command passes the command checks."""
 
     def __init__(self, root: str, checker: CommandChecker | None = None, extra_roots: tuple[str, ...] = ()) -> None:
         self.root = posix_resolve(os.getcwd(), root)
@@ -245,18 +246,20 @@ class WorkspaceGuard:
         self.real_roots = (self.real_root, *(real_path(posix_resolve(os.getcwd(), r)) for r in extra_roots))
         self.checker = checker or CommandChecker()
 
-    def check(self, tool_name: str, args: dict[str, Any], tool: Any) -> str | None:
-        key = PATH_ARGS.get(tool_name)
-        value = args.get(key) if key else None
-        if isinstance(value, str) and value:
-            base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
+    def check(self, tool_name: str, args: dict[str, Any], tool: object) -> str | None:
+        traits = traits_of(tool)
+        base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
+        for value in traits.path_values(args):
             try:
                 contain(self.real_roots, base, value)
             except WorkspaceEscape as exc:
                 return str(exc)
-        if getattr(tool, "kind", None) == "execute" and isinstance(args.get("command"), str):
-            return self.checker.check(args["command"])
-        return None
+        command = traits.subject_of(args) if traits.shell else None
+        if command is None and traits.kind == "execute":
+            # Another tool that executes (an MCP server's) with a `command` argument is held to the
+            # same checks, as before tools declared a shell subject: never looser than that.
+            command = args.get("command") if isinstance(args.get("command"), str) else None
+        return self.checker.check(command) if command is not None else None
 
 
 def workspace_sandbox(

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from flue_tui.core.messages import result_outcome
 from flue_tui.core.toolcall import call_summary
+from flue_tui.core.traits import OUTCOME_WORDS
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time, now_iso
 
@@ -116,7 +118,7 @@ def _message(
             f"above:\n\n" + _fence(str(d.get("summary", ""))) + "\n"
         )
     elif m.role == "toolResult":
-        label = "error" if d.get("is_error") else "result"
+        label = OUTCOME_WORDS[result_outcome(d)]
         yield f"{hashes} Tool {label}: {d.get('tool_name', '')}\n\n" + _fence(d.get("text", "")) + "\n"
 
 

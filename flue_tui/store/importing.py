@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from flue_tui.core.messages import ToolCall, Usage
+from flue_tui.core.traits import KINDS, OUTCOMES
 from flue_tui.store.db import StoreError, write
 from flue_tui.store.sessions import SessionStore, check_name
 from flue_tui.store.values import SessionInfo, encode, now_iso
@@ -145,6 +146,8 @@ _ROLES: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
             "details": _optional(_object),
             "terminate": _flag,
             "duration_ms": _optional(_count),
+            "outcome": _optional(_one_of(*OUTCOMES)),
+            "kind": _optional(_one_of(*KINDS)),
         },
         ("tool_call_id", "tool_name", "text"),
     ),

@@ -31,7 +31,12 @@ def signal_text(signal_type: str, content: str) -> str:
 
 def interrupted_result(call_id: str, name: str) -> ToolResultMessage:
     return ToolResultMessage(
-        tool_call_id=call_id, tool_name=name, text=INTERRUPTED_TOOL_TEXT, is_error=True, details={"interrupted": True}
+        tool_call_id=call_id,
+        tool_name=name,
+        text=INTERRUPTED_TOOL_TEXT,
+        is_error=True,
+        details={"interrupted": True},
+        outcome="aborted",
     )
 
 

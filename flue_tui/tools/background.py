@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.abort import AbortSignal, ToolError
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
-from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult, prop, schema
 from flue_tui.tools.truncate import truncate_tail
 
 MAX_JOBS = 16  # running at once: a model looping on bash_background cannot fork-bomb the machine
@@ -140,7 +141,7 @@ def jobs_of(session: Any) -> Jobs | None:
 class BashBackgroundTool:
     name = "bash_background"
     label = "Run in Background"
-    kind: ToolKind = "execute"
+    traits = ToolTraits(kind="execute", subject="command", shell=True)
     description = (
         "Start a bash command in the background (a dev server, a watcher, a long build) and return at "
         "once with its id. Read its output with bash_output and stop it with bash_kill."
@@ -170,7 +171,7 @@ class BashBackgroundTool:
 class BashOutputTool:
     name = "bash_output"
     label = "Read Background Output"
-    kind: ToolKind = "read"
+    traits = ToolTraits(kind="read", subject="id", read_only=True)
     description = (
         "Return what a background command (started with bash_background) printed since the last read, and "
         "whether it is still running (its exit code once done)."
@@ -193,7 +194,7 @@ class BashOutputTool:
 class BashKillTool:
     name = "bash_kill"
     label = "Stop Background Command"
-    kind: ToolKind = "other"
+    traits = ToolTraits(kind="other", subject="id")
     description = "Stop a background command started with bash_background (its whole process group)."
     parameters = schema({"id": prop("string", "The background command's id")}, ["id"])
 

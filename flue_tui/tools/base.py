@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from flue_tui.core.abort import AbortSignal, OutputCallback
 from flue_tui.core.details import ToolDetails
-
-ToolKind = Literal["read", "edit", "search", "execute", "delegate", "other"]
+from flue_tui.core.traits import ToolKind as ToolKind  # re-exported: tools name their kind from here
+from flue_tui.core.traits import ToolTraits
 
 # Flue's limits (flue-behaviour.md §2). "Bytes" are UTF-16 code units, as in JavaScript.
 MAX_READ_LINES = 2000
@@ -41,11 +41,16 @@ class ToolContext:
 
 
 class Tool(Protocol):
+    """A tool: its model-facing name, description and schema, and beside them its traits (what it
+    is, which arguments are paths, what rules match; core/traits.py), which every other part reads."""
+
     name: str
     label: str
     description: str
     parameters: dict[str, Any]
-    kind: ToolKind
+
+    @property
+    def traits(self) -> ToolTraits: ...
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.details import BashDetails
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
     ToolContext,
-    ToolKind,
     ToolResult,
     prop,
     schema,
@@ -35,7 +35,7 @@ def format_bash_text(stdout: str, stderr: str, exit_code: int) -> str:
 class BashTool:
     name = "bash"
     label = "Run Command"
-    kind: ToolKind = "execute"
+    traits = ToolTraits(kind="execute", subject="command", details=BashDetails, shell=True)
     description = (
         "Execute a bash command. Returns stdout and stderr. Output is truncated to the last 2000 lines or 50KB."
     )

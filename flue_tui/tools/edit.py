@@ -7,8 +7,9 @@ from typing import Any
 
 from flue_tui.core.abort import ToolError
 from flue_tui.core.details import EditDetails
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
-from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 from flue_tui.tools.diff import unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 
@@ -16,7 +17,7 @@ from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 class EditTool:
     name = "edit"
     label = "Edit File"
-    kind: ToolKind = "edit"
+    traits = ToolTraits(kind="edit", paths=("path",), details=EditDetails)
     description = (
         "Edit a file using exact text replacement. The oldText must match a unique region of the "
         "file. Use replaceAll to replace all occurrences."

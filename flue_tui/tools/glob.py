@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flue_tui.core.details import MatchDetails
+from flue_tui.core.details import FileMatchDetails
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
-from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.base import MAX_GLOB_RESULTS, ToolContext, ToolResult, prop, schema
 from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import HeadLines, path_operand, shell_quote
 
@@ -16,7 +17,7 @@ NO_FILES = "No files found matching pattern."
 class GlobTool:
     name = "glob"
     label = "Find Files"
-    kind: ToolKind = "search"
+    traits = ToolTraits(kind="search", paths=("path",), read_only=True, details=FileMatchDetails)
     description = "Find files by filename pattern using shell find -name semantics. Returns matching file paths."
     parameters = schema(
         {
@@ -44,8 +45,8 @@ class GlobTool:
             cmd, signal=ctx.signal, on_output=lambda s, c: out.feed(c) if s == "stdout" else None
         )
         if result.exit_code != 0 and out.empty:
-            return ToolResult(NO_FILES, MatchDetails(0))
+            return ToolResult(NO_FILES, FileMatchDetails(0))
         paths = [p for p in out.head() if p]
         if not paths:
-            return ToolResult(NO_FILES, MatchDetails(0))
-        return ToolResult("\n".join(paths), MatchDetails(len(paths)))
+            return ToolResult(NO_FILES, FileMatchDetails(0))
+        return ToolResult("\n".join(paths), FileMatchDetails(len(paths)))

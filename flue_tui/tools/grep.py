@@ -13,12 +13,12 @@ from typing import Any
 from flue_tui.core.abort import ToolError
 from flue_tui.core.details import MatchDetails
 from flue_tui.core.jsstr import len16
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
     MAX_GREP_LINE_LENGTH,
     MAX_GREP_MATCHES,
     ToolContext,
-    ToolKind,
     ToolResult,
     prop,
     schema,
@@ -60,7 +60,7 @@ def _refuse_special(sandbox: Sandbox, path: str) -> None:
 class GrepTool:
     name = "grep"
     label = "Search Files"
-    kind: ToolKind = "search"
+    traits = ToolTraits(kind="search", paths=("path",), read_only=True, details=MatchDetails)
     description = "Search file contents for a regex pattern. Returns matching lines with file paths and line numbers."
     parameters = schema(
         {

@@ -13,12 +13,12 @@ from typing import Any
 
 from flue_tui.core.abort import ToolError
 from flue_tui.core.details import ReadDetails
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox, StreamingReads
 from flue_tui.tools.base import (
     MAX_READ_BYTES,
     MAX_READ_LINES,
     ToolContext,
-    ToolKind,
     ToolResult,
     prop,
     schema,
@@ -145,7 +145,7 @@ def _truthy(x: Any) -> bool:
 class ReadTool:
     name = "read"
     label = "Read File"
-    kind: ToolKind = "read"
+    traits = ToolTraits(kind="read", paths=("path",), read_only=True, details=ReadDetails)
     description = "Read a file. Output is truncated to 2000 lines or 50KB — use offset/limit for large files."
     parameters = schema(
         {

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.abort import ToolError
-from flue_tui.tools.base import ToolContext, ToolKind, ToolResult
+from flue_tui.core.traits import ToolTraits
+from flue_tui.tools.base import ToolContext, ToolResult
 
 FOOTER = (
     "\n"
@@ -55,7 +56,7 @@ def _issue_path(path: Any) -> str:
 class FinishTool:
     name = "finish"
     label = "finish"
-    kind: ToolKind = "other"
+    traits = ToolTraits(read_only=True)
     description = (
         "Call this when the task is done, passing your final answer as the arguments. The arguments are "
         "checked against the required schema; if the check fails you get an error and may call it "
@@ -102,7 +103,7 @@ class FinishTool:
 class GiveUpTool:
     name = "give_up"
     label = "give_up"
-    kind: ToolKind = "other"
+    traits = ToolTraits(read_only=True)
     description = (
         "Call this only when you are sure you cannot finish the task or cannot produce an answer that "
         "fits the required schema. Give a clear `reason`. This ends the task as a failure."

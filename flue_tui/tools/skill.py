@@ -11,6 +11,7 @@ from urllib.parse import unquote
 from flue_tui.context.frontmatter import SkillFormatError
 from flue_tui.context.skills import PACKAGED_ROOT, SkillSet, activation_text
 from flue_tui.core.abort import ToolError
+from flue_tui.core.traits import ToolTraits
 from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult, prop, schema
 from flue_tui.tools.truncate import js_number, truncate_head
 
@@ -18,7 +19,7 @@ from flue_tui.tools.truncate import js_number, truncate_head
 class ActivateSkillTool:
     name = "activate_skill"
     label = "Activate Skill"
-    kind = "read"
+    traits = ToolTraits(kind="read", subject="name", read_only=True)
     description = (
         "Load the full instructions for one available skill before performing work that matches its "
         "description. Supporting resources remain lazy until explicitly read."
@@ -69,7 +70,7 @@ def format_read_text(content: str, offset: Any, limit: Any) -> str:
 class ReadSkillResourceTool:
     name = "read_skill_resource"
     label = "Read Skill Resource"
-    kind = "read"
+    traits = ToolTraits(kind="read", read_only=True)  # its path is inside a skill, not the workspace
     description = "Read a packaged skill supporting file by its advertised path."
     parameters = schema(
         {

@@ -10,6 +10,7 @@ from flue_tui.context.subagents import Roster, Subagent
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
 from flue_tui.core.details import TaskDetails
 from flue_tui.core.events import TaskEnd, TaskStart
+from flue_tui.core.traits import ToolTraits
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
 MAX_DELEGATION_DEPTH = 4
@@ -24,7 +25,8 @@ class ChildFactory(Protocol):
 class TaskTool:
     name = "task"
     label = "Run Task"
-    kind = "delegate"
+    # A child's cwd is a path like any other (the workspace guard contains it); rules name the agent.
+    traits = ToolTraits(kind="delegate", paths=("cwd",), subject="agent", details=TaskDetails)
     description = (
         "Delegate a focused task to a detached child agent with its own context. Use this for independent "
         "research, file exploration, or parallel work. Pass attachment IDs shown in the conversation to include "

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from flue_tui.core.abort import ToolError
-from flue_tui.core.details import TODO_STATUSES, PlanDetails, Todo, parse
+from flue_tui.core.details import TODO_STATUSES, PlanDetails, Todo
 from flue_tui.core.messages import ToolResultMessage
-from flue_tui.tools.base import ToolContext, ToolKind, ToolResult
+from flue_tui.core.traits import ToolTraits
+from flue_tui.tools.base import ToolContext, ToolResult
 
 NAME = "todo_write"
 MAX_TODOS = 100
@@ -50,7 +51,7 @@ _SCHEMA: dict[str, Any] = {
 class TodoWriteTool:
     name = NAME
     label = "Plan"
-    kind: ToolKind = "other"
+    traits = ToolTraits(kind="other", subject="todos", details=PlanDetails)
     description = (
         "Create or update your plan for the current task as a checklist the user sees. Pass the whole "
         "list every time (it replaces the previous one); mark one item in_progress while you work on it "
@@ -100,6 +101,5 @@ def latest_plan(messages: Iterable[Any]) -> PlanDetails | None:
     plan = None
     for m in messages:
         if isinstance(m, ToolResultMessage) and m.tool_name == NAME and not m.is_error:
-            parsed = parse(NAME, m.details)
-            plan = parsed if isinstance(parsed, PlanDetails) else plan
+            plan = PlanDetails.parse(m.details) if isinstance(m.details, dict) and m.details else plan
     return plan

@@ -7,8 +7,9 @@ from typing import Any
 
 from flue_tui.core.details import WriteDetails
 from flue_tui.core.jsstr import len16
+from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
-from flue_tui.tools.base import ToolContext, ToolKind, ToolResult, prop, schema
+from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 from flue_tui.tools.diff import read_before, unified_diff
 from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 
@@ -16,7 +17,7 @@ from flue_tui.tools.locks import check_abort, uncancellable, with_file_lock
 class WriteTool:
     name = "write"
     label = "Write File"
-    kind: ToolKind = "edit"
+    traits = ToolTraits(kind="edit", paths=("path",), details=WriteDetails)
     description = "Write content to a file. Creates the file and parent directories if they do not exist."
     parameters = schema(
         {

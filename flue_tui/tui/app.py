@@ -90,6 +90,8 @@ class FlueApp(AppFrontEnd):
         self.history = PromptHistory(settings.cwd)
         self.paths = PathIndex(settings.cwd)
         self.queue: deque[tuple[str, str | None]] = deque()
+        self.launching = True  # until the first session start is over
+        self.typed_early: list[str] = []  # what was entered meanwhile
         self.busy = False
         self.context_window: int | None = None
         self.first_frame_at: float | None = None
@@ -245,7 +247,7 @@ class FlueApp(AppFrontEnd):
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
             self.transcript.backfill = make_backfill(
-                list(session.messages), self.settings.cwd, self.ctl.store, session.id
+                list(session.messages), self.settings.cwd, self.ctl.store, session.id, tools=session.tools
             )
         self.router.plan = latest_plan(session.messages) if resumed else None  # resume shows the last plan
         self.plan_view.show(self.router.plan)
@@ -296,12 +298,33 @@ class FlueApp(AppFrontEnd):
 
     # -- prompting -----------------------------------------------------------------------------------
     async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
-        text = message.text
-        self.prompt.set_text("")
+        text = message.text  # the input is empty already (PromptArea._submit)
         self.history.add(text)
         # What you send, and its answer, are at the end: a command's output as much as a reply (a
         # "new output below" marker would still leave the user to press Ctrl+End for what they asked).
         await self.conversation.jump_to_end()
+        parsed = parse(text.strip())
+        if self.launching and not (parsed is not None and parsed[0] in ("quit", "exit")):
+            # Typed before the session has started (its attach starts a fresh transcript): each
+            # entry is answered once it has, in order, a command as a command (replay_typed).
+            self.typed_early.append(text)
+            self._show_queue()
+            return
+        await self._submitted(text)
+
+    def replay_typed(self) -> None:
+        """The session start is over (SessionControl): what was typed meanwhile runs now."""
+        self.launching = False
+        if self.typed_early:
+            self.run_worker(self._replay(), group="replay", exit_on_error=False)
+
+    async def _replay(self) -> None:
+        while self.typed_early:
+            text = self.typed_early.pop(0)
+            self._show_queue()
+            await self._submitted(text)
+
+    async def _submitted(self, text: str) -> None:
         parsed = parse(text.strip())
         if parsed is not None and await dispatch(self, *parsed):
             return
@@ -322,7 +345,10 @@ class FlueApp(AppFrontEnd):
         self._show_queue()
 
     def _show_queue(self) -> None:
-        lines = [f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in self.queue]
+        waiting = [*((t, None) for t in self.typed_early), *self.queue]
+        lines = [
+            f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in waiting if text.strip()
+        ]
         self.queue_view.update("\n".join(lines))
         self.queue_view.display = bool(lines)
 

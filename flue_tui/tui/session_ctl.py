@@ -35,6 +35,8 @@ class Host(Protocol):
     async def attach(self, session: Any, *, resumed: bool) -> None: ...
     def send(self, text: str, display: str | None = None) -> None: ...
     def send_next(self) -> None: ...
+
+    def replay_typed(self) -> None: ...
     def clear_queue(self) -> None: ...
 
 
@@ -99,6 +101,12 @@ class SessionControl:
         )
 
     async def _start(self, options: Any) -> None:
+        try:
+            await self._start_session(options)
+        finally:
+            self.app.replay_typed()  # however the start ended, what was typed meanwhile is not held
+
+    async def _start_session(self, options: Any) -> None:
         self.starting = True
         try:
             early = await self._greet_early()

@@ -146,14 +146,16 @@ def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str,
 
 def read_denied(session: Any) -> Callable[[str], str | None] | None:
     from flue_tui.permissions.policy import policy_of
-    from flue_tui.permissions.rules import matches
+    from flue_tui.permissions.rules import FILE_PATH, matches
 
     policy = policy_of(session) if session is not None else None
     if policy is None:
         return None
 
     def denied(path: str) -> str | None:
-        rule = matches(policy.deny, "read", {"path": path}, base=policy.root, root=policy.root, deny=True)
+        rule = matches(
+            policy.deny, "read", {"path": path}, traits=FILE_PATH, base=policy.root, root=policy.root, deny=True
+        )
         return rule.text if rule is not None else None
 
     return denied

@@ -11,11 +11,13 @@ block is built, nested tasks included), tools their durations, a skill run its t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from flue_tui.agent import usershell
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from flue_tui.core.traits import Described, traits_of
+from flue_tui.tools.bash import BashTool
 from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
@@ -29,15 +31,7 @@ from flue_tui.ui.transcript import (
     UserEntry,
 )
 
-KIND = {
-    "read": "read",
-    "write": "edit",
-    "edit": "edit",
-    "bash": "execute",
-    "grep": "search",
-    "glob": "search",
-    "task": "delegate",
-}
+Tools = Mapping[str, Described]  # the session's tools by name: their traits read details back
 
 
 class ChildInfo(Protocol):
@@ -61,8 +55,8 @@ class History(Protocol):
 class _Children:
     """A stored session's task children by the call that started them, read once, when needed."""
 
-    def __init__(self, store: History | None, session_id: str | None) -> None:
-        self.store, self.session_id = store, session_id
+    def __init__(self, store: History | None, session_id: str | None, tools: Tools) -> None:
+        self.store, self.session_id, self.tools = store, session_id, tools
         self._by_call: dict[str, ChildInfo] | None = None
 
     def transcript(self, call_id: str, cwd: str, depth: int, entry: TaskEntry) -> Transcript | None:
@@ -85,21 +79,30 @@ class _Children:
         entry.agent = info.agent or entry.agent
         child = Transcript(session_id=info.id, depth=depth + 1)
         # A child is a few dozen messages: built whole, as its block shows its last steps at once.
-        child.entries = make_backfill(messages, cwd, self.store, info.id, depth=depth + 1)(sys.maxsize)
+        child.entries = make_backfill(messages, cwd, self.store, info.id, depth=depth + 1, tools=self.tools)(
+            sys.maxsize
+        )
         for e in child.entries:
             if isinstance(e, ToolEntry):
                 child.calls[e.call_id] = e
         return child
 
 
-def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage | None, cwd: str) -> ToolEntry:
-    cls = TaskEntry if name == "task" else ToolEntry
-    entry = cls(call_id=call_id, name=name, args=dict(args), kind=KIND.get(name, "other"), cwd=cwd)
+def _tool_entry(
+    call_id: str, name: str, args: dict, result: ToolResultMessage | None, cwd: str, tools: Tools
+) -> ToolEntry:
+    """The stored result says what the tool was and how it ended; a row from before kinds were
+    stored takes the kind from the tool of that name, if this session still has it."""
+    traits = traits_of(tools.get(name))
+    kind = (result.kind if result is not None else None) or traits.kind
+    cls = TaskEntry if kind == "delegate" else ToolEntry
+    entry = cls(call_id=call_id, name=name, args=dict(args), kind=kind, traits=traits, cwd=cwd)
     if result is None:
-        entry.status = "error"
+        entry.status, entry.outcome = "error", "aborted"
         entry.result_text = "interrupted"
     else:
         entry.status = "error" if result.is_error else "ok"
+        entry.outcome = result.outcome
         entry.result_text = terminal_safe(result.text)
         entry.details = dict(result.details or {})
         entry.duration_ms = result.duration_ms
@@ -115,8 +118,11 @@ def _tool_entry(call_id: str, name: str, args: dict, result: ToolResultMessage |
 def _shell_entry(ran: usershell.Shown, cwd: str) -> ToolEntry:
     """A `!command` the user ran, drawn as the bash block it was live."""
     call_id = f"{usershell.CALL_PREFIX}_resumed"
-    entry = ToolEntry(call_id=call_id, name="bash", args={"command": ran.command}, kind="execute", cwd=cwd)
-    entry.status = "ok"
+    traits = BashTool.traits
+    entry = ToolEntry(
+        call_id=call_id, name="bash", args={"command": ran.command}, kind=traits.kind, traits=traits, cwd=cwd
+    )
+    entry.status, entry.outcome = "ok", "ok"
     entry.result_text = terminal_safe(ran.text)  # a command's output may carry terminal escapes
     entry.details = dict(ran.details)
     entry.duration_ms = ran.details.get("durationMs")
@@ -125,13 +131,21 @@ def _shell_entry(ran: usershell.Shown, cwd: str) -> ToolEntry:
 
 
 def make_backfill(
-    messages: list[Message], cwd: str, store: History | None = None, session_id: str | None = None, *, depth: int = 0
+    messages: list[Message],
+    cwd: str,
+    store: History | None = None,
+    session_id: str | None = None,
+    *,
+    depth: int = 0,
+    tools: Tools | None = None,
 ) -> Callable[[int], list[Entry]]:
     """`backfill(n)` → about n more entries, oldest first, walking back from the newest message.
-    With the `store` and the session's id, task blocks get their child's steps."""
+    With the `store` and the session's id, task blocks get their child's steps; with its `tools`,
+    their details read back typed."""
     cursor = len(messages)
     results: dict[str, ToolResultMessage] = {}
-    children = _Children(store, session_id)
+    tools = tools if tools is not None else {}
+    children = _Children(store, session_id, tools)
 
     def backfill(n: int) -> list[Entry]:
         nonlocal cursor
@@ -155,7 +169,7 @@ def make_backfill(
             elif isinstance(m, AssistantMessage):
                 start = len(out)
                 for call in reversed(m.tool_calls):
-                    entry = _tool_entry(call.id, call.name, call.arguments, results.pop(call.id, None), cwd)
+                    entry = _tool_entry(call.id, call.name, call.arguments, results.pop(call.id, None), cwd, tools)
                     if isinstance(entry, TaskEntry):
                         entry.child = children.transcript(call.id, cwd, depth, entry)
                     out.append(entry)

@@ -6,23 +6,17 @@ so a retry says which attempt it is, what failed and how long flue waits.
 
 from __future__ import annotations
 
-from flue_tui.core.events import Log
-
-RETRY = "[flue:model-retry] Retrying transient model error"
+from flue_tui.core.events import Log, Retry
 
 
 def log_line(event: Log) -> str:
-    attrs = event.attributes or {}
-    error = attrs.get("error")
-    if event.message == RETRY and isinstance(attrs.get("attempt"), int):
-        what = [f"attempt {attrs['attempt']} of {attrs.get('maxRetries', 3)}"]
-        status, kind = attrs.get("status"), attrs.get("kind")
-        if isinstance(status, int):
-            what.append(f"status {status}")
-        if isinstance(kind, str) and kind != "other":
-            what.append(kind.replace("_", " "))
-        delay = attrs.get("delayMs")
-        if isinstance(delay, int | float):
-            what.append(f"waiting {delay / 1000:.1f} s")
-        return f"{event.message} ({', '.join(what)}){f': {error}' if error else ''}"
+    if isinstance(event, Retry):
+        what = [f"attempt {event.attempt} of {event.max_retries}"]
+        if event.status is not None:
+            what.append(f"status {event.status}")
+        if event.error_kind != "other":
+            what.append(event.error_kind.replace("_", " "))
+        what.append(f"waiting {event.delay_ms / 1000:.1f} s")
+        return f"{event.message} ({', '.join(what)}){f': {event.error}' if event.error else ''}"
+    error = (event.attributes or {}).get("error")
     return f"{event.message}{f': {error}' if error else ''}"

@@ -16,7 +16,6 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
 from flue_tui.core.details import PlanDetails
-from flue_tui.core.details import parse as parse_details
 from flue_tui.core.messages import Usage
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
@@ -221,9 +220,9 @@ class EventRouter:
     def _on_ToolStart(self, e: ev.ToolStart, t: Transcript, root: bool) -> None:
         self._touch(*t.end_stream())
         common: dict[str, Any] = dict(
-            call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind, cwd=self.cwd
+            call_id=e.tool_call_id, name=e.tool_name, args=dict(e.args), kind=e.kind, traits=e.traits, cwd=self.cwd
         )
-        if e.tool_name == "task" or e.kind == "delegate":
+        if e.kind == "delegate":
             entry: ToolEntry = TaskEntry(
                 **common, agent=str(e.args.get("agent") or ""), prompt=str(e.args.get("prompt") or "")
             )
@@ -254,13 +253,14 @@ class EventRouter:
         entry.result_text = terminal_safe("\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict)))
         entry.details = dict(e.result.get("details") or {})
         entry.status = "error" if e.is_error else "ok"
+        entry.outcome = e.outcome
         entry.duration_ms = e.duration_ms
         if isinstance(entry, TaskEntry) and entry.answer is None:
             entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does
         self.running.pop(e.tool_call_id, None)
-        if root and e.tool_name == "todo_write" and not e.is_error:
-            plan = parse_details("todo_write", entry.details)
-            self.plan = plan if isinstance(plan, PlanDetails) else self.plan
+        plan = entry.info if root and not e.is_error else None
+        if isinstance(plan, PlanDetails):  # todo_write's checklist (its traits' details type)
+            self.plan = plan
             self.plan_dirty = True
         self._touch(entry)
         if root and not any(r for r in self.running.values()):
@@ -324,6 +324,9 @@ class EventRouter:
     def _on_UsageEvent(self, e: ev.UsageEvent, t: Transcript, root: bool) -> None:
         self.status.add_usage(e.session, e.total, e.turn, root, e.purpose)
         self.status_dirty = True
+
+    def _on_Retry(self, e: ev.Retry, t: Transcript, root: bool) -> None:
+        self._on_Log(e, t, root)  # a retry is a log line on screen, worded by ui/logline.py
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):

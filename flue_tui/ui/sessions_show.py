@@ -11,8 +11,9 @@ from rich.rule import Rule
 from rich.text import Text
 
 from flue_tui.agent import usage_text, usershell
-from flue_tui.core.messages import Usage
+from flue_tui.core.messages import Usage, result_outcome
 from flue_tui.core.toolcall import call_summary
+from flue_tui.core.traits import OUTCOME_WORDS
 from flue_tui.store.sessions import SessionStore
 from flue_tui.store.values import SessionInfo, StoredMessage, local_time
 from flue_tui.ui.termsafe import terminal_safe
@@ -114,7 +115,7 @@ class _Show:
             body = [*lines[:RESULT_LINES], f"… {len(lines) - RESULT_LINES} more lines below"]
         else:
             body = lines or ["(no output)"]
-        label = f"⎿ {terminal_safe(str(d.get('tool_name', 'tool')))} {'error' if d.get('is_error') else 'result'}"
+        label = f"⎿ {terminal_safe(str(d.get('tool_name', 'tool')))} {OUTCOME_WORDS[result_outcome(d)]}"
         self.out(Text("\n".join([label, *body]), style="red" if d.get("is_error") else "dim"), depth + 1)
 
     def _last_answer(self, child: SessionInfo) -> str | None:

@@ -2,7 +2,8 @@
 
 Pure functions over a ToolEntry returning rich Text; the widget only lays them out. Tools put UI
 data in their typed details (core/details.py: lines, diff, exit code, matches), read through
-`ToolEntry.info`, so nothing here parses model text or digs in dicts.
+`ToolEntry.info`, and how a call ended is its typed outcome (core/traits.py), so nothing here parses
+model text or digs in dicts.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rich.text import Text
 
 from flue_tui.core.details import BashDetails, MatchDetails, ReadDetails
 from flue_tui.core.toolcall import call_summary, one_line
+from flue_tui.core.traits import OUTCOME_WORDS
 from flue_tui.ui.transcript import ToolEntry
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -42,21 +44,19 @@ def seconds(ms: int | float) -> str:
 
 
 def denied(entry: ToolEntry) -> bool:
-    """Refused by the permission policy or the user: the tool never ran (policy.py's texts)."""
-    return entry.status == "error" and not entry.details and entry.result_text.startswith("Permission denied")
+    """Refused by the permission policy, the workspace guard or the user: the tool never ran."""
+    return entry.outcome == "denied"
 
 
 def summary(entry: ToolEntry) -> str:
     """A few words on the outcome: lines read, +/- lines, exit code, matches."""
     if entry.status == "error":
-        if denied(entry):
-            return "denied"
-        return "interrupted" if entry.result_text.startswith("This operation was aborted") else "error"
+        return OUTCOME_WORDS[entry.outcome or "error"]
     info = entry.info
     if isinstance(info, ReadDetails) and info.lines is not None:
         # What was read, of how many: `160 of 229 lines`; a whole file reads as its length.
         return f"{info.lines} lines" if info.shown is None else f"{info.shown} of {info.lines} lines"
-    if entry.name in ("write", "edit"):
+    if entry.kind == "edit":
         if entry.diff:
             added, removed = diff_counts(entry.diff)
             return f"+{added} −{removed}"
@@ -64,8 +64,7 @@ def summary(entry: ToolEntry) -> str:
     if isinstance(info, BashDetails):
         return f"exit {info.exit_code}" if info.exit_code is not None else ""
     if isinstance(info, MatchDetails):
-        n = info.match_count
-        noun = "match" if entry.name == "grep" else "file"
+        n, noun = info.match_count, info.noun
         return f"{n} {noun}{'' if n == 1 else ('es' if noun == 'match' else 's')}"
     return ""
 

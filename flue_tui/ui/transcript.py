@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.details import EditDetails, ToolDetails, WriteDetails
-from flue_tui.core.details import parse as parse_details
+from flue_tui.core.traits import OTHER, ToolOutcome, ToolTraits
 
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -134,6 +134,8 @@ class ToolEntry(Entry):
     args: dict[str, Any] = field(default_factory=dict)
     kind: str = "other"
     status: str = "running"  # running | ok | error
+    outcome: ToolOutcome | None = None  # how it ended (core/traits.py); None while it runs
+    traits: ToolTraits = OTHER  # the tool's, when known: how its details read back
     started: float = field(default_factory=time.monotonic)  # reset when an approval is answered
     waiting: bool = False  # for the user's approval: no clock runs
     duration_ms: int | None = None
@@ -149,8 +151,8 @@ class ToolEntry(Entry):
 
     @property
     def info(self) -> ToolDetails | None:
-        """The built-in tool's typed details (core/details.py), or None."""
-        return parse_details(self.name, self.details)
+        """The tool's typed details (core/details.py), or None."""
+        return self.traits.read_details(self.details)
 
     @property
     def diff(self) -> str:

@@ -9,6 +9,7 @@ import pytest
 
 from flue_tui.agent.session import Session
 from flue_tui.core.abort import ToolError
+from flue_tui.core.traits import ToolTraits
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
@@ -19,7 +20,7 @@ class EchoAfter:
     name = "echo_after"
     label = "Echo After"
     description = "Wait, then echo."
-    kind = "other"
+    traits = ToolTraits()
     parameters = schema(
         {"text": prop("string", "Text to echo"), "seconds": prop("number", "Seconds to wait")}, ["text"]
     )

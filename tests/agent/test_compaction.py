@@ -14,6 +14,8 @@ from flue_tui.core.messages import (
     UserMessage,
 )
 from flue_tui.model.litellm_client import LiteLLMClient
+from flue_tui.sandbox.local import LocalSandbox
+from flue_tui.tools import builtin_tools
 from tests.agent.conftest import EchoAfter
 from tests.fakellm import CONTEXT_OVERFLOW_MESSAGE, Call, Turn
 
@@ -194,6 +196,8 @@ async def test_file_lists_and_update_prompt_on_second_compaction(fakellm):
         UserMessage("thanks"),
     ]
     session = session_with(fakellm, keep=1, window=None)
+    # What was read and changed is told by the tools' kinds and path arguments: the session has them.
+    session.tools.update({t.name: t for t in builtin_tools(LocalSandbox("."))})
     session.messages.extend(history)
     fakellm.script([Turn(text="S1")])
     await session.compact()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from flue_tui.core.events import TextDelta, ToolEnd
+from flue_tui.core.events import Retry, TextDelta, ToolEnd
 from flue_tui.core.messages import AssistantMessage, ToolResultMessage
 from flue_tui.ui.logline import log_line
 from tests.agent.conftest import EchoAfter
@@ -158,6 +158,9 @@ async def test_rate_limit_is_retried_then_succeeds(fakellm, make_session, record
     logs = [e for e in events if e.type == "log"]
     assert [e.message for e in logs] == ["[flue:model-retry] Retrying transient model error"]
     assert logs[0].attributes["attempt"] == 1 and logs[0].attributes["maxRetries"] == 3
+    # A typed event in process (its surfaces match the type), Flue's log event on the wire.
+    assert isinstance(logs[0], Retry) and (logs[0].attempt, logs[0].status) == (1, 429)
+    assert list(logs[0].to_dict()) == ["type", "session", "level", "message", "attributes"]
     # Every surface words it with the attempt, what failed and the wait (ui/logline.py).
     line = log_line(logs[0])
     delay = logs[0].attributes["delayMs"] / 1000

@@ -18,10 +18,15 @@ parser = pytest.importorskip("claude_agent_sdk._internal.message_parser")
 types = pytest.importorskip("claude_agent_sdk.types")
 
 
-def _session(fakellm, tmp_path, monkeypatch):
+def _session(fakellm, tmp_path, monkeypatch, **settings_kw):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     settings = Settings.from_env(
-        model="openai/fake", cwd=str(tmp_path), permission_mode="yolo", api_base=fakellm.base_url, retry_base_ms=5
+        model="openai/fake",
+        cwd=str(tmp_path),
+        permission_mode="yolo",
+        api_base=fakellm.base_url,
+        retry_base_ms=5,
+        **settings_kw,
     )
     return Runtime(settings).new_session()[0]
 
@@ -132,8 +137,7 @@ def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path,
 
 
 def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
-    from flue_tui.headless.claude.run import ClaudeOptions, restrict_tools
-
+    """The session is built with only these tools, and so is every child (no factory swapped after)."""
     fakellm.script(
         [
             Turn(calls=[Call("task", {"prompt": "run it", "agent": "flue-general"}, id="t")]),
@@ -141,8 +145,7 @@ def test_tools_flag_restricts_sub_agents_too(fakellm, tmp_path, monkeypatch):
             Turn(text="parent done"),
         ]
     )
-    session = _session(fakellm, tmp_path, monkeypatch)
-    restrict_tools(session, ClaudeOptions(tools=frozenset({"read", "task"})))
+    session = _session(fakellm, tmp_path, monkeypatch, tools=frozenset({"read", "task"}))
     assert set(session.tools) == {"read", "task"}
     asyncio.run(session.prompt("delegate"))
     offered = [sorted(t["function"]["name"] for t in r.get("tools", [])) for r in fakellm.requests]

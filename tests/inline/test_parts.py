@@ -20,6 +20,8 @@ from flue_tui.inline.blocks import complete_prefix
 from flue_tui.inline.prompt import QUIT, InlineCompleter, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.terminal import make_console
+from flue_tui.tools.bash import BashTool
+from flue_tui.tools.read import ReadTool
 from flue_tui.ui.history import PromptHistory, history_path
 from flue_tui.ui.pathindex import PathIndex
 from tests.inline.conftest import in_order
@@ -54,9 +56,17 @@ def _events(s: str) -> list[ev.Event]:
         ev.TurnStart(session=s, turn_id="t1"),
         *(ev.TextDelta(session=s, text=piece) for piece in ("Looking ", "first.\n\nThen ", "more.")),
         ev.MessageEnd(session=s, message={"role": "assistant", "text": "…"}),
-        ev.ToolStart(session=s, tool_name="read", tool_call_id="c1", args={"path": "a.txt"}, kind="read"),
+        ev.ToolStart(
+            session=s, tool_name="read", tool_call_id="c1", args={"path": "a.txt"}, kind="read", traits=ReadTool.traits
+        ),
         ev.ToolEnd(
-            session=s, tool_name="read", tool_call_id="c1", is_error=False, result=result("x", lines=3), duration_ms=5
+            session=s,
+            tool_name="read",
+            tool_call_id="c1",
+            is_error=False,
+            result=result("x", lines=3),
+            duration_ms=5,
+            outcome="ok",
         ),
         ev.ToolStart(
             session=s,
@@ -66,7 +76,9 @@ def _events(s: str) -> list[ev.Event]:
             kind="delegate",
         ),
         ev.TaskStart(**child, prompt="go", agent="flue-general", tool_call_id="c2"),
-        ev.ToolStart(**child, tool_name="bash", tool_call_id="k1", args={"command": "ls"}, kind="execute"),
+        ev.ToolStart(
+            **child, tool_name="bash", tool_call_id="k1", args={"command": "ls"}, kind="execute", traits=BashTool.traits
+        ),
         ev.ToolOutput(**child, tool_call_id="k1", stream="stdout", chunk="file\n"),
         ev.ToolEnd(
             **child,
@@ -75,6 +87,7 @@ def _events(s: str) -> list[ev.Event]:
             is_error=False,
             result=result("file", exitCode=0),
             duration_ms=7,
+            outcome="ok",
         ),
         ev.TextDelta(**child, text="Child says hi."),
         ev.MessageEnd(**child, message={"role": "assistant", "text": "Child says hi."}),
@@ -88,6 +101,7 @@ def _events(s: str) -> list[ev.Event]:
             is_error=False,
             result=result("Child says hi."),
             duration_ms=12,
+            outcome="ok",
         ),
         ev.TurnStart(session=s, turn_id="t2"),
         ev.TextDelta(session=s, text="All done."),

@@ -135,7 +135,7 @@ def _tools(trust_read_only: bool) -> dict:
 def test_modes_and_rules_apply_to_mcp_tools():
     tools = _tools(trust_read_only=False)
     add, echo = tools["mcp__t__add"], tools["mcp__t__echo"]
-    assert add.read_only_hint and add.kind == "execute"  # the hint alone is not enough
+    assert add.read_only_hint and add.traits.kind == "execute"  # the hint alone is not enough
     ask = PermissionPolicy(mode="ask")
     assert ask.decide(echo.name, {}, echo).verdict == "ask"
     assert ask.decide(add.name, {}, add).verdict == "ask"
@@ -152,7 +152,7 @@ def test_modes_and_rules_apply_to_mcp_tools():
 def test_read_only_hint_runs_without_asking_once_the_user_trusts_it():
     tools = _tools(trust_read_only=True)
     add, echo = tools["mcp__t__add"], tools["mcp__t__echo"]
-    assert add.kind == "read" and echo.kind == "execute"
+    assert add.traits.kind == "read" and echo.traits.kind == "execute"
     assert PermissionPolicy(mode="ask").decide(add.name, {}, add).verdict == "allow"
     assert PermissionPolicy(mode="plan").decide(add.name, {}, add).verdict == "allow"
     assert PermissionPolicy(mode="plan").decide(echo.name, {}, echo).verdict == "deny"

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from flue_tui.agent.session import Session
+from flue_tui.core.traits import ToolTraits
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
 
@@ -19,7 +20,7 @@ class Lookup:
     name = "lookup"
     label = "Lookup"
     description = "Look a word up. " + "Explains the word at length. " * 300
-    kind = "other"
+    traits = ToolTraits()
     parameters = schema({"word": prop("string", "The word")}, ["word"])
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flue_tui.model.base import ModelError, TurnResponse
+from flue_tui.model.base import ModelError, TurnResponse, UsageChunk
 from flue_tui.model.direct_client import DirectClient
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.route import route
@@ -219,3 +219,24 @@ def test_bodies_are_json_the_oracle_reads(fakellm) -> None:
     direct = clients(GPT, fakellm.base_url)[1]
     _, payload = direct._request(CONVERSATIONS["unicode"], [], None)
     assert json.loads(payload)["messages"][1]["content"].startswith("日本語")
+
+
+def test_a_model_the_map_does_not_know_gets_the_same_request(anthropic_base, fakellm) -> None:
+    for server, model in ((anthropic_base, "anthropic/claude-unknown-9"), (fakellm, "openai/my-local-llama")):
+        a, b, body_a, body_b, *_ = both(server, model, Turn(text="ok"), CONVERSATIONS["plain"], _tools())
+        assert body_b == body_a
+        if model.startswith("anthropic/"):
+            # litellm makes up a price-less entry for an unknown claude-* name and calls it $0; the
+            # direct path says the cost is unknown (flue's rule: never a made-up $0).
+            assert [i for i in a if not isinstance(i, UsageChunk)][:-1] == [
+                i for i in b if not isinstance(i, UsageChunk)
+            ][:-1]
+            assert all(not i.usage.priced for i in b if isinstance(i, UsageChunk))
+        else:
+            assert b == a
+
+
+@pytest.mark.parametrize("model", ["openai/my-local-llama", GPT])
+def test_effort_on_openai_style_models_is_sent_alike(fakellm, model: str) -> None:
+    a, b, body_a, body_b, *_ = both(fakellm, model, Turn(text="ok"), CONVERSATIONS["plain"], effort="high")
+    assert body_b == body_a and b == a

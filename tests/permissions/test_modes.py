@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from flue_tui.core.decision import ALLOW
 from flue_tui.permissions.policy import (
     NO_ASK_TEXT,
     PLAN_TEXT,
@@ -196,7 +197,7 @@ async def test_concurrent_questions_are_asked_one_at_a_time(tools, tmp_path):
     answers = await asyncio.gather(
         *(policy("bash", {"command": c}, tools["bash"], f"c{i}") for i, c in enumerate(["ls a", "ls b", "pwd"]))
     )
-    assert answers == [None, None, None]
+    assert answers == [ALLOW, ALLOW, ALLOW]
     assert peak == 1
     assert seen == ["ls a", "pwd"]  # the session answer for `ls` settled "ls b" without a question
 

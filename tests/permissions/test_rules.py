@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from flue_tui.core.traits import OTHER
 from flue_tui.permissions.rules import (
+    FILE_PATH,
     Rule,
     RuleError,
     command_prefix,
@@ -15,6 +17,8 @@ from flue_tui.permissions.rules import (
     split_rule_list,
 )
 from flue_tui.permissions.shell import SimpleCommand, read_command
+from flue_tui.tools.bash import BashTool
+from flue_tui.tools.write import WriteTool
 
 
 def test_parse_rule_forms():
@@ -59,12 +63,15 @@ def test_simple_commands(command, segments):
     assert [c.text for c in read_command(command).commands] == segments
 
 
+BASH = BashTool.traits
+
+
 def _allowed(rules, command):
-    return matches(parse_rules(rules), "bash", {"command": command}, base="/w", root="/w", deny=False)
+    return matches(parse_rules(rules), "bash", {"command": command}, traits=BASH, base="/w", root="/w", deny=False)
 
 
 def _denied(rules, command):
-    return matches(parse_rules(rules), "bash", {"command": command}, base="/w", root="/w", deny=True)
+    return matches(parse_rules(rules), "bash", {"command": command}, traits=BASH, base="/w", root="/w", deny=True)
 
 
 def test_bash_patterns():
@@ -89,10 +96,18 @@ def test_deny_patterns_see_through_assignments_and_wrappers():
 def test_path_patterns_are_relative_to_the_workspace():
     rules = parse_rules(["edit(src/*)"])
     for path in ("src/a.py", "/w/src/b.py", "./src/c.py"):
-        assert matches(rules, "edit", {"path": path}, base="/w", root="/w", deny=False)
-    assert not matches(rules, "edit", {"path": "src/../../etc/x"}, base="/w", root="/w", deny=False)
-    assert matches(rules, "edit", {"path": "src/../../etc/x"}, base="/w", root="/w", deny=True)
-    assert matches(parse_rules(["read(/etc/*)"]), "read", {"path": "/etc/passwd"}, base="/w", root="/w", deny=True)
+        assert matches(rules, "edit", {"path": path}, traits=FILE_PATH, base="/w", root="/w", deny=False)
+    assert not matches(rules, "edit", {"path": "src/../../etc/x"}, traits=FILE_PATH, base="/w", root="/w", deny=False)
+    assert matches(rules, "edit", {"path": "src/../../etc/x"}, traits=FILE_PATH, base="/w", root="/w", deny=True)
+    assert matches(
+        parse_rules(["read(/etc/*)"]),
+        "read",
+        {"path": "/etc/passwd"},
+        traits=FILE_PATH,
+        base="/w",
+        root="/w",
+        deny=True,
+    )
 
 
 def test_session_prefixes():
@@ -104,9 +119,9 @@ def test_session_prefixes():
     assert prefix("ls -la /tmp") == "ls"
     assert prefix("echo hello") == "echo"
     assert prefix("git --no-pager log") == "git"
-    assert session_rules_for("bash", "execute", {"command": "git add . && git commit -m x && git add y"}) == [
+    assert session_rules_for("bash", BASH, {"command": "git add . && git commit -m x && git add y"}) == [
         "bash(git add *)",
         "bash(git commit *)",
     ]
-    assert session_rules_for("write", "edit", {"path": "x"}) == ["write", "edit"]
-    assert session_rules_for("mystery", "other", {}) == ["mystery"]
+    assert session_rules_for("write", WriteTool.traits, {"path": "x"}) == ["write", "edit"]
+    assert session_rules_for("mystery", OTHER, {}) == ["mystery"]

@@ -164,3 +164,20 @@ async def test_a_refused_command_is_never_spawned(tmp_path: Path):
     # grep builds its own command line: its pattern is not a command and is never checked as one.
     assert not results[2].is_error and results[2].text == "./note.txt:1:reboot"
     assert [d.tool_input["command"] for d in policy.denials] == ["touch marker; reboot"]
+
+
+def test_another_executing_tool_s_command_is_checked_as_before_traits(tmp_path: Path):
+    """A tool that executes (an MCP server's) but declares no shell subject: its `command` argument
+    still passes the command checks, as it did when the guard read kind and argument name."""
+    from flue_tui.core.traits import ToolTraits
+
+    class Remote:
+        traits = ToolTraits(kind="execute")
+
+    class Reader:
+        traits = ToolTraits(kind="read")
+
+    guard = WorkspaceGuard(str(tmp_path))
+    refusal = guard.check("mcp__box__run", {"command": "reboot"}, Remote())
+    assert refusal is not None and refusal.startswith('Command blocked by workspace sandbox rule "system-control"')
+    assert guard.check("mcp__box__look", {"command": "reboot"}, Reader()) is None

@@ -15,6 +15,7 @@ from flue_tui.permissions.rules import parse_rules, session_rules_for
 from flue_tui.permissions.shell import read_command
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
+from flue_tui.tools.bash import BashTool
 from tests.permissions.conftest import ScriptedAsker, run_calls
 
 
@@ -360,7 +361,7 @@ UNCLEAR = [
 def test_what_cannot_be_judged_is_asked_even_under_a_catch_all_pattern(bash, command):
     assert read_command(command).unclear
     assert verdict(bash, command, allow=["bash(?*)", "bash(rm *)", "bash(echo *)", "bash(bash *)"]) == "ask"
-    assert session_rules_for("bash", "execute", {"command": command}) == []
+    assert session_rules_for("bash", BashTool.traits, {"command": command}) == []
 
 
 @pytest.mark.parametrize(
@@ -428,7 +429,7 @@ def test_files_git_writes_itself_are_writes(bash):
     ],
 )
 def test_session_rules_name_the_programs_run(bash, command, rules):
-    suggested = session_rules_for("bash", "execute", {"command": command})
+    suggested = session_rules_for("bash", BashTool.traits, {"command": command})
     assert suggested == rules
     for rule in suggested:
         assert not rule.startswith(("bash(for", "bash(do", "bash(done", "bash(1", "bash(2", "bash(if", "bash(then"))

@@ -68,8 +68,10 @@ def test_sigterm_during_start_up_ends_the_run_cleanly(fakellm, flue_env, tmp_pat
     args = [sys.executable, "-m", "flue_tui", "-p", "hi", "--model", "openai/fake", "--output-format", fmt]
     if fmt == "stream-json":
         args.append("--verbose")
+    # litellm's import window exists on a litellm-path model only (a direct one never imports it).
+    env = {**flue_env, "FLUE_TRANSPORT": "litellm"} if moment == "while litellm imports" else flue_env
     proc = subprocess.Popen(
-        args, cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        args, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         _wait(proc, MOMENTS[moment])

@@ -131,9 +131,10 @@ def test_cli_read_of_a_fifo_goes_back_to_the_model(fakellm, run_flue, tmp_path, 
 STUCK_DRIVER = r"""
 import asyncio, sys, threading
 import flue_tui.tools as tools
+from flue_tui.core.traits import ToolTraits
 
 class Stuck:
-    name, label, kind = "stuck", "Stuck", "read"
+    name, label, traits = "stuck", "Stuck", ToolTraits(kind="read")
     description = "Blocks in a worker thread."
     parameters = {"type": "object", "properties": {}, "required": []}
     def __init__(self, sandbox):

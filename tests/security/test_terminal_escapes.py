@@ -105,6 +105,7 @@ def test_the_apps_transcript_never_holds_an_escape():
             is_error=False,
             result={"content": [{"type": "text", "text": "res \x1b[31mred"}]},
             duration_ms=1,
+            outcome="ok",
         )
     )
     router.take()

@@ -12,8 +12,14 @@ from flue_tui.core.messages import ToolResultMessage, UserMessage, message_from_
 from flue_tui.store.importing import ImportProblem, import_json
 from flue_tui.store.recorder import typed
 from flue_tui.store.sessions import SessionStore
+from flue_tui.tools.bash import BashTool
+from flue_tui.tools.task import TaskTool
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.transcript import ReplyEntry, TaskEntry, ToolEntry, UserEntry
+
+# The resumed session's tools: these rows are stored as before kinds were recorded, so the kind of
+# each call comes from the tool of its name, as in the app and inline mode.
+TOOLS = {"task": TaskTool, "bash": BashTool}
 
 
 def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +64,7 @@ def nested(store: SessionStore) -> None:
 def test_backfill_nests_children_with_their_steps_and_durations():
     with SessionStore.open(":memory:") as store:
         nested(store)
-        entries = make_backfill(store.load_context("root"), "/w", store, "root")(100)
+        entries = make_backfill(store.load_context("root"), "/w", store, "root", tools=TOOLS)(100)
         user, task, reply = entries
         assert isinstance(reply, ReplyEntry) and reply.text == "All done."
         assert isinstance(user, UserEntry) and user.text == "/x now"
@@ -79,7 +85,7 @@ def test_a_damaged_store_leaves_the_task_block_with_prompt_and_answer():
     nested(store)
     messages = store.load_context("root")
     store.close()  # any read failure (here: the store went away meanwhile), never a traceback
-    task = make_backfill(messages, "/w", store, "root")(100)[1]
+    task = make_backfill(messages, "/w", store, "root", tools=TOOLS)(100)[1]
     assert isinstance(task, TaskEntry) and task.child is None and task.answer == "outer done"
 
 

@@ -102,18 +102,21 @@ def test_kill_9_of_flue_takes_background_commands_along(fakellm, flue_env, tmp_p
 async def test_permissions_are_bashs(tmp_path):
     tool = BashBackgroundTool(LocalSandbox(str(tmp_path)), Jobs())
     policy = PermissionPolicy(mode="ask", root=str(tmp_path), allow=parse_rules(["bash(npm run dev)"]))
-    assert await policy("bash_background", {"command": "npm run dev"}, tool, "c1") is None
-    assert await policy("bash_background", {"command": "ls -la"}, tool, "c2") is None  # read-only
-    assert await policy("bash_background", {"command": "rm -rf x"}, tool, "c3") == NO_ASK_TEXT.format(
-        tool="bash", mode="ask"
-    )
+
+    async def decide(p, command, call_id):
+        return await p("bash_background", {"command": command}, tool, call_id)
+
+    assert (await decide(policy, "npm run dev", "c1")).verdict == "allow"
+    assert (await decide(policy, "ls -la", "c2")).verdict == "allow"  # read-only
+    refused = await decide(policy, "rm -rf x", "c3")
+    assert (refused.verdict, refused.reason) == ("deny", NO_ASK_TEXT.format(tool="bash", mode="ask"))
     assert [d.tool_name for d in policy.denials] == ["bash_background"]
     deny = PermissionPolicy(mode="yolo", root=str(tmp_path), deny=parse_rules(["bash(rm *)"]))
-    assert await deny("bash_background", {"command": "eval 'rm x'"}, tool, "c4") == (
+    assert (await decide(deny, "eval 'rm x'", "c4")).reason == (
         'Permission denied: bash is blocked by the rule "bash(rm *)".'
     )
     plan = PermissionPolicy(mode="plan", root=str(tmp_path))
-    assert (await plan("bash_background", {"command": "npm run dev"}, tool, "c5") or "").startswith(
+    assert ((await decide(plan, "npm run dev", "c5")).reason or "").startswith(
         "Permission denied: plan mode is read-only"
     )
 

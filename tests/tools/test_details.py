@@ -16,12 +16,16 @@ from flue_tui.core.details import (
     ReadDetails,
     TaskDetails,
     WriteDetails,
-    parse,
     wire,
 )
 from flue_tui.tools.base import ToolContext
 from flue_tui.tools.bash import BashTool
 from flue_tui.tools.edit import EditTool
+from flue_tui.tools.glob import GlobTool
+from flue_tui.tools.grep import GrepTool
+from flue_tui.tools.read import ReadTool
+from flue_tui.tools.task import TaskTool
+from flue_tui.tools.write import WriteTool
 from flue_tui.ui.toolfmt import summary
 from flue_tui.ui.transcript import ToolEntry
 
@@ -41,10 +45,14 @@ WIRE = [
 ]
 
 
+# Each tool names its details class in its traits; nothing else maps names to details.
+TRAITS = {t.name: t.traits for t in (ReadTool, WriteTool, EditTool, BashTool, GrepTool, GlobTool, TaskTool)}
+
+
 @pytest.mark.parametrize(("tool", "value", "stored"), WIRE)
 def test_the_wire_form_is_the_dict_it_always_was_and_reads_back(tool, value, stored):
     assert json.dumps(wire(value)) == stored
-    assert parse(tool, json.loads(stored)) == value
+    assert TRAITS[tool].read_details(json.loads(stored)) == value
 
 
 async def test_tools_build_typed_details_whose_wire_keeps_the_old_keys(tmp_path: Path, sandbox):
@@ -70,6 +78,9 @@ async def test_tools_build_typed_details_whose_wire_keeps_the_old_keys(tmp_path:
 )
 def test_a_stored_dict_of_the_wrong_shape_reads_as_nothing_never_a_crash(tool, details, words):
     """Imported sessions are untrusted: a field of the wrong type is dropped, not shown or raised on."""
-    entry = ToolEntry(name=tool, status="ok", result_text="Successfully edited f", details=details)
+    traits = TRAITS[tool]
+    entry = ToolEntry(
+        name=tool, kind=traits.kind, traits=traits, status="ok", result_text="Successfully edited f", details=details
+    )
     assert summary(entry) == words
     assert entry.diff == ""

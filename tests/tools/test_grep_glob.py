@@ -7,7 +7,7 @@ import os
 import pytest
 
 from flue_tui.core.abort import ToolError
-from flue_tui.core.details import MatchDetails
+from flue_tui.core.details import FileMatchDetails, MatchDetails
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.glob import GlobTool
 from flue_tui.tools.grep import GrepTool, find_rg
@@ -130,7 +130,7 @@ async def test_huge_output_is_counted_not_buffered(tmp_path, ctx):
 async def test_glob_finds_in_find_order(tree, ctx):
     r = await GlobTool(LocalSandbox(str(tree))).execute({"pattern": "*.ts"}, ctx)
     assert r.text == "./src/a.ts"
-    assert r.details == MatchDetails(1)
+    assert r.details == FileMatchDetails(1)
     r = await GlobTool(LocalSandbox(str(tree))).execute({"pattern": "*", "path": "src"}, ctx)
     assert sorted(r.text.split("\n")) == ["src/a.ts", "src/b.py"]
 
@@ -140,7 +140,7 @@ async def test_glob_no_match_and_missing_dir(tree, ctx):
     for args in ({"pattern": "*.zig"}, {"pattern": "*", "path": "nope"}):
         r = await tool.execute(args, ctx)
         assert r.text == "No files found matching pattern."
-        assert r.details == MatchDetails(0)
+        assert r.details == FileMatchDetails(0)
 
 
 async def test_glob_symlink_loop(tmp_path, ctx):
@@ -157,7 +157,7 @@ async def test_glob_cap_at_1000(tmp_path, ctx):
         (tmp_path / f"f{i}.log").write_text("")
     r = await GlobTool(LocalSandbox(str(tmp_path))).execute({"pattern": "*.log"}, ctx)
     paths = r.text.split("\n")
-    assert len(paths) == 1000 and r.details == MatchDetails(1000)
+    assert len(paths) == 1000 and r.details == FileMatchDetails(1000)
     assert all(p.startswith("./f") and p.endswith(".log") for p in paths)
     assert "[" not in r.text  # no truncation notice
 

@@ -72,7 +72,7 @@ def test_builtin_tools_order_and_definitions(tmp_path):
     for tool in tools:
         label, kind, description, params = EXPECTED[tool.name]
         assert tool.label == label
-        assert tool.kind == kind
+        assert tool.traits.kind == kind
         assert tool.description == description
         assert json.dumps(tool.parameters) == params
 

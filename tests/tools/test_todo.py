@@ -11,10 +11,10 @@ from rich.console import Console
 
 from flue_tui.core import events as ev
 from flue_tui.core.abort import ToolError
-from flue_tui.core.details import PlanDetails, Todo, parse, wire
+from flue_tui.core.details import PlanDetails, Todo, wire
 from flue_tui.core.messages import ToolResultMessage
 from flue_tui.inline.renderer import Renderer
-from flue_tui.tools.todo import DONE_TEXT, check_todos, latest_plan
+from flue_tui.tools.todo import DONE_TEXT, TodoWriteTool, check_todos, latest_plan
 from tests.fakellm import Call, Turn
 
 PLAN = [
@@ -29,7 +29,7 @@ def test_a_good_plan_is_a_typed_detail_that_round_trips():
     assert plan == PlanDetails((Todo("Read the failing test", "completed"), Todo("Fix add()", "in_progress"),
                                Todo("Run the suite", "pending")))  # fmt: skip
     assert wire(plan) == {"todos": PLAN}
-    assert parse("todo_write", wire(plan)) == plan
+    assert TodoWriteTool.traits.read_details(wire(plan)) == plan
     assert check_todos({"todos": []}) == PlanDetails(())  # clearing the plan is allowed
     assert check_todos({"todos": [{"content": "a\n\tb\x1b[2J", "status": "pending"}]}).todos[0].content == "a b\x1b[2J"
 
@@ -70,10 +70,10 @@ def test_bad_input_gets_one_sentence(args, text):
 
 
 def test_hostile_stored_details_are_dropped_not_raised_on():
-    assert parse("todo_write", {"todos": [{"content": 1, "status": "pending"}, "x", {"content": "ok"}]}) == PlanDetails(
-        ()
-    )
-    assert parse("todo_write", {"todos": "nope"}) == PlanDetails(())
+    assert TodoWriteTool.traits.read_details(
+        {"todos": [{"content": 1, "status": "pending"}, "x", {"content": "ok"}]}
+    ) == PlanDetails(())
+    assert TodoWriteTool.traits.read_details({"todos": "nope"}) == PlanDetails(())
 
 
 def test_the_latest_plan_is_the_last_successful_call():
@@ -110,8 +110,23 @@ def test_print_mode_runs_it_and_stream_json_carries_the_call(fakellm, flue_main)
 def _plan_events(s: str, call: str, todos: list[dict[str, str]]) -> list[ev.Event]:
     result = {"content": [{"type": "text", "text": DONE_TEXT}], "details": {"todos": todos}}
     return [
-        ev.ToolStart(session=s, tool_name="todo_write", tool_call_id=call, args={"todos": todos}, kind="other"),
-        ev.ToolEnd(session=s, tool_name="todo_write", tool_call_id=call, is_error=False, result=result, duration_ms=1),
+        ev.ToolStart(
+            session=s,
+            tool_name="todo_write",
+            tool_call_id=call,
+            args={"todos": todos},
+            kind="other",
+            traits=TodoWriteTool.traits,
+        ),
+        ev.ToolEnd(
+            session=s,
+            tool_name="todo_write",
+            tool_call_id=call,
+            is_error=False,
+            result=result,
+            duration_ms=1,
+            outcome="ok",
+        ),
     ]
 
 

@@ -32,7 +32,9 @@ asyncio.run(main())
 
 
 def test_first_frame_before_litellm(tmp_path: Path):
-    env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test")
+    # A litellm-path model: it is warmed after the first frame (a direct-path model never loads it:
+    # tests/test_direct_front_ends.py).
+    env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test", FLUE_TRANSPORT="litellm")
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(tmp_path)],
         capture_output=True,

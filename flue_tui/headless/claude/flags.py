@@ -173,6 +173,8 @@ def claude_settings(value: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(data.get("model"), str):
         out["model"] = data["model"]
+    if "hooks" in data:  # checked, with the other sources, by flue_tui/hooks/config.py
+        out["settings_hooks"] = data["hooks"]
     perms = data.get("permissions")
     if isinstance(perms, dict):
         for key, target in (("allow", "allowed_tools"), ("deny", "disallowed_tools")):

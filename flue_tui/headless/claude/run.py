@@ -38,28 +38,6 @@ def claude_mode(session: Session) -> str:
     return CLAUDE_MODE.get(policy.mode if policy is not None else "yolo", "bypassPermissions")
 
 
-def restrict_tools(session: Session, opts: ClaudeOptions | None) -> None:
-    """--tools: offer only these built-in tools (finish/give_up are added per prompt, as always),
-    to the session and to every sub-agent it starts, so delegating cannot bring a tool back."""
-    if opts is not None and opts.tools is not None:
-        _restrict(session, opts.tools)
-
-
-def _restrict(session: Session, names: frozenset[str]) -> None:
-    session.tools = {name: tool for name, tool in session.tools.items() if name in names}
-    task = session.tools.get("task")
-    make_child = getattr(task, "make_child", None)
-    if make_child is None:
-        return
-
-    def restricted_child(*args: Any, **kw: Any) -> Session:
-        child = make_child(*args, **kw)
-        _restrict(child, names)
-        return child
-
-    task.make_child = restricted_child  # type: ignore[union-attr]
-
-
 def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) -> None:
     """--fallback-model: wrap the session's model (sub-agents keep their own)."""
     if opts is None or not opts.fallback_model:

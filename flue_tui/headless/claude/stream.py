@@ -18,18 +18,18 @@ from typing import Any, TextIO
 from flue_tui.core.events import (
     CompactionStart,
     Event,
-    Log,
     MessageEnd,
+    Retry,
     TaskStart,
     TextDelta,
     ThinkingDelta,
     Turn,
     TurnStart,
 )
+from flue_tui.core.messages import result_outcome
 from flue_tui.headless.claude.result import STOP_REASONS
 
 Write = Callable[[dict[str, Any]], None]
-RETRY_LOG = "[flue:model-retry] Retrying transient model error"  # agent/loop.py's retry log line
 _RETRY_KINDS = (("rate_limit", r"rate.?limit|too many requests|429"), ("overloaded", r"overloaded|529"))
 
 
@@ -146,20 +146,20 @@ class ClaudeStream:
             self._close_block(event)
         elif isinstance(event, MessageEnd):
             self._message(event)
-        elif isinstance(event, Log) and event.message == RETRY_LOG and event.session == self.root:
-            self._retry(event.attributes or {})
+        elif isinstance(event, Retry) and event.session == self.root:
+            self._retry(event)
 
-    def _retry(self, attrs: dict[str, Any]) -> None:
+    def _retry(self, event: Retry) -> None:
         """Claude Code's `system`/`api_retry` for flue's transient-error back-off."""
-        error = str(attrs.get("error", ""))
+        error = event.error
         kind = next((k for k, pattern in _RETRY_KINDS if re.search(pattern, error, re.IGNORECASE)), "server_error")
         self.write(
             {
                 "type": "system",
                 "subtype": "api_retry",
-                "attempt": attrs.get("attempt", 0),
-                "max_retries": attrs.get("maxRetries", 0),
-                "retry_delay_ms": attrs.get("delayMs", 0),
+                "attempt": event.attempt,
+                "max_retries": event.max_retries,
+                "retry_delay_ms": event.delay_ms,
                 "error_status": None,
                 "error": kind,
                 "session_id": self.root,
@@ -182,7 +182,7 @@ class ClaudeStream:
                 "tool_use_id": m["tool_call_id"],
                 "type": "tool_result",
                 "content": m["text"],
-                "is_error": bool(m.get("is_error")),
+                "is_error": result_outcome(m) != "ok",
             }
             self.write(self._envelope(event, "user", {"message": {"role": "user", "content": [block]}}))
         elif role == "user" and event.session != self.root:

@@ -107,7 +107,7 @@ class PromptArea(TextArea):
                 # `@calc/ops.py` typed in full: accepting would change nothing, so Enter sends.
                 comp.hide()
                 if self.text.strip():
-                    self.post_message(self.Submitted(self.text))
+                    self._submit(self.text)
             else:
                 # Enter on a command that needs no argument runs it (`/he` + Enter = /help).
                 context, choice = comp.context, comp.choice
@@ -119,11 +119,11 @@ class PromptArea(TextArea):
                     and choice
                     and choice.rstrip() not in self._needs_argument()
                 ):
-                    self.post_message(self.Submitted(self.text.rstrip()))
+                    self._submit(self.text.rstrip())
         elif key == "enter":
             text = self.text
             if text.strip():
-                self.post_message(self.Submitted(text))
+                self._submit(text)
         elif key in ("shift+enter", "ctrl+j"):
             self.insert("\n")
         elif key == "up" and self.cursor_location[0] == 0 and self.selection.is_empty:
@@ -135,6 +135,12 @@ class PromptArea(TextArea):
         if handled:
             event.stop()
             event.prevent_default()
+
+    def _submit(self, text: str) -> None:
+        """Send `text` and empty the input now, not when the app handles the message: keys typed
+        ahead (`/cost⏎/context⏎` in one read) land in an empty input, never after `/cost`."""
+        self.post_message(self.Submitted(text))
+        self.set_text("")
 
     def _recall(self, text: str | None) -> None:
         if text is None:

@@ -39,8 +39,7 @@ def body_text(entry: ToolEntry, expanded: bool) -> tuple[Text | None, int]:
         if not lines:
             return None, 0
         return Text("\n".join(lines), style="dim"), max(0, entry.tail.total_lines - len(lines))
-    interrupted = entry.result_text.startswith("This operation was aborted")
-    if entry.status == "error" and interrupted and entry.tail is not None and not expanded:
+    if entry.outcome == "aborted" and entry.tail is not None and not expanded:
         # The header already says "interrupted"; what the command printed so far says more.
         lines = entry.tail.last(TAIL_LINES)
         return (Text("\n".join(lines), style="dim"), 0) if lines else (None, 0)

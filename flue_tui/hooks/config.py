@@ -1,0 +1,220 @@
+"""Where hooks come from, in Claude Code's settings shape:
+
+    {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}}
+
+Sources, all of them apply (as in Claude Code, hooks from every file run; none overrides another):
+the user's `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR` when set), `[hooks]` in flue's own
+config.toml (the same shape in TOML), `--settings FILE|JSON`, and a project's
+`.claude/settings.json` and `.claude/settings.local.json`. A project's hooks run commands, so they
+apply only once the user trusts the project (config/trust.py, each file by its SHA-256: a pull that
+changes one asks again) or passes --trust-project; until then they are listed in one notice.
+
+A bad shape in the user's own files or --settings stops the start in one sentence naming the file
+and key; in a project's file it is a notice and that file's hooks are ignored (a repository written
+for a newer Claude Code must not keep flue from starting).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flue_tui.config.errors import ConfigError
+from flue_tui.core.files import open_regular
+
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+# Events whose matcher names a tool; the others match everything (Claude Code ignores it there).
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
+DEFAULT_TIMEOUT = 60.0  # seconds, Claude Code's default per command hook
+MAX_FILE = 1 << 20  # a settings file is small; a huge one is refused, never read whole
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    event: str
+    matcher: str  # "" or "*": every tool
+    command: str
+    timeout: float
+    origin: str  # the file it came from, or "--settings"
+
+    def matches(self, names: tuple[str, ...]) -> bool:
+        """Claude Code's matcher: empty or `*` is everything; a plain name (letters, digits, `_`, `|`)
+        is exact names separated by `|`; anything else is a regular expression, matched in full
+        against any of the call's names (Claude Code's, then flue's)."""
+        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+            return True
+        if re.fullmatch(r"[\w|]+", self.matcher):
+            wanted = set(self.matcher.split("|"))
+            return any(n in wanted for n in names)
+        try:
+            pattern = re.compile(self.matcher)
+        except re.error:
+            return False  # checked when read; unreachable
+        return any(pattern.fullmatch(n) for n in names)
+
+
+@dataclass(frozen=True, slots=True)
+class HookSetup:
+    hooks: tuple[Hook, ...] = ()
+    notices: tuple[str, ...] = ()
+    held: tuple[Hook, ...] = ()  # a project's hooks waiting for trust
+    held_files: tuple[str, ...] = ()  # the project files they come from (what trusting covers)
+
+    def for_event(self, event: str) -> tuple[Hook, ...]:
+        return tuple(h for h in self.hooks if h.event == event)
+
+
+def claude_dir() -> Path:
+    """Claude Code's own directory: `$CLAUDE_CONFIG_DIR`, else ~/.claude."""
+    explicit = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(explicit).expanduser() if explicit else Path.home() / ".claude"
+
+
+def parse(table: Any, origin: str) -> list[Hook]:
+    """The `hooks` object of one source, checked; raises ConfigError with one sentence."""
+    if not isinstance(table, dict):
+        raise ConfigError(f'{origin}: hooks must be an object of events, e.g. {{"PreToolUse": [...]}}')
+    out: list[Hook] = []
+    for event, groups in table.items():
+        if event not in EVENTS:
+            raise ConfigError(f"{origin}: unknown hook event {event!r} (known: {', '.join(EVENTS)})")
+        if not isinstance(groups, list):
+            raise ConfigError(f"{origin}: hooks.{event} must be a list of {{matcher, hooks}} objects")
+        for i, group in enumerate(groups):
+            where = f"{origin}: hooks.{event}[{i}]"
+            if not isinstance(group, dict):
+                raise ConfigError(f"{where} must be an object with matcher and hooks")
+            matcher = group.get("matcher", "")
+            if not isinstance(matcher, str):
+                raise ConfigError(f"{where}.matcher must be a string (a tool name, names joined by |, or a regex)")
+            try:
+                re.compile("" if matcher == "*" else matcher)
+            except re.error as exc:
+                raise ConfigError(f"{where}.matcher is not a valid regular expression ({exc})") from None
+            commands = group.get("hooks")
+            if not isinstance(commands, list):
+                raise ConfigError(f"{where}.hooks must be a list of {{type: command, command}} objects")
+            for j, entry in enumerate(commands):
+                out.append(_command(entry, f"{where}.hooks[{j}]", event, matcher, origin))
+    return out
+
+
+def _command(entry: Any, where: str, event: str, matcher: str, origin: str) -> Hook:
+    if not isinstance(entry, dict):
+        raise ConfigError(f'{where} must be an object such as {{"type": "command", "command": "..."}}')
+    if entry.get("type", "command") != "command":
+        raise ConfigError(f'{where}.type {entry.get("type")!r} is not supported (flue runs "command" hooks)')
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip() or "\0" in command:
+        raise ConfigError(f"{where}.command must be a non-empty shell command")
+    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
+        raise ConfigError(f"{where}.timeout must be a number of seconds, more than 0")
+    return Hook(event, matcher, command, float(timeout), origin)
+
+
+def _json_file(path: Path) -> Any:
+    """A settings file's JSON, or None when it is not there."""
+    try:
+        with open_regular(str(path)) as fh:  # a FIFO must not hang the start
+            raw = fh.read(MAX_FILE + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE:
+        raise ConfigError(f"{path} is larger than {MAX_FILE // 1024} KiB; not a settings file")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc})") from None
+
+
+def from_settings_file(path: Path) -> list[Hook]:
+    data = _json_file(path)
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object")
+    return parse(data["hooks"], str(path)) if "hooks" in data else []
+
+
+def from_toml(path: Path) -> list[Hook]:
+    """`[hooks]` of flue's own config.toml (config/files.py has checked the TOML itself)."""
+    try:
+        with open_regular(str(path)) as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return []
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from None
+    return parse(data["hooks"], str(path)) if "hooks" in data else []
+
+
+def _reads(sources: tuple[str, ...] | None, kind: str) -> bool:
+    return sources is None or kind in sources
+
+
+def load(settings: Any) -> HookSetup:
+    """Every hook for these settings, with the notices (raises ConfigError for the user's own files)."""
+    from flue_tui.config import trust
+    from flue_tui.config.files import user_file
+
+    sources = getattr(settings, "setting_sources", None)
+    hooks: list[Hook] = []
+    if _reads(sources, "user"):
+        hooks += from_settings_file(claude_dir() / "settings.json")
+        hooks += from_toml(user_file())
+    flag = getattr(settings, "settings_hooks", None)
+    if flag is not None:
+        hooks += parse(flag, "--settings")
+    notices: list[str] = []
+    held: list[Hook] = []
+    held_files: list[str] = []
+    cwd = getattr(settings, "cwd", os.getcwd())
+    for rel, kind in zip(PROJECT_FILES, ("project", "local"), strict=True):
+        if not _reads(sources, kind):
+            continue
+        try:
+            found = from_settings_file(Path(cwd) / rel)
+        except ConfigError as exc:
+            notices.append(f"Ignored the hooks of {rel}: {exc}")
+            continue
+        if not found:
+            continue
+        if getattr(settings, "trust_project", False) or trust.state(cwd, rel) == "trusted":
+            hooks += found
+        else:
+            held += found
+            held_files.append(rel)
+    if held:
+        changed = [rel for rel in held_files if trust.state(cwd, rel) == "changed"]
+        why = (
+            f"{', '.join(changed)} changed since you trusted this project"
+            if changed
+            else "you have not trusted this project"
+        )
+        notices.append(
+            f"Not running the hooks of {', '.join(held_files)} because {why}: "
+            f"{', '.join(sorted({h.event for h in held}))} (trust it by answering yes when flue asks, "
+            "with flue trust, or with --trust-project)."
+        )
+    return HookSetup(tuple(hooks), tuple(notices), tuple(held), tuple(held_files))
