@@ -167,7 +167,7 @@ async def run_tool_batch(
             # The policy judges against the files (a repository's git config, symlinks), so this
             # call is judged once the batch's earlier file changes have landed: a write and a
             # `git diff` in one reply must not have the diff judged before the write made a repo.
-            edits = [t for j, t in pending if getattr(session.tools.get(calls[j].name), "kind", "") == "edit"]
+            edits = [t for j, t in pending if traits_of(session.tools.get(calls[j].name)).kind == "edit"]
             if edits:
                 await asyncio.wait(edits)
             # The permission policy's decision: run (with the input as the user rewrote it, if they
