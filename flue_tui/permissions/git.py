@@ -144,10 +144,11 @@ def _git_dir(start: str) -> tuple[str, str | None] | None:
                 return dot, d
             return (os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot), d
         if os.path.exists(os.path.join(d, "HEAD")) and any(
-            os.path.exists(os.path.join(d, p)) for p in ("objects", "commondir", "config")
+            os.path.exists(os.path.join(d, p)) for p in ("objects", "commondir")
         ):
             # a bare repository; git needs no `config` of its own there: `commondir` names where
-            # its objects and config are (repository_programs reads that config)
+            # its objects and config are (repository_programs reads that config). A project with
+            # a HEAD file and a config/ folder but no objects is none.
             return d, None
         parent = os.path.dirname(d)
         if parent == d:
