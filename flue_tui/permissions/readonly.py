@@ -70,8 +70,10 @@ def _reads(command: SimpleCommand) -> bool:
     args = argv[1:]
     if any(_abbreviates(a, _READERS[argv[0]]) for a in args):
         return False
+    if argv[0] == "tail":  # following never ends, and bash has no timeout unless the model set one
+        return not any(_abbreviates(a, ("--follow", "--retry")) or _short(a, "fF") for a in args)
     if argv[0] == "rg":  # -z (search compressed files) runs decompressors, also inside a cluster
-        return not any(a.startswith("-") and not a.startswith("--") and "z" in a for a in args)
+        return not any(_short(a, "z") for a in args)
     if argv[0] == "find":
         return not _FIND_ACTIONS.intersection(args)
     if argv[0] == "git":
@@ -86,6 +88,11 @@ def _git_reads(args: tuple[str, ...]) -> bool:
     if i >= len(args) or args[i] not in _GIT_SUBCOMMANDS:
         return False
     return not any(_abbreviates(a, _GIT_REFUSED) for a in args[i + 1 :])
+
+
+def _short(word: str, letters: str) -> bool:
+    """A cluster of short options (`-nf`) holding one of `letters`."""
+    return word.startswith("-") and not word.startswith("--") and any(c in word for c in letters)
 
 
 def _abbreviates(word: str, refused: tuple[str, ...]) -> bool:

@@ -228,3 +228,12 @@ def test_print_mode_does_not_run_a_backtick_in_a_here_document(fakellm, flue_mai
     assert out.code == 0, out.stderr
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["tail -f log.txt", "tail -F log.txt", "tail -n 5 -f log.txt", "tail --follow=name x"]
+)
+def test_following_a_file_is_asked(bash, command):
+    """bash has no timeout unless the model sets one: an unasked `tail -f` in `flue -p` never ended."""
+    assert verdict(bash, command) == "ask"
+    assert verdict(bash, "tail -n 5 log.txt") == "allow"
