@@ -43,6 +43,10 @@ def check_message(data: Any) -> dict[str, Any] | None:
     return _error(-32600, "Invalid Request: neither a request, a notification nor a response.", request_id)
 
 
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON")
+
+
 class LineTransport:
     """Newline-delimited JSON on a reader and a raw output fd (the SDK's Transport protocol)."""
 
@@ -69,8 +73,8 @@ class LineTransport:
                 return None
             if not line.strip():
                 continue
-            try:
-                data = json.loads(line)
+            try:  # NaN and Infinity are no JSON: echoed back in an error's data, a strict client chokes
+                data = json.loads(line, parse_constant=_not_json)
             except (ValueError, RecursionError):
                 await self._answer(_error(-32700, "Parse error: the line is not JSON (UTF-8)."))
                 continue

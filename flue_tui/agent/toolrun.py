@@ -164,6 +164,12 @@ async def run_tool_batch(
             finish(i, _error(problem or "invalid arguments"))
             continue
         if session.before_tool is not None:
+            # The policy judges against the files (a repository's git config, symlinks), so this
+            # call is judged once the batch's earlier file changes have landed: a write and a
+            # `git diff` in one reply must not have the diff judged before the write made a repo.
+            edits = [t for j, t in pending if traits_of(session.tools.get(calls[j].name)).kind == "edit"]
+            if edits:
+                await asyncio.wait(edits)
             # The permission policy's decision: run (with the input as the user rewrote it, if they
             # did) or refuse, the model reading why.
             decision = await session.before_tool(call.name, args, tool, call.id)

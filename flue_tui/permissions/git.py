@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flue_tui.core.files import open_regular
+from flue_tui.permissions.gitindex import gitlinks
 
 if TYPE_CHECKING:
     from flue_tui.permissions.shellwords import Collector, SimpleCommand, Word
@@ -127,23 +128,28 @@ _HOOKLESS = frozenset(
 )
 
 
-def _git_dir(start: str) -> str | None:
-    """The git directory git would use from `start`: the first `.git` (a directory, or a file that
-    says `gitdir: …`, as in a worktree or submodule) on the way up."""
+def _git_dir(start: str) -> tuple[str, str | None] | None:
+    """The git directory git would use from `start`, and its work tree: the first `.git` (a
+    directory, or a file that says `gitdir: …`, as in a worktree or submodule) on the way up."""
     d = os.path.abspath(start)
     while True:
         dot = os.path.join(d, ".git")
         if os.path.isdir(dot):
-            return dot
+            return dot, d
         if os.path.isfile(dot):
             try:
                 with open_regular(dot) as fh:  # a FIFO planted as `.git` must not hang the policy
                     line = fh.read(4096).decode("utf-8", "replace").strip()
             except OSError:
-                return dot
-            return os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot
-        if all(os.path.exists(os.path.join(d, p)) for p in ("HEAD", "config", "objects")):
-            return d  # a bare repository
+                return dot, d
+            return (os.path.join(d, line[7:].strip()) if line.startswith("gitdir:") else dot), d
+        if os.path.exists(os.path.join(d, "HEAD")) and any(
+            os.path.exists(os.path.join(d, p)) for p in ("objects", "commondir")
+        ):
+            # a bare repository; git needs no `config` of its own there: `commondir` names where
+            # its objects and config are (repository_programs reads that config). A project with
+            # a HEAD file and a config/ folder but no objects is none.
+            return d, None
         parent = os.path.dirname(d)
         if parent == d:
             return None
@@ -165,14 +171,13 @@ def _config_keys(path: str) -> list[tuple[str, str]]:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        if line.startswith("["):
+        while line.startswith("["):  # git reads `[color][core] fsmonitor = x` as core's key
             head = line[1 : line.find("]")] if "]" in line else line[1:]
             name, _, sub = head.partition(" ")
             section = f"{name.lower()}.{sub.strip().strip(chr(34))}" if sub else name.lower()
-            rest = line[line.find("]") + 1 :].strip() if "]" in line else ""
-            if not rest:
-                continue
-            line = rest  # `[core] fsmonitor = x` on one line
+            line = line[line.find("]") + 1 :].strip() if "]" in line else ""
+        if not line:
+            continue  # `[core] fsmonitor = x` on one line goes on as a key of that section
         key, _, value = line.partition("=")
         out.append((f"{section}.{key.strip().lower()}", value.strip()))
     return out
@@ -206,9 +211,16 @@ def _config_files(git_dir: str) -> list[str]:
 def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
     """Why git run from `cwd` could start a program its repository's own config or hooks name, or
     None: one phrase, naming the key or hook. `hooks_run`: False for a subcommand that runs none."""
-    gitdir = _git_dir(cwd)
-    if gitdir is None:
+    found = _git_dir(cwd)
+    if found is None:
         return None
+    return _programs(*found, hooks_run, depth=0)
+
+
+_MAX_DEPTH = 4  # submodules of submodules read before the answer is "too deep to check"
+
+
+def _programs(gitdir: str, worktree: str | None, hooks_run: bool, depth: int) -> str | None:
     dirs = [gitdir]
     try:
         with open_regular(os.path.join(gitdir, "commondir")) as fh:
@@ -227,6 +239,23 @@ def repository_programs(cwd: str, hooks_run: bool = True) -> str | None:
             hooks = []
         if hooks:
             return f"it has the git hook {sorted(hooks)[0]}"
+    # status and diff recurse into every submodule checked out in the work tree, wherever its
+    # repository lives (a nested `sub/.git` directory too), and git there reads its config
+    links = gitlinks(gitdir) if worktree is not None else []
+    if links is None:
+        return "its git index could not be read to find its submodules"
+    if len(links) > _MAX_CONFIGS:
+        return "it has too many submodules to check"
+    for link in links:
+        path = os.path.join(worktree or "", link)
+        sub = _git_dir(path) if os.path.lexists(os.path.join(path, ".git")) else None  # else: not checked out
+        if sub is None or sub[0] == gitdir:
+            continue
+        if depth >= _MAX_DEPTH:
+            return "its submodules nest too deep to check"
+        why = _programs(*sub, hooks_run, depth + 1)
+        if why is not None:
+            return f"{why} (in its submodule {link})"
     return None
 
 

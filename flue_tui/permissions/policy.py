@@ -176,7 +176,12 @@ class PermissionPolicy:
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
-        if self.safe_commands and isinstance(command, str) and not outside and read_only(command, base):
+        if (
+            self.safe_commands
+            and isinstance(command, str)
+            and not outside
+            and read_only(command, base, (self.root, *self.add_dirs))
+        ):
             return Decision("allow")  # only reads (ls, git status …): asking would only slow the user
         for rules in (self.allow, self.session_allow):
             named = [r for r in rules if r.pattern] if outside else rules  # only a rule naming the path

@@ -129,6 +129,9 @@ def _walk(source: str, out: Collector, depth: int) -> None:
             # runs cmd: code no rule can see.
             if _mentions_variable(node):
                 out.doubt("arithmetic on a variable can run a command hidden in its value")
+        elif kind == "heredoc_body" and b"`" in node.text and _expands(node):
+            # tree-sitter reads `$(…)` in a here-document but not backticks, which bash runs too
+            out.doubt("a here-document runs a backtick command")
         elif kind == "expansion" and b"@P" in node.text:
             out.doubt("${…@P} runs commands found in a variable's value")
         elif kind == "declaration_command" and any(
@@ -136,6 +139,12 @@ def _walk(source: str, out: Collector, depth: int) -> None:
         ):
             out.doubt("declare -i/-n evaluates or redirects variables")
         stack.extend(reversed(node.named_children))  # tokens (`;`, `$(`, quotes) decide nothing here
+
+
+def _expands(body: Any) -> bool:
+    """Whether bash expands this here-document's body: its delimiter is not quoted at all."""
+    start = next((c for c in body.parent.children if c.type == "heredoc_start"), None) if body.parent else None
+    return start is None or not any(q in start.text for q in (b"'", b'"', b"\\"))
 
 
 def _command_words(node: Any) -> tuple[list[Word], list[str]]:
