@@ -94,12 +94,14 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child), TodoWriteTool()]
-        tools += [BashBackgroundTool(sandbox, self.jobs), BashOutputTool(self.jobs), BashKillTool(self.jobs)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
             tools.append(ReadSkillResourceTool(context.skills))
+        # flue's additions come after Flue's own tools, so the array Flue sends stays its prefix.
+        tools += [TodoWriteTool(), BashBackgroundTool(sandbox, self.jobs), BashOutputTool(self.jobs)]
+        tools.append(BashKillTool(self.jobs))
         # --tools, for every session built here (sub-agents included, so delegating cannot bring a
         # tool back); finish/give_up are added per prompt, as always.
         offered = self.settings.tools
