@@ -98,8 +98,8 @@ def test_events_init_events_and_result_last(fakellm, flue_main):
     init, result = lines[0], lines[-1]
     assert init["type"] == "system" and init["subtype"] == "init" and init["schema_version"] == 1
     assert init["tools"] == [
-        "read", "write", "edit", "bash", "grep", "glob", "task", "todo_write",
-        "bash_background", "bash_output", "bash_kill", "activate_skill",
+        "read", "write", "edit", "bash", "grep", "glob", "task", "activate_skill", "todo_write",
+        "bash_background", "bash_output", "bash_kill",
     ]  # fmt: skip
     assert init["model"] == "openai/fake" and init["session_id"] == result["session_id"]
     assert set(result) == RESULT_FIELDS and result["result"] == "bye"
