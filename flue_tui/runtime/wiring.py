@@ -109,7 +109,7 @@ class Runtime:
         # A whole tool named by --disallowed-tools is not offered at all (a model never sees a tool
         # it may not call); a rule with a pattern (`bash(rm *)`) still only refuses matching calls.
         gone = [r for r in parse_rules(self.settings.disallowed_tools) if r.pattern is None]
-        return [t for t in tools if not any(r.covers_tool(AS_BASH.get(t.name, t.name)) for r in gone)]
+        return [t for t in tools if not any(r.covers_tool(AS_BASH.get(str(t.name), str(t.name))) for r in gone)]
 
     def _model(self, model: str) -> Any:
         return model_client(self.settings, model, main=model == self.settings.model)
