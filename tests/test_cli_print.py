@@ -282,3 +282,15 @@ def test_at_path_attaches_and_verbose_prints_each_tools_outcome(fakellm, flue_ma
     assert "flue: attached notes.txt (2 lines)" in lines
     at = lines.index("tool bash echo hi")
     assert re.fullmatch(r"tool ok bash: exit 0 · \d+\.\ds", lines[at + 1]), lines
+
+
+def test_verbose_names_a_refused_call_denied_not_error(fakellm, flue_main):
+    """--verbose words a tool's end by its typed outcome: a refusal reads `denied`, a failure `error`."""
+    fakellm.script(
+        [Turn(calls=[Call("bash", {"command": "rm -rf x"}), Call("read", {"path": "missing.txt"})]), Turn(text="ok")]
+    )
+    out = flue_main("-p", "go", "--model", "openai/fake", "--permission-mode", "ask", "--verbose")
+    assert out.code == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert any(line.startswith("tool denied bash: Permission denied") for line in lines), lines
+    assert any(line.startswith("tool error read: ") for line in lines), lines

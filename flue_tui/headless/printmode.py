@@ -15,7 +15,7 @@ from flue_tui.config.settings import Settings
 from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
-from flue_tui.core.traits import OTHER
+from flue_tui.core.traits import OTHER, OUTCOME_WORDS
 from flue_tui.headless import output
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
@@ -108,7 +108,8 @@ class _Renderer:
         elif isinstance(event, ToolEnd) and event.outcome != "ok":
             self.started.pop(event.tool_call_id, None)
             text = event.result["content"][0]["text"].splitlines()[0:1]
-            _say(f"{indent}tool error {event.tool_name}: {text[0] if text else ''}")
+            word = OUTCOME_WORDS[event.outcome or "error"]  # denied / interrupted / error, from the outcome
+            _say(f"{indent}tool {word} {event.tool_name}: {text[0] if text else ''}")
         elif isinstance(event, ToolEnd):  # the outcome in the app's words: lines read, exit code, +/- lines
             from flue_tui.ui.toolfmt import seconds, summary
             from flue_tui.ui.transcript import ToolEntry
