@@ -11,7 +11,7 @@ import asyncio
 import sys
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -25,23 +25,20 @@ from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tools.background import jobs_of
 from flue_tui.tools.todo import latest_plan
-from flue_tui.tui import approvals, nokey
+from flue_tui.tui import approvals
 from flue_tui.tui.frontend import AppFrontEnd
+from flue_tui.tui.prompting import Prompting
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
-from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.transcript import NoticeEntry, Transcript
-
-if TYPE_CHECKING:
-    pass
 
 FLUSH_S = 0.066  # render budget while following the stream
 FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
@@ -56,7 +53,7 @@ def litellm_ready(settings: Settings) -> bool:
     return ready(settings.model, settings.api_base, settings.transport)
 
 
-class FlueApp(AppFrontEnd):
+class FlueApp(Prompting, AppFrontEnd):
     """The app; also the `FrontEnd` slash commands run over (ui/commands.py)."""
 
     CSS_PATH = "app.tcss"
@@ -329,82 +326,6 @@ class FlueApp(AppFrontEnd):
         if parsed is not None and await dispatch(self, *parsed):
             return
         self.send(text)
-
-    def send(self, text: str, display: str | None = None) -> None:
-        if nokey.refused(self, display or text):  # said why, and the prompt is back in the input
-            return
-        if self.busy or self.session is None:
-            self.queue.append((text, display))
-            self._show_queue()
-            return
-        self.busy = True  # before the worker starts, so a second Enter queues
-        self._run_prompt(text, display)
-
-    def clear_queue(self) -> None:
-        self.queue.clear()
-        self._show_queue()
-
-    def _show_queue(self) -> None:
-        waiting = [*((t, None) for t in self.typed_early), *self.queue]
-        lines = [
-            f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in waiting if text.strip()
-        ]
-        self.queue_view.update("\n".join(lines))
-        self.queue_view.display = bool(lines)
-
-    def send_next(self) -> None:
-        if self.queue and not self.busy and self.session is not None:
-            text, display = self.queue.popleft()
-            self._show_queue()
-            self.busy = True
-            self._run_prompt(text, display)
-
-    @work(group="agent", exit_on_error=False)
-    async def _run_prompt(self, text: str, display: str | None) -> None:
-        session = self.session
-        self.busy = True
-        if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
-            text, display = attached(text, self.settings, session)
-        self._update_ticker()
-        aborted = False
-        try:
-            result = await session.prompt(text, display=display)
-            aborted = result.aborted
-            if aborted:
-                self.notice("Interrupted. The session is intact: send a message to continue.", "warn")
-            elif result.is_error:
-                self.notice(result.hint or result.error or "The prompt failed.", "error")
-        except Exception as exc:  # the UI must survive anything the agent raises
-            self.notice(f"{type(exc).__name__}: {exc}", "error")
-        finally:
-            self.busy = False
-            self.router.set_activity("idle")
-            self.request_flush()
-        if not aborted:
-            self.send_next()
-
-    async def compact(self, focus: str | None) -> None:
-        if self.session is None:
-            self.notice(self.ctl.unavailable or "No session yet.", "warn")
-        elif self.busy:
-            self.notice("The agent is working: /compact once it is done (or after Esc).", "warn")
-        else:
-            self.busy = True
-            self._run_compact(focus)
-
-    @work(group="agent", exit_on_error=False)
-    async def _run_compact(self, focus: str | None) -> None:
-        self._update_ticker()
-        try:
-            result = await self.session.compact(focus)
-            self.notice(result.text, "error" if result.is_error else "info")
-        except Exception as exc:
-            self.notice(f"{type(exc).__name__}: {exc}", "error")
-        finally:
-            self.busy = False
-            self.router.set_activity("idle")
-            self.request_flush()
-        self.send_next()
 
     # -- keys ------------------------------------------------------------------------------------------
     def deliver_screenshot(

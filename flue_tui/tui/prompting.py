@@ -1,0 +1,103 @@
+"""The app's prompt queue: what is sent, what waits its turn, and the workers that run a prompt or
+a /compact (one agent worker at a time). A mixin of FlueApp, kept apart so app.py stays the app's
+layout and keys; the attributes below are the app's own."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from textual import work
+
+from flue_tui.tui import nokey
+from flue_tui.ui.attach import attached
+
+
+class Prompting:
+    queue: deque[tuple[str, str | None]]
+    typed_early: list[str]
+    busy: bool
+    session: Any
+    settings: Any
+    ctl: Any
+    router: Any
+    queue_view: Any
+    notice: Any
+    request_flush: Any
+    _update_ticker: Any
+
+    def send(self, text: str, display: str | None = None) -> None:
+        if nokey.refused(self, display or text):  # said why, and the prompt is back in the input
+            return
+        if self.busy or self.session is None:
+            self.queue.append((text, display))
+            self._show_queue()
+            return
+        self.busy = True  # before the worker starts, so a second Enter queues
+        self._run_prompt(text, display)
+
+    def clear_queue(self) -> None:
+        self.queue.clear()
+        self._show_queue()
+
+    def _show_queue(self) -> None:
+        waiting = [*((t, None) for t in self.typed_early), *self.queue]
+        lines = [
+            f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in waiting if text.strip()
+        ]
+        self.queue_view.update("\n".join(lines))
+        self.queue_view.display = bool(lines)
+
+    def send_next(self) -> None:
+        if self.queue and not self.busy and self.session is not None:
+            text, display = self.queue.popleft()
+            self._show_queue()
+            self.busy = True
+            self._run_prompt(text, display)
+
+    @work(group="agent", exit_on_error=False)
+    async def _run_prompt(self, text: str, display: str | None) -> None:
+        session = self.session
+        self.busy = True
+        if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
+            text, display = attached(text, self.settings, session)
+        self._update_ticker()
+        aborted = False
+        try:
+            result = await session.prompt(text, display=display)
+            aborted = result.aborted
+            if aborted:
+                self.notice("Interrupted. The session is intact: send a message to continue.", "warn")
+            elif result.is_error:
+                self.notice(result.hint or result.error or "The prompt failed.", "error")
+        except Exception as exc:  # the UI must survive anything the agent raises
+            self.notice(f"{type(exc).__name__}: {exc}", "error")
+        finally:
+            self.busy = False
+            self.router.set_activity("idle")
+            self.request_flush()
+        if not aborted:
+            self.send_next()
+
+    async def compact(self, focus: str | None) -> None:
+        if self.session is None:
+            self.notice(self.ctl.unavailable or "No session yet.", "warn")
+        elif self.busy:
+            self.notice("The agent is working: /compact once it is done (or after Esc).", "warn")
+        else:
+            self.busy = True
+            self._run_compact(focus)
+
+    @work(group="agent", exit_on_error=False)
+    async def _run_compact(self, focus: str | None) -> None:
+        self._update_ticker()
+        try:
+            result = await self.session.compact(focus)
+            self.notice(result.text, "error" if result.is_error else "info")
+        except Exception as exc:
+            self.notice(f"{type(exc).__name__}: {exc}", "error")
+        finally:
+            self.busy = False
+            self.router.set_activity("idle")
+            self.request_flush()
+        self.send_next()
