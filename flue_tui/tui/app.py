@@ -23,8 +23,6 @@ from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
-from flue_tui.tools.background import jobs_of
-from flue_tui.tools.todo import latest_plan
 from flue_tui.tui import approvals
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.prompting import Prompting
@@ -33,7 +31,6 @@ from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
-from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -146,8 +143,13 @@ class FlueApp(Prompting, AppFrontEnd):
 
     @work(group="startup", exit_on_error=False)
     async def _load_background(self) -> None:
+        from flue_tui.tui.widgets import views
+
         await asyncio.gather(
-            asyncio.to_thread(self.history.load), asyncio.to_thread(self.paths.build), return_exceptions=True
+            asyncio.to_thread(views.warm),  # the reply's Markdown stack, before the first reply needs it
+            asyncio.to_thread(self.history.load),
+            asyncio.to_thread(self.paths.build),
+            return_exceptions=True,
         )
 
     # -- rendering ---------------------------------------------------------------------------------
@@ -237,6 +239,12 @@ class FlueApp(Prompting, AppFrontEnd):
 
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
+        # Imported here, after the first frame (attach follows the session's start): the tools'
+        # and the backfill's modules are ~0.1 s of the app's start-up CPU.
+        from flue_tui.tools.background import jobs_of
+        from flue_tui.tools.todo import latest_plan
+        from flue_tui.ui.backfill import make_backfill
+
         # What was said before the run's first session started (the welcome, "Trusted …") stays.
         before = self.transcript.entries if self.transcript.session_id is None and not resumed else []
         self.transcript = Transcript(session_id=session.id)
@@ -267,6 +275,8 @@ class FlueApp(Prompting, AppFrontEnd):
 
     def _on_jobs(self) -> None:
         """A background command started or ended: the status bar's count follows."""
+        from flue_tui.tools.background import jobs_of
+
         jobs = jobs_of(self.session)
         self.router.status.background = len(jobs.running()) if jobs is not None else 0
         self.router.status_dirty = True
