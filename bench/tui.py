@@ -5,7 +5,8 @@
 
 first-frame  process launch → first frame (median of 5 fresh processes); litellm must not be loaded yet.
 stream       one 20k-token reply at 2,000 tokens/s: last token → final frame, and the app's CPU
-             (the server runs in its own process, so its CPU is not counted).
+             (the server runs in its own process, so its CPU is not counted). litellm is not imported
+             (the model takes the direct path, as in the app); FLUE_BENCH_LITELLM=1 imports it first.
 esc          Esc → agent idle, during a running `sleep 30` and during a fast stream.
 soak         N short turns, then keystroke → screen latency (p50/p95) and RSS at checkpoints.
 
@@ -158,12 +159,21 @@ def make_app(url: str, cwd: str):
 
 
 async def ready(pilot) -> None:
+    """The session is up (and litellm imported, when the model is not on a direct path)."""
     app = pilot.app
     while app.session is None:
         await pilot.pause(0.05)
-    from flue_tui.model.loader import aget_litellm
+    await _litellm_if_needed(app.settings)
 
-    await aget_litellm()
+
+async def _litellm_if_needed(settings) -> None:
+    # A direct-path model (model/route.py) never imports litellm in the app: neither does the bench,
+    # its ~400k objects would make every garbage collection of the measured stream dearer.
+    from flue_tui.model.loader import aget_litellm
+    from flue_tui.model.route import needs_litellm
+
+    if os.environ.get("FLUE_BENCH_LITELLM") or needs_litellm(settings.model, settings.api_base, settings.transport):
+        await aget_litellm()
 
 
 async def settled(app) -> None:
@@ -230,11 +240,11 @@ async def _no_ui(url: str, cwd: str) -> dict:
     """The same stream with no UI at all: what litellm and the agent loop cost by themselves."""
     from flue_tui.core.events import TextDelta
     from flue_tui.config.settings import Settings
-    from flue_tui.model.loader import aget_litellm
     from flue_tui.runtime.start import SessionOptions, start_session
 
-    await aget_litellm()
-    started = start_session(Settings.from_env(model="openai/fake", cwd=cwd), SessionOptions(persist=False))
+    settings = Settings.from_env(model="openai/fake", cwd=cwd)
+    await _litellm_if_needed(settings)
+    started = start_session(settings, SessionOptions(persist=False))
     marks: dict[str, float] = {}
 
     def listen(event) -> None:

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.heap import freeze_startup
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import approvals
@@ -135,9 +136,10 @@ class FlueApp(Prompting, AppFrontEnd):
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
+        freeze_startup()  # Textual's and flue's modules, out of every full collection during a stream
         from flue_tui.model.route import warm
 
-        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
+        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # litellm, or the HTTP client
         self._load_background()
         self.ctl.start()
 
