@@ -20,12 +20,22 @@ _TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "task": ("Task", {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
     "activate_skill": ("Skill", {"name": "skill"}),
 }
+# Claude Code's tools that are flue's under another name (an agent's `tools:` list names them).
+_ALSO = {"MultiEdit": "edit", "TodoWrite": "todo_write", "BashOutput": "bash_output", "KillShell": "bash_kill"}
 # Claude Code's Bash timeout is milliseconds; flue's is seconds.
 _MS = {("bash", "timeout")}
 
 
 def claude_name(tool: str) -> str:
     return _TOOLS[tool][0] if tool in _TOOLS else tool
+
+
+def flue_name(name: str) -> str:
+    """The flue tool Claude Code's `name` is (`Bash` → `bash`); any other name is kept as written."""
+    for tool, (claude, _args) in _TOOLS.items():
+        if claude == name:
+            return tool
+    return _ALSO.get(name, name)
 
 
 def names(tool: str) -> tuple[str, ...]:
