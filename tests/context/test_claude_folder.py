@@ -171,3 +171,24 @@ def test_user_memory_user_commands_and_claude_skills(runtime_for, tmp_path: Path
     assert any('The user command "/commit-push-pr" is hidden by the project command' in w for w in context.warnings)
     prompt = context.system_prompt
     assert prompt.index("Always answer in haiku.") < prompt.index("Project rules.")
+
+
+def test_trusting_the_project_covers_its_commands_allowed_tools_by_their_bytes(runtime_for, tmp_path: Path):
+    from flue_tui.config.settings import Settings
+    from flue_tui.permissions.project import accept, pending
+
+    root = workspace(tmp_path)
+    settings = Settings.from_env(cwd=str(root), model="openai/fake")
+    asked = pending(settings)
+    assert asked is not None
+    assert set(dict(asked.files)) == {".claude/commands/commit-push-pr.md", ".claude/commands/workflow/rca.md"}
+    assert any("/workflow:rca runs Bash(*), Read" in h.detail for h in asked.held)
+    accept(settings, asked)
+    context = runtime_for(root).discover(str(root), "")
+    assert all(c.trusted for c in context.skills.commands)
+    assert pending(settings) is None
+    rca = root / ".claude" / "commands" / "workflow" / "rca.md"
+    rca.write_text(rca.read_text().replace("- Read", "- Write"))  # a pull changes it: asked again
+    assert not runtime_for(root).discover(str(root), "").skills.runnable("workflow:rca").trusted
+    again = pending(settings)
+    assert again is not None and set(dict(again.files)) == {".claude/commands/workflow/rca.md"}
