@@ -26,6 +26,7 @@ class SkillDoc:
     allowed_tools: tuple[str, ...] = ()
 
 
+_FAST = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 _PLAIN_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s].*?)[ \t]*$")
 
 
@@ -53,9 +54,12 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[d
             f'[flue] Skill {path} is missing YAML frontmatter. Start SKILL.md with "---", include "name" '
             'and "description", then close the block with "---".'
         )
+    # Claude Code's files may come by the hundred (a commands folder): libyaml's loader, the same
+    # FAILSAFE schema, when PyYAML has it; SKILL.md keeps the pure loader, whose errors Flue quotes.
+    loader = _FAST if lenient else yaml.BaseLoader
     try:
         # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
-        data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+        data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError as exc:
         data = _lenient(match.group(1)) if lenient else None
         if data is None:
@@ -70,7 +74,7 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[d
 
 def _lenient(block: str) -> object | None:
     try:
-        return yaml.load(_quoted(block), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+        return yaml.load(_quoted(block), Loader=_FAST)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError:
         return None
 

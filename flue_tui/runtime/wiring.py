@@ -76,7 +76,9 @@ class Runtime:
         self.hooks = load_hooks(settings)
         self.sandbox_notices.extend(self.hooks.notices)
 
-    def discover(self, cwd: str, instructions: str) -> Context:
+    def discover(self, cwd: str, instructions: str, *, commands: bool = True) -> Context:
+        """`commands`: Claude Code's `.claude/commands` too (only what a person types runs them, so
+        a task child, which no one types to, skips reading a folder that may hold hundreds)."""
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
         from flue_tui.context.commands import discover_commands
@@ -86,12 +88,12 @@ class Runtime:
         skills = discover_skills(
             cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
         )
-        commands = discover_commands(cwd, claude / "commands", roots)
-        skills.commands = commands.commands
+        found = discover_commands(cwd, claude / "commands", roots) if commands else None
+        skills.commands = found.commands if found is not None else []
         roster = discover_roster(cwd, roots, claude)
         workspace = discover_workspace(cwd, roots, str(claude / "CLAUDE.md"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        warnings = [*workspace.warnings, *skills.warnings, *commands.warnings, *roster.warnings]
+        warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
         return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
@@ -153,7 +155,7 @@ class Runtime:
             compaction=self._compaction(),
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
-            recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
             **kw,
         )
         self.mcp.attach(session)
@@ -186,7 +188,7 @@ class Runtime:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
-        context = self.discover(child_cwd, agent.instructions)
+        context = self.discover(child_cwd, agent.instructions, commands=False)
         from flue_tui.runtime.claudecode import agent_tools, wants_mcp
 
         tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
@@ -202,7 +204,7 @@ class Runtime:
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+            recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
