@@ -61,7 +61,11 @@ async def test_a_command_runs_with_its_arguments_put_in_and_never_through_a_shel
 async def test_an_agent_gets_only_the_tools_its_file_names(fakellm, runtime_for, tmp_path):
     root = workspace(tmp_path)
     (root / ".claude" / "agents" / "ghostly.md").write_text(
-        "---\nname: ghostly\ndescription: Names tools that are not there.\ntools: Read, WebSearch, Teleport\n---\nBe.\n"
+        "---\nname: ghostly\ndescription: Names tools that are not there.\ntools: Read, WebSearch, Teleport\n"
+        "model: openai/small\n---\nBe.\n"
+    )
+    (root / ".claude" / "agents" / "mapped.md").write_text(
+        "---\nname: mapped\ndescription: Tools as a mapping.\ntools: {Read: yes}\n---\nBe.\n"
     )
     fakellm.script(
         [
@@ -79,10 +83,15 @@ async def test_an_agent_gets_only_the_tools_its_file_names(fakellm, runtime_for,
     review = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "review it")
     assert tool_names(review) == ["bash", "glob", "grep", "read"]
     haunt = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "haunt it")
-    assert tool_names(haunt) == ["read"]
+    assert tool_names(haunt) == ["read"] and haunt["model"] == "small" and review["model"] == "fake"
     lines = [e.message for e in events if isinstance(e, Log)]
     assert '[flue] The agent "ghostly" names tools flue does not have: WebSearch, Teleport.' in lines
     assert "task" in tool_names(fakellm.requests[0])  # the parent keeps every tool
+    context = runtime_for(root).discover(str(root), "")
+    assert context.roster.get("mapped") is None
+    assert any(
+        w.startswith('[flue] Skipping invalid agent "mapped.md":') and "list of strings" in w for w in context.warnings
+    )
 
 
 def _command(root: Path, name: str, text: str) -> Path:
