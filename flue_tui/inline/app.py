@@ -157,9 +157,7 @@ class InlineApp(InlineCommands):
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
-        from prompt_toolkit.application import run_in_terminal
-
-        await run_in_terminal(show)
+        await self.prompt.print_above(show)
 
     # -- turns -------------------------------------------------------------------------------------
     def interrupt(self) -> None:
