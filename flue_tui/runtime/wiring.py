@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,8 +135,10 @@ class Runtime:
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        session: Session | None = None  # the fallback's notice goes to the session built below
+        model = self.settings.model or ""
         session = Session(
-            model=self._model(self.settings.model or ""),
+            model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
             system_prompt=context.system_prompt,
             cwd=self.settings.cwd,
@@ -211,6 +214,32 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
         idle_timeout=settings.idle_timeout,
         max_reply_chars=settings.max_reply_chars,
     )
+
+
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+    """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
+    when that names another model. Both are built by model_client, so both get the user's bounds;
+    task children keep their own model (Claude Code's fallback is the main loop's too)."""
+    client = model_client(settings, model, main=True)
+    spare = settings.fallback_model
+    if not spare or spare == model:
+        return client
+    from flue_tui.model.fallback import FallbackClient
+
+    return FallbackClient(client, model_client(settings, spare, main=False), on_switch)
+
+
+def announce_fallback(settings: Settings, model: str, session: Callable[[], Session | None]) -> Callable[[str], None]:
+    """The fallback's one sentence as a typed event on the session's stream, which every front end
+    shows (the app and inline as a notice, --plain on stderr, -p on stderr in every format)."""
+    from flue_tui.core.events import Fallback
+
+    def say(text: str) -> None:
+        target = session()
+        if target is not None:
+            target.emit(target.event(Fallback, message=text, model=model, fallback=settings.fallback_model or ""))
+
+    return say
 
 
 def prices(settings: Settings) -> Any:
