@@ -38,10 +38,16 @@ EVENTS = (
     "PreCompact",
     "Notification",
 )
-# Events whose matcher names a tool; the others match everything (Claude Code ignores it there).
+# Events whose matcher names a tool.
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+# What the matcher of the other events is matched against, as Claude Code does: SessionStart's
+# `source`, SessionEnd's `reason`, PreCompact's `trigger`, Notification's `notification_type`,
+# SubagentStop's `agent_type`. UserPromptSubmit and Stop have none: their matcher is ignored.
+MATCHED_EVENTS = (*TOOL_EVENTS, "SessionStart", "SessionEnd", "PreCompact", "Notification", "SubagentStop")
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 DEFAULT_TIMEOUT = 60.0  # seconds, Claude Code's default per command hook
+# SessionEnd runs while flue exits: Claude Code bounds it at 1.5 s unless the hook sets its own.
+SESSION_END_TIMEOUT = 1.5
 MAX_FILE = 1 << 20  # a settings file is small; a huge one is refused, never read whole
 
 
@@ -56,8 +62,9 @@ class Hook:
     def matches(self, names: tuple[str, ...]) -> bool:
         """Claude Code's matcher: empty or `*` is everything; a plain name (letters, digits, `_`, `|`)
         is exact names separated by `|`; anything else is a regular expression, matched in full
-        against any of the call's names (Claude Code's, then flue's)."""
-        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+        against any of the call's names (Claude Code's, then flue's), or the event's one value
+        (MATCHED_EVENTS)."""
+        if self.event not in MATCHED_EVENTS or self.matcher in ("", "*"):
             return True
         if re.fullmatch(r"[\w|]+", self.matcher):
             wanted = set(self.matcher.split("|"))
@@ -123,7 +130,7 @@ def _command(entry: Any, where: str, event: str, matcher: str, origin: str) -> H
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip() or "\0" in command:
         raise ConfigError(f"{where}.command must be a non-empty shell command")
-    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    timeout = entry.get("timeout", SESSION_END_TIMEOUT if event == "SessionEnd" else DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
         raise ConfigError(f"{where}.timeout must be a number of seconds, more than 0")
     return Hook(event, matcher, command, float(timeout), origin)

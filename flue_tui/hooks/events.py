@@ -17,6 +17,7 @@ added to the tool's result for the model; exit 2's stderr likewise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +65,11 @@ class Hooks:
         self.cwd = cwd
         self.session_id = ""
         self.say: Callable[[str], None] = say or (lambda _line: None)
+        self._told: set[asyncio.Task[Any]] = set()
+
+    def _query(self, event: str, value: str) -> list[Hook]:
+        """The event's hooks whose matcher matches its one value (config.MATCHED_EVENTS)."""
+        return [h for h in self.setup.for_event(event) if h.matches((value,))]
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
         # flue keeps sessions in SQLite: there is no JSONL transcript to point at.
@@ -221,3 +227,17 @@ class Hooks:
             if data.get("decision") == "block" and isinstance(data.get("reason"), str) and data["reason"].strip():
                 reasons.append(data["reason"].strip())
         return "\n".join(reasons) if reasons else None
+
+    def notify(self, kind: str, message: str) -> None:
+        """Notification, told in the background: a slow hook never holds the question it announces."""
+        hooks = self._query("Notification", kind)
+        if not hooks:
+            return
+        payload = self._payload("Notification", message=message, title="flue", notification_type=kind)
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing to tell it from
+            task = asyncio.get_running_loop().create_task(self._run(hooks, payload))
+            self._told.add(task)
+            task.add_done_callback(self._told.discard)
+
+    def permission_prompt(self, tool_name: str) -> None:
+        self.notify("permission_prompt", f"flue needs your permission to use {names.claude_name(tool_name)}")
