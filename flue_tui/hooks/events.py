@@ -52,6 +52,18 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+# What one hook may add to what the model reads (context, instructions, a reason): Claude Code's
+# 10,000 characters, with a note saying it was cut.
+MAX_CONTEXT = 10_000
+
+
+def context(text: str, hook: Hook) -> str:
+    text = text.strip()
+    if len(text) <= MAX_CONTEXT:
+        return text
+    return f"{text[:MAX_CONTEXT]}\n\n[{label(hook)} output cut: {len(text)} characters is over the {MAX_CONTEXT}-character limit]"
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -162,7 +174,7 @@ class Hooks:
         notes: list[str] = []
         for ran in await self._run(hooks, payload):
             if ran.code == 2 and ran.stderr.strip():
-                notes.append(ran.stderr.strip())
+                notes.append(context(ran.stderr, ran.hook))
                 continue
             data = _json(ran, self.say) if ran.code == 0 else None
             if data is None:
@@ -170,11 +182,11 @@ class Hooks:
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
             if data.get("decision") == "block" and isinstance(data.get("reason"), str):
-                notes.append(data["reason"])
+                notes.append(context(data["reason"], ran.hook))
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return "\n".join(notes) if notes else None
 
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
@@ -195,7 +207,7 @@ class Hooks:
             data = _json(ran, self.say)
             if data is None:
                 if ran.stdout.strip():
-                    notes.append(ran.stdout.strip())
+                    notes.append(context(ran.stdout, ran.hook))
                 continue
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
@@ -207,7 +219,7 @@ class Hooks:
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return blocked, "\n".join(notes) if notes else None
 
     async def stop(self, active: bool) -> str | None:

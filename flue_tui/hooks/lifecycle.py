@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from flue_tui.hooks import names
 from flue_tui.hooks.config import HookSetup
-from flue_tui.hooks.events import Hooks, _json, _one_line
+from flue_tui.hooks.events import Hooks, _json, _one_line, context
 from flue_tui.hooks.run import Ran, label
 
 T = TypeVar("T")
@@ -84,14 +84,14 @@ class SessionHooks(Hooks):
             data = _json(r, lines.append)
             if data is None:
                 if r.stdout.strip():
-                    self.pending.append(r.stdout.strip())
+                    self.pending.append(context(r.stdout, r.hook))
                 continue
             if isinstance(data.get("systemMessage"), str):
                 lines.append(f"{label(r.hook)}: {_one_line(data['systemMessage'])}")
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                self.pending.append(extra.strip())
+                self.pending.append(context(extra, r.hook))
         return lines
 
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
@@ -131,7 +131,7 @@ class SessionHooks(Hooks):
             data = _json(r, self.say) if r.stdout.strip().startswith("{") else None
             if data is None:
                 if r.stdout.strip():
-                    added.append(r.stdout.strip())
+                    added.append(context(r.stdout, r.hook))
                 continue
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(r.hook)}: {_one_line(data['systemMessage'])}")

@@ -202,3 +202,31 @@ async def test_notification_is_told_when_flue_asks_permission(fakellm, tmp_path,
     assert seen["hook_event_name"] == "Notification" and seen["notification_type"] == "permission_prompt"
     assert seen["message"] == "flue needs your permission to use Write"
     await asyncio.to_thread(handle.close)
+
+
+def test_broken_session_hooks_are_one_line_each_and_never_stop_the_run(fakellm, flue_main, tmp_path):
+    """A hook that hangs past its timeout, crashes, prints 10 MB of non-UTF-8 or invalid JSON."""
+    hang = f"{sys.executable} -c 'import time; time.sleep(600)'"
+    crash = f"{sys.executable} -c 'raise SystemExit(\"boom\")'"
+    flood = f"{sys.executable} -c 'import sys; sys.stdout.buffer.write(b\"\\xff\\x1b[2J\" * 3_500_000)'"
+    bad_json = "echo '{not json'"
+    table = {
+        "SessionStart": [{"hooks": [{"type": "command", "command": c, "timeout": 2} for c in (hang, crash, flood)]}],
+        "Stop": [{"hooks": [{"type": "command", "command": bad_json}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": hang, "timeout": 1}]}],
+    }
+    fakellm.script([Turn(text="still fine")])
+    out = flue_main(
+        "-p", "hi", "--model", "openai/fake", "--output-format", "json",
+        "--settings", json.dumps({"hooks": table}), cwd=tmp_path,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert json.loads(out.stdout)["result"] == "still fine"
+    lines = [line for line in out.stderr.splitlines() if "hook" in line]
+    assert sum("timed out after 2s" in line for line in lines) == 1, out.stderr
+    assert sum("failed with exit code 1: boom" in line for line in lines) == 1, out.stderr
+    assert sum("Stop hook" in line and "not valid JSON" in line for line in lines) == 1, out.stderr
+    assert sum("SessionEnd hook" in line and "timed out after 1s" in line for line in lines) == 1, out.stderr
+    assert "Traceback" not in out.stderr and "\x1b" not in out.stderr
+    [sent] = _user_texts(fakellm.requests[0])  # the flood is cut to Claude Code's 10,000 characters
+    assert sent.startswith("hi\n\n\ufffd") and len(sent) < 10_300 and "character limit]" in sent
