@@ -20,6 +20,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from flue_tui.core.events import Operation, OperationStart
 from flue_tui.hooks import names
 from flue_tui.hooks.config import HookSetup
 from flue_tui.hooks.events import Hooks, _json, _one_line, context
@@ -55,9 +56,30 @@ def blocking(make: Callable[[], Awaitable[T]]) -> T:
 class SessionHooks(Hooks):
     """A root session's hooks: the tool and prompt hooks of events.py, and the session's own."""
 
+    idle_after = 60.0  # seconds at the prompt before idle_prompt, Claude Code's threshold
+
     def __init__(self, setup: HookSetup, cwd: str, say: Callable[[str], None] | None = None) -> None:
         super().__init__(setup, cwd, say)
         self.pending: list[str] = []  # SessionStart's context, sent with the next prompt
+        self._idle: asyncio.TimerHandle | None = None
+
+    def watch_idle(self, session: Any) -> None:
+        """Interactive front ends: Notification idle_prompt once a prompt's work has ended and the
+        user has typed nothing for `idle_after` seconds (the next operation cancels it)."""
+        if not self._query("Notification", "idle_prompt"):
+            return
+
+        def on_event(event: Any) -> None:
+            if event.task_id is not None or event.session != session.id:
+                return
+            if isinstance(event, OperationStart) and self._idle is not None:
+                self._idle.cancel()
+                self._idle = None
+            elif isinstance(event, Operation) and event.operation_kind == "prompt":
+                loop = asyncio.get_running_loop()
+                self._idle = loop.call_later(self.idle_after, self.notify, "idle_prompt", IDLE_MESSAGE)
+
+        session.subscribe(on_event)
 
     def _failures(self, ran: list[Ran], lines: list[str]) -> None:
         """What the user reads of hooks that cannot block: exit 2's stderr too (Claude Code shows
@@ -102,6 +124,8 @@ class SessionHooks(Hooks):
         return blocked, extra
 
     async def session_end(self, reason: str) -> list[str]:
+        if self._idle is not None:
+            self._idle.cancel()
         hooks = self._query("SessionEnd", reason)
         if not hooks:
             return []

@@ -167,6 +167,8 @@ class Runtime:
         hooks.session_id = session.id
         policy.hooks = hooks
         session.prompt_hooks = hooks  # the root session's prompts and compactions
+        if self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         if self.hooks.for_event("PostToolUse"):
             session.after_tool = hooks.post_tool  # task children take their parent's (Session)
 

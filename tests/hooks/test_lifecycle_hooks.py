@@ -230,3 +230,22 @@ def test_broken_session_hooks_are_one_line_each_and_never_stop_the_run(fakellm, 
     assert "Traceback" not in out.stderr and "\x1b" not in out.stderr
     [sent] = _user_texts(fakellm.requests[0])  # the flood is cut to Claude Code's 10,000 characters
     assert sent.startswith("hi\n\n\ufffd") and len(sent) < 10_300 and "character limit]" in sent
+
+
+async def test_notification_idle_prompt_after_a_turn_in_an_interactive_session(fakellm, tmp_path, monkeypatch):
+    import asyncio
+
+    hook, log = _logger(tmp_path, "idle")
+    hooks = _settings(Notification=[("idle_prompt", hook)])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks, interactive=True, permission_mode="yolo")
+    started = await asyncio.to_thread(handle.start)
+    started.hooks.idle_after = 0.1  # Claude Code's 60 s, shortened: what is tested is that it comes
+    fakellm.script([Turn(text="done")])
+    await started.session.prompt("hi")
+    for _ in range(1200):  # a condition, waited for generously
+        if log.exists() and log.read_text().endswith("\n"):
+            break
+        await asyncio.sleep(0.05)
+    [seen] = _seen(log)
+    assert (seen["notification_type"], seen["message"]) == ("idle_prompt", "flue is waiting for your input")
+    await asyncio.to_thread(handle.close)
