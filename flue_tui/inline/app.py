@@ -58,6 +58,7 @@ class InlineApp(InlineCommands):
         self._turn_task: asyncio.Future[Any] | None = None
         self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
+        self._welcomed = False  # this run's first session was welcomed before it started
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
@@ -136,8 +137,9 @@ class InlineApp(InlineCommands):
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
             self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
-        else:
+        elif not self._welcomed:
             self.renderer.note(greeting.welcome(self), "welcome")
+        self._welcomed = False  # a /new or /resume later is greeted as it comes
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
         hint = missing_key(self.settings)
@@ -157,9 +159,7 @@ class InlineApp(InlineCommands):
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
-        from prompt_toolkit.application import run_in_terminal
-
-        await run_in_terminal(show)
+        await self.prompt.print_above(show)
 
     # -- turns -------------------------------------------------------------------------------------
     def interrupt(self) -> None:
@@ -258,6 +258,7 @@ class InlineApp(InlineCommands):
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
         self._spawn(asyncio.to_thread(self.paths.build))
         await self._ask_trust()
+        self._welcomed = await greeting.welcome_first(self)
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
