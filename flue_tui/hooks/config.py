@@ -44,6 +44,14 @@ TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 # `source`, SessionEnd's `reason`, PreCompact's `trigger`, Notification's `notification_type`,
 # SubagentStop's `agent_type`. UserPromptSubmit and Stop have none: their matcher is ignored.
 MATCHED_EVENTS = (*TOOL_EVENTS, "SessionStart", "SessionEnd", "PreCompact", "Notification", "SubagentStop")
+# Claude Code's events that flue does not fire (its 2.1 list): a settings file written for it is
+# read, these are skipped with one notice, never a refused start.
+LATER_EVENTS = frozenset(
+    "PostToolUseFailure PostToolBatch UserPromptExpansion StopFailure SubagentStart PostCompact "
+    "PreModelSwitch PostModelSwitch PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated "
+    "TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove "
+    "InstructionsLoaded CwdChanged FileChanged DirectoryAdded MessageDisplay PreSkillShellCommand".split()
+)
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 DEFAULT_TIMEOUT = 60.0  # seconds, Claude Code's default per command hook
 # SessionEnd runs while flue exits: Claude Code bounds it at 1.5 s unless the hook sets its own.
@@ -93,12 +101,17 @@ def claude_dir() -> Path:
     return Path(explicit).expanduser() if explicit else Path.home() / ".claude"
 
 
-def parse(table: Any, origin: str) -> list[Hook]:
-    """The `hooks` object of one source, checked; raises ConfigError with one sentence."""
+def parse(table: Any, origin: str, skipped: list[str] | None = None) -> list[Hook]:
+    """The `hooks` object of one source, checked; raises ConfigError with one sentence. Claude
+    Code's events flue does not fire go into `skipped` as "origin: Event"."""
     if not isinstance(table, dict):
         raise ConfigError(f'{origin}: hooks must be an object of events, e.g. {{"PreToolUse": [...]}}')
     out: list[Hook] = []
     for event, groups in table.items():
+        if event in LATER_EVENTS:
+            if skipped is not None:
+                skipped.append(f"{origin}: {event}")
+            continue
         if event not in EVENTS:
             raise ConfigError(f"{origin}: unknown hook event {event!r} (known: {', '.join(EVENTS)})")
         if not isinstance(groups, list):
@@ -155,16 +168,16 @@ def _json_file(path: Path) -> Any:
         raise ConfigError(f"{path} is not valid JSON ({exc})") from None
 
 
-def from_settings_file(path: Path) -> list[Hook]:
+def from_settings_file(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     data = _json_file(path)
     if data is None:
         return []
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object")
-    return parse(data["hooks"], str(path)) if "hooks" in data else []
+    return parse(data["hooks"], str(path), skipped) if "hooks" in data else []
 
 
-def from_toml(path: Path) -> list[Hook]:
+def from_toml(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     """`[hooks]` of flue's own config.toml (config/files.py has checked the TOML itself)."""
     try:
         with open_regular(str(path)) as fh:
@@ -173,7 +186,7 @@ def from_toml(path: Path) -> list[Hook]:
         return []
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}") from None
-    return parse(data["hooks"], str(path)) if "hooks" in data else []
+    return parse(data["hooks"], str(path), skipped) if "hooks" in data else []
 
 
 def _reads(sources: tuple[str, ...] | None, kind: str) -> bool:
@@ -187,12 +200,13 @@ def load(settings: Any) -> HookSetup:
 
     sources = getattr(settings, "setting_sources", None)
     hooks: list[Hook] = []
+    skipped: list[str] = []
     if _reads(sources, "user"):
-        hooks += from_settings_file(claude_dir() / "settings.json")
-        hooks += from_toml(user_file())
+        hooks += from_settings_file(claude_dir() / "settings.json", skipped)
+        hooks += from_toml(user_file(), skipped)
     flag = getattr(settings, "settings_hooks", None)
     if flag is not None:
-        hooks += parse(flag, "--settings")
+        hooks += parse(flag, "--settings", skipped)
     notices: list[str] = []
     held: list[Hook] = []
     held_files: list[str] = []
@@ -201,7 +215,7 @@ def load(settings: Any) -> HookSetup:
         if not _reads(sources, kind):
             continue
         try:
-            found = from_settings_file(Path(cwd) / rel)
+            found = from_settings_file(Path(cwd) / rel, skipped)
         except ConfigError as exc:
             notices.append(f"Ignored the hooks of {rel}: {exc}")
             continue
@@ -223,5 +237,9 @@ def load(settings: Any) -> HookSetup:
             f"Not running the hooks of {', '.join(held_files)} because {why}: "
             f"{', '.join(sorted({h.event for h in held}))} (trust it by answering yes when flue asks, "
             "with flue trust, or with --trust-project)."
+        )
+    if skipped:
+        notices.append(
+            f"flue does not run these Claude Code hook events yet, so they are skipped: {'; '.join(skipped)}."
         )
     return HookSetup(tuple(hooks), tuple(notices), tuple(held), tuple(held_files))

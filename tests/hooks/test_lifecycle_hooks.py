@@ -249,3 +249,18 @@ async def test_notification_idle_prompt_after_a_turn_in_an_interactive_session(f
     [seen] = _seen(log)
     assert (seen["notification_type"], seen["message"]) == ("idle_prompt", "flue is waiting for your input")
     await asyncio.to_thread(handle.close)
+
+
+def test_claude_codes_newer_events_are_skipped_with_a_notice_not_a_refused_start(fakellm, flue_main, tmp_path):
+    hook, log = _logger(tmp_path, "start")
+    settings = json.loads(_settings(SessionStart=[("", hook)], SubagentStart=[("", hook)], PostCompact=[("", hook)]))
+    fakellm.script([Turn(text="ok")])
+    out = flue_main("-p", "hi", "--model", "openai/fake", "--settings", json.dumps(settings), cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert (
+        "flue does not run these Claude Code hook events yet, so they are skipped: "
+        "--settings: SubagentStart; --settings: PostCompact." in out.stderr
+    )
+    assert [d["hook_event_name"] for d in _seen(log)] == ["SessionStart"]
+    bad = flue_main("-p", "hi", "--settings", _settings(PreToolUze=[("", hook)]), cwd=tmp_path)
+    assert bad.code != 0 and "unknown hook event 'PreToolUze'" in bad.stderr
