@@ -52,7 +52,7 @@ def describe(handle: Any) -> str:
         return f"Hooks cannot be read: {setup}"
     order = {e: i for i, e in enumerate(EVENTS)}
     hooks = sorted(setup.hooks, key=lambda h: order.get(h.event, len(order)))
-    lines = ["Hooks (Claude Code's settings shape; they run in the order listed per event):" if hooks else "No hooks."]
+    lines = ["Hooks (event [matcher]  command):" if hooks else "No hooks."]
     for hook in hooks:
         lines += _line(hook)
     if setup.held:
