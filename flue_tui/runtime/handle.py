@@ -91,12 +91,14 @@ class SessionHandle:
         return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)
 
     # -- starting and replacing ----------------------------------------------------------------------
-    def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:
+    def start(
+        self, options: SessionOptions | None = None, *, picker: Picker | None = None, source: str | None = None
+    ) -> Started:
         """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
         began_with = self.settings.model
-        started = start_session(self.settings, options, picker=picker)
+        started = start_session(self.settings, options, picker=picker, source=source)
         self.close()
         self.adopt(started, options)
         self.catch_up(began_with)
@@ -136,9 +138,10 @@ class SessionHandle:
         """/new or /resume REF: the running operation is stopped first; a start that fails raises
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
-        started = await asyncio.to_thread(start_session, self.settings, options)
+        source = "resume" if resume is not None else "clear"
+        started = await asyncio.to_thread(start_session, self.settings, options, source=source)
         await self.stop()
-        self.close()
+        self.close(source)  # Claude Code's SessionEnd reason: clear (/new) or resume
         self.adopt(started, options)
         return started
 
@@ -256,10 +259,17 @@ class SessionHandle:
             )
         return path
 
-    def close(self) -> None:
+    def close(self, reason: str = "other") -> None:
+        """End the session: the SessionEnd hooks (`reason` as Claude Code's: clear, resume,
+        prompt_input_exit, other), then the recording and the store let go."""
         started, self.started = self.started, None
         if started is None:
             return
+        if started.hooks is not None:
+            from flue_tui.hooks.lifecycle import blocking
+
+            for line in blocking(lambda: started.hooks.session_end(reason)):
+                started.hooks.say(line)
         if started.recorder is not None:
             started.recorder.close()
         if started.store is not None:

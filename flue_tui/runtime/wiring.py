@@ -155,22 +155,35 @@ class Runtime:
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
+        """The user's hooks (flue_tui/hooks): PreToolUse and Notification through the session's
+        policy (children share it), the prompt's and the session's own through `prompt_hooks`."""
         if not self.hooks.hooks or policy is None:
             return
         from flue_tui.core.events import Log
-        from flue_tui.hooks.events import TAG, Hooks
+        from flue_tui.hooks.events import TAG
+        from flue_tui.hooks.lifecycle import SessionHooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
             session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
 
-        hooks = Hooks(self.hooks, self.settings.cwd, say)
+        hooks = SessionHooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
         policy.hooks = hooks
-        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
-            session.prompt_hooks = hooks  # the root session's prompts only
+        session.prompt_hooks = hooks  # the root session's prompts and compactions
+        if self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         if self.hooks.for_event("PostToolUse"):
             session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+
+    def _child_hooks(self, parent: Session, child: Session, agent: Subagent) -> None:
+        """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
+        from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+
+        hooks = parent.prompt_hooks
+        root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
+        if isinstance(root, SessionHooks):
+            child.prompt_hooks = mine = root.for_child(agent.name, child.task_id or child.id)
+            mine.last_text = child.last_assistant_text
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
@@ -192,6 +205,7 @@ class Runtime:
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
         self.mcp.attach(child)  # and get the same MCP servers
+        self._child_hooks(parent, child, agent)
         return child
 
 
