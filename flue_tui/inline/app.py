@@ -25,7 +25,7 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
-from flue_tui.ui.commands import COMMANDS, dispatch, parse
+from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -62,12 +62,13 @@ class InlineApp(InlineCommands):
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(
+            getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        )  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()

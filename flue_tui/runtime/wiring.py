@@ -80,11 +80,20 @@ class Runtime:
     def discover(self, cwd: str, instructions: str) -> Context:
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
-        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
-        roster = discover_roster(cwd, roots)
-        workspace = discover_workspace(cwd, roots)
+        from flue_tui.context.commands import discover_commands
+        from flue_tui.hooks.config import claude_dir
+
+        claude = claude_dir()  # Claude Code's own folder: its skills, commands, agents and CLAUDE.md
+        skills = discover_skills(
+            cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
+        )
+        commands = discover_commands(cwd, claude / "commands", roots)
+        skills.commands = commands.commands
+        roster = discover_roster(cwd, roots, claude)
+        workspace = discover_workspace(cwd, roots, str(claude / "CLAUDE.md"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
+        warnings = [*workspace.warnings, *skills.warnings, *commands.warnings, *roster.warnings]
+        return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
         from flue_tui.permissions.policy import AS_BASH
@@ -152,6 +161,10 @@ class Runtime:
         )
         self.mcp.attach(session)
         self._attach_hooks(session, policy)
+        from flue_tui.runtime.claudecode import prompt_scope
+
+        trust_all = bool(self.settings.trust_project)
+        session.prompt_scope = prompt_scope(context, self._model, trust_all, _warn)
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
@@ -190,9 +203,14 @@ class Runtime:
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
         context = self.discover(child_cwd, agent.instructions)
+        from flue_tui.runtime.claudecode import agent_tools, wants_mcp
+
+        tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
+        if unknown:
+            _warn(parent, f'The agent "{agent.name}" names tools flue does not have: {", ".join(unknown)}.')
         child = Session(
             model=self._model(agent.model or parent.model.model),
-            tools=self._tools(sandbox, context),
+            tools=tools,
             system_prompt=context.system_prompt,
             cwd=child_cwd,
             task_id=new_id("task"),
@@ -204,9 +222,17 @@ class Runtime:
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
-        self.mcp.attach(child)  # and get the same MCP servers
+        if wants_mcp(agent):
+            self.mcp.attach(child)  # and get the same MCP servers
         self._child_hooks(parent, child, agent)
         return child
+
+
+def _warn(session: Session, line: str) -> None:
+    """One line for the user, on the session's event stream (every front end shows it)."""
+    from flue_tui.core.events import Log
+
+    session.emit(session.event(Log, level="warn", message=f"[flue] {line}"))
 
 
 def model_client(settings: Settings, model: str, *, main: bool) -> Any:
