@@ -22,7 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_file, open_within, workspace_roots
+from flue_tui.core.files import (
+    Escape,
+    NotRegular,
+    SpecialFile,
+    open_file,
+    open_within,
+    shown_name,
+    workspace_roots,
+)
 from flue_tui.core.images import MAX_READ, Image, ImageRefused, from_bytes, looks_like_image, sniff
 from flue_tui.core.messages import ATTACH_NOTE
 
@@ -80,6 +88,42 @@ def _inside(real: str, roots: tuple[str, ...]) -> bool:
     return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
 
 
+def _guard(
+    mention: str, path: str, roots: tuple[str, ...] | None, denied: Callable[[str], str | None] | None
+) -> str | None:
+    """Why `path` may not be read for the model, as the `read` tool would be refused, or None."""
+    rule = denied(path) if denied is not None else None
+    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
+        return f"not attached: {mention} is denied by the rule {rule}"
+    if roots is not None and not _inside(os.path.realpath(path), roots):
+        return f"not attached: {mention} is outside the workspace (--sandbox workspace)"
+    return None
+
+
+def image_files(
+    paths: list[str] | tuple[str, ...],
+    cwd: str,
+    *,
+    roots: tuple[str, ...] | None = None,
+    denied: Callable[[str], str | None] | None = None,
+) -> tuple[tuple[Image, ...], str | None]:
+    """`--image FILE`s: each one's image, or the first refusal's sentence (the user asked for each)."""
+    out: list[Image] = []
+    for given in paths:
+        mention = shown_name(given)  # argv may carry a name that is not UTF-8
+        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(given)))
+        if not os.path.lexists(path):
+            return (), f"not attached: {mention}: no such file"
+        refused = _guard(mention, path, roots, denied)
+        if refused is not None:
+            return (), refused
+        image, note = _image(mention, path, roots)
+        if image is None:
+            return (), note
+        out.append(image)
+    return tuple(out), None
+
+
 def _one(
     mention: str, cwd: str, roots: tuple[str, ...] | None, denied: Callable[[str], str | None] | None
 ) -> tuple[str | Image | None, str | None]:
@@ -87,11 +131,9 @@ def _one(
     path = os.path.normpath(os.path.join(cwd, os.path.expanduser(mention)))
     if not os.path.lexists(path):
         return None, None
-    rule = denied(path) if denied is not None else None
-    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
-        return None, f"not attached: {mention} is denied by the rule {rule}"
-    if roots is not None and not _inside(os.path.realpath(path), roots):
-        return None, f"not attached: {mention} is outside the workspace (--sandbox workspace)"
+    refused = _guard(mention, path, roots, denied)
+    if refused is not None:
+        return None, refused
     if os.path.isdir(path):
         try:
             entries = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(path))
