@@ -22,8 +22,8 @@ from tests.images.pictures import png
 sdk = pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query  # noqa: E402
 
-FLUE = shutil.which("flue", path=str(Path(sys.executable).parent))
-pytestmark = pytest.mark.skipif(FLUE is None, reason="the flue script is not installed in this venv")
+FLUE = shutil.which("flue", path=str(Path(sys.executable).parent)) or "flue"
+pytestmark = pytest.mark.skipif(shutil.which(FLUE) is None, reason="the flue script is not installed in this venv")
 TIMEOUT = 240  # each run spawns flue, which imports litellm: seconds of CPU on a loaded machine
 DATA = base64.b64encode(png(6, 6)).decode()
 
