@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakellm import Turn
+from tests.fakellm import Call, Turn
 
 MODEL = ("--model", "openai/fake", "--output-format", "json")
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
@@ -174,3 +174,76 @@ def test_a_worktree_deleted_by_hand_is_made_again(fakellm, flue_main, repo: Path
     again = flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo)
     result_of(again)
     assert (tree / "README").exists()
+
+
+AGENT = "---\nname: iso\ndescription: Works apart\nisolation: worktree\n---\nYou work in your own checkout.\n"
+
+
+def test_an_isolated_agent_works_in_a_worktree_kept_only_when_it_changed_something(fakellm, flue_main, repo: Path):
+    agents = repo / ".agents" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "iso.md").write_text(AGENT)
+    git(repo, "add", ".agents")
+    git(repo, "commit", "-q", "-m", "agent")
+    fakellm.script(
+        [
+            Turn(match="parent one", calls=[Call("task", {"prompt": "child writes", "agent": "iso"})]),
+            Turn(match="child writes", calls=[Call("write", {"path": "new.txt", "content": "from the child\n"})]),
+            Turn(match="child writes", text="wrote it"),
+            Turn(match="parent one", text="done"),
+            Turn(match="parent two", calls=[Call("task", {"prompt": "child looks", "agent": "iso"})]),
+            Turn(match="child looks", text="nothing to do"),
+            Turn(match="parent two", text="done"),
+            Turn(match="parent three", calls=[Call("task", {"prompt": "x", "agent": "iso", "cwd": "../.."})]),
+            Turn(match="parent three", text="done"),
+        ]
+    )
+    result_of(flue_main("-p", "parent one", *MODEL, cwd=repo))
+    assert not (repo / "new.txt").exists()  # the child's write went to its own checkout
+    home = repo.parent / "proj.worktrees"
+    (kept,) = list(home.iterdir())
+    assert kept.name.startswith("task-") and (kept / "new.txt").read_text() == "from the child\n"
+    answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
+    assert (
+        answer
+        == f"wrote it\n\n(This task worked in the git worktree {kept}, on branch {kept.name}; its changes are there.)"
+    )
+    assert kept.name in flue_main("worktree", "list", cwd=repo).stdout
+
+    result_of(flue_main("-p", "parent two", *MODEL, cwd=repo))
+    answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
+    assert answer == "nothing to do"  # unchanged: the worktree and its branch went again
+    assert list(home.iterdir()) == [kept]
+    assert git(repo, "branch", "--list", "--format=%(refname:short)", "task-*").split() == [kept.name]
+
+    result_of(flue_main("-p", "parent three", *MODEL, cwd=repo))
+    answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
+    assert answer == 'Agent "iso" works in a worktree of its own: its cwd must stay inside it.'
+    assert list(home.iterdir()) == [kept]
+
+
+def test_an_isolated_agent_outside_a_repository_gets_one_sentence(fakellm, flue_main, flue_env, tmp_path: Path):
+    work = tmp_path / "nogit"
+    (work / ".agents" / "agents").mkdir(parents=True)
+    (work / ".agents" / "agents" / "iso.md").write_text(AGENT)
+    fakellm.script(
+        [Turn(match="go", calls=[Call("task", {"prompt": "x", "agent": "iso"})]), Turn(match="go", text="ok")]
+    )
+    env = {**flue_env, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    result_of(flue_main("-p", "go", *MODEL, cwd=work, env=env))
+    answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
+    assert answer.startswith('Agent "iso" needs a worktree of its own: ') and "not inside a git repository" in answer
+
+
+def test_an_unknown_isolation_is_a_skipped_agent_with_its_reason(tmp_path: Path):
+    from flue_tui.context.subagents import discover_roster
+
+    agents = tmp_path / ".agents" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "odd.md").write_text(AGENT.replace("isolation: worktree", "isolation: container"))
+    roster = discover_roster(str(tmp_path))
+    assert roster.names == ["flue-general"]
+    assert roster.warnings == [
+        f'[flue] Skipping invalid agent "odd.md": [flue] Agent {agents / "odd.md"} frontmatter isolation '
+        'must be "worktree" when provided.'
+    ]

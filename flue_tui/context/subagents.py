@@ -21,6 +21,9 @@ class Subagent:
     description: str
     instructions: str = ""  # the body of its .md file; flue-general has none
     model: str | None = None
+    # "worktree": each task of this agent runs in a git worktree of its own (Claude Code's
+    # agent frontmatter; the task tool's schema stays Flue's, so the agent asks, not the call).
+    isolation: str | None = None
 
 
 GENERAL = Subagent(name="flue-general", description=GENERAL_DESCRIPTION)
@@ -52,11 +55,15 @@ def _parse(path: Path, roots: tuple[str, ...] | None) -> Subagent:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise SkillFormatError(f"[flue] Agent {path} frontmatter model must be a string when provided.")
+    isolation = data.get("isolation")
+    if isolation is not None and isolation != "worktree":
+        raise SkillFormatError(f'[flue] Agent {path} frontmatter isolation must be "worktree" when provided.')
     return Subagent(
         name=name,
         description=description.strip(),
         instructions=body,
         model=model.strip() if model and model.strip() else None,
+        isolation=isolation,
     )
 
 

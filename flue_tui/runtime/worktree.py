@@ -186,3 +186,46 @@ def remove(name: str, cwd: str) -> Worktree:
     if proc.returncode != 0:
         raise WorktreeError(f"Could not remove the worktree {shown(name)}: {_first_line(proc)}.")
     return found
+
+
+class TaskTrees:
+    """`isolation: worktree` agents: each task gets a fresh worktree `task-…` (a branch of the same
+    name, from the parent's HEAD). One the task left as it found it (no changes, no new commit) is
+    removed again, branch and all; one it changed stays, and the task's answer names it. git runs
+    in a worker thread: a large checkout must not stall the app."""
+
+    def __init__(self) -> None:
+        self._bases: dict[str, str] = {}  # worktree path -> the commit it started from
+
+    async def enter(self, cwd: str) -> Worktree:
+        import asyncio
+
+        return await asyncio.to_thread(self._enter, cwd)
+
+    def _enter(self, cwd: str) -> Worktree:
+        from flue_tui.core.ids import new_id
+
+        tree = enter("task-" + new_id("t")[-10:].lower(), cwd)
+        self._bases[tree.path] = _git(["rev-parse", "HEAD"], tree.path).stdout.strip()
+        return tree
+
+    async def leave(self, tree: Worktree, cwd: str) -> str:
+        """A note for the task's answer: "" when the worktree went, else where the work is."""
+        import asyncio
+
+        return await asyncio.to_thread(self._leave, tree, cwd)
+
+    def _leave(self, tree: Worktree, cwd: str) -> str:
+        base = self._bases.pop(tree.path, "")
+        kept = (
+            f"\n\n(This task worked in the git worktree {tree.path}, on branch {tree.branch}; its changes are there.)"
+        )
+        try:
+            head = _git(["rev-parse", "HEAD"], tree.path).stdout.strip()
+            if changes(tree.path) or not base or head != base:
+                return kept
+        except WorktreeError:
+            return kept
+        if _git(["worktree", "remove", tree.path], cwd).returncode == 0 and tree.branch:
+            _git(["branch", "-D", tree.branch], cwd)  # at the base commit: nothing of the task's is lost
+        return ""
