@@ -9,6 +9,8 @@ from typing import Any
 # flue's name -> (Claude Code's name, {flue argument: Claude Code argument}).
 _TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "bash": ("Bash", {"command": "command", "timeout": "timeout"}),
+    # Claude Code's Bash with run_in_background: a hook guarding Bash guards this one too.
+    "bash_background": ("Bash", {"command": "command", "description": "description"}),
     "read": ("Read", {"path": "file_path", "offset": "offset", "limit": "limit"}),
     "write": ("Write", {"path": "file_path", "content": "content"}),
     "edit": (
@@ -22,6 +24,8 @@ _TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 }
 # Claude Code's Bash timeout is milliseconds; flue's is seconds.
 _MS = {("bash", "timeout")}
+# Arguments Claude Code's spelling adds: shown to a hook, never read back from its updatedInput.
+_ADDED: dict[str, dict[str, Any]] = {"bash_background": {"run_in_background": True}}
 
 
 def claude_name(tool: str) -> str:
@@ -41,7 +45,7 @@ def to_claude(tool: str, args: dict[str, Any]) -> dict[str, Any]:
         if (tool, key) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value * 1000
         out[mapping.get(key, key)] = value
-    return out
+    return {**out, **_ADDED.get(tool, {})}
 
 
 def from_claude(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +54,8 @@ def from_claude(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     back = {claude: flue for flue, claude in mapping.items()}
     out: dict[str, Any] = {}
     for key, value in tool_input.items():
+        if key in _ADDED.get(tool, {}):
+            continue
         name = back.get(key, key)
         if (tool, name) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value / 1000
