@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,9 @@ class Runtime:
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
+        from flue_tui.runtime.worktree import TaskTrees
+
+        self._task_trees = TaskTrees()  # where `isolation: worktree` agents' tasks run
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -105,7 +109,7 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child, self._task_trees)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
@@ -145,8 +149,10 @@ class Runtime:
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        session: Session | None = None  # the fallback's notice goes to the session built below
+        model = self.settings.model or ""
         session = Session(
-            model=self._model(self.settings.model or ""),
+            model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
             system_prompt=context.system_prompt,
             cwd=self.settings.cwd,
@@ -167,22 +173,35 @@ class Runtime:
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
+        """The user's hooks (flue_tui/hooks): PreToolUse and Notification through the session's
+        policy (children share it), the prompt's and the session's own through `prompt_hooks`."""
         if not self.hooks.hooks or policy is None:
             return
         from flue_tui.core.events import Log
-        from flue_tui.hooks.events import TAG, Hooks
+        from flue_tui.hooks.events import TAG
+        from flue_tui.hooks.lifecycle import SessionHooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
             session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
 
-        hooks = Hooks(self.hooks, self.settings.cwd, say)
+        hooks = SessionHooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
         policy.hooks = hooks
-        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
-            session.prompt_hooks = hooks  # the root session's prompts only
+        session.prompt_hooks = hooks  # the root session's prompts and compactions
+        if self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         if self.hooks.for_event("PostToolUse"):
             session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+
+    def _child_hooks(self, parent: Session, child: Session, agent: Subagent) -> None:
+        """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
+        from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+
+        hooks = parent.prompt_hooks
+        root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
+        if isinstance(root, SessionHooks):
+            child.prompt_hooks = mine = root.for_child(agent.name, child.task_id or child.id)
+            mine.last_text = child.last_assistant_text
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
@@ -210,6 +229,7 @@ class Runtime:
         )  # its usage counts in the caller's totals (and the budget's)
         if wants_mcp(agent):
             self.mcp.attach(child)  # and get the same MCP servers
+        self._child_hooks(parent, child, agent)
         return child
 
 
@@ -239,6 +259,32 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
         idle_timeout=settings.idle_timeout,
         max_reply_chars=settings.max_reply_chars,
     )
+
+
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+    """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
+    when that names another model. Both are built by model_client, so both get the user's bounds;
+    task children keep their own model (Claude Code's fallback is the main loop's too)."""
+    client = model_client(settings, model, main=True)
+    spare = settings.fallback_model
+    if not spare or spare == model:
+        return client
+    from flue_tui.model.fallback import FallbackClient
+
+    return FallbackClient(client, model_client(settings, spare, main=False), on_switch)
+
+
+def announce_fallback(settings: Settings, model: str, session: Callable[[], Session | None]) -> Callable[[str], None]:
+    """The fallback's one sentence as a typed event on the session's stream, which every front end
+    shows (the app and inline as a notice, --plain on stderr, -p on stderr in every format)."""
+    from flue_tui.core.events import Fallback
+
+    def say(text: str) -> None:
+        target = session()
+        if target is not None:
+            target.emit(target.event(Fallback, message=text, model=model, fallback=settings.fallback_model or ""))
+
+    return say
 
 
 def prices(settings: Settings) -> Any:

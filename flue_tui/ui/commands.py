@@ -48,6 +48,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
     Command("context", "", "what fills the context window"),
     Command("permissions", "", "the permission rules in force and their origin"),
+    Command("hooks", "", "the hooks that run, their events, matchers and origin"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
@@ -208,6 +209,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         from flue_tui.ui import status_text
 
         fe.notice(await getattr(status_text, name)(fe))
+    elif name == "hooks":
+        from flue_tui.ui.hooks_text import describe
+
+        fe.notice(await asyncio.to_thread(describe, fe.handle))
     elif name == "export":
         _export(fe, arg)
     elif name == "mode":
