@@ -79,5 +79,5 @@ def test_an_agent_file_limits_its_child_through_print_mode(fakellm, flue_main, t
     out = flue_main("-p", "review", "--model", "openai/fake")
     assert (out.code, out.stdout) == (0, "Reviewed: LGTM\n"), out.stderr
     child = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "look at the diff")
-    assert sorted(t["function"]["name"] for t in child["tools"]) == ["bash", "glob", "grep", "read"]
+    assert sorted(t["function"]["name"] for t in child["tools"]) == ["bash", "bash_background", "glob", "grep", "read"]
     assert child["messages"][0]["content"].startswith("You are a senior code reviewer")

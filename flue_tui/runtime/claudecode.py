@@ -16,13 +16,20 @@ from typing import Any
 
 from flue_tui.context.commands import ClaudeCommand
 from flue_tui.context.subagents import Subagent
-from flue_tui.hooks.names import flue_name
+from flue_tui.hooks.names import claude_name, flue_name
 from flue_tui.permissions.rules import RuleError, parse_rule, split_rule_list
 
 
 def _named(entries: tuple[str, ...]) -> list[str]:
-    """The tool names an agent's `tools:` entries name, in flue's spelling (`Bash(git *)` → bash)."""
-    return [flue_name(rule.split("(", 1)[0].strip()) for entry in entries for rule in split_rule_list(entry)]
+    """The tool names an agent's `tools:` entries name, as written (`Bash(git *)` → Bash)."""
+    return [rule.split("(", 1)[0].strip() for entry in entries for rule in split_rule_list(entry)]
+
+
+def _covers(wanted: str, tool: str) -> bool:
+    """Whether a `tools:` name means this flue tool: flue's name or a glob of it (`mcp__github__*`),
+    or Claude Code's name for it (`Bash` is bash and bash_background, as Claude Code's Bash runs
+    in the background too)."""
+    return fnmatchcase(tool, wanted) or fnmatchcase(tool, flue_name(wanted)) or claude_name(tool) == wanted
 
 
 def agent_tools(tools: list[Any], agent: Subagent) -> tuple[list[Any], list[str]]:
@@ -30,8 +37,8 @@ def agent_tools(tools: list[Any], agent: Subagent) -> tuple[list[Any], list[str]
     if agent.tools is None:
         return tools, []
     wanted = _named(agent.tools)
-    kept = [t for t in tools if any(fnmatchcase(str(t.name), w) for w in wanted)]
-    unknown = [w for w in wanted if not w.startswith("mcp__") and not any(fnmatchcase(str(t.name), w) for t in tools)]
+    kept = [t for t in tools if any(_covers(w, str(t.name)) for w in wanted)]
+    unknown = [w for w in wanted if not w.startswith("mcp__") and not any(_covers(w, str(t.name)) for t in tools)]
     return kept, list(dict.fromkeys(unknown))
 
 

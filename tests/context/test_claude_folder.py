@@ -81,7 +81,7 @@ async def test_an_agent_gets_only_the_tools_its_file_names(fakellm, runtime_for,
     session.subscribe(events.append)
     assert (await session.prompt("parent")).text == "done"
     review = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "review it")
-    assert tool_names(review) == ["bash", "glob", "grep", "read"]
+    assert tool_names(review) == ["bash", "bash_background", "glob", "grep", "read"]
     haunt = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "haunt it")
     assert tool_names(haunt) == ["read"] and haunt["model"] == "small" and review["model"] == "fake"
     lines = [e.message for e in events if isinstance(e, Log)]
