@@ -19,6 +19,11 @@ from flue_tui.context.subagents import Subagent
 from flue_tui.hooks.names import claude_name, flue_name
 from flue_tui.permissions.rules import RuleError, parse_rule, split_rule_list
 
+# The lines a command's or an agent's run adds: `flue -p` says them on stderr in every format, as
+# a checkpoint not taken (they explain why a call asked, or what a child did not get).
+COMMANDS_TAG = "[flue:commands]"
+AGENTS_TAG = "[flue:agents]"
+
 
 def _named(entries: tuple[str, ...]) -> list[str]:
     """The tool names an agent's `tools:` entries name, as written (`Bash(git *)` → Bash)."""
@@ -45,6 +50,13 @@ def agent_tools(tools: list[Any], agent: Subagent) -> tuple[list[Any], list[str]
 def wants_mcp(agent: Subagent) -> bool:
     """An agent limited by `tools:` gets MCP servers' tools only when it names one (`mcp__…`)."""
     return agent.tools is None or any(n.startswith("mcp__") for n in _named(agent.tools))
+
+
+def warn(session: Any, line: str) -> None:
+    """One line for the user on the session's event stream (every front end shows it)."""
+    from flue_tui.core.events import Log
+
+    session.emit(session.event(Log, level="warn", message=line))
 
 
 def command_of(context: Any, sent: str, display: str | None) -> ClaudeCommand | None:
@@ -80,7 +92,10 @@ def prompt_scope(
                 added = _rules(command, session, warn)
                 policy.session_allow.extend(added)
             else:
-                warn(session, f"/{command.name}: its allowed-tools are not pre-allowed until you trust this project.")
+                warn(
+                    session,
+                    f"{COMMANDS_TAG} /{command.name}: its allowed-tools are not pre-allowed until you trust this project.",
+                )
         try:
             if command.model:
                 try:
@@ -107,5 +122,5 @@ def _rules(command: ClaudeCommand, session: Any, warn: Callable[[Any, str], None
         try:
             out.append(parse_rule(flue_name(name.strip()) + paren + rest))
         except RuleError as exc:
-            warn(session, f"/{command.name}: {exc}")
+            warn(session, f"{COMMANDS_TAG} /{command.name}: {exc}")
     return out

@@ -166,10 +166,10 @@ class Runtime:
         )
         self.mcp.attach(session)
         self._attach_hooks(session, policy)
-        from flue_tui.runtime.claudecode import prompt_scope
+        from flue_tui.runtime.claudecode import prompt_scope, warn
 
         trust_all = bool(self.settings.trust_project)
-        session.prompt_scope = prompt_scope(context, self._model, trust_all, _warn)
+        session.prompt_scope = prompt_scope(context, self._model, trust_all, warn)
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
@@ -208,11 +208,12 @@ class Runtime:
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
         context = self.discover(child_cwd, agent.instructions, commands=False)
-        from flue_tui.runtime.claudecode import agent_tools, wants_mcp
+        from flue_tui.runtime.claudecode import AGENTS_TAG, agent_tools, wants_mcp, warn
 
         tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
         if unknown:
-            _warn(parent, f'The agent "{agent.name}" names tools flue does not have: {", ".join(unknown)}.')
+            names = ", ".join(unknown)
+            warn(parent, f'{AGENTS_TAG} The agent "{agent.name}" names tools flue does not have: {names}.')
         child = Session(
             model=self._model(agent.model or parent.model.model),
             tools=tools,
@@ -231,13 +232,6 @@ class Runtime:
             self.mcp.attach(child)  # and get the same MCP servers
         self._child_hooks(parent, child, agent)
         return child
-
-
-def _warn(session: Session, line: str) -> None:
-    """One line for the user, on the session's event stream (every front end shows it)."""
-    from flue_tui.core.events import Log
-
-    session.emit(session.event(Log, level="warn", message=f"[flue] {line}"))
 
 
 def model_client(settings: Settings, model: str, *, main: bool) -> Any:

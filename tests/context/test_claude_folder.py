@@ -85,7 +85,7 @@ async def test_an_agent_gets_only_the_tools_its_file_names(fakellm, runtime_for,
     haunt = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "haunt it")
     assert tool_names(haunt) == ["read"] and haunt["model"] == "small" and review["model"] == "fake"
     lines = [e.message for e in events if isinstance(e, Log)]
-    assert '[flue] The agent "ghostly" names tools flue does not have: WebSearch, Teleport.' in lines
+    assert '[flue:agents] The agent "ghostly" names tools flue does not have: WebSearch, Teleport.' in lines
     assert "task" in tool_names(fakellm.requests[0])  # the parent keeps every tool
     context = runtime_for(root).discover(str(root), "")
     assert context.roster.get("mapped") is None
@@ -119,7 +119,7 @@ async def test_allowed_tools_pre_allow_for_that_prompt_only_and_only_once_truste
 
     lines = await run(runtime_for(root, permission_mode="ask"), "/mk made.txt")
     assert not (root / "made.txt").exists()  # a project's command waits for trust
-    assert "[flue] /mk: its allowed-tools are not pre-allowed until you trust this project." in lines
+    assert "[flue:commands] /mk: its allowed-tools are not pre-allowed until you trust this project." in lines
     await run(runtime_for(root, permission_mode="ask", trust_project=True), None)  # not run as /mk
     assert not (root / "made.txt").exists()
     await run(runtime_for(root, permission_mode="ask", trust_project=True), "/mk made.txt")
