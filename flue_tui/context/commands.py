@@ -109,7 +109,7 @@ def tool_list(value: object, key: str, path: str) -> tuple[str, ...]:
 
 def parse_command(text: str, path: str, name: str, source: CommandSource, trusted: bool = False) -> ClaudeCommand:
     if text.lstrip("\ufeff").startswith("---"):
-        data, body = split_frontmatter(text, path, lenient=True)
+        data, body = split_frontmatter(text, path, lenient=True, label="")
     else:
         data, body = {}, text.lstrip("\ufeff").strip()
     for key in ("description", "argument-hint", "model"):

@@ -43,7 +43,7 @@ def _quoted(block: str) -> str:
     return "\n".join(lines)
 
 
-def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[dict, str]:
+def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str = "Skill ") -> tuple[dict, str]:
     """Return (mapping of strings, body) or raise with Flue's fence/YAML texts. `lenient`: Claude
     Code's files, whose frontmatter strict YAML may refuse where Claude Code reads it (`_quoted`)."""
     if text.startswith("\ufeff"):
@@ -63,8 +63,7 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[d
     except yaml.YAMLError as exc:
         data = _lenient(match.group(1)) if lenient else None
         if data is None:
-            what = "Skill " if not lenient else ""
-            raise SkillFormatError(f"[flue] {what}{path} has invalid YAML frontmatter. {exc}") from None
+            raise SkillFormatError(f"[flue] {label}{path} has invalid YAML frontmatter. {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -110,8 +109,9 @@ def check_name(name: str, path: str) -> None:
         )
 
 
-def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDoc:
-    data, body = split_frontmatter(text, path)
+def parse_skill_markdown(text: str, path: str, directory: str | None, lenient: bool = False) -> SkillDoc:
+    """`lenient`: a skill in Claude Code's folders, whose YAML is read as Claude Code reads it."""
+    data, body = split_frontmatter(text, path, lenient=lenient)
     name = _required(data, "name", path)
     check_name(name, path)
     if directory is not None and name != directory:

@@ -221,3 +221,20 @@ def test_a_commands_folder_reached_through_a_link_is_not_the_projects(runtime_fo
     os.mkfifo(root / ".claude" / "commands" / "fifo.md")  # must not hang the start
     context = runtime_for(root).discover(str(root), "")
     assert any('"/fifo"' in w and "not a regular file" in w for w in context.warnings)
+
+
+def test_a_claude_skill_is_read_as_claude_code_reads_it_and_flues_own_stays_strict(runtime_for, tmp_path: Path):
+    root = workspace(tmp_path)
+    text = "---\nname: {n}\ndescription: Use when: the user asks for a release. Context: tags\n---\nRelease.\n"
+    for folder, name in ((".claude", "release"), (".agents", "strict")):
+        path = root / folder / "skills" / name / "SKILL.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(text.format(n=name))
+    context = runtime_for(root).discover(str(root), "")
+    skill = context.skills.get("release")
+    assert skill is not None and skill.description == "Use when: the user asks for a release. Context: tags"
+    assert context.skills.get("strict") is None  # Flue's own folder keeps Flue's rules and texts
+    assert any('"strict"' in w and "invalid YAML frontmatter" in w for w in context.warnings)
+    from flue_tui.context.skills import activation_text
+
+    assert "Release." in activation_text(skill)  # the re-read on activation reads it the same way
