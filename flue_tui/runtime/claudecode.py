@@ -103,7 +103,8 @@ def prompt_scope(
                 except Exception as exc:  # noqa: BLE001 - a bad model name is one line, the prompt still runs
                     warn(
                         session,
-                        f"/{command.name}: model {command.model!r} cannot be used ({exc}); using the session's.",
+                        f"{COMMANDS_TAG} /{command.name}: model {command.model!r} cannot be used ({exc}); "
+                        "using the session's.",
                     )
             yield
         finally:
