@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -71,6 +72,9 @@ BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 # Awaited once a prompt that got a checkpoint has run (not when aborted), with that checkpoint's id:
 # the checkpoints keep the turn's end, so a rewind can tell this session's files from others'.
 AfterPrompt = Callable[["Session", str], Awaitable[None]]
+# Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
+# pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
+PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
 class Session:
@@ -120,6 +124,7 @@ class Session:
         self.before_prompt: BeforePrompt | None = None
         self.after_prompt: AfterPrompt | None = None
         self.prompt_hooks: PromptHooks | None = None
+        self.prompt_scope: PromptScope | None = None
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -209,6 +214,7 @@ class Session:
         with the message for the transcript and a resume, never sent. `images` go with the text;
         a model without vision refuses the prompt before any request."""
         signal = self._busy()
+        sent = text  # as the front end sent it, before a schema's footer or a hook's context
         op_id = new_id("op")
         began = time.monotonic()
         stats = self._stats = RunStats()
@@ -235,6 +241,9 @@ class Session:
         hint: str | None = None
         aborted = False
         reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
+        scope = contextlib.ExitStack()
+        if self.prompt_scope is not None:
+            scope.enter_context(self.prompt_scope(self, sent, display))
         try:
             if refused is not None:
                 raise OperationFailed(refused)
@@ -262,6 +271,7 @@ class Session:
         except OperationFailed as exc:
             subtype, error, hint = "error_during_execution", str(exc), exc.hint
         finally:
+            scope.close()
             self._done()
             self._stats = None
             if outcome is not None:

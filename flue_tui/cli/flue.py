@@ -304,6 +304,7 @@ def _main(argv: list[str] | None = None) -> int:
             settings_hooks=overrides.get("settings_hooks"),
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
             tools=claude.tools,
+            fallback_model=args.fallback_model,
             **permissions,
         )
         prompt = None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.events import Event, Fallback, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OTHER, OUTCOME_WORDS
@@ -99,7 +99,9 @@ class _Renderer:
                 _write_line(sys.stdout, event.to_dict())
         elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
-        if not progress and isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
+        if isinstance(event, Fallback):  # the model changed under the run: said in every format, once
+            _say(f"flue: {event.message}")
+        elif not progress and isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
             _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:
@@ -129,7 +131,7 @@ class _Renderer:
             )
             what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
             _say(f"{indent}tool ok {event.tool_name}: {what}")
-        elif isinstance(event, Log):
+        elif isinstance(event, Log) and not isinstance(event, Fallback):
             _say(f"{indent}{log_line(event)}")
 
 
@@ -250,9 +252,6 @@ def _print_run(
             names = ", ".join(s.name for s in context.skills.skills) or "(none)"
             return start_failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
         prompt = skill_prompt(found, prompt)
-    from flue_tui.headless.claude import run as cc
-
-    cc.use_fallback(session, settings, claude)
     if (stop := start_up_signal()) is not None:  # taken in start-up, its raise swallowed on the way
         return stopped_during_start_up(stop.code, fmt, settings.model)
     if claude is not None and claude.input_format == "stream-json":
@@ -287,6 +286,7 @@ def _print_run(
             },
         )
     elif fmt == "stream-json":
+        from flue_tui.headless.claude import run as cc
         from flue_tui.headless.claude.stream import ClaudeStream
 
         cc.write_init(lambda obj: _write_line(sys.stdout, obj), session, context, settings.model, claude)

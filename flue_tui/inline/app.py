@@ -26,7 +26,7 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
-from flue_tui.ui.commands import COMMANDS, dispatch, parse
+from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -59,15 +59,17 @@ class InlineApp(InlineCommands):
         self._turn_task: asyncio.Future[Any] | None = None
         self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
+        self._welcomed = False  # this run's first session was welcomed before it started
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(
+            getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        )  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
@@ -137,8 +139,9 @@ class InlineApp(InlineCommands):
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
             self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
-        else:
+        elif not self._welcomed:
             self.renderer.note(greeting.welcome(self), "welcome")
+        self._welcomed = False  # a /new or /resume later is greeted as it comes
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
         hint = missing_key(self.settings)
@@ -158,9 +161,7 @@ class InlineApp(InlineCommands):
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
-        from prompt_toolkit.application import run_in_terminal
-
-        await run_in_terminal(show)
+        await self.prompt.print_above(show)
 
     # -- turns -------------------------------------------------------------------------------------
     def interrupt(self) -> None:
@@ -261,6 +262,7 @@ class InlineApp(InlineCommands):
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
         self._spawn(asyncio.to_thread(self.paths.build))
         await self._ask_trust()
+        self._welcomed = await greeting.welcome_first(self)
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
