@@ -55,6 +55,9 @@ class Runtime:
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
+        from flue_tui.runtime.worktree import TaskTrees
+
+        self._task_trees = TaskTrees()  # where `isolation: worktree` agents' tasks run
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -104,7 +107,7 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child, self._task_trees)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:

@@ -34,6 +34,7 @@ from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.bashes import EndedJobs
 from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -89,6 +90,7 @@ class FlueApp(Prompting, AppFrontEnd):
         self.paths = PathIndex(settings.cwd)
         self.queue: deque[tuple[str, str | None, tuple[Any, ...]]] = deque()
         self.pasted: list[Any] = []
+        self.ended = EndedJobs()  # background commands that ended: the user's line, the model's follow-up
         self.launching = True  # until the first session start is over
         self.typed_early: list[str] = []  # what was entered meanwhile
         self.busy = False
@@ -268,11 +270,15 @@ class FlueApp(Prompting, AppFrontEnd):
         manager().start()  # MCP servers, in the background: attach runs after the first frame
 
     def _on_jobs(self) -> None:
-        """A background command started or ended: the status bar's count follows."""
+        """A background command started or ended: the status bar's count follows; one that ended
+        gets its line, and the model hears of it in a follow-up turn once the agent is idle."""
         jobs = jobs_of(self.session)
         self.router.status.background = len(jobs.running()) if jobs is not None else 0
         self.router.status_dirty = True
+        for line in self.ended.newly_ended(jobs):
+            self.notice(line)
         self.request_flush()
+        self.send_next()
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:
