@@ -87,7 +87,9 @@ class HookVerdict(Protocol):
 class PreToolHooks(Protocol):
     """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
 
-    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
+    async def pre_tool(
+        self, tool_name: str, args: dict[str, Any], call_id: str, cwd: str | None = None
+    ) -> HookVerdict: ...
     def permission_prompt(self, tool_name: str) -> None: ...  # Notification, told as the question is put
 
 
@@ -270,7 +272,10 @@ class PermissionPolicy:
             # The user's PreToolUse hooks first, as in Claude Code. A hook's deny refuses; its
             # updatedInput is checked like the model's own arguments; its allow skips only an
             # ordinary question (`_consult`), never the guard, a deny rule or an always-ask place.
-            verdict = await self.hooks.pre_tool(tool_name, dict(args), call_id)
+            where = getattr(getattr(tool, "sandbox", None), "cwd", None)  # a task child's own cwd
+            verdict = await self.hooks.pre_tool(
+                tool_name, dict(args), call_id, where if isinstance(where, str) else None
+            )
             hint = verdict.decision
             if hint == "deny":
                 decision = Decision("deny", verdict.reason or "Blocked by a PreToolUse hook.")

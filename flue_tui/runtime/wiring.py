@@ -165,6 +165,8 @@ class Runtime:
 
         hooks = SessionHooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
+        hooks.mode = lambda: policy.mode
+        hooks.last_text = session.last_assistant_text
         policy.hooks = hooks
         session.prompt_hooks = hooks  # the root session's prompts and compactions
         if self.settings.interactive:

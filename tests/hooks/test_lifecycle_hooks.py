@@ -264,3 +264,42 @@ def test_claude_codes_newer_events_are_skipped_with_a_notice_not_a_refused_start
     assert [d["hook_event_name"] for d in _seen(log)] == ["SessionStart"]
     bad = flue_main("-p", "hi", "--settings", _settings(PreToolUze=[("", hook)]), cwd=tmp_path)
     assert bad.code != 0 and "unknown hook event 'PreToolUze'" in bad.stderr
+
+
+def test_a_bash_guard_sees_background_commands_and_paths_are_absolute(fakellm, flue_main, tmp_path):
+    """A PreToolUse guard written for Claude Code's Bash also sees flue's bash_background, and a
+    `../` path reaches it resolved, as Claude Code's absolute file_path."""
+    then = "if 'rm ' in d['tool_input'].get('command', ''):\n    print('no rm', file=sys.stderr); sys.exit(2)\n"
+    guard, log = _logger(tmp_path, "guard", then)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "keep.txt").write_text("x")
+    fakellm.script(
+        [
+            Turn(
+                calls=[
+                    Call("bash_background", {"command": "rm keep.txt", "description": "clean"}, id="b1"),
+                    Call("write", {"path": "../outside.txt", "content": "y"}, id="w1"),
+                ]
+            ),
+            Turn(text="done"),
+        ]
+    )
+    settings = _settings(PreToolUse=[("Bash|Write", guard)])
+    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", settings, cwd=work)
+    assert out.code == 0, out.stderr
+    assert (work / "keep.txt").exists()
+    seen = {d["tool_use_id"]: d for d in _seen(log)}
+    assert seen["b1"]["tool_name"] == "Bash" and seen["b1"]["tool_input"]["run_in_background"] is True
+    assert seen["w1"]["tool_input"]["file_path"] == str(tmp_path / "outside.txt")
+    results = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
+    assert any(m["content"] == "no rm" for m in results)
+
+
+def test_stop_reads_the_last_assistant_message(fakellm, flue_main, tmp_path):
+    hook, log = _logger(tmp_path, "stop")
+    fakellm.script([Turn(text="All tests pass.")])
+    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", _settings(Stop=[("", hook)]), cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    [seen] = _seen(log)
+    assert seen["last_assistant_message"] == "All tests pass." and seen["permission_mode"] == "bypassPermissions"
