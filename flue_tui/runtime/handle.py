@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.messages import UserMessage
-from flue_tui.runtime.start import Picker, SessionOptions, Started, check_budget, start_session
+from flue_tui.runtime.start import Picker, SessionOptions, Started, announce, check_budget, start_session
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -139,9 +139,10 @@ class SessionHandle:
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
         source = "resume" if resume is not None else "clear"
-        started = await asyncio.to_thread(start_session, self.settings, options, source=source)
+        started = await asyncio.to_thread(start_session, self.settings, options, announced=False)
         await self.stop()
-        self.close(source)  # Claude Code's SessionEnd reason: clear (/new) or resume
+        self.close(source)  # Claude Code's order: SessionEnd (clear or resume), then SessionStart
+        await asyncio.to_thread(announce, started, source, self.settings.model)
         self.adopt(started, options)
         return started
 

@@ -303,3 +303,29 @@ def test_stop_reads_the_last_assistant_message(fakellm, flue_main, tmp_path):
     assert out.code == 0, out.stderr
     [seen] = _seen(log)
     assert seen["last_assistant_message"] == "All tests pass." and seen["permission_mode"] == "bypassPermissions"
+
+
+async def test_replace_is_clear_or_resume_for_session_end_and_start(fakellm, tmp_path, monkeypatch):
+    """SessionHandle.replace: inline mode's and ACP's /new and /resume."""
+    import asyncio
+
+    then = "print(d['hook_event_name'] + ':' + (d.get('source') or d['reason']), file=open(sys.argv[1], 'a'))\n"
+    hook, _ = _logger(tmp_path, "both", then)
+    words = tmp_path / "words.txt"
+    hooks = _settings(SessionStart=[("", f"{hook} {words}")], SessionEnd=[("", f"{hook} {words}")])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks)
+    first = await asyncio.to_thread(handle.start)
+    fakellm.script([Turn(text="one")])
+    await first.session.prompt("hi")
+    await handle.replace(None)
+    await handle.replace(first.session.id)
+    await asyncio.to_thread(handle.close)
+    # SessionEnd of the one before, then SessionStart: Claude Code's order.
+    assert words.read_text().split() == [
+        "SessionStart:startup",
+        "SessionEnd:clear",
+        "SessionStart:clear",
+        "SessionEnd:resume",
+        "SessionStart:resume",
+        "SessionEnd:other",
+    ]
