@@ -268,8 +268,11 @@ class SessionHandle:
         if started.hooks is not None:
             from flue_tui.hooks.lifecycle import blocking
 
-            for line in blocking(lambda: started.hooks.session_end(reason)):
-                started.hooks.say(line)
+            try:
+                for line in blocking(lambda: started.hooks.session_end(reason)):
+                    started.hooks.say(line)
+            except Exception as exc:  # noqa: BLE001 - a hook must never cost the recording below
+                started.hooks.say(f"SessionEnd hooks did not run: {exc}")
         if started.recorder is not None:
             started.recorder.close()
         if started.store is not None:

@@ -122,7 +122,10 @@ def announce(started: Started, source: str | None, model: str | None) -> Started
         return started
     started.hooks = hooks
     source = source or ("resume" if started.resumed is not None else "startup")
-    started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+    try:
+        started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+    except Exception as exc:  # noqa: BLE001 - a hook is never the reason a session does not start
+        started.notices.append(f"SessionStart hooks did not run: {exc}")
     return started
 
 
