@@ -30,6 +30,8 @@ _TOOLS: dict[str, tuple[str, dict[str, str]]] = {
 _IMPLIED: dict[str, dict[str, Any]] = {"bash_background": {"run_in_background": True}}
 # flue's general task agent is Claude Code's general-purpose one.
 _AGENTS = {"flue-general": "general-purpose"}
+# Claude Code's tools that are flue's under another name (an agent's `tools:` list names them).
+_ALSO = {"MultiEdit": "edit"}
 # Claude Code's Bash timeout is milliseconds; flue's is seconds.
 _MS = {("bash", "timeout")}
 
@@ -40,6 +42,15 @@ def claude_name(tool: str) -> str:
 
 # Claude Code 2.1 calls its Task tool Agent; a matcher may name either.
 _ALIASES = {"task": ("Agent",)}
+
+
+def flue_name(name: str) -> str:
+    """The flue tool Claude Code's `name` is (`Bash` → `bash`, `Agent` → `task`); any other name is
+    kept as written."""
+    for tool, (claude, _args) in _TOOLS.items():
+        if claude == name or name in _ALIASES.get(tool, ()):
+            return tool
+    return _ALSO.get(name, name)
 
 
 def names(tool: str) -> tuple[str, ...]:

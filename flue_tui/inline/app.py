@@ -15,6 +15,7 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.images import Image
 from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
@@ -25,7 +26,7 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
-from flue_tui.ui.commands import COMMANDS, dispatch, parse
+from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -62,12 +63,13 @@ class InlineApp(InlineCommands):
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(
+            getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        )  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
@@ -199,7 +201,9 @@ class InlineApp(InlineCommands):
         finally:
             self.renderer.finish()
 
-    async def send(self, text: str, echo: str | None = None, display: str | None = None) -> None:
+    async def send(
+        self, text: str, echo: str | None = None, display: str | None = None, images: tuple[Image, ...] = ()
+    ) -> None:
         """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
         `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
         if self._attaching is None or not self._attaching.done():
@@ -214,7 +218,7 @@ class InlineApp(InlineCommands):
         session = self.sessions.session
         assert session is not None  # ready() started it
         try:
-            result = await self._turn(session.prompt(text, display=display or echo), echo)
+            result = await self._turn(session.prompt(text, display=display or echo, images=images), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
             return
@@ -266,8 +270,8 @@ class InlineApp(InlineCommands):
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first and not greeting.refused(self, self.first):
-            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
-            await self.send(sent, echo=shown or self.first, display=shown)
+            got = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
+            await self.send(got.text, echo=got.display or self.first, display=got.display, images=got.images)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
@@ -288,10 +292,10 @@ class InlineApp(InlineCommands):
             await asyncio.shield(self._attaching)
         if greeting.refused(self, text):
             return
-        sent, shown = attached(text, self.settings, self.sessions.session)
-        if shown is not None:  # the typed line is on screen already: only the notes
-            self.renderer.note(shown.split("\n", 1)[1], "info")
-        await self.send(sent, display=shown)
+        got = attached(text, self.settings, self.sessions.session)
+        if got.display is not None:  # the typed line is on screen already: only the notes
+            self.renderer.note(got.display.split("\n", 1)[1], "info")
+        await self.send(got.text, display=got.display, images=got.images)
 
     async def _ask_trust(self) -> None:
         """Before the first session: may the project's .flue/config.toml loosen protection?"""

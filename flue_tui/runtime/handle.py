@@ -175,7 +175,7 @@ class SessionHandle:
 
     def switch_model(self, model: str) -> str:
         """/model ID: this session's next turns and every later session; ValueError when it cannot."""
-        from flue_tui.runtime.wiring import model_client
+        from flue_tui.runtime.wiring import announce_fallback, main_client
 
         if "/" not in model:
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
@@ -187,7 +187,8 @@ class SessionHandle:
         if self.session is not None:
             try:
                 # A model swap only: permissions, MCP and the rest of the session stay as they are.
-                self.session.model = model_client(settings, model, main=True)
+                session = self.session
+                self.session.model = main_client(settings, model, announce_fallback(settings, model, lambda: session))
             except ConfigError as exc:
                 raise ValueError(str(exc)) from None
         self.settings = settings

@@ -78,8 +78,26 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             check_name(args.session)
         except StoreError as exc:
             raise ValueError(str(exc)) from None
+    worktree = getattr(args, "worktree", None)
+    name = args.session
+    if worktree is not None:
+        from flue_tui.runtime.worktree import WorktreeError, check_name
+
+        try:
+            check_name(worktree)
+        except WorktreeError as exc:
+            raise ValueError(str(exc)) from None
+        if name is None and resume is None and not args.continue_last and session_id is None:
+            name = worktree  # the worktree's session: `flue -w NAME` again resumes it
+            from flue_tui.store.db import StoreError
+            from flue_tui.store.sessions import check_name as check_session_name
+
+            try:
+                check_session_name(name)
+            except StoreError as exc:
+                raise ValueError(str(exc)) from None
     return SessionOptions(
-        name=args.session,
+        name=name,
         resume=None if resume == PICK else resume,
         pick=resume == PICK,
         continue_last=args.continue_last,
