@@ -90,7 +90,6 @@ class PreToolHooks(Protocol):
     async def pre_tool(
         self, tool_name: str, args: dict[str, Any], call_id: str, cwd: str | None = None
     ) -> HookVerdict: ...
-    def permission_prompt(self, tool_name: str) -> None: ...  # Notification, told as the question is put
 
 
 class Guard(Protocol):
@@ -324,8 +323,10 @@ class PermissionPolicy:
                 body_kind,
                 tuple(session_rules_for(tool_name, traits, args)),
             )
-            if self.hooks is not None:
-                self.hooks.permission_prompt(tool_name)
+            # Notification hooks, told as the question is put (optional: not every hooks object has them).
+            tell = getattr(self.hooks, "permission_prompt", None)
+            if tell is not None:
+                tell(tool_name)
             answer = await self.asker(request)
         if answer.choice == "once":
             return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)
