@@ -81,6 +81,8 @@ class Hooks:
         # Set by the runtime: Claude Code's `permission_mode` and Stop's `last_assistant_message`.
         self.mode: Callable[[], str] | None = None
         self.last_text: Callable[[], str] | None = None
+        # Stop's `background_tasks`: the running background commands, Claude Code's shape.
+        self.background: Callable[[], list[dict[str, Any]]] = list
 
     def _query(self, event: str, value: str) -> list[Hook]:
         """The event's hooks whose matcher matches its one value (config.MATCHED_EVENTS)."""
@@ -234,8 +236,9 @@ class Hooks:
         if not hooks:
             return None
         reasons: list[str] = []
-        last = {"last_assistant_message": self.last_text()} if self.last_text is not None else {}
-        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active, **last)):
+        more: dict[str, Any] = {"last_assistant_message": self.last_text()} if self.last_text is not None else {}
+        more.update(background_tasks=self.background(), session_crons=[])  # flue schedules no wakeups
+        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active, **more)):
             if ran.code == 2 and ran.stderr.strip():
                 reasons.append(ran.stderr.strip())
                 continue

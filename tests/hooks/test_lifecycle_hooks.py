@@ -303,6 +303,7 @@ def test_stop_reads_the_last_assistant_message(fakellm, flue_main, tmp_path):
     assert out.code == 0, out.stderr
     [seen] = _seen(log)
     assert seen["last_assistant_message"] == "All tests pass." and seen["permission_mode"] == "bypassPermissions"
+    assert seen["background_tasks"] == [] and seen["session_crons"] == []  # Claude Code's Stop keys
 
 
 async def test_replace_is_clear_or_resume_for_session_end_and_start(fakellm, tmp_path, monkeypatch):
