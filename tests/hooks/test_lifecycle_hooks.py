@@ -351,3 +351,22 @@ def test_a_hooks_allow_and_updated_input_never_widen_the_workspace_sandbox(fakel
     assert not outside.exists() and not (work / "in.txt").exists()
     [result] = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     assert "outside" in result["content"], result["content"]
+
+
+def test_pre_compact_auto_when_the_context_overflows_in_print_mode(fakellm, flue_main, tmp_path):
+    pre, log = _logger(tmp_path, "pre", "print('Keep the error messages verbatim.')\n")
+    settings = _settings(PreCompact=[("auto", pre)])
+    fakellm.script([Turn(text="noted")])
+    first = flue_main("-p", "first", "--model", "openai/fake", "--session", "big", "--settings", settings, cwd=tmp_path)
+    assert first.code == 0, first.stderr
+    fakellm.script([Turn.context_overflow(), Turn(text="THE SUMMARY"), Turn(text="answered")])
+    out = flue_main(
+        "-p", "A" * 40000, "--model", "openai/fake", "--resume", "big", "--output-format", "json",
+        "--settings", settings, cwd=tmp_path,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert json.loads(out.stdout)["result"] == "answered"
+    [seen] = _seen(log)
+    assert (seen["trigger"], seen["custom_instructions"]) == ("auto", "")
+    summary_request = fakellm.requests[2]["messages"][1]["content"]
+    assert summary_request.endswith("pay particular attention to: Keep the error messages verbatim.")
