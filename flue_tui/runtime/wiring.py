@@ -186,6 +186,18 @@ class Runtime:
 
         hooks = SessionHooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
+        hooks.mode = lambda: policy.mode
+        hooks.last_text = session.last_assistant_text
+        hooks.background = lambda: [
+            {
+                "id": j.id,
+                "type": "shell",
+                "status": "running",
+                "description": j.description[:1000],
+                "command": j.command[:1000],
+            }
+            for j in self.jobs.running()
+        ]
         policy.hooks = hooks
         session.prompt_hooks = hooks  # the root session's prompts and compactions
         if self.settings.interactive:
