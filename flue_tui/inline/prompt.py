@@ -23,6 +23,7 @@ from flue_tui.ui.pathindex import PathIndex, completion_text
 
 QUIT_WINDOW_S = 3.0  # a second Ctrl+C at the prompt within this quits
 QUIT = object()  # what read() returns when the user asked to leave
+WOKEN = object()  # what read() returns when wake() took the prompt away (what was typed comes back)
 AT_RE = re.compile(r'(?:^|\s)@("?)([^\s"]*)$')
 
 
@@ -87,6 +88,7 @@ class InlinePrompt:
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
         self.prefill = ""
+        self._woken = False
         self.session: PromptSession[Any] = PromptSession(
             message=FormattedText([("bold", "› ")]),
             multiline=True,
@@ -111,6 +113,9 @@ class InlinePrompt:
 
     async def read(self) -> Any:
         """The next submitted text, or QUIT (Ctrl+C twice, Ctrl+D on an empty line)."""
+        if self._woken:
+            self._woken = False
+            return WOKEN
         default, self.prefill = self.prefill, ""  # /rewind puts the chosen message back for editing
         try:
             text = await self.session.prompt_async(default=default)
@@ -121,6 +126,22 @@ class InlinePrompt:
         if self._echo is not None and isinstance(text, str):  # not QUIT (Ctrl+C twice)
             self._echo(text)
         return text
+
+    def wake(self) -> bool:
+        """Take the prompt off the screen so a turn can run (a background command ended while the
+        user sat at it): read() returns WOKEN, and what was typed is there again next time."""
+        app = self.session.app
+        if not app.is_running or app.future is None or app.future.done():
+            self._woken = True  # not reading now: the next read() returns WOKEN at once
+            return False
+        self.prefill = self.session.default_buffer.text
+        app.exit(result=WOKEN)
+        return True
+
+    def refresh(self) -> None:
+        """Draw the toolbar again (its count of background commands changed)."""
+        if self.session.app.is_running:
+            self.session.app.invalidate()
 
     def _bottom(self) -> Any:
         if self.hint and time.monotonic() - self._ctrl_c_at < QUIT_WINDOW_S:
