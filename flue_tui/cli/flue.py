@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta and tool_output",
     )
     parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
+    parser.add_argument(
+        "--image",
+        action="append",
+        metavar="FILE",
+        help="print mode: attach an image (PNG, JPEG, GIF, WebP); repeatable",
+    )
     parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop with an error after N model turns")
     parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent (default: current)")
@@ -276,6 +282,8 @@ def _main(argv: list[str] | None = None) -> int:
             permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
+        if args.image and not args.print_mode:
+            raise ValueError("--image goes with -p; in the app and inline mode attach an image with @path")
         if args.acp and args.worktree is not None:
             raise ValueError("--acp takes each session's directory from the client; it takes no --worktree")
         if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
@@ -317,6 +325,7 @@ def _main(argv: list[str] | None = None) -> int:
             settings_hooks=overrides.get("settings_hooks"),
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
             tools=claude.tools,
+            fallback_model=args.fallback_model,
             **permissions,
         )
         prompt = None
@@ -343,6 +352,7 @@ def _main(argv: list[str] | None = None) -> int:
             skill=args.skill,
             sessions=sessions,
             claude=claude,
+            images=tuple(args.image or ()),
         )
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
         from flue_tui.inline import run_inline

@@ -12,6 +12,7 @@ from typing import Any
 
 from flue_tui.core.ids import new_id
 from flue_tui.store.db import Opened, StoreError, open_database, write
+from flue_tui.store.images import prune
 from flue_tui.store.transcript import MessageLog
 from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, UserPrompt, now_iso, session_from_row
 
@@ -231,6 +232,7 @@ class SessionStore(MessageLog):
             marks = ",".join("?" * len(ids))
             count = self.conn.execute(f"SELECT count(*) FROM messages WHERE session_id IN ({marks})", ids).fetchone()[0]
             self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+            prune(self.conn)  # images only this session referred to
         return int(count)
 
     def tree_usage(self, session_id: str) -> tuple[int, int, int, int, float]:

@@ -68,6 +68,7 @@ class FlueApp(Prompting, AppFrontEnd):
         Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Quit", show=False),
         Binding("ctrl+o", "toggle_details", "Expand tool output", show=False),
+        Binding("ctrl+v", "paste_image", "Paste an image", show=False, priority=True),
         Binding("ctrl+end", "jump_end", "Latest", show=False),
         Binding("pageup", "page(-1)", show=False, priority=True),
         Binding("pagedown", "page(1)", show=False, priority=True),
@@ -87,7 +88,8 @@ class FlueApp(Prompting, AppFrontEnd):
         self.ctl = SessionControl(self, settings, sessions)
         self.history = PromptHistory(settings.cwd)
         self.paths = PathIndex(settings.cwd)
-        self.queue: deque[tuple[str, str | None]] = deque()
+        self.queue: deque[tuple[str, str | None, tuple[Any, ...]]] = deque()
+        self.pasted: list[Any] = []
         self.ended = EndedJobs()  # background commands that ended: the user's line, the model's follow-up
         self.launching = True  # until the first session start is over
         self.typed_early: list[str] = []  # what was entered meanwhile
@@ -352,7 +354,8 @@ class FlueApp(Prompting, AppFrontEnd):
             self.request_flush()
             if self.queue:
                 # Queued prompts come back to the editor: after an interrupt the user decides.
-                held = "\n\n".join(text for text, _ in self.queue)
+                held = "\n\n".join(text for text, _, _ in self.queue)
+                self.pasted = [i for _, _, images in self.queue for i in images] + self.pasted
                 self.queue.clear()
                 self._show_queue()
                 if not self.prompt.text.strip():

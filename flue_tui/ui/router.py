@@ -331,6 +331,9 @@ class EventRouter:
     def _on_Retry(self, e: ev.Retry, t: Transcript, root: bool) -> None:
         self._on_Log(e, t, root)  # a retry is a log line on screen, worded by ui/logline.py
 
+    def _on_Fallback(self, e: ev.Fallback, t: Transcript, root: bool) -> None:
+        self._on_Log(e, t, root)  # --fallback-model took over: its sentence, as a warning notice
+
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):
             self._touch(*t.end_stream())
