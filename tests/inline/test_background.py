@@ -39,3 +39,21 @@ def test_the_toolbar_counts_them_and_the_model_hears_when_one_ends(inline, fakel
     term.wait(lambda t: "1 bg" not in term.screen_text(), what="the count gone")
     term.send(CTRL_C + CTRL_C)
     assert term.exit_code() == 0
+
+
+def test_inline_runs_in_a_worktree_session(inline, fakellm, work: Path):
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=work, check=True, env={**__import__("os").environ, **env})
+    fakellm.script([Turn(text="Working apart.")])
+    term = inline("-w", "feat")
+    tree = work.parent / "work.worktrees" / "feat"
+    term.wait(lambda t: "Welcome to flue" in t and "work.worktrees/feat" in t, what="the welcome in the worktree")
+    term.wait(lambda t: "· feat ·" in term.screen_text(), what="the session named after it")
+    term.send("hello\r")
+    term.wait_for("Working apart.")
+    assert str(tree) in fakellm.requests[0]["messages"][0]["content"]
+    term.send(CTRL_C + CTRL_C)
+    assert term.exit_code() == 0
