@@ -72,6 +72,10 @@ async def test_one_that_ends_gets_a_line_and_the_idle_model_a_follow_up_turn(mak
         assert "1 bg" not in status_bar(app)
         assert len(fakellm.requests) == 3
         assert app.ctl.store.list_sessions(str(work))[0].title == "start the build"  # the signal titles nothing
+        from flue_tui.ui.rewind import points
+
+        titles = [p.text for p in points(app.session, app.ctl.store, str(work))]
+        assert titles == ["start the build", "(background commands ended: bg1)"]  # /rewind's list
 
 
 async def test_a_model_that_keeps_starting_commands_gets_three_follow_ups_then_waits(make_app, fakellm, work: Path):
