@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,9 @@ class Runtime:
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
+        from flue_tui.runtime.worktree import TaskTrees
+
+        self._task_trees = TaskTrees()  # where `isolation: worktree` agents' tasks run
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -76,14 +80,25 @@ class Runtime:
         self.hooks = load_hooks(settings)
         self.sandbox_notices.extend(self.hooks.notices)
 
-    def discover(self, cwd: str, instructions: str) -> Context:
+    def discover(self, cwd: str, instructions: str, *, commands: bool = True) -> Context:
+        """`commands`: Claude Code's `.claude/commands` too (only what a person types runs them, so
+        a task child, which no one types to, skips reading a folder that may hold hundreds)."""
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
-        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
-        roster = discover_roster(cwd, roots)
-        workspace = discover_workspace(cwd, roots)
+        from flue_tui.context.commands import discover_commands
+        from flue_tui.hooks.config import claude_dir
+
+        claude = claude_dir()  # Claude Code's own folder: its skills, commands, agents and CLAUDE.md
+        skills = discover_skills(
+            cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
+        )
+        found = discover_commands(cwd, claude / "commands", roots) if commands else None
+        skills.commands = found.commands if found is not None else []
+        roster = discover_roster(cwd, roots, claude)
+        workspace = discover_workspace(cwd, roots, str(claude / "CLAUDE.md"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
+        warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
+        return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
         from flue_tui.permissions.policy import AS_BASH
@@ -94,7 +109,7 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child, self._task_trees)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
@@ -134,8 +149,10 @@ class Runtime:
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        session: Session | None = None  # the fallback's notice goes to the session built below
+        model = self.settings.model or ""
         session = Session(
-            model=self._model(self.settings.model or ""),
+            model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
             system_prompt=context.system_prompt,
             cwd=self.settings.cwd,
@@ -144,39 +161,74 @@ class Runtime:
             compaction=self._compaction(),
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
-            recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
             **kw,
         )
         self.mcp.attach(session)
         self._attach_hooks(session, policy)
+        from flue_tui.runtime.claudecode import prompt_scope, warn
+
+        trust_all = bool(self.settings.trust_project)
+        session.prompt_scope = prompt_scope(context, self._model, trust_all, warn)
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
+        """The user's hooks (flue_tui/hooks): PreToolUse and Notification through the session's
+        policy (children share it), the prompt's and the session's own through `prompt_hooks`."""
         if not self.hooks.hooks or policy is None:
             return
         from flue_tui.core.events import Log
-        from flue_tui.hooks.events import TAG, Hooks
+        from flue_tui.hooks.events import TAG
+        from flue_tui.hooks.lifecycle import SessionHooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
             session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
 
-        hooks = Hooks(self.hooks, self.settings.cwd, say)
+        hooks = SessionHooks(self.hooks, self.settings.cwd, say)
         hooks.session_id = session.id
+        hooks.mode = lambda: policy.mode
+        hooks.last_text = session.last_assistant_text
+        hooks.background = lambda: [
+            {
+                "id": j.id,
+                "type": "shell",
+                "status": "running",
+                "description": j.description[:1000],
+                "command": j.command[:1000],
+            }
+            for j in self.jobs.running()
+        ]
         policy.hooks = hooks
-        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
-            session.prompt_hooks = hooks  # the root session's prompts only
+        session.prompt_hooks = hooks  # the root session's prompts and compactions
+        if self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         if self.hooks.for_event("PostToolUse"):
             session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+
+    def _child_hooks(self, parent: Session, child: Session, agent: Subagent) -> None:
+        """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
+        from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+
+        hooks = parent.prompt_hooks
+        root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
+        if isinstance(root, SessionHooks):
+            child.prompt_hooks = mine = root.for_child(agent.name, child.task_id or child.id)
+            mine.last_text = child.last_assistant_text
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
-        context = self.discover(child_cwd, agent.instructions)
+        context = self.discover(child_cwd, agent.instructions, commands=False)
+        from flue_tui.runtime.claudecode import AGENTS_TAG, agent_tools, wants_mcp, warn
+
+        tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
+        if unknown:
+            names = ", ".join(unknown)
+            warn(parent, f'{AGENTS_TAG} The agent "{agent.name}" names tools flue does not have: {names}.')
         child = Session(
             model=self._model(agent.model or parent.model.model),
-            tools=self._tools(sandbox, context),
+            tools=tools,
             system_prompt=context.system_prompt,
             cwd=child_cwd,
             task_id=new_id("task"),
@@ -184,11 +236,13 @@ class Runtime:
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+            recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
-        self.mcp.attach(child)  # and get the same MCP servers
+        if wants_mcp(agent):
+            self.mcp.attach(child)  # and get the same MCP servers
+        self._child_hooks(parent, child, agent)
         return child
 
 
@@ -211,6 +265,32 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
         idle_timeout=settings.idle_timeout,
         max_reply_chars=settings.max_reply_chars,
     )
+
+
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+    """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
+    when that names another model. Both are built by model_client, so both get the user's bounds;
+    task children keep their own model (Claude Code's fallback is the main loop's too)."""
+    client = model_client(settings, model, main=True)
+    spare = settings.fallback_model
+    if not spare or spare == model:
+        return client
+    from flue_tui.model.fallback import FallbackClient
+
+    return FallbackClient(client, model_client(settings, spare, main=False), on_switch)
+
+
+def announce_fallback(settings: Settings, model: str, session: Callable[[], Session | None]) -> Callable[[str], None]:
+    """The fallback's one sentence as a typed event on the session's stream, which every front end
+    shows (the app and inline as a notice, --plain on stderr, -p on stderr in every format)."""
+    from flue_tui.core.events import Fallback
+
+    def say(text: str) -> None:
+        target = session()
+        if target is not None:
+            target.emit(target.event(Fallback, message=text, model=model, fallback=settings.fallback_model or ""))
+
+    return say
 
 
 def prices(settings: Settings) -> Any:
