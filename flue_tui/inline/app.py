@@ -288,7 +288,8 @@ class InlineApp(InlineCommands):
         asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
-        self._spawn(asyncio.to_thread(self.paths.build))
+        indexed = self._spawn(asyncio.to_thread(self.paths.build))
+        indexed.add_done_callback(lambda _f: self.prompt.paths_ready())
         await self._ask_trust()
         self._welcomed = await greeting.welcome_first(self)
         opts = self.options
@@ -343,10 +344,11 @@ class InlineApp(InlineCommands):
             return
         self.renderer.note(f"Trusted {asked.path}.")
 
-    def _spawn(self, aw: Awaitable[Any]) -> None:
+    def _spawn(self, aw: Awaitable[Any]) -> asyncio.Future[Any]:
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
         fut.add_done_callback(self._background.discard)
+        return fut
 
 
 def _line_picker(pick: Callable[[Any, str], str | None]) -> Callable[[Any, str], str | None]:
