@@ -152,6 +152,13 @@ class InlinePrompt:
             self._echo(text)
         return text
 
+    def paths_ready(self) -> None:
+        """The file index is built: an `@path` typed before it was gets its completions now
+        (prompt-toolkit completes as keys arrive, and none arrives after the last one typed)."""
+        app = self.session.app
+        if app.is_running and AT_RE.search(app.current_buffer.document.text_before_cursor):
+            app.current_buffer.start_completion(select_first=False)
+
     def wake(self) -> bool:
         """Take the prompt off the screen so a turn can run (a background command ended while the
         user sat at it): read() returns WOKEN, and what was typed is there again next time."""
@@ -167,13 +174,6 @@ class InlinePrompt:
         """Draw the toolbar again (its count of background commands changed)."""
         if self.session.app.is_running:
             self.session.app.invalidate()
-
-    def paths_ready(self) -> None:
-        """The file index is built: an `@path` typed before it was gets its completions now
-        (prompt-toolkit completes as keys arrive, and none arrives after the last one typed)."""
-        app = self.session.app
-        if app.is_running and AT_RE.search(app.current_buffer.document.text_before_cursor):
-            app.current_buffer.start_completion(select_first=False)
 
     async def print_above(self, show: Callable[[], None]) -> None:
         """Run `show` (which prints) above the prompt if it is on screen, else just run it; keys
