@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flue_tui.model.base import TurnResponse
+from flue_tui.model.base import ModelError, TurnResponse
 from flue_tui.model.sse import MAX_IDLE_LINES
 from tests.fakellm import Call, Turn
 from tests.model.test_direct_hostile import END, Script, client, event, hostile, one_sentence, outcome  # noqa: F401
@@ -21,7 +21,14 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(hostile, status: int)
     base, script = hostile
     script.status, script.content_type = status, "text/html"
     script.headers = {"Location": base.replace("/v1", "/stolen")}
-    one_sentence(outcome(client(base)))
+    result = outcome(client(base))
+    # Before, a redirect read as an empty stream ("ended without a reply"): now it names itself.
+    stolen = base.replace("/v1", "/stolen")
+    assert (
+        one_sentence(result)
+        == f"OpenAI returned {status}: a redirect to {stolen}, not followed (set the API base to the address it names)"
+    )
+    assert isinstance(result, ModelError) and not result.retryable
     assert len(script.seen) == 1  # one request, to the configured address only
 
 
