@@ -70,6 +70,7 @@ SUBCOMMANDS = """subcommands (as the first word):
   flue doctor         check the model, its key, the sandbox and the configuration
   flue trust ...      trust a project's .flue/config.toml and .mcp.json (--list, --forget)
   flue mcp ...        list, show, add and remove MCP servers
+  flue worktree ...   list and remove the worktrees of `flue -w NAME`
   flue acp            serve the Agent Client Protocol on stdio (same as --acp)
 Each has its own --help."""
 
@@ -204,6 +205,18 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
     return prompt
 
 
+def _enter_worktree(name: str, cwd: str | None) -> str:
+    """`-w NAME`: the worktree's path, created when missing (a line on stderr says so)."""
+    import os
+
+    from flue_tui.runtime.worktree import enter, shown
+
+    tree = enter(name, os.path.abspath(cwd or os.getcwd()))
+    if tree.created:
+        print(f"flue: created the worktree {shown(name)} at {shown(tree.path)} (branch {shown(name)})", file=sys.stderr)
+    return tree.path
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -238,6 +251,10 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
+    if argv[:1] == ["worktree"]:
+        from flue_tui.cli.worktree import main as worktree_main
+
+        return worktree_main(argv[1:])
     if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
         argv = ["--acp", *argv[1:]]
     parser = build_parser()
@@ -267,6 +284,8 @@ def _main(argv: list[str] | None = None) -> int:
             raise ValueError("use either --plain or --inline, not both")
         if args.image and not args.print_mode:
             raise ValueError("--image goes with -p; in the app and inline mode attach an image with @path")
+        if args.acp and args.worktree is not None:
+            raise ValueError("--acp takes each session's directory from the client; it takes no --worktree")
         if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
             raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
     except ValueError as exc:
@@ -285,6 +304,8 @@ def _main(argv: list[str] | None = None) -> int:
             args.prompt = utf8_text("The prompt", args.prompt)
         if args.append_system_prompt is not None:
             args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
+        if args.worktree is not None:
+            args.cwd = _enter_worktree(args.worktree, args.cwd)
         settings = Settings.from_env(
             model=args.model or overrides.get("model"),
             cwd=args.cwd,

@@ -27,6 +27,9 @@ class Subagent:
     model: str | None = None
     tools: tuple[str, ...] | None = None  # as written (Claude Code's names, rule spellings); None: every tool
     path: str = ""
+    # "worktree": each task of this agent runs in a git worktree of its own (Claude Code's
+    # agent frontmatter; the task tool's schema stays Flue's, so the agent asks, not the call).
+    isolation: str | None = None
 
 
 GENERAL = Subagent(name="flue-general", description=GENERAL_DESCRIPTION)
@@ -46,7 +49,8 @@ class Roster:
 
 
 def _parse(path: Path, roots: tuple[str, ...] | None, lenient: bool) -> Subagent:
-    data, body = split_frontmatter(read_regular_text(str(path), roots), str(path), lenient=lenient)
+    text = read_regular_text(str(path), roots)
+    data, body = split_frontmatter(text, str(path), lenient=lenient, label="" if lenient else "Skill ")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(f"[flue] Agent {path} must define frontmatter name as a non-empty string.")
@@ -60,6 +64,9 @@ def _parse(path: Path, roots: tuple[str, ...] | None, lenient: bool) -> Subagent
         raise SkillFormatError(f"[flue] Agent {path} frontmatter model must be a string when provided.")
     model = (model or "").strip()
     tools = tool_list(data.get("tools"), "tools", str(path)) if "tools" in data else None
+    isolation = data.get("isolation")
+    if isolation is not None and isolation != "worktree":
+        raise SkillFormatError(f'[flue] Agent {path} frontmatter isolation must be "worktree" when provided.')
     return Subagent(
         name=name,
         description=description.strip(),
@@ -67,6 +74,7 @@ def _parse(path: Path, roots: tuple[str, ...] | None, lenient: bool) -> Subagent
         model=model if model and model != "inherit" else None,
         tools=tools,
         path=str(path),
+        isolation=isolation,
     )
 
 

@@ -10,14 +10,17 @@ from typing import Any
 from textual import work
 
 from flue_tui.core.images import Image
+from flue_tui.tools.background import jobs_of
 from flue_tui.tui import nokey
 from flue_tui.ui.attach import attached, with_images
+from flue_tui.ui.bashes import EndedJobs
 from flue_tui.ui.clipboard import clipboard_image
 
 
 class Prompting:
     queue: deque[tuple[str, str | None, tuple[Image, ...]]]
     pasted: list[Image]  # Ctrl+V's images, sent with the next message
+    ended: EndedJobs
     typed_early: list[str]
     busy: bool
     session: Any
@@ -33,10 +36,13 @@ class Prompting:
         if nokey.refused(self, display or text):  # said why, and the prompt is back in the input
             return
         images, self.pasted = tuple(self.pasted), []
+        self.ended.user_sent()
         if self.busy or self.session is None:
             self.queue.append((text, display, images))
             self._show_queue()
             return
+        if images:  # the chips go: the images are in this message now
+            self._show_queue()
         self.busy = True  # before the worker starts, so a second Enter queues
         self._run_prompt(text, display, images)
 
@@ -69,11 +75,18 @@ class Prompting:
         self.queue_view.display = bool(lines)
 
     def send_next(self) -> None:
-        if self.queue and not self.busy and self.session is not None:
+        if self.busy or self.session is None:
+            return
+        if self.queue:
             text, display, images = self.queue.popleft()
             self._show_queue()
             self.busy = True
             self._run_prompt(text, display, images)
+            return
+        follow_up = self.ended.follow_up(jobs_of(self.session))  # a background command ended: tell the model
+        if follow_up is not None:
+            self.busy = True
+            self._run_prompt(*follow_up)
 
     @work(group="agent", exit_on_error=False)
     async def _run_prompt(self, text: str, display: str | None, images: tuple[Image, ...] = ()) -> None:
