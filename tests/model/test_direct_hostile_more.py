@@ -89,3 +89,27 @@ def test_tool_arguments_that_are_not_json_read_the_same_on_both_paths(fakellm, f
     assert out.code == 0, out.stderr
     [tool] = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     assert tool["content"].startswith('Validation failed for tool "read"'), tool["content"]
+
+
+def _anthropic(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+@pytest.mark.parametrize("kind", ["signature", "redacted"])
+def test_endless_signatures_or_redacted_blocks_are_cut_at_the_reply_bound(hostile, kind: str) -> None:  # noqa: F811
+    # Before, a signature or a redacted block cost one chunk (8) against the bound whatever its
+    # size, and each began a new block: 250,000 events of 4 MiB held in memory.
+    base, script = hostile
+    big = "s" * 10_000
+    if kind == "signature":
+        start = {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}
+        step = {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": big}}
+    else:
+        start = {"type": "ping"}
+        step = {"type": "content_block_start", "index": 0, "content_block": {"type": "redacted_thinking", "data": big}}
+    opening = {"type": "message_start", "message": {"usage": {"input_tokens": 3, "output_tokens": 1}}}
+    script.body = _anthropic(opening, start, *[step] * 200)
+    done = outcome(client(base, "anthropic", max_reply_chars=50_000))
+    assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
+    held = sum(len(b.get("signature", "")) + len(b.get("data", "")) for b in done.thinking_blocks)
+    assert held <= 60_000, held
