@@ -62,7 +62,7 @@ class ToolCallAccumulator:
                 cur.name.append(name)
             if arguments:
                 cur.args.append(arguments)
-            added += len(name) + len(arguments)
+            added += len(name) + len(arguments) + (len(call_id) if isinstance(call_id, str) else 0)
         return added
 
     def finish(self) -> list[ToolCall]:

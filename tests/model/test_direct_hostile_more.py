@@ -113,3 +113,16 @@ def test_endless_signatures_or_redacted_blocks_are_cut_at_the_reply_bound(hostil
     assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
     held = sum(len(b.get("signature", "")) + len(b.get("data", "")) for b in done.thinking_blocks)
     assert held <= 60_000, held
+
+
+def test_endless_tool_call_ids_are_cut_at_the_reply_bound(hostile) -> None:  # noqa: F811
+    # Before, an id was not counted: each new 10 KB id began a new call at the cost of one chunk.
+    base, script = hostile
+    calls = (
+        event({"tool_calls": [{"index": i, "id": f"{i}" + "i" * 10_000, "function": {"name": "", "arguments": ""}}]})
+        for i in range(200)
+    )
+    script.body = b"".join(calls)
+    done = outcome(client(base, max_reply_chars=50_000))
+    assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
+    assert sum(len(c.id) for c in done.tool_calls) <= 60_000
