@@ -253,3 +253,19 @@ def test_an_unknown_isolation_is_a_skipped_agent_with_its_reason(tmp_path: Path)
         f'[flue] Skipping invalid agent "odd.md": [flue] Agent {agents / "odd.md"} frontmatter isolation '
         'must be "worktree" when provided.'
     ]
+
+
+def test_a_worktree_whose_creation_was_killed_is_not_used(fakellm, flue_main, repo: Path):
+    # What `git worktree add` leaves when killed before its checkout ends: the worktree registered
+    # and locked "initializing" (git removes that lock as its last step).
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    (repo / ".git" / "worktrees" / "feat" / "locked").write_text("initializing")
+    out = flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo)
+    tree = repo.parent / "proj.worktrees" / "feat"
+    assert out.code == 2
+    assert out.stderr.strip() == (
+        f"flue: The worktree feat was left half-made (its creation was stopped); "
+        f"remove it with: git worktree remove --force {tree}"
+    ), out.stderr
+    assert len(fakellm.requests) == 1
