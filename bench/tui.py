@@ -82,18 +82,27 @@ def pct(values: list[float], p: float) -> float:
 def _first_frames(child: str, runs: int, mcp_servers: int = 0) -> tuple[list[float], list[float], list[bool]]:
     times, cpu, litellm_loaded = [], [], []
     with tempfile.TemporaryDirectory() as cwd:
-        env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
-                   FLUE_HOME=str(Path(cwd) / "home"))
+        env = dict(
+            os.environ,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            OPENAI_API_KEY="sk-test",
+            FLUE_HOME=str(Path(cwd) / "home"),
+        )
         if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
             (Path(cwd) / "home").mkdir()
             server = ROOT / "tests" / "mcp" / "server.py"
-            (Path(cwd) / "home" / "config.toml").write_text("".join(
-                f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
-                f'"stdio"]\n' for i in range(mcp_servers)))
+            (Path(cwd) / "home" / "config.toml").write_text(
+                "".join(
+                    f"[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, "
+                    f'"stdio"]\n'
+                    for i in range(mcp_servers)
+                )
+            )
         for _ in range(runs):
             start = time.time()
-            proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
-                                  env=env, cwd=ROOT, timeout=120)
+            proc = subprocess.run(
+                [sys.executable, "-c", child, cwd], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
+            )
             stamp, loaded, cpu_s, *mcp = proc.stdout.split()[:4]
             times.append(float(stamp) - start)
             cpu.append(float(cpu_s))
@@ -107,16 +116,18 @@ def bench_first_frame(runs: int = 5) -> dict:
     mcp_times, mcp_cpu, mcp_loaded = _first_frames(FIRST_FRAME_CHILD, runs, mcp_servers=3)
     # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
     bare_times, bare_cpu, _ = _first_frames(BARE_CHILD, runs)
-    return {"first_frame_ms_median": round(1000 * statistics.median(times)),
-            "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare_times)),
-            "bare_textual_first_frame_cpu_ms_median": round(1000 * statistics.median(bare_cpu)),
-            "first_frame_ms_all": [round(1000 * t) for t in times],
-            # CPU the process spent up to its first frame: what the wall time is on an idle machine.
-            "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
-            "litellm_loaded_at_first_frame": any(litellm_loaded),
-            "first_frame_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_times)),
-            "first_frame_cpu_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_cpu)),
-            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp_loaded)}
+    return {
+        "first_frame_ms_median": round(1000 * statistics.median(times)),
+        "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare_times)),
+        "bare_textual_first_frame_cpu_ms_median": round(1000 * statistics.median(bare_cpu)),
+        "first_frame_ms_all": [round(1000 * t) for t in times],
+        # CPU the process spent up to its first frame: what the wall time is on an idle machine.
+        "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
+        "litellm_loaded_at_first_frame": any(litellm_loaded),
+        "first_frame_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_times)),
+        "first_frame_cpu_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_cpu)),
+        "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp_loaded),
+    }
 
 
 # -- a scripted server in its own process ----------------------------------------------------------
@@ -126,8 +137,7 @@ class Server:
         script = Path(self.dir.name) / "script.json"
         script.write_text(json.dumps(turns))
         args = [sys.executable, "-m", "tests.fakellm", "--port", "0", "--script", str(script)]
-        self.proc = subprocess.Popen(args + (["--loop"] if loop else []), cwd=ROOT, stdout=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(args + (["--loop"] if loop else []), cwd=ROOT, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().strip()
         self.url = line.split("=", 1)[1]
 
@@ -207,12 +217,17 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
         cpu = time.process_time() - cpu0
         await settled(app)
         widgets = len(list(app.conversation.query("*")))
-        return {"tokens": tokens, "stream_s": round(marks["last"] - marks["first"], 2),
-                # The model client's own work after the last token (litellm closing the stream).
-                "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
-                "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
-                "cpu_s": round(cpu, 2), "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
-                "widgets_after": widgets, "reply_chars": len(reply.text)}
+        return {
+            "tokens": tokens,
+            "stream_s": round(marks["last"] - marks["first"], 2),
+            # The model client's own work after the last token (litellm closing the stream).
+            "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
+            "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
+            "cpu_s": round(cpu, 2),
+            "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
+            "widgets_after": widgets,
+            "reply_chars": len(reply.text),
+        }
 
 
 async def _no_ui(url: str, cwd: str) -> dict:
@@ -265,8 +280,9 @@ async def _esc(url: str, cwd: str) -> dict:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         for label, prompt, started in (
-                ("during_bash", "bash please", lambda: app.router.running),
-                ("during_stream", "stream please", lambda: app.router.status.activity == "writing")):
+            ("during_bash", "bash please", lambda: app.router.running),
+            ("during_stream", "stream please", lambda: app.router.status.activity == "writing"),
+        ):
             app.prompt.set_text(prompt)
             await pilot.press("enter")
             while not started():
@@ -283,8 +299,10 @@ async def _esc(url: str, cwd: str) -> dict:
 
 
 def bench_esc() -> dict:
-    turns = [{"match": "bash please", "calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
-             {"match": "bash please", "text_tokens": 20000, "tokens_per_second": 2000}]
+    turns = [
+        {"match": "bash please", "calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+        {"match": "bash please", "text_tokens": 20000, "tokens_per_second": 2000},
+    ]
     server = Server(turns, loop=True)
     try:
         with tempfile.TemporaryDirectory() as cwd:
@@ -332,11 +350,18 @@ async def _soak(url: str, cwd: str, turns: int) -> dict:
         elapsed = time.perf_counter() - began
         after = await keystrokes(app, 200)
         conv = app.conversation
-        return {"turns": turns, "soak_s": round(elapsed, 1),
-                "keystroke_ms_p50_before": round(pct(base, 50), 1), "keystroke_ms_p95_before": round(pct(base, 95), 1),
-                "keystroke_ms_p50_after": round(pct(after, 50), 1), "keystroke_ms_p95_after": round(pct(after, 95), 1),
-                "rss_mb": rss, "entries": len(app.transcript.entries),
-                "mounted_entries": conv.hi - conv.lo, "widgets": len(list(conv.query("*")))}
+        return {
+            "turns": turns,
+            "soak_s": round(elapsed, 1),
+            "keystroke_ms_p50_before": round(pct(base, 50), 1),
+            "keystroke_ms_p95_before": round(pct(base, 95), 1),
+            "keystroke_ms_p50_after": round(pct(after, 50), 1),
+            "keystroke_ms_p95_after": round(pct(after, 95), 1),
+            "rss_mb": rss,
+            "entries": len(app.transcript.entries),
+            "mounted_entries": conv.hi - conv.lo,
+            "widgets": len(list(conv.query("*"))),
+        }
 
 
 def bench_soak(turns: int) -> dict:
@@ -369,8 +394,9 @@ Bare().run()
 def _quit_once(argv: list[str], env: dict, cwd: str, presses: int, warm: str | None) -> float:
     import pexpect
 
-    child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=cwd, dimensions=(24, 80), encoding="utf-8",
-                          codec_errors="replace")
+    child = pexpect.spawn(
+        argv[0], argv[1:], env=env, cwd=cwd, dimensions=(24, 80), encoding="utf-8", codec_errors="replace"
+    )
     seen = ""
     deadline = time.monotonic() + (120 if warm else 3)
     while time.monotonic() < deadline and not (warm and warm in seen):
@@ -394,8 +420,13 @@ def bench_quit(runs: int = 3) -> dict:
     out: dict = {}
     try:
         with tempfile.TemporaryDirectory() as cwd:
-            env = dict(os.environ, OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-test", TERM="xterm-256color",
-                       FLUE_HOME=str(Path(cwd) / "home"))
+            env = dict(
+                os.environ,
+                OPENAI_BASE_URL=server.url,
+                OPENAI_API_KEY="sk-test",
+                TERM="xterm-256color",
+                FLUE_HOME=str(Path(cwd) / "home"),
+            )
             flue = [sys.executable, "-m", "flue_tui", "--model", "openai/fake", "--no-session-persistence"]
             bare_all = [_quit_once([sys.executable, "-c", BARE_QUIT_CHILD], env, cwd, 1, None) for _ in range(runs)]
             # While litellm still loads in the background (quit ~1.5 s after start).
@@ -406,11 +437,13 @@ def bench_quit(runs: int = 3) -> dict:
             for _ in range(runs):
                 loaded.append(_quit_once(flue + ["hi"], env, cwd, 2, "hello there"))
             b = statistics.median(bare_all)
-            out = {"bare_textual_quit_ms_median": round(1000 * b),
-                   "quit_ms_median_litellm_loading": round(1000 * statistics.median(loading)),
-                   "quit_ms_median_after_a_reply": round(1000 * statistics.median(loaded)),
-                   "quit_ratio_litellm_loading": round(statistics.median(loading) / b, 2),
-                   "quit_ratio_after_a_reply": round(statistics.median(loaded) / b, 2)}
+            out = {
+                "bare_textual_quit_ms_median": round(1000 * b),
+                "quit_ms_median_litellm_loading": round(1000 * statistics.median(loading)),
+                "quit_ms_median_after_a_reply": round(1000 * statistics.median(loaded)),
+                "quit_ratio_litellm_loading": round(statistics.median(loading) / b, 2),
+                "quit_ratio_after_a_reply": round(statistics.median(loaded) / b, 2),
+            }
     finally:
         server.close()
     return out
@@ -461,23 +494,39 @@ asyncio.run(main())
 def bench_keys_while_loading() -> dict:
     out: dict = {}
     with tempfile.TemporaryDirectory() as cwd:
-        env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
-                   FLUE_HOME=str(Path(cwd) / "home"))
+        env = dict(
+            os.environ,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            OPENAI_API_KEY="sk-test",
+            FLUE_HOME=str(Path(cwd) / "home"),
+        )
         for which in ("bare", "flue"):
-            proc = subprocess.run([sys.executable, "-c", KEYS_CHILD, which, str(ROOT), cwd], capture_output=True,
-                                  text=True, env=env, cwd=ROOT, timeout=300)
+            proc = subprocess.run(
+                [sys.executable, "-c", KEYS_CHILD, which, str(ROOT), cwd],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=ROOT,
+                timeout=300,
+            )
             out[which] = json.loads(proc.stdout.strip().splitlines()[-1])
     f, b = out["flue"], out["bare"]
-    return {"keystroke_ms_p50_while_litellm_loads": round(f["p50"], 1),
-            "keystroke_ms_p95_while_litellm_loads": round(f["p95"], 1),
-            "litellm_still_loading_after_100_keys": f["litellm_still_loading"],
-            "bare_textual_keystroke_ms_p50": round(b["p50"], 1), "bare_textual_keystroke_ms_p95": round(b["p95"], 1),
-            "keystroke_p50_ratio": round(f["p50"] / b["p50"], 2), "keystroke_p95_ratio": round(f["p95"] / b["p95"], 2)}
+    return {
+        "keystroke_ms_p50_while_litellm_loads": round(f["p50"], 1),
+        "keystroke_ms_p95_while_litellm_loads": round(f["p95"], 1),
+        "litellm_still_loading_after_100_keys": f["litellm_still_loading"],
+        "bare_textual_keystroke_ms_p50": round(b["p50"], 1),
+        "bare_textual_keystroke_ms_p95": round(b["p95"], 1),
+        "keystroke_p50_ratio": round(f["p50"] / b["p50"], 2),
+        "keystroke_p95_ratio": round(f["p95"] / b["p95"], 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("all", "first-frame", "quit", "keys", "stream", "esc", "soak"), default="all")
+    parser.add_argument(
+        "--part", choices=("all", "first-frame", "quit", "keys", "stream", "esc", "soak"), default="all"
+    )
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--json", action="store_true")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import io
 from dataclasses import dataclass
@@ -142,14 +143,7 @@ def from_dict(raw: Any) -> Image | None:
     media_type, sha, size, name = raw.get("media_type"), raw.get("sha256"), raw.get("size"), raw.get("name")
     if media_type not in MEDIA_TYPES or not isinstance(sha, str) or len(sha) != 64:
         return None
-    data: bytes | None = None
-    if isinstance(raw.get("data"), str):
-        try:
-            data = base64.b64decode(raw["data"], validate=True)
-        except (binascii.Error, ValueError):
-            data = None
-        if data is not None and (hashlib.sha256(data).hexdigest() != sha or sniff(data) != media_type):
-            data = None
+    data = _checked(raw["data"], sha, media_type) if isinstance(raw.get("data"), str) else None
     return Image(
         media_type,
         sha,
@@ -157,6 +151,17 @@ def from_dict(raw: Any) -> Image | None:
         name if isinstance(name, str) else "",
         data,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _checked(encoded: str, sha: str, media_type: str) -> bytes | None:
+    """The bytes of a stored image when they are what it claims. Cached: a resume reads the same
+    screenshot in every message that sent it (the store hands out one string per image)."""
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == sha and sniff(data) == media_type else None
 
 
 def mention(images: tuple[Image, ...] | list[Image]) -> str:
