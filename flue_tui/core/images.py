@@ -47,14 +47,20 @@ class Image:
 
     def data_url(self) -> str:
         assert self.data is not None
-        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+        return f"data:{self.media_type};base64,{_b64(self.data)}"
 
     def to_dict(self, *, with_data: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "media_type": self.media_type, "sha256": self.sha256}
         out["size"] = self.size
         if with_data and self.data is not None:
-            out["data"] = base64.b64encode(self.data).decode("ascii")
+            out["data"] = _b64(self.data)
         return out
+
+
+@functools.lru_cache(maxsize=8)
+def _b64(data: bytes) -> str:
+    """Every request re-sends the history's images: each is encoded once, not once per turn."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def _kb(size: int) -> str:
