@@ -112,9 +112,10 @@ def _fit(data: bytes, shown: str) -> bytes:
                 return data
             img.thumbnail((FIT_SIDE, FIT_SIDE))
             out = io.BytesIO()
-            if img.mode in ("RGBA", "LA", "P"):
+            if img.mode in ("RGBA", "LA", "P"):  # transparency: PNG keeps it, when that fits
                 img.save(out, "PNG", optimize=True)
-            else:
+            if out.tell() == 0 or out.tell() > MAX_SEND:
+                out = io.BytesIO()
                 img.convert("RGB").save(out, "JPEG", quality=85)
     except ImageRefused:
         raise
