@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import io
 from dataclasses import dataclass
@@ -46,14 +47,20 @@ class Image:
 
     def data_url(self) -> str:
         assert self.data is not None
-        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+        return f"data:{self.media_type};base64,{_b64(self.data)}"
 
     def to_dict(self, *, with_data: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "media_type": self.media_type, "sha256": self.sha256}
         out["size"] = self.size
         if with_data and self.data is not None:
-            out["data"] = base64.b64encode(self.data).decode("ascii")
+            out["data"] = _b64(self.data)
         return out
+
+
+@functools.lru_cache(maxsize=8)
+def _b64(data: bytes) -> str:
+    """Every request re-sends the history's images: each is encoded once, not once per turn."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def _kb(size: int) -> str:
@@ -105,9 +112,10 @@ def _fit(data: bytes, shown: str) -> bytes:
                 return data
             img.thumbnail((FIT_SIDE, FIT_SIDE))
             out = io.BytesIO()
-            if img.mode in ("RGBA", "LA", "P"):
+            if img.mode in ("RGBA", "LA", "P"):  # transparency: PNG keeps it, when that fits
                 img.save(out, "PNG", optimize=True)
-            else:
+            if out.tell() == 0 or out.tell() > MAX_SEND:
+                out = io.BytesIO()
                 img.convert("RGB").save(out, "JPEG", quality=85)
     except ImageRefused:
         raise
@@ -142,14 +150,7 @@ def from_dict(raw: Any) -> Image | None:
     media_type, sha, size, name = raw.get("media_type"), raw.get("sha256"), raw.get("size"), raw.get("name")
     if media_type not in MEDIA_TYPES or not isinstance(sha, str) or len(sha) != 64:
         return None
-    data: bytes | None = None
-    if isinstance(raw.get("data"), str):
-        try:
-            data = base64.b64decode(raw["data"], validate=True)
-        except (binascii.Error, ValueError):
-            data = None
-        if data is not None and (hashlib.sha256(data).hexdigest() != sha or sniff(data) != media_type):
-            data = None
+    data = _checked(raw["data"], sha, media_type) if isinstance(raw.get("data"), str) else None
     return Image(
         media_type,
         sha,
@@ -157,6 +158,17 @@ def from_dict(raw: Any) -> Image | None:
         name if isinstance(name, str) else "",
         data,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _checked(encoded: str, sha: str, media_type: str) -> bytes | None:
+    """The bytes of a stored image when they are what it claims. Cached: a resume reads the same
+    screenshot in every message that sent it (the store hands out one string per image)."""
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == sha and sniff(data) == media_type else None
 
 
 def mention(images: tuple[Image, ...] | list[Image]) -> str:

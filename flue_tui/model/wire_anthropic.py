@@ -42,7 +42,10 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
     url = str((block.get("image_url") or {}).get("url") or "")
     head, _, data = url.partition(",")
     media_type = head.removeprefix("data:").removesuffix(";base64")
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    out: dict[str, Any] = {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    if block.get("cache_control"):  # caching.py's breakpoint on a message ending in an image
+        out["cache_control"] = block["cache_control"]
+    return out
 
 
 def _arguments(raw: Any) -> Any:

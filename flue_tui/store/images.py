@@ -47,17 +47,24 @@ def keep(conn: sqlite3.Connection, blobs: tuple[Blob, ...]) -> None:
         )
 
 
-def fill(conn: sqlite3.Connection, data: dict[str, Any]) -> dict[str, Any]:
-    """A stored user message with its images' bytes back (base64, as it was sent)."""
+def fill(conn: sqlite3.Connection, data: dict[str, Any], seen: dict[str, str | None] | None = None) -> dict[str, Any]:
+    """A stored user message with its images' bytes back (base64, as it was sent). `seen` keeps
+    each image's base64 across one read of many messages: one encoding per image, not per message."""
     images = data.get("images")
     if data.get("role") != "user" or not isinstance(images, list) or not images:
         return data
+    seen = {} if seen is None else seen
     out = []
     for ref in images:
-        row = None
-        if isinstance(ref, dict) and isinstance(ref.get("sha256"), str):
-            row = conn.execute("SELECT data FROM images WHERE sha256 = ?", (ref["sha256"],)).fetchone()
-        out.append({**ref, "data": base64.b64encode(row[0]).decode("ascii")} if row else ref)
+        sha = ref.get("sha256") if isinstance(ref, dict) else None
+        if not isinstance(sha, str):
+            out.append(ref)
+            continue
+        if sha not in seen:
+            row = conn.execute("SELECT data FROM images WHERE sha256 = ?", (sha,)).fetchone()
+            seen[sha] = base64.b64encode(row[0]).decode("ascii") if row else None
+        encoded = seen[sha]
+        out.append({**ref, "data": encoded} if encoded is not None else ref)
     return {**data, "images": out}
 
 

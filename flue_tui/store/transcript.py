@@ -159,11 +159,12 @@ class MessageLog:
             # One json.loads over all the (small) JSON parts: per-call overhead dominated 20,000 calls.
             datas = json.loads("[" + ",".join(r[2] for r in rows) + "]")
             parts = []
+            seen: dict[str, str | None] = {}  # each image encoded once, however many messages sent it
             for (role, text, _, partial), data in zip(rows, datas, strict=True):
                 key = TEXT_KEY.get(role)
                 if key:
                     data[key] = text
-                parts.append((role, fill(self.conn, data), bool(partial)))
+                parts.append((role, fill(self.conn, data, seen), bool(partial)))
             del rows, datas
             return rebuild_context(parts)
         finally:

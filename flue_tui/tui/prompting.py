@@ -56,6 +56,13 @@ class Prompting:
         got = clipboard_image()
         self.call_from_thread(self._pasted, got)  # pyright: ignore[reportAttributeAccessIssue]
 
+    def _give_back(self, typed: str, pasted: tuple[Image, ...]) -> None:
+        prompt = getattr(self, "prompt", None)
+        if prompt is not None and not prompt.text.strip():
+            prompt.set_text(typed)
+        self.pasted = [*pasted, *self.pasted]
+        self._show_queue()
+
     def _pasted(self, got: Image | str) -> None:
         if isinstance(got, str):
             self.notice(got, "warn")
@@ -98,6 +105,7 @@ class Prompting:
     async def _run_prompt(self, text: str, display: str | None, images: tuple[Image, ...] = ()) -> None:
         session = self.session
         self.busy = True
+        typed, pasted = text, images
         if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
             from flue_tui.ui.attach import attached, with_images
 
@@ -106,12 +114,15 @@ class Prompting:
         self._update_ticker()
         aborted = False
         try:
+            kept = len(session.messages)
             result = await session.prompt(text, display=display, images=images)
             aborted = result.aborted
             if aborted:
                 self.notice("Interrupted. The session is intact: send a message to continue.", "warn")
             elif result.is_error:
                 self.notice(result.hint or result.error or "The prompt failed.", "error")
+                if images and len(session.messages) == kept:  # refused before sending: nothing typed is lost
+                    self._give_back(typed, pasted)
         except Exception as exc:  # the UI must survive anything the agent raises
             self.notice(f"{type(exc).__name__}: {exc}", "error")
         finally:

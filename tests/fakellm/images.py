@@ -118,3 +118,18 @@ def anthropic_problem(where: str, role: str, block: dict[str, Any]) -> str | Non
             f"but the image appears to be a {found} image"
         )
     return None
+
+
+def ollama_images_problem(images: Any) -> str | None:
+    """Ollama's `images`: a list of base64 strings, each an image it can decode."""
+    if not isinstance(images, list):
+        return "json: cannot unmarshal string into Go struct field Message.messages.images of type []api.ImageData"
+    for image in images:
+        if not isinstance(image, str):
+            return "json: cannot unmarshal object into Go struct field Message.messages.images of type api.ImageData"
+        raw = _decode(image)
+        if raw is None:
+            return "illegal base64 data at input byte 0"
+        if _kind(raw) is None:
+            return "image: unknown format"
+    return None

@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .images import ollama_images_problem
 from .script import Turn, generated_words
 from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _pieces
 
@@ -183,6 +184,11 @@ class FakeOllama(FakeLLM):
                 return 400, (
                     "json: cannot unmarshal array into Go struct field Message.messages.content of type string"
                 )
+            images = message.get("images")
+            if images is not None:
+                refused = ollama_images_problem(images)
+                if refused:
+                    return 400, refused
             for call in message.get("tool_calls") or []:
                 if not isinstance((call.get("function") or {}).get("arguments", {}), dict):
                     return 400, (

@@ -104,3 +104,13 @@ def test_an_imported_image_whose_bytes_lie_keeps_only_its_name() -> None:
     assert from_dict({"media_type": "text/html", "sha256": "0" * 64}) is None
     wire = to_wire("", [UserMessage(content="look", images=(kept,))])
     assert wire[0]["content"] == "look\n\n[image: a.png] (no longer stored)"
+
+
+def test_a_large_transparent_image_falls_back_to_jpeg_when_png_does_not_fit() -> None:
+    import io
+    import os
+
+    buf = io.BytesIO()
+    Pil.frombytes("RGBA", (1800, 1800), os.urandom(1800 * 1800 * 4)).save(buf, "PNG")
+    image = from_bytes(buf.getvalue(), "noise.png")
+    assert image.media_type == "image/jpeg" and image.size <= images.MAX_SEND

@@ -106,3 +106,15 @@ def test_a_name_that_is_not_utf8_is_attached_and_shown_replaced(fakellm, flue_ma
     out = flue_main("-p", "what?", "--image", name, "--model", VISION, "--output-format", "json")
     assert out.code == 0, out.stderr
     assert [p["type"] for p in _parts(fakellm.requests[0])] == ["text", "image_url"]
+
+
+def test_ollama_gets_the_image_in_its_own_images_field(fakeollama, flue_main, flue_env, tmp_path):
+    data = png(3, 3)
+    (tmp_path / "shot.png").write_bytes(data)
+    env = {k: v for k, v in flue_env.items() if not k.startswith("OPENAI_")}
+    env["OLLAMA_HOST"] = fakeollama.base_url
+    fakeollama.script(Turn(text="red"))
+    out = flue_main("-p", "what?", "--image", "shot.png", "--model", "ollama_chat/qwen3:8b", env=env)
+    assert out.code == 0, out.stderr
+    last = fakeollama.requests[-1]["messages"][-1]
+    assert last["images"] == [base64.b64encode(data).decode()] and "what?" in last["content"]

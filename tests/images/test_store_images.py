@@ -70,3 +70,17 @@ def test_an_import_whose_image_bytes_lie_keeps_no_bytes(tmp_path):
         back = other.load_context(imported.id)[0]
         assert isinstance(back, UserMessage) and back.images[0].data is None and back.images[0].name == "shot.png"
         assert _count(other) == 0
+
+
+def test_a_rewinds_fork_keeps_the_images_before_its_point(tmp_path):
+    image = from_bytes(png(5, 5), "shot.png")
+    with SessionStore.open(tmp_path / "s.db") as store:
+        store.create("s1", cwd=str(tmp_path))
+        store.append("s1", message_to_dict(UserMessage(content="look", images=(image,))))
+        store.append("s1", message_to_dict(UserMessage(content="second")))
+        seq = store.user_prompts("s1")[1].seq
+        fork = store.fork("s1", before_seq=seq)
+        store.delete("s1")
+        [kept] = store.load_context(fork.id)
+        assert isinstance(kept, UserMessage) and kept.images == (image,)
+        assert _count(store) == 1

@@ -75,6 +75,9 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": _png_url()}}]},
         {"role": "user", "content": _image("and twice")},
     ],
+    "image_marked": [  # a cache breakpoint on an image part (caching.py marks a message's last block)
+        {"role": "user", "content": [*_image("what?")[:1], {**_image("")[1], "cache_control": {"type": "ephemeral"}}]},
+    ],
     "unicode": [
         {"role": "system", "content": "Ünïcode ✓ \u2028"},
         {"role": "user", "content": "日本語 \U0001f600 \x00"},

@@ -88,6 +88,7 @@ async def test_a_model_without_vision_is_told_before_any_request(make_app, fakel
         await submit(pilot, "what is @shot.png")
         await wait_for(pilot, lambda: "does not take images" in screen_text(app))
         await idle(pilot)
+        await wait_for(pilot, lambda: app.prompt.text == "what is @shot.png")  # back in the input, to edit
     assert fakellm.requests == []
 
 
