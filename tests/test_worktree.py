@@ -269,3 +269,40 @@ def test_a_worktree_whose_creation_was_killed_is_not_used(fakellm, flue_main, re
         f"remove it with: git worktree remove --force {tree}"
     ), out.stderr
     assert len(fakellm.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["smudge", "process", "clean"])
+def test_a_repositorys_own_filter_never_runs_when_a_worktree_is_made_or_removed(
+    fakellm, flue_main, repo: Path, tmp_path: Path, kind: str
+):
+    # A repository's .git/config (an unpacked archive, a copied directory) names a filter driver
+    # and .gitattributes applies it: git's checkout in `worktree add` and `status` in `worktree
+    # remove` would run it. flue turns off the drivers the repository's own config defines, as it
+    # does its hooks and core.fsmonitor; the user's own (global) drivers stay.
+    mark = tmp_path / "ran"
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attrs")
+    git(repo, "config", f"filter.evil.{kind}", f"touch {mark}; cat")
+    git(repo, "config", "filter.evil.required", "true")
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    tree = repo.parent / "proj.worktrees" / "feat"
+    assert (tree / "README").read_text() == "hello\n"
+    out = flue_main("worktree", "remove", "feat", cwd=repo)
+    assert out.code == 0, out.stderr
+    assert not tree.exists()
+    assert not mark.exists()
+
+
+def test_a_repositorys_hooks_and_submodule_recursion_stay_off(fakellm, flue_main, repo: Path, tmp_path: Path):
+    mark = tmp_path / "ran"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    hook.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", f"touch {mark}; false")
+    git(repo, "config", "submodule.recurse", "true")
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    assert flue_main("worktree", "remove", "feat", cwd=repo).code == 0
+    assert not mark.exists()
