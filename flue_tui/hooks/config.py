@@ -16,7 +16,6 @@ for a newer Claude Code must not keep flue from starting).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -26,6 +25,7 @@ from typing import Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.files import open_regular
+from flue_tui.core.jsonargs import loads
 
 EVENTS = (
     "PreToolUse",
@@ -161,7 +161,7 @@ def _json_file(path: Path) -> Any:
     if len(raw) > MAX_FILE:
         raise ConfigError(f"{path} is larger than {MAX_FILE // 1024} KiB; not a settings file")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not UTF-8 text") from None
     except ValueError as exc:
