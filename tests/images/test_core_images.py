@@ -104,3 +104,52 @@ def test_an_imported_image_whose_bytes_lie_keeps_only_its_name() -> None:
     assert from_dict({"media_type": "text/html", "sha256": "0" * 64}) is None
     wire = to_wire("", [UserMessage(content="look", images=(kept,))])
     assert wire[0]["content"] == "look\n\n[image: a.png] (no longer stored)"
+
+
+def _gray_png(width: int, height: int, rows: int) -> bytes:
+    """A grayscale PNG of zeros written by hand (`rows` of them in its data): a few hundred KB at
+    most, declaring width × height."""
+    import struct
+    import zlib
+
+    comp = zlib.compressobj(9)
+    row = b"\x00" * (width + 1)
+    idat = b"".join(comp.compress(row) for _ in range(rows)) + comp.flush()
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    head = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    ("width", "rows", "said"),
+    [
+        (9500, 9500, None),  # 90 M pixels: over Pillow's warning, under flue's bound (downscaled)
+        (100_000, 0, "b.png is 100000×100000 pixels, too large to attach."),
+    ],
+)
+def test_a_bomb_is_flues_one_sentence_and_pillows_warning_never_reaches_stderr(
+    width: int, rows: int, said: str | None
+) -> None:
+    # flue bounds the pixels itself (MAX_PIXELS, before decoding); Pillow's DecompressionBombWarning
+    # (past 89 M pixels) would print a multi-line warning over inline mode's screen and -p's stderr.
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            got = from_bytes(_gray_png(width, width, rows), "b.png")
+            assert said is None and max(got.size, 1) and sniff_side(got.data) <= images.FIT_SIDE
+        except ImageRefused as exc:
+            assert str(exc) == said
+    assert [str(w.message) for w in seen] == []
+
+
+def sniff_side(data: bytes | None) -> int:
+    import io
+
+    assert data is not None
+    with Pil.open(io.BytesIO(data)) as img:
+        return max(img.size)
