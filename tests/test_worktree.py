@@ -166,7 +166,10 @@ def test_an_existing_branch_is_checked_out_and_one_in_use_is_refused(fakellm, fl
     assert (tree / "README").read_text() == "hello\n"  # the branch's own commit, not main's
     # `main` is checked out in the repository itself: git refuses, flue says so in one sentence.
     out = flue_main("-p", "hi", "-w", "main", *MODEL, cwd=repo)
-    assert out.code == 2 and "Could not create the worktree main:" in out.stderr
+    assert (
+        out.code == 2
+        and f"Could not create the worktree main: 'main' is already checked out at '{repo}'." in out.stderr
+    )
     assert out.stderr.strip().count("\n") == 0 and not (repo.parent / "proj.worktrees" / "main").exists()
 
 
@@ -306,3 +309,12 @@ def test_a_repositorys_hooks_and_submodule_recursion_stay_off(fakellm, flue_main
     result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
     assert flue_main("worktree", "remove", "feat", cwd=repo).code == 0
     assert not mark.exists()
+
+
+def test_a_name_git_refuses_as_a_branch_gets_gits_reason(flue_main, repo: Path):
+    # git prints "Preparing worktree …" before its fatal line: the sentence is the reason, not that.
+    out = flue_main("-p", "hi", "-w", "HEAD", *MODEL, cwd=repo)
+    assert out.code == 2
+    assert out.stderr.strip() == "flue: Could not create the worktree HEAD: 'HEAD' is not a valid branch name.", (
+        out.stderr
+    )

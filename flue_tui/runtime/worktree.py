@@ -104,6 +104,8 @@ def _run(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Completed
 
 def _first_line(proc: subprocess.CompletedProcess[str]) -> str:
     lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+    # git may say what it is doing first ("Preparing worktree …"): the reason is its fatal/error line
+    lines = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines
     text = lines[0] if lines else f"git exited with code {proc.returncode}"
     return shown(text.removeprefix("fatal: ").removeprefix("error: ").rstrip("."))
 
