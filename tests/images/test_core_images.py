@@ -69,6 +69,8 @@ def test_a_small_image_is_sent_as_it_is() -> None:
         ("image/png", base64.b64encode(b"hello").decode(), "not a PNG, JPEG, GIF or WebP"),
         ("image/bmp", base64.b64encode(png()).decode(), "media type 'image/bmp'"),
         ("image/png", "A" * (images.MAX_READ * 2), "larger than 20 MB"),
+        ("image/png", base64.encodebytes(png(40, 40)).decode(), "not valid base64"),  # MIME-wrapped lines
+        ("image/png", base64.urlsafe_b64encode(b"\xfb\xff" * 30).decode(), "not valid base64"),
     ],
 )
 def test_base64_from_a_client_is_strict(media, data, said) -> None:
@@ -153,3 +155,8 @@ def sniff_side(data: bytes | None) -> int:
     assert data is not None
     with Pil.open(io.BytesIO(data)) as img:
         return max(img.size)
+
+
+def test_a_media_type_that_lies_is_replaced_by_the_bytes_own() -> None:
+    got = from_base64("image/jpeg", base64.b64encode(png()).decode())
+    assert got.media_type == "image/png"
