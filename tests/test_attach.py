@@ -81,3 +81,12 @@ def test_a_read_deny_rule_keeps_the_file_out(tmp_path):
     got = attach("check @.env and @ok.txt", str(tmp_path), denied=denied)
     assert "abc123" not in got.text and "fine" in got.text
     assert got.notes[0] == "not attached: .env is denied by the rule read(.env)"
+
+
+def test_an_image_name_on_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
+    # `.png` routes to the image reader: it too opens regular files only (no read of /dev/zero)
+    os.mkfifo(tmp_path / "pipe.png")
+    os.symlink("/dev/zero", tmp_path / "zero.png")
+    got = attach("@pipe.png @zero.png", str(tmp_path))
+    assert got.images == () and len(got.notes) == 2, got.notes
+    assert all("not a regular file" in note for note in got.notes), got.notes

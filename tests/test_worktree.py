@@ -166,7 +166,10 @@ def test_an_existing_branch_is_checked_out_and_one_in_use_is_refused(fakellm, fl
     assert (tree / "README").read_text() == "hello\n"  # the branch's own commit, not main's
     # `main` is checked out in the repository itself: git refuses, flue says so in one sentence.
     out = flue_main("-p", "hi", "-w", "main", *MODEL, cwd=repo)
-    assert out.code == 2 and "Could not create the worktree main:" in out.stderr
+    assert (
+        out.code == 2
+        and f"Could not create the worktree main: 'main' is already checked out at '{repo}'." in out.stderr
+    )
     assert out.stderr.strip().count("\n") == 0 and not (repo.parent / "proj.worktrees" / "main").exists()
 
 
@@ -269,3 +272,49 @@ def test_a_worktree_whose_creation_was_killed_is_not_used(fakellm, flue_main, re
         f"remove it with: git worktree remove --force {tree}"
     ), out.stderr
     assert len(fakellm.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["smudge", "process", "clean"])
+def test_a_repositorys_own_filter_never_runs_when_a_worktree_is_made_or_removed(
+    fakellm, flue_main, repo: Path, tmp_path: Path, kind: str
+):
+    # A repository's .git/config (an unpacked archive, a copied directory) names a filter driver
+    # and .gitattributes applies it: git's checkout in `worktree add` and `status` in `worktree
+    # remove` would run it. flue turns off the drivers the repository's own config defines, as it
+    # does its hooks and core.fsmonitor; the user's own (global) drivers stay.
+    mark = tmp_path / "ran"
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attrs")
+    git(repo, "config", f"filter.evil.{kind}", f"touch {mark}; cat")
+    git(repo, "config", "filter.evil.required", "true")
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    tree = repo.parent / "proj.worktrees" / "feat"
+    assert (tree / "README").read_text() == "hello\n"
+    out = flue_main("worktree", "remove", "feat", cwd=repo)
+    assert out.code == 0, out.stderr
+    assert not tree.exists()
+    assert not mark.exists()
+
+
+def test_a_repositorys_hooks_and_submodule_recursion_stay_off(fakellm, flue_main, repo: Path, tmp_path: Path):
+    mark = tmp_path / "ran"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    hook.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", f"touch {mark}; false")
+    git(repo, "config", "submodule.recurse", "true")
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    assert flue_main("worktree", "remove", "feat", cwd=repo).code == 0
+    assert not mark.exists()
+
+
+def test_a_name_git_refuses_as_a_branch_gets_gits_reason(flue_main, repo: Path):
+    # git prints "Preparing worktree …" before its fatal line: the sentence is the reason, not that.
+    out = flue_main("-p", "hi", "-w", "HEAD", *MODEL, cwd=repo)
+    assert out.code == 2
+    assert out.stderr.strip() == "flue: Could not create the worktree HEAD: 'HEAD' is not a valid branch name.", (
+        out.stderr
+    )

@@ -102,6 +102,9 @@ def from_bytes(data: bytes, name: str = "") -> Image:
 def _fit(data: bytes, shown: str) -> bytes:
     from PIL import Image as Pil  # lazily: only an attached image pays for Pillow
 
+    # MAX_PIXELS below is the bound, checked before decoding; Pillow's own would print a
+    # multi-line DecompressionBombWarning on stderr (over inline mode's screen) or raise past 2×.
+    Pil.MAX_IMAGE_PIXELS = None
     try:
         with Pil.open(io.BytesIO(data)) as img:
             width, height = img.size

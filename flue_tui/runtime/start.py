@@ -133,6 +133,7 @@ class Started:
 def announce(started: Started, source: str | None, model: str | None) -> Started:
     """Claude Code's SessionStart, once the session is built: its context waits for the first
     prompt, what it says to the user joins the start's notices."""
+    from flue_tui.core.termsafe import terminal_safe
     from flue_tui.hooks.lifecycle import SessionHooks, blocking
 
     hooks = started.session.prompt_hooks
@@ -141,7 +142,8 @@ def announce(started: Started, source: str | None, model: str | None) -> Started
     started.hooks = hooks
     source = source or ("resume" if started.resumed is not None else "startup")
     try:
-        started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+        # a hook's stderr or systemMessage may echo a repository's text: shown, never obeyed
+        started.notices.extend(map(terminal_safe, blocking(lambda: hooks.session_start(source, model or ""))))
     except Exception as exc:  # noqa: BLE001 - a hook is never the reason a session does not start
         started.notices.append(f"SessionStart hooks did not run: {exc}")
     return started

@@ -7,8 +7,10 @@ existing branch NAME checked out), reused when git already knows it at that path
 at the path (a directory git does not know, a file, a symlink) is refused, never reused or
 replaced. NAME is a directory name and a branch name both, so it is kept to a narrow alphabet.
 
-git runs in the user's repository as the user would run it, with two things a repository's own
-config could otherwise make it run turned off: hooks and `core.fsmonitor`. Every failure is one
+git runs in the user's repository as the user would run it, with what a repository's own config
+could otherwise make it run turned off: hooks, `core.fsmonitor`, the filter drivers its local
+config defines (a checkout runs `smudge`/`process`, `status` runs `clean`; the user's global
+drivers, git-lfs's, stay) and submodule recursion. Every failure is one
 sentence (WorktreeError), never git's multi-line output or a traceback.
 """
 
@@ -62,10 +64,32 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
         raise WorktreeError("Worktree sessions need git, and git is not installed.")
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROP}
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    safe = ["-c", "core.hooksPath=" + os.devnull, "-c", "core.fsmonitor=false"]
+    safe = ["-c", "core.hooksPath=" + os.devnull, "-c", "core.fsmonitor=false", "-c", "submodule.recurse=false"]
+    if args[0] != "config":
+        safe += _no_repo_filters(git, safe, cwd, env)
+    return _run([git, *safe, *args], cwd, env)
+
+
+def _no_repo_filters(git: str, safe: list[str], cwd: str, env: dict[str, str]) -> list[str]:
+    """`-c` overrides emptying every filter driver the repository's own config (local, worktree,
+    their includes) defines: an empty command is no filter, and `required=false` lets the file
+    through unfiltered."""
+    proc = _run([git, *safe, "config", "--show-scope", "--name-only", "--get-regexp", r"^filter\."], cwd, env)
+    drivers = {
+        key[len("filter.") : key.rfind(".")]
+        for scope, _, key in (ln.partition("\t") for ln in proc.stdout.splitlines())
+        if scope in ("local", "worktree") and key.count(".") >= 2
+    }
+    return [arg for d in sorted(drivers) for k, v in _EMPTY_FILTER for arg in ("-c", f"filter.{d}.{k}{v}")]
+
+
+_EMPTY_FILTER = (("smudge", "="), ("clean", "="), ("process", "="), ("required", "=false"))
+
+
+def _run(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
-            [git, *safe, *args],
+            argv,
             cwd=cwd,
             env=env,
             capture_output=True,
@@ -80,6 +104,8 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
 
 def _first_line(proc: subprocess.CompletedProcess[str]) -> str:
     lines = [ln.strip() for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+    # git may say what it is doing first ("Preparing worktree …"): the reason is its fatal/error line
+    lines = [ln for ln in lines if ln.startswith(("fatal:", "error:"))] or lines
     text = lines[0] if lines else f"git exited with code {proc.returncode}"
     return shown(text.removeprefix("fatal: ").removeprefix("error: ").rstrip("."))
 

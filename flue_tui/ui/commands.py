@@ -16,6 +16,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from flue_tui.ui.termsafe import terminal_safe
+
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
@@ -94,7 +96,8 @@ def runnables(skills: Any) -> list[tuple[str, str]]:
     Code's custom commands. A name an app command has stays the app's (Claude Code's built-ins win
     too), so a repository's `help.md` never replaces /help; `/skills` says it is hidden."""
     listing = skills.listing() if skills is not None and hasattr(skills, "listing") else []
-    return [(n, d) for n, d in listing if n not in builtin_names()]
+    # a repository's frontmatter: Textual and prompt-toolkit pass ESC through, so it is shown, never obeyed
+    return [(n, terminal_safe(d)) for n, d in listing if n not in builtin_names()]
 
 
 def hidden_text(skills: Any) -> str | None:

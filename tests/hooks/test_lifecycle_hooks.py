@@ -370,3 +370,16 @@ def test_pre_compact_auto_when_the_context_overflows_in_print_mode(fakellm, flue
     assert (seen["trigger"], seen["custom_instructions"]) == ("auto", "")
     summary_request = fakellm.requests[2]["messages"][1]["content"]
     assert summary_request.endswith("pay particular attention to: Keep the error messages verbatim.")
+
+
+def test_what_session_hooks_say_to_the_user_shows_escapes_never_obeys_them(fakellm, flue_main, tmp_path):
+    """A hook echoing a repository's text: exit 2's stderr and a systemMessage carrying OSC/CSI."""
+    evil = "\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m"
+    loud = f"{sys.executable} -c 'import sys; sys.stderr.write(\"{evil}\"); sys.exit(2)'"
+    says = f'{sys.executable} -c \'import json; print(json.dumps({{"systemMessage": "{evil}"}}))\''
+    fakellm.script([Turn(text="ok")])
+    settings = _settings(SessionStart=[("", loud), ("", says)], SessionEnd=[("", loud)])
+    out = flue_main("-p", "hi", "--model", "openai/fake", "--settings", settings, cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert out.stderr.count("\\x9b31m") == 3, out.stderr  # sequences dropped, a lone C1 shown
+    assert "\x1b" not in out.stderr and "\x9b" not in out.stderr and "\x07" not in out.stderr

@@ -69,6 +69,8 @@ def test_a_small_image_is_sent_as_it_is() -> None:
         ("image/png", base64.b64encode(b"hello").decode(), "not a PNG, JPEG, GIF or WebP"),
         ("image/bmp", base64.b64encode(png()).decode(), "media type 'image/bmp'"),
         ("image/png", "A" * (images.MAX_READ * 2), "larger than 20 MB"),
+        ("image/png", base64.encodebytes(png(40, 40)).decode(), "not valid base64"),  # MIME-wrapped lines
+        ("image/png", base64.urlsafe_b64encode(b"\xfb\xff" * 30).decode(), "not valid base64"),
     ],
 )
 def test_base64_from_a_client_is_strict(media, data, said) -> None:
@@ -114,3 +116,57 @@ def test_a_large_transparent_image_falls_back_to_jpeg_when_png_does_not_fit() ->
     Pil.frombytes("RGBA", (1800, 1800), os.urandom(1800 * 1800 * 4)).save(buf, "PNG")
     image = from_bytes(buf.getvalue(), "noise.png")
     assert image.media_type == "image/jpeg" and image.size <= images.MAX_SEND
+
+
+def _gray_png(width: int, height: int, rows: int) -> bytes:
+    """A grayscale PNG of zeros written by hand (`rows` of them in its data): a few hundred KB at
+    most, declaring width × height."""
+    import struct
+    import zlib
+
+    comp = zlib.compressobj(9)
+    row = b"\x00" * (width + 1)
+    idat = b"".join(comp.compress(row) for _ in range(rows)) + comp.flush()
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    head = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    ("width", "rows", "said"),
+    [
+        (9500, 9500, None),  # 90 M pixels: over Pillow's warning, under flue's bound (downscaled)
+        (100_000, 0, "b.png is 100000×100000 pixels, too large to attach."),
+    ],
+)
+def test_a_bomb_is_flues_one_sentence_and_pillows_warning_never_reaches_stderr(
+    width: int, rows: int, said: str | None
+) -> None:
+    # flue bounds the pixels itself (MAX_PIXELS, before decoding); Pillow's DecompressionBombWarning
+    # (past 89 M pixels) would print a multi-line warning over inline mode's screen and -p's stderr.
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            got = from_bytes(_gray_png(width, width, rows), "b.png")
+            assert said is None and max(got.size, 1) and sniff_side(got.data) <= images.FIT_SIDE
+        except ImageRefused as exc:
+            assert str(exc) == said
+    assert [str(w.message) for w in seen] == []
+
+
+def sniff_side(data: bytes | None) -> int:
+    import io
+
+    assert data is not None
+    with Pil.open(io.BytesIO(data)) as img:
+        return max(img.size)
+
+
+def test_a_media_type_that_lies_is_replaced_by_the_bytes_own() -> None:
+    got = from_base64("image/jpeg", base64.b64encode(png()).decode())
+    assert got.media_type == "image/png"

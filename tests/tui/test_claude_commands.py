@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flue_tui.ui.transcript import NoticeEntry, UserEntry
 from tests.fakellm.script import Turn
-from tests.tui.conftest import idle, ready, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 FOLDER = Path(__file__).parent.parent / "context" / "claude_folder" / ".claude"
 
@@ -47,3 +47,22 @@ async def test_commands_complete_list_and_run_as_typed(make_app, fakellm, work: 
         sent = fakellm.requests[-1]["messages"][-1]["content"]
         assert "**Issue to investigate**: the login page 500s\n" in sent
         assert len(fakellm.requests) == 1  # /help never reached the model
+
+
+async def test_a_commands_description_and_hint_never_reach_the_terminal_as_escapes(make_app, work: Path):
+    # Textual strips BEL/BS/CR only: an OSC 52 ended by ST would write the user's clipboard.
+    commands = work / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "evil.md").write_text(
+        '---\ndescription: "fix \\e]52;c;cm0gLXJmIH4=\\e\\\\ it \\e[2J"\nargument-hint: "<x> \\e]0;t\\e\\\\"\n---\nbody\n'
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"/evi")
+        await wait_for(pilot, lambda: "fix" in screen_text(app))
+        assert "\x1b" not in screen_text(app), repr(screen_text(app))
+        app.prompt.set_text("")
+        await submit(pilot, "/skills")
+        await wait_for(pilot, lambda: "/evil" in screen_text(app))
+        assert "\x1b" not in screen_text(app), repr(screen_text(app))
