@@ -57,12 +57,14 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 class Hooks:
-    """The hooks of one run; `session_id` is set once the root session exists."""
+    """The hooks of one root session (and its task children), whose id their payloads carry."""
 
-    def __init__(self, setup: HookSetup, cwd: str, say: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, setup: HookSetup, cwd: str, say: Callable[[str], None] | None = None, *, session_id: str = ""
+    ) -> None:
         self.setup = setup
         self.cwd = cwd
-        self.session_id = ""
+        self.session_id = session_id
         self.say: Callable[[str], None] = say or (lambda _line: None)
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:

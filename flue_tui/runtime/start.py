@@ -166,16 +166,18 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
     """Resolve the options against the store, build the Session (system prompt recomposed, history
     rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
     from flue_tui.core.messages import Usage
-    from flue_tui.runtime.checkpointing import install as install_checkpoints  # not before the app's first frame
+    from flue_tui.runtime.checkpointing import TurnCheckpoints, carry_over  # not before the app's first frame
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
     check_budget(settings)
     if options is None or not options.uses_store:
+        hook = TurnCheckpoints(settings.cwd)
         session, context = runtime.new_session(
-            **({"session_id": options.session_id} if options is not None and options.session_id else {})
+            checkpoints=hook,
+            **({"session_id": options.session_id} if options is not None and options.session_id else {}),
         )
-        install_checkpoints(session, settings.cwd, warm=settings.interactive)
+        carry_over(hook, session.id, warm=settings.interactive)
         return Started(session, context, notices=_layout_notices())
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -208,7 +210,8 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
             kwargs["messages"] = messages
             # Its task children's tokens included; a price unknown then stays unknown.
             kwargs["usage"] = Usage(*store.tree_usage(target.id), priced=store.tree_priced(target.id))
-        session, context = runtime.new_session(**kwargs)
+        hook = TurnCheckpoints(settings.cwd, len(store.user_prompts(target.id)) if target else 0)
+        session, context = runtime.new_session(checkpoints=hook, **kwargs)
     except StoreError as exc:
         _release(locks)
         store.close()
@@ -217,10 +220,9 @@ def start_session(settings: Settings, options: SessionOptions | None, *, picker:
         _release(locks)
         store.close()
         raise
-    install_checkpoints(
-        session,
-        settings.cwd,
-        done=len(store.user_prompts(target.id)) if target else 0,
+    carry_over(
+        hook,
+        session.id,
         forked_from=source.id if source is not None and target is not None and source.id != target.id else None,
         warm=settings.interactive,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
@@ -19,6 +19,10 @@ from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_d
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
 from flue_tui.core.files import workspace_roots
 from flue_tui.core.ids import new_id
+
+if TYPE_CHECKING:
+    from flue_tui.hooks.events import Hooks
+    from flue_tui.runtime.checkpointing import TurnCheckpoints
 
 
 def _instructions(settings: Settings) -> str:
@@ -128,15 +132,20 @@ class Runtime:
             return self._sandbox
         return make_sandbox(self.settings, cwd, self.sandbox_notices)
 
-    def new_session(self, **kw: Any) -> tuple[Session, Context]:
-        """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume)."""
+    def new_session(self, checkpoints: TurnCheckpoints | None = None, **kw: Any) -> tuple[Session, Context]:
+        """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume),
+        built whole: its policy (with the user's hooks), MCP, prompt hooks and `checkpoints` are given
+        at construction, nothing is set on it afterwards."""
         from flue_tui.permissions.config import session_policy
 
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
-        policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
-        session: Session | None = None  # the fallback's notice goes to the session built below
+        kw["session_id"] = kw.get("session_id") or new_id("ses")  # known first: the hooks' payloads carry it
+        session: Session | None = None  # what the hooks and the fallback say goes to the session built below
+        hooks = self._hooks(kw["session_id"], lambda: session)
+        policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings, hooks)
         model = self.settings.model or ""
+        prompts = hooks is not None and bool(self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"))
         session = Session(
             model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
@@ -148,29 +157,31 @@ class Runtime:
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
             recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
+            before_prompt=checkpoints,
+            after_prompt=checkpoints.end if checkpoints is not None else None,
+            prompt_hooks=hooks if prompts else None,  # the root session's prompts only
+            # PostToolUse; task children take their parent's (Session)
+            after_tool=hooks.post_tool if hooks is not None and self.hooks.for_event("PostToolUse") else None,
             **kw,
         )
-        self.mcp.attach(session)
-        self._attach_hooks(session, policy)
+        self.mcp.attach(session)  # offered the servers' tools, now and whenever they change
         return session, context
 
-    def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
-        if not self.hooks.hooks or policy is None:
-            return
+    def _hooks(self, session_id: str, session: Callable[[], Session | None]) -> Hooks | None:
+        """The user's hooks for one root session, or None when there are none. PreToolUse answers
+        through the session's policy (children share it)."""
+        if not self.hooks.hooks:
+            return None
         from flue_tui.core.events import Log
         from flue_tui.hooks.events import TAG, Hooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
-            session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
+            target = session()
+            if target is not None:
+                target.emit(target.event(Log, level="warn", message=f"{TAG} {line}"))
 
-        hooks = Hooks(self.hooks, self.settings.cwd, say)
-        hooks.session_id = session.id
-        policy.hooks = hooks
-        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
-            session.prompt_hooks = hooks  # the root session's prompts only
-        if self.hooks.for_event("PostToolUse"):
-            session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+        return Hooks(self.hooks, self.settings.cwd, say, session_id=session_id)
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
@@ -189,9 +200,10 @@ class Runtime:
             compaction=self._compaction(),
             recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
-            parent=parent,
-        )  # its usage counts in the caller's totals (and the budget's)
-        self.mcp.attach(child)  # and get the same MCP servers
+            parent=parent,  # its usage counts in the caller's totals (and the budget's)
+            before_turn=self.mcp.before_turn,  # and it gets the same MCP servers
+        )
+        self.mcp.attach(child)
         return child
 
 
