@@ -75,7 +75,7 @@ Each has its own --help."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from flue_tui.headless.claude.flags import OneLineParser
+    from flue_tui.cli.flags import OneLineParser
 
     parser = OneLineParser(
         prog="flue",
@@ -161,17 +161,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim) and Harbor",
     )
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
-    from flue_tui.runtime.flags import add_session_arguments
+    from flue_tui.cli.flags import (
+        add_claude_arguments,
+        add_mcp_arguments,
+        add_permission_arguments,
+        add_session_arguments,
+    )
 
     add_session_arguments(parser)
-    from flue_tui.permissions.flags import add_permission_arguments
-
     add_permission_arguments(parser)
-    from flue_tui.mcp.flags import add_mcp_arguments
-
     add_mcp_arguments(parser)
-    from flue_tui.headless.claude.flags import add_claude_arguments
-
     add_claude_arguments(parser)
     return parser
 

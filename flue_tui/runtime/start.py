@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.runtime.flags import PICK
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
@@ -54,21 +53,23 @@ class SessionOptions:
 def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionOptions:
     """Check the combination; raises ValueError with a usage message (the CLI exits 2)."""
     resume = args.resume
-    if resume is not None and resume != PICK and not resume.strip():
+    pick = bool(getattr(args, "pick", False))  # a bare --resume (cli/flags.py)
+    if resume is not None and not resume.strip():
         raise ValueError("--resume needs a session name or id")
-    if resume == PICK and print_mode:
+    if pick and print_mode:
         raise ValueError("--resume needs a session name or id in print mode (list them with: flue sessions list)")
-    if args.continue_last and resume is not None:
+    asked = pick or resume is not None
+    if args.continue_last and asked:
         raise ValueError("use either --continue or --resume, not both")
-    if args.session is not None and (args.continue_last or resume is not None) and not args.fork_session:
+    if args.session is not None and (args.continue_last or asked) and not args.fork_session:
         raise ValueError(
             "--session names the session to use; with --resume/--continue it is only allowed "
             "together with --fork-session (the fork gets that name)"
         )
-    if args.fork_session and not (args.session or args.continue_last or resume is not None):
+    if args.fork_session and not (args.session or args.continue_last or asked):
         raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
     session_id = getattr(args, "session_id", None)  # a UUID already (headless.claude.flags.check_session_id)
-    if session_id is not None and (args.session is not None or args.continue_last or resume is not None):
+    if session_id is not None and (args.session is not None or args.continue_last or asked):
         raise ValueError("--session-id names the session itself; use it without --session, --continue or --resume")
     if args.session is not None:
         from flue_tui.store.db import StoreError
@@ -80,8 +81,8 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             raise ValueError(str(exc)) from None
     return SessionOptions(
         name=args.session,
-        resume=None if resume == PICK else resume,
-        pick=resume == PICK,
+        resume=resume,
+        pick=pick,
         continue_last=args.continue_last,
         fork=args.fork_session,
         persist=not args.no_session_persistence,
