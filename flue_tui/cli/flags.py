@@ -30,7 +30,7 @@ class _Resume(argparse.Action):
     a picker), so no sentinel value has to be shared with the code that reads the flags."""
 
     def __call__(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, _: Any = None
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, _: str | None = None
     ) -> None:
         setattr(namespace, self.dest, values)
         namespace.pick = values is None

@@ -24,7 +24,7 @@ from flue_tui.config.files import read_toml
 from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held
 from flue_tui.config.trust import Snapshot
-from flue_tui.permissions.policy import MODES, PermissionPolicy
+from flue_tui.permissions.policy import MODES, PermissionPolicy, PreToolHooks
 from flue_tui.permissions.rules import RuleError, parse_rules
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist", "safe_commands")
@@ -181,7 +181,7 @@ def mode_for(settings: Any, conf: PermissionConfig | None = None) -> str:
 
 
 def build_policy(
-    settings: Any, conf: PermissionConfig | None = None, guard: Any = None, hooks: Any = None
+    settings: Any, conf: PermissionConfig | None = None, guard: Any = None, hooks: PreToolHooks | None = None
 ) -> PermissionPolicy:
     """A fresh policy for one session from settings (flags) and the config files."""
     conf = conf if conf is not None else load_for(settings)
@@ -207,7 +207,7 @@ def build_policy(
 
 
 def session_policy(
-    settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str], hooks: Any = None
+    settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str], hooks: PreToolHooks | None = None
 ) -> PermissionPolicy:
     """A root session's own policy (so "allow for this session" ends with it; the Runtime hands it
     to the Session it builds), with the user's PreToolUse `hooks` (hooks/events.Hooks) when there

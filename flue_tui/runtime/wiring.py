@@ -19,10 +19,13 @@ from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_d
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
 from flue_tui.core.files import workspace_roots
 from flue_tui.core.ids import new_id
+from flue_tui.model.base import ModelClient
 
 if TYPE_CHECKING:
     from flue_tui.hooks.events import Hooks
     from flue_tui.runtime.checkpointing import TurnCheckpoints
+    from flue_tui.sandbox.local import LocalSandbox
+    from flue_tui.tools.base import Tool
 
 
 def _instructions(settings: Settings) -> str:
@@ -55,7 +58,7 @@ class Runtime:
         self.settings = settings
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
-        self._sandbox: Any = None
+        self._sandbox: LocalSandbox | None = None
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
@@ -90,7 +93,7 @@ class Runtime:
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
         return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
 
-    def _tools(self, sandbox: Any, context: Context) -> list[Any]:
+    def _tools(self, sandbox: LocalSandbox, context: Context) -> list[Tool]:
         from flue_tui.permissions.policy import AS_BASH
         from flue_tui.permissions.rules import parse_rules
         from flue_tui.tools import builtin_tools
@@ -116,14 +119,14 @@ class Runtime:
         gone = [r for r in parse_rules(self.settings.disallowed_tools) if r.pattern is None]
         return [t for t in tools if not any(r.covers_tool(AS_BASH.get(str(t.name), str(t.name))) for r in gone)]
 
-    def _model(self, model: str) -> Any:
+    def _model(self, model: str) -> ModelClient:
         return model_client(self.settings, model, main=model == self.settings.model)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
         return CompactionConfig(auto=self.settings.auto_compact, model=self._model(summariser) if summariser else None)
 
-    def _sandbox_for(self, cwd: str | None) -> Any:
+    def _sandbox_for(self, cwd: str | None) -> LocalSandbox:
         from flue_tui.sandbox.workspace import make_sandbox  # local(), or contained with --sandbox workspace
 
         if cwd is None:
@@ -228,7 +231,7 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
     )
 
 
-def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> ModelClient:
     """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
     when that names another model. Both are built by model_client, so both get the user's bounds;
     task children keep their own model (Claude Code's fallback is the main loop's too)."""
