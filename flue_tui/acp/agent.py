@@ -93,8 +93,8 @@ class FlueAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=self.options.persist,
-                # No image path to the model in flue yet: images are refused, not silently dropped.
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                # Images go to the model as in every front end (a model without vision refuses them).
+                prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities() if self.options.persist else None,
@@ -145,17 +145,21 @@ class FlueAgent:
         return state
 
     def _announce(self, state: AcpSession) -> None:
-        """The skills as slash commands (the app's own commands need the app)."""
-        context = state.handle.context
-        skills = list(getattr(getattr(context, "skills", None), "skills", []) or [])
-        commands = [
-            AvailableCommand(
-                name=s.name,
-                description=s.description or s.name,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint="arguments")),
+        """The skills and `.claude/commands` as slash commands (the app's own commands need the app)."""
+        from flue_tui.ui.commands import runnables
+
+        skills = getattr(state.handle.context, "skills", None)
+        commands = []
+        for name, description in runnables(skills):
+            found = skills.runnable(name) if skills is not None else None
+            hint = getattr(found, "argument_hint", "") or "arguments"
+            commands.append(
+                AvailableCommand(
+                    name=name,
+                    description=description or name,
+                    input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
+                )
             )
-            for s in skills
-        ]
         state.bridge.put(
             AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands)
         )
@@ -245,13 +249,13 @@ class FlueAgent:
         state = self._get(session_id)
         settings = state.handle.settings
         roots = workspace_roots("workspace", settings.cwd, settings.add_dirs) or ()
-        text, display = prompt_text(prompt, state.session, roots)
+        text, display, images = prompt_text(prompt, state.session, roots)
         typed = expand(text, state.handle.context.skills, where="over ACP")
         if typed.refusal is not None:
             return await state.say(typed.refusal)
         if typed.display is not None:
             text, display = typed.prompt, typed.display
-        return await state.prompt(text, display)
+        return await state.prompt(text, display, images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         state = self.sessions.get(session_id) if isinstance(session_id, str) else None

@@ -26,8 +26,26 @@ class SkillDoc:
     allowed_tools: tuple[str, ...] = ()
 
 
-def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
-    """Return (mapping of strings, body) or raise with Flue's fence/YAML texts."""
+_FAST = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+_PLAIN_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s].*?)[ \t]*$")
+
+
+def _quoted(block: str) -> str:
+    """Claude Code's reading of a frontmatter strict YAML refuses: a top-level `key: value` whose
+    plain value holds `: ` or ` #` (an agent file Claude Code's /agents wrote, a description with
+    `Examples: … Context: …`) is read as that whole line's text."""
+    lines = []
+    for line in block.split("\n"):
+        m = _PLAIN_LINE.match(line)
+        if m and (": " in m.group(2) or " #" in m.group(2)):
+            line = f"{m.group(1)}: '" + m.group(2).replace("'", "''") + "'"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str = "Skill ") -> tuple[dict, str]:
+    """Return (mapping of strings, body) or raise with Flue's fence/YAML texts. `lenient`: Claude
+    Code's files, whose frontmatter strict YAML may refuse where Claude Code reads it (`_quoted`)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     match = _FENCE_RE.match(text)
@@ -36,16 +54,28 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
             f'[flue] Skill {path} is missing YAML frontmatter. Start SKILL.md with "---", include "name" '
             'and "description", then close the block with "---".'
         )
+    # Claude Code's files may come by the hundred (a commands folder): libyaml's loader, the same
+    # FAILSAFE schema, when PyYAML has it; SKILL.md keeps the pure loader, whose errors Flue quotes.
+    loader = _FAST if lenient else yaml.BaseLoader
     try:
         # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
-        data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+        data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError as exc:
-        raise SkillFormatError(f"[flue] Skill {path} has invalid YAML frontmatter. {exc}") from None
+        data = _lenient(match.group(1)) if lenient else None
+        if data is None:
+            raise SkillFormatError(f"[flue] {label}{path} has invalid YAML frontmatter. {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise SkillFormatError(f"[flue] Skill {path} frontmatter must be a YAML mapping.")
     return data, text[match.end() :].strip()
+
+
+def _lenient(block: str) -> object | None:
+    try:
+        return yaml.load(_quoted(block), Loader=_FAST)  # noqa: S506 - BaseLoader builds no objects
+    except yaml.YAMLError:
+        return None
 
 
 def _required(data: dict, key: str, path: str) -> str:
@@ -79,8 +109,9 @@ def check_name(name: str, path: str) -> None:
         )
 
 
-def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDoc:
-    data, body = split_frontmatter(text, path)
+def parse_skill_markdown(text: str, path: str, directory: str | None, lenient: bool = False) -> SkillDoc:
+    """`lenient`: a skill in Claude Code's folders, whose YAML is read as Claude Code reads it."""
+    data, body = split_frontmatter(text, path, lenient=lenient)
     name = _required(data, "name", path)
     check_name(name, path)
     if directory is not None and name != directory:

@@ -21,17 +21,23 @@ from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
 from flue_tui.hooks.events import TAG as HOOKS_TAG
 from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
+from flue_tui.runtime.claudecode import AGENTS_TAG, COMMANDS_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
 
 if TYPE_CHECKING:
+    from flue_tui.core.images import Image
     from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.ui.attach import Attached
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fields change meaning
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
+
+# Log lines said on stderr in every format, never only in a stream nobody reads.
+_ALWAYS_SAID = (CHECKPOINT_TAG, HOOKS_TAG, COMMANDS_TAG, AGENTS_TAG)
 
 
 def result_object(
@@ -99,7 +105,7 @@ class _Renderer:
             self._progress(event)
         if isinstance(event, Fallback):  # the model changed under the run: said in every format, once
             _say(f"flue: {event.message}")
-        elif not progress and isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
+        elif not progress and isinstance(event, Log) and event.message.startswith(_ALWAYS_SAID):
             _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
 
     def _progress(self, event: Event) -> None:
@@ -177,6 +183,7 @@ async def _run(
     schema: dict[str, Any] | None,
     renderer: _Renderer,
     display: str | None = None,
+    images: tuple[Image, ...] = (),
 ) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
@@ -192,7 +199,7 @@ async def _run(
         loop.add_signal_handler(signum, on_signal, code)
     session.subscribe(renderer)
     try:
-        result = await session.prompt(prompt, result_schema=schema, display=display)
+        result = await session.prompt(prompt, result_schema=schema, display=display, images=images)
     finally:
         for signum in (_signal.SIGINT, _signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -209,6 +216,7 @@ def run_print(
     skill: str | None = None,
     sessions: SessionOptions | None = None,
     claude: ClaudeOptions | None = None,
+    images: tuple[str, ...] = (),
 ) -> int:
     try:
         handle = SessionHandle(settings, sessions)
@@ -217,7 +225,7 @@ def run_print(
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
     try:
-        return _print_run(handle, started, settings, prompt, fmt, verbose, partial, skill, claude)
+        return _print_run(handle, started, settings, prompt, fmt, verbose, partial, skill, claude, images)
     finally:
         handle.close()  # the recording ends and the session's lock is freed here, not left to the exit
 
@@ -232,6 +240,7 @@ def _print_run(
     partial: bool,
     skill: str | None,
     claude: ClaudeOptions | None,
+    image_paths: tuple[str, ...] = (),
 ) -> int:
     from flue_tui.context.skills import skill_prompt
     from flue_tui.ui.slash import expand
@@ -259,8 +268,13 @@ def _print_run(
         if typed.refusal is not None:
             return start_failure(typed.refusal, fmt, settings.model)
         prompt, display = typed.prompt, typed.display
-    if skill is None and display is None:
-        prompt, display = _attached(prompt, settings, verbose, session)
+    got = _attached(prompt, settings, verbose, session) if skill is None and display is None else None
+    if got is not None:
+        prompt, display = got.text, got.display
+    images, refused = _images(image_paths, settings, session)
+    if refused is not None:  # the user named the file: a run without it is not what was asked
+        return start_failure(refused[0].upper() + refused[1:].rstrip(".") + ".", fmt, settings.model)
+    images = (*(got.images if got is not None else ()), *images)
     if fmt == "events":
         _write_line(
             sys.stdout,
@@ -291,7 +305,7 @@ def _print_run(
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())
-        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer, display))
+        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer, display, images))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(
@@ -342,7 +356,7 @@ def _print_run(
     return EXIT_ERROR if result.is_error else EXIT_OK
 
 
-def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> tuple[str, str | None]:
+def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> Attached:
     """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
     from flue_tui.ui.attach import attach, read_denied, workspace_roots
 
@@ -355,7 +369,17 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
     for note in got.notes:
         if verbose or note.startswith("not attached"):
             _say(f"flue: {note}")
-    return got.text, got.display
+    return got
+
+
+def _images(paths: tuple[str, ...], settings: Settings, session: Session) -> tuple[tuple[Image, ...], str | None]:
+    """`--image FILE`s, under the same guard and `read` rules as `@path`."""
+    if not paths:
+        return (), None
+    from flue_tui.ui.attach import image_files, read_denied, workspace_roots
+
+    roots = workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs)
+    return image_files(paths, settings.cwd, roots=roots, denied=read_denied(session))
 
 
 def _serve(handle: SessionHandle, claude: ClaudeOptions, prompt: str | None, partial: bool) -> int:

@@ -17,6 +17,7 @@ added to the tool's result for the model; exit 2's stderr likewise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,18 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+# What one hook may add to what the model reads (context, instructions, a reason): Claude Code's
+# 10,000 characters, with a note saying it was cut.
+MAX_CONTEXT = 10_000
+
+
+def context(text: str, hook: Hook) -> str:
+    text = text.strip()
+    if len(text) <= MAX_CONTEXT:
+        return text
+    return f"{text[:MAX_CONTEXT]}\n\n[{label(hook)} output cut: {len(text)} characters is over the {MAX_CONTEXT}-character limit]"
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -66,6 +79,16 @@ class Hooks:
         self.cwd = cwd
         self.session_id = session_id
         self.say: Callable[[str], None] = say or (lambda _line: None)
+        self._told: set[asyncio.Task[Any]] = set()
+        # Set by the runtime: Claude Code's `permission_mode` and Stop's `last_assistant_message`.
+        self.mode: Callable[[], str] | None = None
+        self.last_text: Callable[[], str] | None = None
+        # Stop's `background_tasks`: the running background commands, Claude Code's shape.
+        self.background: Callable[[], list[dict[str, Any]]] = list
+
+    def _query(self, event: str, value: str) -> list[Hook]:
+        """The event's hooks whose matcher matches its one value (config.MATCHED_EVENTS)."""
+        return [h for h in self.setup.for_event(event) if h.matches((value,))]
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
         # flue keeps sessions in SQLite: there is no JSONL transcript to point at.
@@ -73,6 +96,7 @@ class Hooks:
             "session_id": self.session_id,
             "transcript_path": "",
             "cwd": self.cwd,
+            **({"permission_mode": names.claude_mode(self.mode())} if self.mode is not None else {}),
             "hook_event_name": event,
             **fields,
         }
@@ -91,14 +115,15 @@ class Hooks:
         all_names = names.names(tool_name)
         return [h for h in self.setup.for_event(event) if h.matches(all_names)]
 
-    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> PreVerdict:
+    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str, cwd: str | None = None) -> PreVerdict:
+        """`cwd`: where the call's relative paths start (a task child may have its own)."""
         hooks = self._matching("PreToolUse", tool_name)
         if not hooks:
             return PreVerdict()
         payload = self._payload(
             "PreToolUse",
             tool_name=names.claude_name(tool_name),
-            tool_input=names.to_claude(tool_name, args),
+            tool_input=names.to_claude(tool_name, args, cwd or self.cwd),
             tool_use_id=call_id,
         )
         best: PreVerdict = PreVerdict()
@@ -151,14 +176,14 @@ class Hooks:
         payload = self._payload(
             "PostToolUse",
             tool_name=names.claude_name(tool_name),
-            tool_input=names.to_claude(tool_name, args),
-            tool_response={"output": text, "is_error": is_error},
+            tool_input=names.to_claude(tool_name, args, self.cwd),
+            tool_response=names.tool_response(tool_name, args, text, is_error, self.cwd),
             tool_use_id=call_id,
         )
         notes: list[str] = []
         for ran in await self._run(hooks, payload):
             if ran.code == 2 and ran.stderr.strip():
-                notes.append(ran.stderr.strip())
+                notes.append(context(ran.stderr, ran.hook))
                 continue
             data = _json(ran, self.say) if ran.code == 0 else None
             if data is None:
@@ -166,11 +191,11 @@ class Hooks:
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
             if data.get("decision") == "block" and isinstance(data.get("reason"), str):
-                notes.append(data["reason"])
+                notes.append(context(data["reason"], ran.hook))
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return "\n".join(notes) if notes else None
 
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
@@ -191,7 +216,7 @@ class Hooks:
             data = _json(ran, self.say)
             if data is None:
                 if ran.stdout.strip():
-                    notes.append(ran.stdout.strip())
+                    notes.append(context(ran.stdout, ran.hook))
                 continue
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
@@ -203,7 +228,7 @@ class Hooks:
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return blocked, "\n".join(notes) if notes else None
 
     async def stop(self, active: bool) -> str | None:
@@ -213,7 +238,9 @@ class Hooks:
         if not hooks:
             return None
         reasons: list[str] = []
-        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active)):
+        more: dict[str, Any] = {"last_assistant_message": self.last_text()} if self.last_text is not None else {}
+        more.update(background_tasks=self.background(), session_crons=[])  # flue schedules no wakeups
+        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active, **more)):
             if ran.code == 2 and ran.stderr.strip():
                 reasons.append(ran.stderr.strip())
                 continue
@@ -223,3 +250,17 @@ class Hooks:
             if data.get("decision") == "block" and isinstance(data.get("reason"), str) and data["reason"].strip():
                 reasons.append(data["reason"].strip())
         return "\n".join(reasons) if reasons else None
+
+    def notify(self, kind: str, message: str) -> None:
+        """Notification, told in the background: a slow hook never holds the question it announces."""
+        hooks = self._query("Notification", kind)
+        if not hooks:
+            return
+        payload = self._payload("Notification", message=message, title="flue", notification_type=kind)
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing to tell it from
+            task = asyncio.get_running_loop().create_task(self._run(hooks, payload))
+            self._told.add(task)
+            task.add_done_callback(self._told.discard)
+
+    def permission_prompt(self, tool_name: str) -> None:
+        self.notify("permission_prompt", f"flue needs your permission to use {names.claude_name(tool_name)}")

@@ -15,17 +15,20 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.images import Image
 from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
-from flue_tui.inline.prompt import QUIT, QUIT_WINDOW_S, InlinePrompt
+from flue_tui.inline.prompt import QUIT, QUIT_WINDOW_S, WOKEN, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
+from flue_tui.tools.background import jobs_of
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
-from flue_tui.ui.commands import COMMANDS, dispatch, parse
+from flue_tui.ui.bashes import EndedJobs
+from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -58,15 +61,19 @@ class InlineApp(InlineCommands):
         self._turn_task: asyncio.Future[Any] | None = None
         self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
+        self.ended = EndedJobs()  # background commands that ended: the user's line, the model's follow-up
+        self._ended_lines: list[str] = []  # held while a turn streams, printed when it ends
+        self._welcomed = False  # this run's first session was welcomed before it started
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(
+            getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        )  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
@@ -122,6 +129,9 @@ class InlineApp(InlineCommands):
     def _bind(self, started: Any) -> None:
         """Listen to this session and answer its permission questions; greet with what to know."""
         self.renderer.attach(started.session)
+        jobs = jobs_of(started.session)
+        if jobs is not None and self._on_jobs not in jobs.listeners:
+            jobs.listeners.append(self._on_jobs)
         policy = self.policy()
         if policy is not None:
             policy.asker = make_asker(self.renderer, self.interrupt, self.dumb)
@@ -136,8 +146,9 @@ class InlineApp(InlineCommands):
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
             self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
-        else:
+        elif not self._welcomed:
             self.renderer.note(greeting.welcome(self), "welcome")
+        self._welcomed = False  # a /new or /resume later is greeted as it comes
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
         hint = missing_key(self.settings)
@@ -154,6 +165,25 @@ class InlineApp(InlineCommands):
         self._bind(started)
         if resume is None:
             self.renderer.note("New session.")
+
+    def _on_jobs(self) -> None:
+        """A background command started or ended: the toolbar's count follows; one that ended gets
+        its line (after the turn, if one streams), and at the prompt the model's follow-up starts."""
+        self._ended_lines += self.ended.newly_ended(jobs_of(self.sessions.session))
+        self.prompt.refresh()
+        if self._turn_task is None and self._ended_lines:
+            lines, self._ended_lines = self._ended_lines, []
+            self._spawn(self.say(lambda: self._notes(lines)))
+            self.prompt.wake()  # read() returns WOKEN: the loop tells the model (and what was typed waits)
+
+    def _notes(self, lines: list[str]) -> None:
+        for line in lines:
+            self.renderer.note(line)
+
+    async def _follow_ups(self) -> None:
+        """Tell the idle model of background commands that ended (ui/bashes.py EndedJobs)."""
+        while not self.quitting and (follow := self.ended.follow_up(jobs_of(self.sessions.session))) is not None:
+            await self.send(*follow[:1], display=follow[1])
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
@@ -196,8 +226,12 @@ class InlineApp(InlineCommands):
                 loop.remove_signal_handler(signal.SIGINT)
         finally:
             self.renderer.finish()
+            lines, self._ended_lines = self._ended_lines, []
+            self._notes(lines)  # background commands that ended while it streamed
 
-    async def send(self, text: str, echo: str | None = None, display: str | None = None) -> None:
+    async def send(
+        self, text: str, echo: str | None = None, display: str | None = None, images: tuple[Image, ...] = ()
+    ) -> None:
         """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
         `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
         if self._attaching is None or not self._attaching.done():
@@ -212,7 +246,7 @@ class InlineApp(InlineCommands):
         session = self.sessions.session
         assert session is not None  # ready() started it
         try:
-            result = await self._turn(session.prompt(text, display=display or echo), echo)
+            result = await self._turn(session.prompt(text, display=display or echo, images=images), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
             return
@@ -254,8 +288,10 @@ class InlineApp(InlineCommands):
         asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
-        self._spawn(asyncio.to_thread(self.paths.build))
+        indexed = self._spawn(asyncio.to_thread(self.paths.build))
+        indexed.add_done_callback(lambda _f: self.prompt.paths_ready())
         await self._ask_trust()
+        self._welcomed = await greeting.welcome_first(self)
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
@@ -263,13 +299,15 @@ class InlineApp(InlineCommands):
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first and not greeting.refused(self, self.first):
-            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
-            await self.send(sent, echo=shown or self.first, display=shown)
+            got = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
+            await self.send(got.text, echo=got.display or self.first, display=got.display, images=got.images)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
                 break
-            await self._handle(text)
+            if text is not WOKEN:
+                await self._handle(text)
+            await self._follow_ups()
         return 0
 
     async def _handle(self, text: str) -> None:
@@ -285,10 +323,11 @@ class InlineApp(InlineCommands):
             await asyncio.shield(self._attaching)
         if greeting.refused(self, text):
             return
-        sent, shown = attached(text, self.settings, self.sessions.session)
-        if shown is not None:  # the typed line is on screen already: only the notes
-            self.renderer.note(shown.split("\n", 1)[1], "info")
-        await self.send(sent, display=shown)
+        self.ended.user_sent()
+        got = attached(text, self.settings, self.sessions.session)
+        if got.display is not None:  # the typed line is on screen already: only the notes
+            self.renderer.note(got.display.split("\n", 1)[1], "info")
+        await self.send(got.text, display=got.display, images=got.images)
 
     async def _ask_trust(self) -> None:
         """Before the first session: may the project's .flue/config.toml loosen protection?"""
@@ -305,10 +344,11 @@ class InlineApp(InlineCommands):
             return
         self.renderer.note(f"Trusted {asked.path}.")
 
-    def _spawn(self, aw: Awaitable[Any]) -> None:
+    def _spawn(self, aw: Awaitable[Any]) -> asyncio.Future[Any]:
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
         fut.add_done_callback(self._background.discard)
+        return fut
 
 
 def _line_picker(pick: Callable[[Any, str], str | None]) -> Callable[[Any, str], str | None]:

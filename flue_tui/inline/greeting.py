@@ -8,6 +8,7 @@ import shutil
 from typing import Any
 
 from flue_tui.agent import usage_text
+from flue_tui.tools.background import jobs_of
 from flue_tui.ui.keys import missing_key, refusal
 from flue_tui.ui.notify import NOTIFY_AFTER_S, notification, turn_message
 from flue_tui.ui.statusline import Part, fit, joined
@@ -16,12 +17,32 @@ from flue_tui.ui.welcome import welcome_text
 HINTS = "/ commands · @ files · ctrl+j new line"
 
 
-def welcome(app: Any) -> str:
+def welcome(app: Any, mode: str | None = None) -> str:
     policy = app.policy()
     s = app.settings
-    mode = policy.mode if policy is not None else s.permission_mode or ""
+    if mode is None:
+        mode = policy.mode if policy is not None else s.permission_mode or ""
     # Ctrl+C, not Esc: while a turn runs inline mode reads no keys, only the terminal's SIGINT.
     return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode, sandbox=s.sandbox, interrupt_key="Ctrl+C")
+
+
+async def welcome_first(app: Any) -> bool:
+    """Before the first prompt of a fresh session: the welcome arrives with the input, not once the
+    session has started (seconds, with litellm's import beside it). Whether it was said."""
+    import asyncio
+
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.permissions.config import mode_for
+
+    opts = app.options
+    if not app.settings.model or (opts is not None and (opts.named or opts.session_id)):
+        return False  # no model: the no-key screen says it; a resume shows its recap instead
+    try:
+        mode = await asyncio.to_thread(mode_for, app.settings)  # a trusted project may set one
+    except ConfigError:
+        return False  # the start says what is wrong with the file
+    app.renderer.note(welcome(app, mode), "welcome")
+    return True
 
 
 def unavailable(app: Any, exc: Exception) -> str:
@@ -65,6 +86,10 @@ def toolbar(app: Any, width: int | None = None) -> str:
         Part(usage_text.brief(s.total), 2),
         Part(HINTS, 0, sep="   "),
     ]
+    jobs = jobs_of(app.sessions.session)
+    running = len(jobs.running()) if jobs is not None else 0
+    if running:  # as the app's status bar counts them; /bashes lists, tails and stops them
+        parts.insert(3, Part(f"{running} bg", 7))
     room = (width if width is not None else columns()) - 2  # the toolbar's padding
     line = joined(fit(parts, room))
     return line if len(line) <= room else line[: max(room - 1, 0)] + "…"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.messages import UserMessage
-from flue_tui.runtime.start import Picker, SessionOptions, Started, check_budget, start_session
+from flue_tui.runtime.start import Picker, SessionOptions, Started, announce, check_budget, start_session
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -91,12 +91,14 @@ class SessionHandle:
         return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)
 
     # -- starting and replacing ----------------------------------------------------------------------
-    def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:
+    def start(
+        self, options: SessionOptions | None = None, *, picker: Picker | None = None, source: str | None = None
+    ) -> Started:
         """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
         began_with = self.settings.model
-        started = start_session(self.settings, options, picker=picker)
+        started = start_session(self.settings, options, picker=picker, source=source)
         self.close()
         self.adopt(started, options)
         self.catch_up(began_with)
@@ -136,9 +138,11 @@ class SessionHandle:
         """/new or /resume REF: the running operation is stopped first; a start that fails raises
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
-        started = await asyncio.to_thread(start_session, self.settings, options)
+        source = "resume" if resume is not None else "clear"
+        started = await asyncio.to_thread(start_session, self.settings, options, announced=False)
         await self.stop()
-        self.close()
+        self.close(source)  # Claude Code's order: SessionEnd (clear or resume), then SessionStart
+        await asyncio.to_thread(announce, started, source, self.settings.model)
         self.adopt(started, options)
         return started
 
@@ -256,10 +260,20 @@ class SessionHandle:
             )
         return path
 
-    def close(self) -> None:
+    def close(self, reason: str = "other") -> None:
+        """End the session: the SessionEnd hooks (`reason` as Claude Code's: clear, resume,
+        prompt_input_exit, other), then the recording and the store let go."""
         started, self.started = self.started, None
         if started is None:
             return
+        if started.hooks is not None:
+            from flue_tui.hooks.lifecycle import blocking
+
+            try:
+                for line in blocking(lambda: started.hooks.session_end(reason)):
+                    started.hooks.say(line)
+            except Exception as exc:  # noqa: BLE001 - a hook must never cost the recording below
+                started.hooks.say(f"SessionEnd hooks did not run: {exc}")
         if started.recorder is not None:
             started.recorder.close()
         if started.store is not None:

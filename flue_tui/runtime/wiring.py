@@ -22,7 +22,7 @@ from flue_tui.core.ids import new_id
 from flue_tui.model.base import ModelClient
 
 if TYPE_CHECKING:
-    from flue_tui.hooks.events import Hooks
+    from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
     from flue_tui.runtime.checkpointing import TurnCheckpoints
     from flue_tui.sandbox.local import LocalSandbox
     from flue_tui.tools.base import Tool
@@ -62,6 +62,9 @@ class Runtime:
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
+        from flue_tui.runtime.worktree import TaskTrees
+
+        self._task_trees = TaskTrees()  # where `isolation: worktree` agents' tasks run
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -84,14 +87,25 @@ class Runtime:
         self.hooks = load_hooks(settings)
         self.sandbox_notices.extend(self.hooks.notices)
 
-    def discover(self, cwd: str, instructions: str) -> Context:
+    def discover(self, cwd: str, instructions: str, *, commands: bool = True) -> Context:
+        """`commands`: Claude Code's `.claude/commands` too (only what a person types runs them, so
+        a task child, which no one types to, skips reading a folder that may hold hundreds)."""
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
-        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
-        roster = discover_roster(cwd, roots)
-        workspace = discover_workspace(cwd, roots)
+        from flue_tui.context.commands import discover_commands
+        from flue_tui.hooks.config import claude_dir
+
+        claude = claude_dir()  # Claude Code's own folder: its skills, commands, agents and CLAUDE.md
+        skills = discover_skills(
+            cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
+        )
+        found = discover_commands(cwd, claude / "commands", roots) if commands else None
+        skills.commands = found.commands if found is not None else []
+        roster = discover_roster(cwd, roots, claude)
+        workspace = discover_workspace(cwd, roots, str(claude / "CLAUDE.md"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
+        warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
+        return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: LocalSandbox, context: Context) -> list[Tool]:
         from flue_tui.permissions.policy import AS_BASH
@@ -102,7 +116,7 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child, self._task_trees)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
@@ -137,18 +151,18 @@ class Runtime:
 
     def new_session(self, checkpoints: TurnCheckpoints | None = None, **kw: Any) -> tuple[Session, Context]:
         """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume),
-        built whole: its policy (with the user's hooks), MCP, prompt hooks and `checkpoints` are given
-        at construction, nothing is set on it afterwards."""
+        built whole: its policy (with the user's hooks), MCP, prompt hooks, a custom command's scope
+        and `checkpoints` are given at construction, nothing is set on it afterwards."""
         from flue_tui.permissions.config import session_policy
+        from flue_tui.runtime.claudecode import prompt_scope, warn
 
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         kw["session_id"] = kw.get("session_id") or new_id("ses")  # known first: the hooks' payloads carry it
         session: Session | None = None  # what the hooks and the fallback say goes to the session built below
-        hooks = self._hooks(kw["session_id"], lambda: session)
+        hooks = self._hooks(kw["session_id"], lambda: session, lambda: policy.mode)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings, hooks)
         model = self.settings.model or ""
-        prompts = hooks is not None and bool(self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"))
         session = Session(
             model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
@@ -159,54 +173,108 @@ class Runtime:
             compaction=self._compaction(),
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
-            recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
             before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
             before_prompt=checkpoints,
             after_prompt=checkpoints.end if checkpoints is not None else None,
-            prompt_hooks=hooks if prompts else None,  # the root session's prompts only
+            prompt_hooks=hooks,  # the root session's prompts and compactions
             # PostToolUse; task children take their parent's (Session)
             after_tool=hooks.post_tool if hooks is not None and self.hooks.for_event("PostToolUse") else None,
+            prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
             **kw,
         )
         self.mcp.attach(session)  # offered the servers' tools, now and whenever they change
+        if hooks is not None and self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         return session, context
 
-    def _hooks(self, session_id: str, session: Callable[[], Session | None]) -> Hooks | None:
-        """The user's hooks for one root session, or None when there are none. PreToolUse answers
-        through the session's policy (children share it)."""
+    def _hooks(
+        self, session_id: str, session: Callable[[], Session | None], mode: Callable[[], str]
+    ) -> SessionHooks | None:
+        """The user's hooks (flue_tui/hooks) for one root session, or None when there are none:
+        PreToolUse and Notification through its policy (children share it), the prompt's and the
+        session's own as its `prompt_hooks`."""
         if not self.hooks.hooks:
             return None
         from flue_tui.core.events import Log
-        from flue_tui.hooks.events import TAG, Hooks
+        from flue_tui.hooks.events import TAG
+        from flue_tui.hooks.lifecycle import SessionHooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
             target = session()
             if target is not None:
                 target.emit(target.event(Log, level="warn", message=f"{TAG} {line}"))
 
-        return Hooks(self.hooks, self.settings.cwd, say, session_id=session_id)
+        def last_text() -> str:
+            target = session()
+            return target.last_assistant_text() if target is not None else ""
+
+        hooks = SessionHooks(self.hooks, self.settings.cwd, say)
+        hooks.session_id = session_id
+        hooks.mode = mode
+        hooks.last_text = last_text
+        hooks.background = lambda: [
+            {
+                "id": j.id,
+                "type": "shell",
+                "status": "running",
+                "description": j.description[:1000],
+                "command": j.command[:1000],
+            }
+            for j in self.jobs.running()
+        ]
+        return hooks
+
+    def _child_hooks(
+        self, parent: Session, agent: Subagent, task_id: str, child: Callable[[], Session | None]
+    ) -> ChildHooks | None:
+        """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
+        from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+
+        hooks = parent.prompt_hooks
+        root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
+        if not isinstance(root, SessionHooks):
+            return None
+        mine = root.for_child(agent.name, task_id)
+
+        def last_text() -> str:
+            target = child()
+            return target.last_assistant_text() if target is not None else ""
+
+        mine.last_text = last_text
+        return mine
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
-        context = self.discover(child_cwd, agent.instructions)
+        context = self.discover(child_cwd, agent.instructions, commands=False)
+        from flue_tui.runtime.claudecode import AGENTS_TAG, agent_tools, wants_mcp, warn
+
+        tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
+        if unknown:
+            names = ", ".join(unknown)
+            warn(parent, f'{AGENTS_TAG} The agent "{agent.name}" names tools flue does not have: {names}.')
+        task_id = new_id("task")
+        child: Session | None = None  # its SubagentStop reads its last answer, once built
         child = Session(
             model=self._model(agent.model or parent.model.model),
-            tools=self._tools(sandbox, context),
+            tools=tools,
             system_prompt=context.system_prompt,
             cwd=child_cwd,
-            task_id=new_id("task"),
+            task_id=task_id,
             parent_session=parent.id,
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+            recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,  # its usage counts in the caller's totals (and the budget's)
-            before_turn=self.mcp.before_turn,  # and it gets the same MCP servers
+            before_turn=self.mcp.before_turn if wants_mcp(agent) else None,  # and the same MCP servers
+            prompt_hooks=self._child_hooks(parent, agent, task_id, lambda: child),
         )
-        self.mcp.attach(child)
+        if wants_mcp(agent):
+            self.mcp.attach(child)
         return child
 
 

@@ -13,6 +13,7 @@ from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
 from flue_tui.permissions.flags import CLAUDE_MODE
 
 if TYPE_CHECKING:
+    from flue_tui.core.images import Image
     from flue_tui.runtime.handle import SessionHandle
 
 
@@ -99,8 +100,8 @@ def serve_stream_input(
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, handle.settings.model, denials))
 
-    async def run(text: str) -> OperationResult:
-        return await session.prompt(text, result_schema=handle.settings.json_schema)
+    async def run(text: str, images: tuple[Image, ...] = ()) -> OperationResult:
+        return await session.prompt(text, result_schema=handle.settings.json_schema, images=images)
 
     controller = Controller(
         session,
