@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from flue_tui.core.jsonargs import loads
 from flue_tui.hooks import names
 from flue_tui.hooks.config import Hook, HookSetup
 from flue_tui.hooks.run import Ran, label, run_hook
@@ -45,7 +45,7 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None  # plain text on stdout: Claude Code shows it only in its transcript view
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError:
         say(f"{label(ran.hook)} printed output that is not valid JSON; it was ignored")
         return None
@@ -110,6 +110,22 @@ class Hooks:
                 why = _one_line(r.stderr) or "no message"
                 self.say(f"{label(r.hook)} failed with exit code {r.code}: {why}")
         return list(ran)
+
+    def _answer(self, ran: Ran, plain: list[str]) -> dict[str, Any] | None:
+        """Exit 0's JSON object (its `systemMessage` shown to the user), or None: plain text on
+        stdout goes to `plain` as context (UserPromptSubmit, SessionStart, PreCompact read it so);
+        broken JSON is one line and nothing more."""
+        if ran.code != 0:
+            return None
+        text = ran.stdout.strip()
+        if not text.startswith("{"):
+            if text:
+                plain.append(context(text, ran.hook))
+            return None
+        data = _json(ran, self.say)
+        if data is not None and isinstance(data.get("systemMessage"), str):
+            self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
+        return data
 
     def _matching(self, event: str, tool_name: str) -> list[Hook]:
         all_names = names.names(tool_name)
@@ -211,15 +227,9 @@ class Hooks:
             if ran.code == 2:
                 blocked = ran.stderr.strip() or "Blocked by a UserPromptSubmit hook."
                 continue
-            if ran.code != 0:
-                continue
-            data = _json(ran, self.say)
+            data = self._answer(ran, notes)
             if data is None:
-                if ran.stdout.strip():
-                    notes.append(context(ran.stdout, ran.hook))
                 continue
-            if isinstance(data.get("systemMessage"), str):
-                self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
             why = data.get("stopReason") if data.get("continue") is False else None
             if why is None and data.get("decision") == "block":
                 why = data.get("reason")
