@@ -17,6 +17,7 @@ CONSULTED = {
     "before_prompt",
     "after_prompt",
     "prompt_hooks",
+    "prompt_scope",
     "system_prompt",
     "recompose",
     "compaction",
