@@ -7,7 +7,7 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -41,7 +41,6 @@ class CompactionHost(Protocol):
     """What compaction needs of its Session (a Protocol: session.py imports this module)."""
 
     messages: list[Message]
-    system_prompt: str
 
     @property
     def prompt_hooks(self) -> CompactHooks | None: ...
@@ -50,7 +49,8 @@ class CompactionHost(Protocol):
     @property
     def compaction(self) -> CompactionConfig: ...
     @property
-    def recompose(self) -> Callable[[], str] | None: ...
+    def system_prompt(self) -> str: ...
+    def recompose_prompt(self) -> None: ...
     @property
     def tools(self) -> dict[str, Tool]: ...
     def context_window(self) -> int | None: ...
@@ -316,8 +316,7 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     session.messages.append(marker)
     session.emit(session.event(MessageEnd, message=message_to_dict(marker)))
     session.record_usage(usage, "compaction")
-    if session.recompose is not None:  # AGENTS.md and skills are re-read, so they survive compaction
-        session.system_prompt = session.recompose()
+    session.recompose_prompt()  # AGENTS.md and skills are re-read, so they survive compaction
     after = len(model_context(session.messages))
     session.emit(
         session.event(

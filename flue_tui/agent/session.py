@@ -98,7 +98,15 @@ class Session:
         recompose: Callable[[], str] | None = None,
         parent: Session | None = None,
         usage: Usage | None = None,
+        before_turn: Callable[[Session], Awaitable[None]] | None = None,
+        before_prompt: BeforePrompt | None = None,
+        after_prompt: AfterPrompt | None = None,
+        prompt_hooks: PromptHooks | None = None,
+        after_tool: AfterTool | None = None,
+        prompt_scope: PromptScope | None = None,
     ) -> None:
+        """Everything a session consults is given here (runtime/wiring.py builds it whole);
+        nothing patches it afterwards. A task child takes its parent's `after_tool` unless given one."""
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -118,13 +126,15 @@ class Session:
         self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
         self.before_tool: BeforeTool | None = before_tool
-        self.after_tool: AfterTool | None = parent.after_tool if parent is not None else None  # PostToolUse hooks
+        if after_tool is None and parent is not None:
+            after_tool = parent.after_tool
+        self.after_tool: AfterTool | None = after_tool  # PostToolUse hooks
         # Awaited before each model request (the MCP manager: servers started, tools current).
-        self.before_turn: Callable[[Session], Awaitable[None]] | None = None
-        self.before_prompt: BeforePrompt | None = None
-        self.after_prompt: AfterPrompt | None = None
-        self.prompt_hooks: PromptHooks | None = None
-        self.prompt_scope: PromptScope | None = None
+        self.before_turn: Callable[[Session], Awaitable[None]] | None = before_turn
+        self.before_prompt: BeforePrompt | None = before_prompt  # the file checkpoints
+        self.after_prompt: AfterPrompt | None = after_prompt
+        self.prompt_hooks: PromptHooks | None = prompt_hooks  # UserPromptSubmit, Stop, PreCompact, ...
+        self.prompt_scope: PromptScope | None = prompt_scope  # a custom command's model and tools
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -134,6 +144,12 @@ class Session:
         # Set whenever no operation runs: front ends await it (wait_idle) instead of polling `running`.
         self._idle = asyncio.Event()
         self._idle.set()
+
+    def recompose_prompt(self) -> None:
+        """After a compaction: the system prompt built again (AGENTS.md and skills re-read), by the
+        `recompose` the Runtime gave; the session's own state, so no one outside sets it."""
+        if self.recompose is not None:
+            self.system_prompt = self.recompose()
 
     # -- events -----------------------------------------------------------------------------
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:

@@ -1,6 +1,7 @@
 """argv and the subcommands. The top layer; imports lazily so `flue --help` stays fast.
 
 flue.py             `flue`: argv -> app | inline | plain | print mode | subcommand (entry point)
+flags.py            every flag's argparse definition (all `flue --help` imports besides flue.py)
 sessions.py         `flue sessions ...`; sessions_view.py, sessions_compact.py its parts
 doctor.py           `flue doctor`
 trust.py            `flue trust`

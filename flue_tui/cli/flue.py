@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from flue_tui import __version__
+
+if TYPE_CHECKING:
+    from flue_tui.config.settings import Settings
+    from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.runtime.start import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
@@ -76,7 +82,7 @@ Each has its own --help."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from flue_tui.headless.claude.flags import OneLineParser
+    from flue_tui.cli.flags import OneLineParser
 
     parser = OneLineParser(
         prog="flue",
@@ -168,17 +174,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim) and Harbor",
     )
     parser.add_argument("--version", action="version", version=f"flue {__version__}")
-    from flue_tui.runtime.flags import add_session_arguments
+    from flue_tui.cli.flags import (
+        add_claude_arguments,
+        add_mcp_arguments,
+        add_permission_arguments,
+        add_session_arguments,
+    )
 
     add_session_arguments(parser)
-    from flue_tui.permissions.flags import add_permission_arguments
-
     add_permission_arguments(parser)
-    from flue_tui.mcp.flags import add_mcp_arguments
-
     add_mcp_arguments(parser)
-    from flue_tui.headless.claude.flags import add_claude_arguments
-
     add_claude_arguments(parser)
     return parser
 
@@ -233,66 +238,46 @@ def main(argv: list[str] | None = None) -> int:
         return stopped_during_start_up(stop.code, stop.fmt, stop.model)
 
 
-def _main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["sessions"]:  # only as the first word, so `flue -p sessions` stays a prompt
+SUBCOMMANDS_AT = {"sessions", "doctor", "mcp", "trust", "worktree"}
+
+
+def _subcommand(name: str, rest: list[str]) -> int:
+    if name == "sessions":
         from flue_tui.cli.sessions import main as sessions_main
 
-        return sessions_main(argv[1:])
-    if argv[:1] == ["doctor"]:
+        return sessions_main(rest)
+    if name == "doctor":
         from flue_tui.cli.doctor import run_doctor
 
-        return run_doctor(argv[1:])
-    if argv[:1] == ["mcp"]:
+        return run_doctor(rest)
+    if name == "mcp":
         from flue_tui.mcp.cli import main as mcp_main
 
-        return mcp_main(argv[1:])
-    if argv[:1] == ["trust"]:
-        from flue_tui.cli.trust import main as trust_main
-
-        return trust_main(argv[1:])
-    if argv[:1] == ["worktree"]:
+        return mcp_main(rest)
+    if name == "worktree":
         from flue_tui.cli.worktree import main as worktree_main
 
-        return worktree_main(argv[1:])
+        return worktree_main(rest)
+    from flue_tui.cli.trust import main as trust_main
+
+    return trust_main(rest)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in SUBCOMMANDS_AT:  # only as the first word, so `flue -p sessions` stays a prompt
+        return _subcommand(argv[0], argv[1:])
     if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
         argv = ["--acp", *argv[1:]]
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.headless.claude.flags import claude_options, effort_for_budget
-    from flue_tui.permissions.flags import permission_settings
-    from flue_tui.runtime.start import options_from_args
-
     if args.input_format == "stream-json":
         args.print_mode = True  # the Agent SDK never passes -p
     try:
-        claude, overrides = claude_options(args)
-        sessions = options_from_args(args, print_mode=args.print_mode)
-        permissions = permission_settings(args)
-        from flue_tui.mcp.flags import mcp_settings
-
-        permissions.update(mcp_settings(args))
-        for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
-            if overrides.get(key):
-                permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
-        if permissions["permission_mode"] is None:
-            permissions["permission_mode"] = overrides.pop("permission_mode", None)
-        overrides.pop("permission_mode", None)
-        if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
-            permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
-        if args.plain and args.inline:
-            raise ValueError("use either --plain or --inline, not both")
-        if args.image and not args.print_mode:
-            raise ValueError("--image goes with -p; in the app and inline mode attach an image with @path")
-        if args.acp and args.worktree is not None:
-            raise ValueError("--acp takes each session's directory from the client; it takes no --worktree")
-        if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
-            raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
+        claude, sessions, overrides, permissions = _read_flags(args)
     except ValueError as exc:
         parser.error(str(exc))
     from flue_tui.config.errors import ConfigError
-    from flue_tui.config.settings import Settings
-    from flue_tui.config.text import utf8_text
 
     fmt = args.output_format if args.print_mode else None
     if args.print_mode:  # a signal during start-up still ends with the result the format promises
@@ -300,34 +285,7 @@ def _main(argv: list[str] | None = None) -> int:
 
         stop_start_up_on_signals(fmt, args.model)
     try:
-        if args.prompt is not None:
-            args.prompt = utf8_text("The prompt", args.prompt)
-        if args.append_system_prompt is not None:
-            args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
-        if args.worktree is not None:
-            args.cwd = _enter_worktree(args.worktree, args.cwd)
-        settings = Settings.from_env(
-            model=args.model or overrides.get("model"),
-            cwd=args.cwd,
-            system_prompt=args.system_prompt,
-            add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
-            max_turns=args.max_turns,
-            setting_sources=claude.setting_sources,
-            system_prompt_file=args.system_prompt_file,
-            append_system_prompt=args.append_system_prompt,
-            json_schema=_load_schema(args.json_schema) if args.json_schema else None,
-            max_budget_usd=args.max_budget_usd,
-            auto_compact=False if args.no_auto_compact else None,
-            compaction_model=args.compaction_model,
-            context_window=args.context_window,
-            effort=args.effort or effort_for_budget(args.max_thinking_tokens),
-            max_output_tokens=args.max_output_tokens,
-            settings_hooks=overrides.get("settings_hooks"),
-            ui_mode="inline" if args.inline else ("plain" if args.plain else None),
-            tools=claude.tools,
-            fallback_model=args.fallback_model,
-            **permissions,
-        )
+        settings = _settings(args, claude, overrides, permissions)
         prompt = None
         if args.print_mode:  # with --input-format stream-json, stdin carries the conversation instead
             stream_in = claude.input_format == "stream-json"
@@ -336,6 +294,82 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.headless.printmode import start_failure
 
         return start_failure(str(exc), fmt, args.model)
+    return _run(args, settings, prompt, sessions, claude)
+
+
+def _read_flags(args: argparse.Namespace) -> tuple[ClaudeOptions, SessionOptions, dict[str, Any], dict[str, Any]]:
+    """(print mode's Claude options, the session options, --settings overrides, the permission and
+    MCP settings), each read where its setting lives. Raises ValueError: a usage error."""
+    from flue_tui.headless.claude.flags import claude_options
+    from flue_tui.mcp.flags import mcp_settings
+    from flue_tui.permissions.flags import permission_settings
+    from flue_tui.runtime.start import options_from_args
+
+    claude, overrides = claude_options(args)
+    sessions = options_from_args(args, print_mode=args.print_mode)
+    permissions = permission_settings(args)
+    permissions.update(mcp_settings(args))
+    for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
+        if overrides.get(key):
+            permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
+    if permissions["permission_mode"] is None:
+        permissions["permission_mode"] = overrides.pop("permission_mode", None)
+    overrides.pop("permission_mode", None)
+    if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
+        permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
+    if args.plain and args.inline:
+        raise ValueError("use either --plain or --inline, not both")
+    if args.image and not args.print_mode:
+        raise ValueError("--image goes with -p; in the app and inline mode attach an image with @path")
+    if args.acp and args.worktree is not None:
+        raise ValueError("--acp takes each session's directory from the client; it takes no --worktree")
+    if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
+        raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
+    return claude, sessions, overrides, permissions
+
+
+def _settings(
+    args: argparse.Namespace, claude: ClaudeOptions, overrides: dict[str, Any], permissions: dict[str, Any]
+) -> Settings:
+    """The run's Settings from the flags over the config files. Raises ConfigError."""
+    from flue_tui.config.settings import Settings
+    from flue_tui.config.text import utf8_text
+    from flue_tui.headless.claude.flags import effort_for_budget
+
+    if args.prompt is not None:
+        args.prompt = utf8_text("The prompt", args.prompt)
+    if args.append_system_prompt is not None:
+        args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
+    if args.worktree is not None:
+        args.cwd = _enter_worktree(args.worktree, args.cwd)
+    return Settings.from_env(
+        model=args.model or overrides.get("model"),
+        cwd=args.cwd,
+        system_prompt=args.system_prompt,
+        add_dirs=[*claude.add_dirs, *overrides.get("add_dirs", [])] or None,
+        max_turns=args.max_turns,
+        setting_sources=claude.setting_sources,
+        system_prompt_file=args.system_prompt_file,
+        append_system_prompt=args.append_system_prompt,
+        json_schema=_load_schema(args.json_schema) if args.json_schema else None,
+        max_budget_usd=args.max_budget_usd,
+        auto_compact=False if args.no_auto_compact else None,
+        compaction_model=args.compaction_model,
+        context_window=args.context_window,
+        effort=args.effort or effort_for_budget(args.max_thinking_tokens),
+        max_output_tokens=args.max_output_tokens,
+        settings_hooks=overrides.get("settings_hooks"),
+        ui_mode="inline" if args.inline else ("plain" if args.plain else None),
+        tools=claude.tools,
+        fallback_model=args.fallback_model,
+        **permissions,
+    )
+
+
+def _run(
+    args: argparse.Namespace, settings: Settings, prompt: str | None, sessions: SessionOptions, claude: ClaudeOptions
+) -> int:
+    """The front end the flags and the terminal ask for: ACP, print mode, inline, plain or the app."""
     if args.acp:
         from flue_tui.acp.serve import run_acp
 

@@ -70,12 +70,14 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 class Hooks:
-    """The hooks of one run; `session_id` is set once the root session exists."""
+    """The hooks of one root session (and its task children), whose id their payloads carry."""
 
-    def __init__(self, setup: HookSetup, cwd: str, say: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, setup: HookSetup, cwd: str, say: Callable[[str], None] | None = None, *, session_id: str = ""
+    ) -> None:
         self.setup = setup
         self.cwd = cwd
-        self.session_id = ""
+        self.session_id = session_id
         self.say: Callable[[str], None] = say or (lambda _line: None)
         self._told: set[asyncio.Task[Any]] = set()
         # Set by the runtime: Claude Code's `permission_mode` and Stop's `last_assistant_message`.

@@ -117,9 +117,9 @@ class McpManager:
 
     # -- tools -----------------------------------------------------------------------------------
     def attach(self, session: Any) -> None:
-        """Offer the servers' tools to `session`, now and whenever they change."""
+        """Offer the servers' tools to `session`, now and whenever they change (it was built with
+        `before_turn=manager.before_turn`, which starts the servers before its first request)."""
         self.sessions.add(session)
-        session.before_turn = self.before_turn
         self.sync(session)
 
     def _changed(self, conn: Connection) -> None:

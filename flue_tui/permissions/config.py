@@ -24,7 +24,7 @@ from flue_tui.config.files import read_toml
 from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held
 from flue_tui.config.trust import Snapshot
-from flue_tui.permissions.policy import MODES, PermissionPolicy
+from flue_tui.permissions.policy import MODES, PermissionPolicy, PreToolHooks
 from flue_tui.permissions.rules import RuleError, parse_rules
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist", "safe_commands")
@@ -180,7 +180,9 @@ def mode_for(settings: Any, conf: PermissionConfig | None = None) -> str:
     return getattr(settings, "permission_mode", None) or conf.mode or default_mode(settings)
 
 
-def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any = None) -> PermissionPolicy:
+def build_policy(
+    settings: Any, conf: PermissionConfig | None = None, guard: Any = None, hooks: PreToolHooks | None = None
+) -> PermissionPolicy:
     """A fresh policy for one session from settings (flags) and the config files."""
     conf = conf if conf is not None else load_for(settings)
     mode = mode_for(settings, conf)
@@ -200,18 +202,22 @@ def build_policy(settings: Any, conf: PermissionConfig | None = None, guard: Any
         add_dirs=add_dirs,
         guard=guard,
         safe_commands=conf.safe_commands,
+        hooks=hooks,
     )
 
 
-def session_policy(settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str]) -> PermissionPolicy:
+def session_policy(
+    settings: Any, conf: PermissionConfig, notices: list[str], warnings: list[str], hooks: PreToolHooks | None = None
+) -> PermissionPolicy:
     """A root session's own policy (so "allow for this session" ends with it; the Runtime hands it
-    to the Session it builds), and the sandbox's one-time notices passed on as start-up warnings
-    (stderr in print mode, a notice in the app)."""
+    to the Session it builds), with the user's PreToolUse `hooks` (hooks/events.Hooks) when there
+    are any, and the sandbox's one-time notices passed on as start-up warnings (stderr in print
+    mode, a notice in the app)."""
     from flue_tui.sandbox.workspace import workspace_guard
 
     if getattr(settings, "sandbox", "local") not in SANDBOXES:
         raise ConfigError(f"Unknown sandbox {settings.sandbox!r}: choose one of {', '.join(SANDBOXES)}.")
     guard = workspace_guard(settings, conf.blocklist, conf.default_blocklist)
-    policy = build_policy(settings, conf, guard)
+    policy = build_policy(settings, conf, guard, hooks)
     warnings.extend(n for n in notices if n not in warnings)
     return policy

@@ -1,4 +1,5 @@
-"""The permission and sandbox flags. Imported by cli/flue.py at startup: argparse only."""
+"""What the permission and sandbox flags mean (their argparse definitions: cli/flags.py): the
+mode names, Claude Code's spellings of them, and the settings the flags give."""
 
 from __future__ import annotations
 
@@ -12,50 +13,6 @@ PERMISSION_MODES = {"default": "ask", "acceptEdits": "accept-edits", "plan": "pl
 CLAUDE_MODE = {flue: claude for claude, flue in PERMISSION_MODES.items()}
 
 
-def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("permissions and sandbox")
-    group.add_argument(
-        "--permission-mode",
-        choices=(*MODE_CHOICES, *PERMISSION_MODES),
-        help="ask: write, edit and bash ask first (the app's default); accept-edits: only bash asks; "
-        "plan: read-only; yolo: nothing asks (the default of -p). Print mode never waits: "
-        "what would ask is refused and listed in permission_denials. Claude Code's names work too: "
-        "default=ask, acceptEdits=accept-edits, plan, bypassPermissions=yolo",
-    )
-    group.add_argument(
-        "--allowed-tools",
-        "--allowedTools",
-        action="append",
-        metavar="RULES",
-        default=[],
-        help='tools or patterns that run without asking, e.g. "read,bash(git *)" (repeatable)',
-    )
-    group.add_argument(
-        "--disallowed-tools",
-        "--disallowedTools",
-        action="append",
-        metavar="RULES",
-        default=[],
-        help='tools or patterns that are always refused, e.g. "bash(rm *)" (repeatable)',
-    )
-    group.add_argument(
-        "--sandbox",
-        choices=SANDBOX_CHOICES,
-        default=None,
-        help="local: Flue's behaviour (default); workspace: paths must stay inside the working "
-        "directory, bash commands are checked and run in bubblewrap when installed",
-    )
-    group.add_argument(
-        "--allow-network", action="store_true", help="--sandbox workspace: let bash inside bubblewrap use the network"
-    )
-    group.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="for this run, apply what .flue/config.toml loosens (allow rules, "
-        "default_blocklist = false, [env]) without asking; the app asks once and remembers",
-    )
-
-
 def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Settings overrides from the flags (None leaves a setting at its default)."""
     from flue_tui.permissions.rules import RuleError, parse_rules
@@ -64,6 +21,8 @@ def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
         parse_rules([*args.allowed_tools, *args.disallowed_tools])
     except RuleError as exc:
         raise ValueError(str(exc)) from None
+    _choice("--permission-mode", args.permission_mode, tuple(dict.fromkeys((*MODE_CHOICES, *PERMISSION_MODES))))
+    _choice("--sandbox", args.sandbox, SANDBOX_CHOICES)
     return {
         "permission_mode": permission_mode(args),  # Claude Code's spellings mapped to flue's modes
         "interactive": not args.print_mode,
@@ -81,3 +40,10 @@ def permission_mode(args: argparse.Namespace) -> str | None:
         return "yolo"
     mode = args.permission_mode
     return PERMISSION_MODES.get(mode, mode) if mode is not None else None
+
+
+def _choice(flag: str, value: str | None, choices: tuple[str, ...]) -> None:
+    """argparse's own sentence for a value it does not know (the CLI exits 2 with it)."""
+    if value is not None and value not in choices:
+        shown = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"argument {flag}: invalid choice: {value!r} (choose from {shown})")

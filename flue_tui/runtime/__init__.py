@@ -4,7 +4,6 @@ wiring.py  Runtime: builds a Session for a run from Settings
 handle.py  SessionHandle: the one session object every front end drives (start, /new, /resume,
            rename, model, effort, mode, compact, export, totals, wait_idle, close)
 start.py   checks the session flags and starts a Session that resumes from / records to the store
-flags.py   the session flags' argparse definitions (argparse only, for a fast `flue --help`)
 workers.py the daemon default executor and `exit_now` (no exit waits on a thread or on teardown)
 quitting.py leaving the app or inline mode: close the session, print how to resume it, end at once
 """

@@ -46,9 +46,10 @@ def disabled_reason(workspace: str) -> str | None:
 
 
 class TurnCheckpoints:
-    """The before_prompt hook of one session."""
+    """The before_prompt hook of one session (`end` its after_prompt), given to it at construction;
+    `done` user messages already ran."""
 
-    def __init__(self, workspace: str, done: int) -> None:
+    def __init__(self, workspace: str, done: int = 0) -> None:
         self.workspace = workspace
         self.next = done + 1  # the number of the next user message
         self.files: FileCheckpoints | None = None
@@ -127,25 +128,14 @@ class TurnCheckpoints:
         session.emit(session.event(Log, level="warn", message=f"{TAG} {message}"))
 
 
-def install(
-    session: Session,
-    workspace: str,
-    *,
-    done: int = 0,
-    forked_from: str | None = None,
-    below: int | None = None,
-    warm: bool = False,
-) -> TurnCheckpoints:
-    """Hook checkpoints into `session`; `done` user messages already ran. A fork gets its source's
-    checkpoints (those before message `below` when given), so it can be rewound as far back too."""
-    hook = TurnCheckpoints(workspace, done)
-    session.before_prompt = hook
-    session.after_prompt = hook.end
+def carry_over(hook: TurnCheckpoints, session_id: str, *, forked_from: str | None = None, warm: bool = False) -> None:
+    """Once the session `hook` was built into exists (Session(before_prompt=hook, after_prompt=hook.end)):
+    a fork gets its source's checkpoints, so it can be rewound as far back too; an interactive
+    session's first snapshot starts in the background (`warm`)."""
     if forked_from is not None and hook.off is None:
         try:
-            files_for(workspace).copy(forked_from, session.id, below=below)
+            files_for(hook.workspace).copy(forked_from, session_id)
         except (GitMissing, GitFailed, OSError, ValueError):
             pass  # the fork works without them; its own checkpoints start with its next message
     if warm:
         hook.warm()
-    return hook

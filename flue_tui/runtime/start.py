@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.runtime.flags import PICK
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
@@ -54,21 +53,23 @@ class SessionOptions:
 def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionOptions:
     """Check the combination; raises ValueError with a usage message (the CLI exits 2)."""
     resume = args.resume
-    if resume is not None and resume != PICK and not resume.strip():
+    pick = bool(getattr(args, "pick", False))  # a bare --resume (cli/flags.py)
+    if resume is not None and not resume.strip():
         raise ValueError("--resume needs a session name or id")
-    if resume == PICK and print_mode:
+    if pick and print_mode:
         raise ValueError("--resume needs a session name or id in print mode (list them with: flue sessions list)")
-    if args.continue_last and resume is not None:
+    asked = pick or resume is not None
+    if args.continue_last and asked:
         raise ValueError("use either --continue or --resume, not both")
-    if args.session is not None and (args.continue_last or resume is not None) and not args.fork_session:
+    if args.session is not None and (args.continue_last or asked) and not args.fork_session:
         raise ValueError(
             "--session names the session to use; with --resume/--continue it is only allowed "
             "together with --fork-session (the fork gets that name)"
         )
-    if args.fork_session and not (args.session or args.continue_last or resume is not None):
+    if args.fork_session and not (args.session or args.continue_last or asked):
         raise ValueError("--fork-session needs a session to fork: --resume NAME, --continue or --session NAME")
     session_id = getattr(args, "session_id", None)  # a UUID already (headless.claude.flags.check_session_id)
-    if session_id is not None and (args.session is not None or args.continue_last or resume is not None):
+    if session_id is not None and (args.session is not None or args.continue_last or asked):
         raise ValueError("--session-id names the session itself; use it without --session, --continue or --resume")
     if args.session is not None:
         from flue_tui.store.db import StoreError
@@ -87,7 +88,7 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             check_name(worktree)
         except WorktreeError as exc:
             raise ValueError(str(exc)) from None
-        if name is None and resume is None and not args.continue_last and session_id is None:
+        if name is None and not asked and not args.continue_last and session_id is None:
             name = worktree  # the worktree's session: `flue -w NAME` again resumes it
             from flue_tui.store.db import StoreError
             from flue_tui.store.sessions import check_name as check_session_name
@@ -98,8 +99,8 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
                 raise ValueError(str(exc)) from None
     return SessionOptions(
         name=name,
-        resume=None if resume == PICK else resume,
-        pick=resume == PICK,
+        resume=resume,
+        pick=pick,
         continue_last=args.continue_last,
         fork=args.fork_session,
         persist=not args.no_session_persistence,
@@ -218,16 +219,18 @@ def start_session(
 
 def _start(settings: Settings, options: SessionOptions | None, picker: Picker | None) -> Started:
     from flue_tui.core.messages import Usage
-    from flue_tui.runtime.checkpointing import install as install_checkpoints  # not before the app's first frame
+    from flue_tui.runtime.checkpointing import TurnCheckpoints, carry_over  # not before the app's first frame
     from flue_tui.runtime.wiring import Runtime
 
     runtime = Runtime(settings)  # checks the model before anything touches the database
     check_budget(settings)
     if options is None or not options.uses_store:
+        hook = TurnCheckpoints(settings.cwd)
         session, context = runtime.new_session(
-            **({"session_id": options.session_id} if options is not None and options.session_id else {})
+            checkpoints=hook,
+            **({"session_id": options.session_id} if options is not None and options.session_id else {}),
         )
-        install_checkpoints(session, settings.cwd, warm=settings.interactive)
+        carry_over(hook, session.id, warm=settings.interactive)
         return Started(session, context, notices=_layout_notices())
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
@@ -260,7 +263,8 @@ def _start(settings: Settings, options: SessionOptions | None, picker: Picker | 
             kwargs["messages"] = messages
             # Its task children's tokens included; a price unknown then stays unknown.
             kwargs["usage"] = Usage(*store.tree_usage(target.id), priced=store.tree_priced(target.id))
-        session, context = runtime.new_session(**kwargs)
+        hook = TurnCheckpoints(settings.cwd, len(store.user_prompts(target.id)) if target else 0)
+        session, context = runtime.new_session(checkpoints=hook, **kwargs)
     except StoreError as exc:
         _release(locks)
         store.close()
@@ -269,10 +273,9 @@ def _start(settings: Settings, options: SessionOptions | None, picker: Picker | 
         _release(locks)
         store.close()
         raise
-    install_checkpoints(
-        session,
-        settings.cwd,
-        done=len(store.user_prompts(target.id)) if target else 0,
+    carry_over(
+        hook,
+        session.id,
         forked_from=source.id if source is not None and target is not None and source.id != target.id else None,
         warm=settings.interactive,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
@@ -19,6 +19,13 @@ from flue_tui.context.skills import SkillSet, discover_skills, packaged_skills_d
 from flue_tui.context.subagents import Roster, Subagent, discover_roster
 from flue_tui.core.files import workspace_roots
 from flue_tui.core.ids import new_id
+from flue_tui.model.base import ModelClient
+
+if TYPE_CHECKING:
+    from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+    from flue_tui.runtime.checkpointing import TurnCheckpoints
+    from flue_tui.sandbox.local import LocalSandbox
+    from flue_tui.tools.base import Tool
 
 
 def _instructions(settings: Settings) -> str:
@@ -51,7 +58,7 @@ class Runtime:
         self.settings = settings
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
-        self._sandbox: Any = None
+        self._sandbox: LocalSandbox | None = None
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
@@ -100,7 +107,7 @@ class Runtime:
         warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
         return Context(prompt, skills, roster, warnings)
 
-    def _tools(self, sandbox: Any, context: Context) -> list[Any]:
+    def _tools(self, sandbox: LocalSandbox, context: Context) -> list[Tool]:
         from flue_tui.permissions.policy import AS_BASH
         from flue_tui.permissions.rules import parse_rules
         from flue_tui.tools import builtin_tools
@@ -126,14 +133,14 @@ class Runtime:
         gone = [r for r in parse_rules(self.settings.disallowed_tools) if r.pattern is None]
         return [t for t in tools if not any(r.covers_tool(AS_BASH.get(str(t.name), str(t.name))) for r in gone)]
 
-    def _model(self, model: str) -> Any:
+    def _model(self, model: str) -> ModelClient:
         return model_client(self.settings, model, main=model == self.settings.model)
 
     def _compaction(self) -> CompactionConfig:
         summariser = self.settings.compaction_model
         return CompactionConfig(auto=self.settings.auto_compact, model=self._model(summariser) if summariser else None)
 
-    def _sandbox_for(self, cwd: str | None) -> Any:
+    def _sandbox_for(self, cwd: str | None) -> LocalSandbox:
         from flue_tui.sandbox.workspace import make_sandbox  # local(), or contained with --sandbox workspace
 
         if cwd is None:
@@ -142,14 +149,19 @@ class Runtime:
             return self._sandbox
         return make_sandbox(self.settings, cwd, self.sandbox_notices)
 
-    def new_session(self, **kw: Any) -> tuple[Session, Context]:
-        """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume)."""
+    def new_session(self, checkpoints: TurnCheckpoints | None = None, **kw: Any) -> tuple[Session, Context]:
+        """A root session in settings.cwd (fresh, or with `messages` / `session_id` / `usage` to resume),
+        built whole: its policy (with the user's hooks), MCP, prompt hooks, a custom command's scope
+        and `checkpoints` are given at construction, nothing is set on it afterwards."""
         from flue_tui.permissions.config import session_policy
+        from flue_tui.runtime.claudecode import prompt_scope, warn
 
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
-        policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
-        session: Session | None = None  # the fallback's notice goes to the session built below
+        kw["session_id"] = kw.get("session_id") or new_id("ses")  # known first: the hooks' payloads carry it
+        session: Session | None = None  # what the hooks and the fallback say goes to the session built below
+        hooks = self._hooks(kw["session_id"], lambda: session, lambda: policy.mode)
+        policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings, hooks)
         model = self.settings.model or ""
         session = Session(
             model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
@@ -162,32 +174,45 @@ class Runtime:
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
             recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
+            before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
+            before_prompt=checkpoints,
+            after_prompt=checkpoints.end if checkpoints is not None else None,
+            prompt_hooks=hooks,  # the root session's prompts and compactions
+            # PostToolUse; task children take their parent's (Session)
+            after_tool=hooks.post_tool if hooks is not None and self.hooks.for_event("PostToolUse") else None,
+            prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
             **kw,
         )
-        self.mcp.attach(session)
-        self._attach_hooks(session, policy)
-        from flue_tui.runtime.claudecode import prompt_scope, warn
-
-        trust_all = bool(self.settings.trust_project)
-        session.prompt_scope = prompt_scope(context, self._model, trust_all, warn)
+        self.mcp.attach(session)  # offered the servers' tools, now and whenever they change
+        if hooks is not None and self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
         return session, context
 
-    def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's hooks (flue_tui/hooks): PreToolUse and Notification through the session's
-        policy (children share it), the prompt's and the session's own through `prompt_hooks`."""
-        if not self.hooks.hooks or policy is None:
-            return
+    def _hooks(
+        self, session_id: str, session: Callable[[], Session | None], mode: Callable[[], str]
+    ) -> SessionHooks | None:
+        """The user's hooks (flue_tui/hooks) for one root session, or None when there are none:
+        PreToolUse and Notification through its policy (children share it), the prompt's and the
+        session's own as its `prompt_hooks`."""
+        if not self.hooks.hooks:
+            return None
         from flue_tui.core.events import Log
         from flue_tui.hooks.events import TAG
         from flue_tui.hooks.lifecycle import SessionHooks
 
         def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
-            session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
+            target = session()
+            if target is not None:
+                target.emit(target.event(Log, level="warn", message=f"{TAG} {line}"))
+
+        def last_text() -> str:
+            target = session()
+            return target.last_assistant_text() if target is not None else ""
 
         hooks = SessionHooks(self.hooks, self.settings.cwd, say)
-        hooks.session_id = session.id
-        hooks.mode = lambda: policy.mode
-        hooks.last_text = session.last_assistant_text
+        hooks.session_id = session_id
+        hooks.mode = mode
+        hooks.last_text = last_text
         hooks.background = lambda: [
             {
                 "id": j.id,
@@ -198,22 +223,26 @@ class Runtime:
             }
             for j in self.jobs.running()
         ]
-        policy.hooks = hooks
-        session.prompt_hooks = hooks  # the root session's prompts and compactions
-        if self.settings.interactive:
-            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
-        if self.hooks.for_event("PostToolUse"):
-            session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+        return hooks
 
-    def _child_hooks(self, parent: Session, child: Session, agent: Subagent) -> None:
+    def _child_hooks(
+        self, parent: Session, agent: Subagent, task_id: str, child: Callable[[], Session | None]
+    ) -> ChildHooks | None:
         """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
         from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
 
         hooks = parent.prompt_hooks
         root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
-        if isinstance(root, SessionHooks):
-            child.prompt_hooks = mine = root.for_child(agent.name, child.task_id or child.id)
-            mine.last_text = child.last_assistant_text
+        if not isinstance(root, SessionHooks):
+            return None
+        mine = root.for_child(agent.name, task_id)
+
+        def last_text() -> str:
+            target = child()
+            return target.last_assistant_text() if target is not None else ""
+
+        mine.last_text = last_text
+        return mine
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
@@ -226,23 +255,26 @@ class Runtime:
         if unknown:
             names = ", ".join(unknown)
             warn(parent, f'{AGENTS_TAG} The agent "{agent.name}" names tools flue does not have: {names}.')
+        task_id = new_id("task")
+        child: Session | None = None  # its SubagentStop reads its last answer, once built
         child = Session(
             model=self._model(agent.model or parent.model.model),
             tools=tools,
             system_prompt=context.system_prompt,
             cwd=child_cwd,
-            task_id=new_id("task"),
+            task_id=task_id,
             parent_session=parent.id,
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
             recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
-            parent=parent,
-        )  # its usage counts in the caller's totals (and the budget's)
+            parent=parent,  # its usage counts in the caller's totals (and the budget's)
+            before_turn=self.mcp.before_turn if wants_mcp(agent) else None,  # and the same MCP servers
+            prompt_hooks=self._child_hooks(parent, agent, task_id, lambda: child),
+        )
         if wants_mcp(agent):
-            self.mcp.attach(child)  # and get the same MCP servers
-        self._child_hooks(parent, child, agent)
+            self.mcp.attach(child)
         return child
 
 
@@ -267,7 +299,7 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
     )
 
 
-def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> ModelClient:
     """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
     when that names another model. Both are built by model_client, so both get the user's bounds;
     task children keep their own model (Claude Code's fallback is the main loop's too)."""

@@ -11,13 +11,24 @@ from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
 from flue_tui.core.events import Log
 from flue_tui.model.litellm_client import LiteLLMClient
-from flue_tui.runtime.checkpointing import install
+from flue_tui.runtime.checkpointing import TurnCheckpoints
 from tests.fakellm import Turn
 
 
-def session(fakellm, ws: Path) -> tuple[Session, list[str]]:
+def session(fakellm, ws: Path, done: int = 0) -> tuple[Session, list[str]]:
+    """A session built with its checkpoints (as runtime/wiring.py builds every one); `done` user
+    messages already ran."""
     client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
-    s = Session(model=client, tools=[], system_prompt="test", cwd=str(ws), retry_base_ms=5)
+    hook = TurnCheckpoints(str(ws), done)
+    s = Session(
+        model=client,
+        tools=[],
+        system_prompt="test",
+        cwd=str(ws),
+        retry_base_ms=5,
+        before_prompt=hook,
+        after_prompt=hook.end,
+    )
     notices: list[str] = []
     s.subscribe(lambda e: notices.append(e.message) if isinstance(e, Log) and e.level == "warn" else None)
     return s, notices
@@ -28,8 +39,7 @@ def test_one_checkpoint_per_user_message_numbered_after_the_stored_ones(fakellm,
     ws.mkdir()
     (ws / "a.txt").write_text("v1")
     fakellm.script([Turn(text="one"), Turn(text="two")])
-    s, notices = session(fakellm, ws)
-    install(s, str(ws), done=2)  # a resumed session: two user messages already ran
+    s, notices = session(fakellm, ws, done=2)  # a resumed session: two user messages already ran
 
     async def run() -> list[str | None]:
         first = await s.prompt("first")
@@ -55,7 +65,6 @@ def test_no_git_is_one_notice_and_the_turns_still_run(fakellm, tmp_path, monkeyp
     monkeypatch.delenv("FLUE_GIT", raising=False)
     fakellm.script([Turn(text="one"), Turn(text="two")])
     s, notices = session(fakellm, ws)
-    install(s, str(ws))
 
     async def run() -> list:
         return [await s.prompt("first"), await s.prompt("second")]
@@ -73,7 +82,6 @@ def test_home_directory_and_big_files_are_named_once(fakellm, tmp_path, monkeypa
     (ws / "huge.bin").write_bytes(b"\0" * (10 * 1024 * 1024 + 1))
     fakellm.script([Turn(text="one"), Turn(text="two"), Turn(text="three")])
     s, notices = session(fakellm, ws)
-    install(s, str(ws))
 
     async def twice(sess: Session) -> None:
         await sess.prompt("first")
@@ -84,7 +92,6 @@ def test_home_directory_and_big_files_are_named_once(fakellm, tmp_path, monkeypa
 
     monkeypatch.setenv("HOME", str(ws))
     home_session, home_notices = session(fakellm, ws)
-    install(home_session, str(ws))
     asyncio.run(home_session.prompt("in home"))
     assert len(home_notices) == 1 and "home or root directory" in home_notices[0]
 

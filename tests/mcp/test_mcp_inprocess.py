@@ -164,8 +164,8 @@ def test_sessions_get_tools_and_list_changes_reach_them():
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[])
-        child = Session(model=None, tools=[], depth=1)
+        session = Session(model=None, tools=[], before_turn=manager.before_turn)
+        child = Session(model=None, tools=[], depth=1, before_turn=manager.before_turn)
         manager.attach(session)
         manager.attach(child)  # a task sub-agent gets the same servers
         config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"))
@@ -201,7 +201,7 @@ def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[])
+        session = Session(model=None, tools=[], before_turn=manager.before_turn)
         logs: list[str] = []
         session.subscribe(lambda e: logs.append(e.message) if isinstance(e, Log) else None)
         manager.attach(session)
@@ -226,7 +226,7 @@ def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[])
+        session = Session(model=None, tools=[], before_turn=manager.before_turn)
         manager.attach(session)
         mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "sleep 300"), startup_timeout=600)
         manager.configure(McpSetup((mute,)), str(tmp_path))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from flue_tui.cli.flags import add_session_arguments
 from flue_tui.config.settings import Settings
-from flue_tui.runtime.flags import PICK, add_session_arguments
 from flue_tui.runtime.start import SessionOptions, SessionStartError, options_from_args, start_session
 from flue_tui.store.sessions import SessionStore
 from tests.fakellm import Turn
@@ -56,7 +56,9 @@ def test_flag_combinations():
     ):
         with pytest.raises(ValueError):
             parse(*bad)
-    assert PICK not in (parse("-r", print_mode=False).resume or "")
+    picked = parse("-r", print_mode=False)
+    assert picked.pick and picked.resume is None  # a bare --resume: the picker, no name
+    assert not parse("-r", "x").pick
 
 
 async def test_resume_without_persistence_reads_but_never_writes(settings, fakellm, tmp_path):

@@ -1,12 +1,11 @@
-"""Claude Code's flag spellings, next to flue's own, and what each maps to. Imported while the
-parser is built (argparse only); checking and acting on the values happens after parsing."""
+"""What Claude Code's flags mean in flue (their argparse definitions: cli/flags.py): its tool
+names, its settings, its options for print mode, checked after parsing."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
-from typing import Any, NoReturn
+from typing import Any
 
 from flue_tui.permissions.flags import PERMISSION_MODES
 
@@ -34,75 +33,6 @@ TOOL_NAMES = {
     "bash_kill": "bash_kill",
 }
 SETTING_SOURCES = ("user", "project", "local")
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Never expands prefixes (`--system-prompt` is not `--system-prompt-file`), and a usage
-    error is one line on stderr, exit 2, not a usage block."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["allow_abbrev"] = False
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("Claude Code compatibility (claude -p and the Claude Agent SDK)")
-    group.add_argument(
-        "--system-prompt", metavar="TEXT", help="replace flue's built-in instructions with TEXT (may be empty)"
-    )
-    group.add_argument(
-        "--input-format",
-        choices=("text", "stream-json"),
-        default="text",
-        help="print mode input: text (the prompt) or stream-json (user messages and control "
-        "requests as JSON lines on stdin, one session over many turns)",
-    )
-    group.add_argument(
-        "--dangerously-skip-permissions", action="store_true", help="same as --permission-mode yolo (bypassPermissions)"
-    )
-    group.add_argument(
-        "--session-id", metavar="UUID", help="use this id: a new session with it, or that session resumed"
-    )
-    group.add_argument(
-        "--add-dir",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="another directory the tools may use (with --sandbox workspace: contained too)",
-    )
-    group.add_argument(
-        "--fallback-model", metavar="MODEL", help="model to use when the main one is overloaded or unavailable"
-    )
-    group.add_argument(
-        "--settings",
-        metavar="FILE|JSON",
-        help="Claude Code settings (a file or inline JSON): model, permissions.allow/deny/defaultMode",
-    )
-    group.add_argument(
-        "--setting-sources",
-        metavar="SOURCES",
-        help="comma-separated user,project,local: which config files are read "
-        "(user = ~/.config/flue/config.toml, project/local = .flue/config.toml)",
-    )
-    group.add_argument(
-        "--tools", metavar="TOOLS", help='the built-in tools offered: "" none, "default" all, or e.g. "Bash,Read,Edit"'
-    )
-    group.add_argument(
-        "--permission-prompt-tool",
-        metavar="TOOL",
-        help='"stdio": with --input-format stream-json, ask the Agent SDK\'s can_use_tool callback '
-        "whenever a call needs approval",
-    )
-    group.add_argument(
-        "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (picks an --effort level)"
-    )
-    group.add_argument(
-        "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
-    )
 
 
 def effort_for_budget(tokens: int | None) -> str | None:
