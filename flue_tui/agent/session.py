@@ -7,13 +7,13 @@ import contextlib
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
+from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
 from flue_tui.agent.toolrun import AfterTool, BeforeTool
 from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
@@ -26,44 +26,10 @@ from flue_tui.model.modelmap import no_vision, supports_vision
 from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 
-Subtype = Literal["success", "error_max_turns", "error_max_budget_usd", "error_during_execution"]
-
 
 class SessionBusy(Exception):
     pass
 
-
-@dataclass(slots=True)
-class RunStats:
-    turns: int = 0
-    api_ms: float = 0.0
-    usage: Usage = field(default_factory=Usage)
-
-
-@dataclass(frozen=True, slots=True)
-class OperationResult:
-    """What one prompt() produced, in the shape print mode reports."""
-
-    text: str
-    is_error: bool
-    subtype: Subtype
-    num_turns: int
-    duration_ms: int
-    duration_api_ms: int
-    usage: Usage
-    error: str | None = None
-    hint: str | None = None
-    aborted: bool = False
-    structured_output: Any = None
-    # Why the last reply ended, in Claude Code's words: end_turn, max_tokens, tool_use (None: no reply).
-    stop_reason: str | None = None
-    # The file checkpoint taken just before this prompt ("<session id>/<n>"), None when none was.
-    checkpoint: str | None = None
-
-
-# Our stop reasons as Claude Code's result reports them.
-RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "refusal": "refusal"}
-LENGTH_CUT = 'The reply was cut off at the output limit (finish_reason "length"): the answer is incomplete.'
 
 Subscriber = Callable[[Event], None]
 # Awaited once per prompt before its user message joins the history, with the prompt's text: the
