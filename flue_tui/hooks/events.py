@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -51,6 +51,10 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+async def _no_answer(hook: Hook) -> Ran:
+    return Ran(hook, None, failure=f"{label(hook)} has nobody to answer it")
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -64,6 +68,16 @@ class Hooks:
         self.cwd = cwd
         self.session_id = ""
         self.say: Callable[[str], None] = say or (lambda _line: None)
+        # Who answers an SDK hook (one with a callback id): the control protocol's asker, set by
+        # headless/claude when the SDK registers hooks. Its answer reads as a command's JSON stdout.
+        self.sdk: Callable[[Hook, dict[str, Any]], Awaitable[Ran]] | None = None
+
+    def _one(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[Ran]:
+        if hook.callback is None:
+            return run_hook(hook, payload, self.cwd)
+        if self.sdk is None:
+            return _no_answer(hook)
+        return self.sdk(hook, payload)
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
         # flue keeps sessions in SQLite: there is no JSONL transcript to point at.
@@ -76,7 +90,7 @@ class Hooks:
         }
 
     async def _run(self, hooks: list[Hook], payload: dict[str, Any]) -> list[Ran]:
-        ran = await asyncio.gather(*(run_hook(h, payload, self.cwd) for h in hooks))
+        ran = await asyncio.gather(*(self._one(h, payload) for h in hooks))
         for r in ran:
             if r.failure is not None:
                 self.say(r.failure)

@@ -153,21 +153,8 @@ class Runtime:
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
         """The user's PreToolUse hooks answer through the session's policy (children share it)."""
-        if not self.hooks.hooks or policy is None:
-            return
-        from flue_tui.core.events import Log
-        from flue_tui.hooks.events import TAG, Hooks
-
-        def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
-            session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
-
-        hooks = Hooks(self.hooks, self.settings.cwd, say)
-        hooks.session_id = session.id
-        policy.hooks = hooks
-        if self.hooks.for_event("UserPromptSubmit") or self.hooks.for_event("Stop"):
-            session.prompt_hooks = hooks  # the root session's prompts only
-        if self.hooks.for_event("PostToolUse"):
-            session.after_tool = hooks.post_tool  # task children take their parent's (Session)
+        if self.hooks.hooks:
+            attach_hooks(session, policy, self.hooks.hooks, self.settings.cwd)
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
@@ -190,6 +177,37 @@ class Runtime:
         )  # its usage counts in the caller's totals (and the budget's)
         self.mcp.attach(child)  # and get the same MCP servers
         return child
+
+
+def attach_hooks(session: Session, policy: Any, hooks: tuple[Any, ...], cwd: str, *, sdk: Any = None) -> Any:
+    """Give `session` these hooks (added to any it has): PreToolUse through its policy, PostToolUse
+    as `after_tool`, UserPromptSubmit/Stop as `prompt_hooks`. `sdk` answers the Agent SDK's
+    callback hooks, which arrive with its initialize request, after the session is built.
+    Returns the Hooks object, or None without a policy."""
+    if policy is None:
+        return None
+    from flue_tui.core.events import Log
+    from flue_tui.hooks.config import HookSetup
+    from flue_tui.hooks.events import TAG, Hooks
+
+    def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
+        session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
+
+    existing = policy.hooks if isinstance(policy.hooks, Hooks) else None
+    if existing is None:
+        existing = Hooks(HookSetup(tuple(hooks)), cwd, say)
+        existing.session_id = session.id
+        policy.hooks = existing
+    else:
+        existing.setup = HookSetup(existing.setup.hooks + tuple(hooks))
+    if sdk is not None:
+        existing.sdk = sdk
+    setup = existing.setup
+    if setup.for_event("UserPromptSubmit") or setup.for_event("Stop"):
+        session.prompt_hooks = existing  # the root session's prompts only
+    if setup.for_event("PostToolUse"):
+        session.after_tool = existing.post_tool  # task children take their parent's (Session)
+    return existing
 
 
 def model_client(settings: Settings, model: str, *, main: bool) -> Any:

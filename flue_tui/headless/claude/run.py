@@ -87,9 +87,11 @@ def serve_stream_input(
 ) -> tuple[list[OperationResult], int | None]:
     """Run turns from stdin until it closes on the handle's session (its limits, totals, model and
     close are the handle's, as in every front end); returns the results and the signal exit code."""
+    from flue_tui.headless.claude.asks import claude_denial
     from flue_tui.headless.claude.control import Controller
     from flue_tui.headless.workers import DaemonExecutor
     from flue_tui.permissions.policy import policy_of
+    from flue_tui.runtime.wiring import attach_hooks
 
     session = handle.session
     assert session is not None, "serve_stream_input needs a started handle"
@@ -110,7 +112,8 @@ def serve_stream_input(
 
     def end(result: OperationResult) -> None:
         policy = policy_of(session)
-        denials = [d.to_dict() for d in policy.denials[denied[0] :]] if policy is not None else []
+        # In Claude Code's tool names and input shapes, as the SDK script's can_use_tool saw them.
+        denials = [claude_denial(d) for d in policy.denials[denied[0] :]] if policy is not None else []
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, handle.settings.model, denials))
 
@@ -126,6 +129,7 @@ def serve_stream_input(
         set_model=set_model,
         set_mode=handle.keep_mode,
         replay=opts.replay_user_messages,
+        add_hooks=lambda hooks, sdk: attach_hooks(session, policy_of(session), hooks, session.cwd, sdk=sdk),
     )
     policy = policy_of(session)
     if opts.permission_prompt_tool == "stdio" and policy is not None:
