@@ -236,7 +236,7 @@ def _main(argv: list[str] | None = None) -> int:
         argv = ["--acp", *argv[1:]]
     parser = build_parser()
     args = parser.parse_args(argv)
-    from flue_tui.headless.claude.flags import claude_options, effort_for_budget
+    from flue_tui.headless.claude.flags import claude_options, ignored_flags, thinking_effort
     from flue_tui.permissions.flags import permission_settings
     from flue_tui.runtime.start import options_from_args
 
@@ -244,6 +244,8 @@ def _main(argv: list[str] | None = None) -> int:
         args.print_mode = True  # the Agent SDK never passes -p
     try:
         claude, overrides = claude_options(args)
+        for line in ignored_flags(args):
+            print(f"flue: {line}", file=sys.stderr)
         sessions = options_from_args(args, print_mode=args.print_mode)
         permissions = permission_settings(args)
         from flue_tui.mcp.flags import mcp_settings
@@ -291,7 +293,7 @@ def _main(argv: list[str] | None = None) -> int:
             auto_compact=False if args.no_auto_compact else None,
             compaction_model=args.compaction_model,
             context_window=args.context_window,
-            effort=args.effort or effort_for_budget(args.max_thinking_tokens),
+            effort=thinking_effort(args),
             max_output_tokens=args.max_output_tokens,
             settings_hooks=overrides.get("settings_hooks"),
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.files import reads
 from flue_tui.config.paths import skills_dir
 from flue_tui.config.settings import Settings
 from flue_tui.config.text import read_utf8_file
@@ -82,6 +84,10 @@ class Runtime:
         skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
         roster = discover_roster(cwd, roots)
         workspace = discover_workspace(cwd, roots)
+        if not reads(s.setting_sources, "project"):
+            # --setting-sources without "project" (the Agent SDK's setting_sources=[]): no project
+            # memory, as Claude Code loads no CLAUDE.md then; the listing stays, as in Flue.
+            workspace = dataclasses.replace(workspace, instructions="", warnings=())
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
         return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
 

@@ -101,8 +101,43 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (picks an --effort level)"
     )
     group.add_argument(
+        "--thinking",
+        choices=("adaptive", "enabled", "disabled"),
+        help="disabled: no thinking (--effort off); adaptive/enabled: the effort configured",
+    )
+    # Claude Code's options flue has nothing to map onto: accepted (an SDK script passes them),
+    # ignored with one line on stderr (ignored_flags), never a usage error.
+    group.add_argument("--thinking-display", metavar="MODE", help="accepted and ignored (Claude Code's display)")
+    group.add_argument("--betas", metavar="BETAS", help="accepted and ignored: flue sends no Anthropic beta headers")
+    group.add_argument(
+        "--plugin-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="accepted and ignored: flue does not load Claude Code plugins",
+    )
+    group.add_argument(
         "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
     )
+
+
+def ignored_flags(args: argparse.Namespace) -> list[str]:
+    """One line for each Claude Code flag given that flue accepts and does not act on."""
+    lines = []
+    if getattr(args, "betas", None):
+        lines.append(f"--betas {args.betas} is ignored: flue sends no Anthropic beta headers.")
+    for directory in getattr(args, "plugin_dir", None) or []:
+        lines.append(f"--plugin-dir {directory} is ignored: flue does not load Claude Code plugins.")
+    return lines
+
+
+def thinking_effort(args: argparse.Namespace) -> str | None:
+    """--effort, else --thinking disabled (off), else --max-thinking-tokens N; None: the configured one."""
+    if getattr(args, "effort", None):
+        return args.effort
+    if getattr(args, "thinking", None) == "disabled":
+        return "off"
+    return effort_for_budget(getattr(args, "max_thinking_tokens", None))
 
 
 def effort_for_budget(tokens: int | None) -> str | None:
