@@ -56,6 +56,8 @@ class OperationResult:
     stop_reason: str | None = None
     # The file checkpoint taken just before this prompt ("<session id>/<n>"), None when none was.
     checkpoint: str | None = None
+    # The provider's HTTP status when the run ended on its error answer (Claude Code's api_error_status).
+    api_error_status: int | None = None
 
 
 # Our stop reasons as Claude Code's result reports them.
@@ -223,6 +225,7 @@ class Session:
         error: str | None = None
         hint: str | None = None
         aborted = False
+        status: int | None = None
         reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         try:
             if blocked is not None:
@@ -247,7 +250,7 @@ class Session:
         except AbortError as exc:
             subtype, error, aborted = "error_during_execution", str(exc), True
         except OperationFailed as exc:
-            subtype, error, hint = "error_during_execution", str(exc), exc.hint
+            subtype, error, hint, status = "error_during_execution", str(exc), exc.hint, exc.status
         finally:
             self._done()
             self._stats = None
@@ -289,6 +292,7 @@ class Session:
             structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
             stop_reason=RESULT_STOP_REASONS.get(stop or ""),
             checkpoint=checkpoint,
+            api_error_status=status,
         )
 
     def _remind(self, text: str | None) -> None:

@@ -20,7 +20,14 @@ TIMEOUT = 240  # each run spawns flue, which imports litellm: seconds of CPU on 
 def options(flue_env: dict[str, str], cwd: Path, **kw: Any) -> ClaudeAgentOptions:
     env = {
         k: flue_env[k]
-        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "FLUE_RETRY_BASE_MS", "FLUE_HOME", "ANTHROPIC_API_BASE")
+        for k in (
+            "OPENAI_BASE_URL",
+            "OPENAI_API_KEY",
+            "FLUE_RETRY_BASE_MS",
+            "FLUE_HOME",
+            "ANTHROPIC_API_BASE",
+            "ANTHROPIC_API_KEY",
+        )
         if k in flue_env
     }
     kw.setdefault("model", "openai/fake")
