@@ -34,12 +34,14 @@ def test_directories_missing_paths_and_mail_addresses(tmp_path):
 
 def test_long_files_are_cut_with_a_note_and_binaries_are_not_inlined(tmp_path):
     (tmp_path / "big.txt").write_text("x" * 99 + "\n" * 1 + ("y" * 99 + "\n") * 2000)
-    (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0IHDR")
-    got = attach("@big.txt @img.png", str(tmp_path))
+    (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0IHDR")  # a cut PNG: refused as an image
+    (tmp_path / "blob.bin").write_bytes(b"\x7fELF\0\0\0")
+    got = attach("@big.txt @img.png @blob.bin", str(tmp_path))
     assert len(got.text) < MAX_FILE_CHARS + 500
     assert "the rest was cut at 50000 characters" in got.text
     assert got.notes[0].startswith("attached big.txt (first 500 lines")
-    assert got.notes[1] == "not attached: img.png is a binary file" and "PNG" not in got.text
+    assert got.notes[1] == "not attached: img.png could not be read as an image (UnidentifiedImageError)."
+    assert got.notes[2] == "not attached: blob.bin is a binary file" and "PNG" not in got.text and not got.images
 
 
 def test_the_workspace_sandbox_refuses_paths_outside_it(tmp_path):

@@ -83,3 +83,30 @@ def test_link_checker_sees_a_broken_link(tmp_path):
     page.write_text("# Top\n\n[a](missing.md) [b](#top) [c](#nope) `[d](code.md)`\n```\n[e](f.md)\n```\n")
     assert links(page) == ["missing.md", "#top", "#nope"]
     assert anchors(page) == {"top"}
+
+
+# A code span naming a file or directory of ours: `runtime/handle.py`, `core/`, `tests/x.py`, `AGENTS.md`.
+NAMED_PATH = re.compile(r"`((?:[\w.-]+/)+(?:[\w.-]+\.(?:py|md|toml|json|yml|sh))?|[\w.-]+\.(?:py|md|toml|yml))`")
+
+
+def named_paths(text: str) -> list[str]:
+    return NAMED_PATH.findall(text)
+
+
+def missing_paths(text: str, root: Path) -> list[str]:
+    """Paths as the page writes them: from the repository root, or inside the package (`core/…`)."""
+    return [p for p in named_paths(text) if not (root / p).exists() and not (root / "flue_tui" / p).exists()]
+
+
+def test_the_architecture_page_names_only_files_that_exist():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert len(named_paths(text)) > 40  # the checker sees the page's paths
+    assert missing_paths(text, ROOT) == []
+
+
+def test_the_path_checker_sees_a_missing_file(tmp_path):
+    (tmp_path / "flue_tui" / "core").mkdir(parents=True)
+    (tmp_path / "flue_tui" / "core" / "a.py").write_text("")
+    (tmp_path / "AGENTS.md").write_text("")
+    text = "`core/` `core/a.py` `core/gone.py` `AGENTS.md` `tests/x.py` `Session.prompt` `flue -p`"
+    assert missing_paths(text, tmp_path) == ["core/gone.py", "tests/x.py"]

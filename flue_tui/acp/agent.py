@@ -145,17 +145,21 @@ class FlueAgent:
         return state
 
     def _announce(self, state: AcpSession) -> None:
-        """The skills as slash commands (the app's own commands need the app)."""
-        context = state.handle.context
-        skills = list(getattr(getattr(context, "skills", None), "skills", []) or [])
-        commands = [
-            AvailableCommand(
-                name=s.name,
-                description=s.description or s.name,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint="arguments")),
+        """The skills and `.claude/commands` as slash commands (the app's own commands need the app)."""
+        from flue_tui.ui.commands import runnables
+
+        skills = getattr(state.handle.context, "skills", None)
+        commands = []
+        for name, description in runnables(skills):
+            found = skills.runnable(name) if skills is not None else None
+            hint = getattr(found, "argument_hint", "") or "arguments"
+            commands.append(
+                AvailableCommand(
+                    name=name,
+                    description=description or name,
+                    input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
+                )
             )
-            for s in skills
-        ]
         state.bridge.put(
             AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands)
         )

@@ -29,12 +29,21 @@ from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 from flue_tui.tools.base import Tool
 
 
+class CompactHooks(Protocol):
+    """The user's PreCompact hooks (flue_tui/hooks/lifecycle.py), and SessionStart after it."""
+
+    async def pre_compact(self, trigger: str, instructions: str | None) -> tuple[str | None, str | None]: ...
+    async def compacted(self) -> None: ...
+
+
 class CompactionHost(Protocol):
     """What compaction needs of its Session (a Protocol: session.py imports this module)."""
 
     messages: list[Message]
     system_prompt: str
 
+    @property
+    def prompt_hooks(self) -> CompactHooks | None: ...
     @property
     def model(self) -> ModelClient: ...
     @property
@@ -225,6 +234,11 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     if cut is None:
         session.emit(session.event(Log, level="info", message="[flue:compaction] Nothing to compact"))
         return None
+    hooks = session.prompt_hooks
+    if hooks is not None:  # Claude Code's PreCompact: its stdout joins the instructions; exit 2 blocks
+        blocked, focus = await hooks.pre_compact("manual" if reason == "manual" else "auto", focus)
+        if blocked is not None:
+            raise CompactionFailed(f"A PreCompact hook blocked the compaction: {blocked}")
     tokens_before = context_tokens(context)
     session.emit(session.event(CompactionStart, reason=reason, estimated_tokens=tokens_before))
     began = time.monotonic()
@@ -313,6 +327,8 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
             usage=usage.to_dict(),
         )
     )
+    if hooks is not None:
+        await hooks.compacted()
     return marker
 
 

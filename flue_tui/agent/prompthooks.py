@@ -1,11 +1,13 @@
-"""The user's UserPromptSubmit and Stop hooks at a root session's prompt (flue_tui/hooks
-implements them; the runtime sets `Session.prompt_hooks`). A Protocol, so agent/ knows no hooks."""
+"""The user's UserPromptSubmit and Stop hooks at a root session's prompt, SubagentStop at a task
+child's, PreCompact at either's compaction (flue_tui/hooks implements them; the runtime sets
+`Session.prompt_hooks`). A Protocol, so agent/ knows no hooks."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Protocol
 
+from flue_tui.agent.compaction import CompactHooks
 from flue_tui.agent.loop import LoopHost, Stats, run_loop
 from flue_tui.core.abort import AbortSignal
 
@@ -13,7 +15,7 @@ from flue_tui.core.abort import AbortSignal
 MAX_STOP_ROUNDS = 8
 
 
-class PromptHooks(Protocol):
+class PromptHooks(CompactHooks, Protocol):
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]: ...
     async def stop(self, active: bool) -> str | None: ...
 

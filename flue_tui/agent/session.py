@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -18,8 +19,10 @@ from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.core.ids import new_id
+from flue_tui.core.images import Image
 from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
 from flue_tui.model.base import ModelClient
+from flue_tui.model.modelmap import no_vision, supports_vision
 from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 
@@ -71,6 +74,9 @@ BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 # Awaited once a prompt that got a checkpoint has run (not when aborted), with that checkpoint's id:
 # the checkpoints keep the turn's end, so a rewind can tell this session's files from others'.
 AfterPrompt = Callable[["Session", str], Awaitable[None]]
+# Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
+# pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
+PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
 class Session:
@@ -120,6 +126,7 @@ class Session:
         self.before_prompt: BeforePrompt | None = None
         self.after_prompt: AfterPrompt | None = None
         self.prompt_hooks: PromptHooks | None = None
+        self.prompt_scope: PromptScope | None = None
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
@@ -198,11 +205,18 @@ class Session:
             raise OperationFailed(f"Agent did not call `finish` or `give_up` after {MAX_FOLLOW_UPS + 1} attempts.")
 
     async def prompt(
-        self, text: str, result_schema: dict[str, Any] | None = None, *, display: str | None = None
+        self,
+        text: str,
+        result_schema: dict[str, Any] | None = None,
+        *,
+        display: str | None = None,
+        images: tuple[Image, ...] = (),
     ) -> OperationResult:
         """`display` is what the user typed when `text` is its expansion (a skill, `@path`): kept
-        with the message for the transcript and a resume, never sent."""
+        with the message for the transcript and a resume, never sent. `images` go with the text;
+        a model without vision refuses the prompt before any request."""
         signal = self._busy()
+        sent = text  # as the front end sent it, before a schema's footer or a hook's context
         op_id = new_id("op")
         began = time.monotonic()
         stats = self._stats = RunStats()
@@ -214,10 +228,13 @@ class Session:
             for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
-        blocked, extra = await self.prompt_hooks.user_prompt(text) if self.prompt_hooks else (None, None)
+        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
+        hooked = self.prompt_hooks is not None and refused is None
+        blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
+        blocked = blocked if refused is None else refused  # neither reaches the model nor the history
         if extra is not None:
             display, text = display or text, f"{text}\n\n{extra}"
-        user = UserMessage(content=text, display=display if display != text else None)
+        user = UserMessage(content=text, display=display if display != text else None, images=images)
         if blocked is None:  # a blocked prompt never reaches the model, nor the history
             self.messages.append(user)
             self.emit(self.event(MessageEnd, message=message_to_dict(user)))
@@ -227,7 +244,12 @@ class Session:
         aborted = False
         status: int | None = None
         reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
+        scope = contextlib.ExitStack()
+        if self.prompt_scope is not None:
+            scope.enter_context(self.prompt_scope(self, sent, display))
         try:
+            if refused is not None:
+                raise OperationFailed(refused)
             if blocked is not None:
                 raise OperationFailed(f"The prompt was blocked by a UserPromptSubmit hook: {blocked}")
             if outcome is None:
@@ -252,6 +274,7 @@ class Session:
         except OperationFailed as exc:
             subtype, error, hint, status = "error_during_execution", str(exc), exc.hint, exc.status
         finally:
+            scope.close()
             self._done()
             self._stats = None
             if outcome is not None:

@@ -70,6 +70,7 @@ SUBCOMMANDS = """subcommands (as the first word):
   flue doctor         check the model, its key, the sandbox and the configuration
   flue trust ...      trust a project's .flue/config.toml and .mcp.json (--list, --forget)
   flue mcp ...        list, show, add and remove MCP servers
+  flue worktree ...   list and remove the worktrees of `flue -w NAME`
   flue acp            serve the Agent Client Protocol on stdio (same as --acp)
 Each has its own --help."""
 
@@ -106,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stream-json: also emit stream_event partials; events: text_delta, thinking_delta and tool_output",
     )
     parser.add_argument("--verbose", action="store_true", help="print mode: show progress on stderr")
+    parser.add_argument(
+        "--image",
+        action="append",
+        metavar="FILE",
+        help="print mode: attach an image (PNG, JPEG, GIF, WebP); repeatable",
+    )
     parser.add_argument("-m", "--model", help="model id as provider/model, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop with an error after N model turns")
     parser.add_argument("--cwd", metavar="DIR", help="working directory for the agent (default: current)")
@@ -198,6 +205,18 @@ def _read_prompt(args: argparse.Namespace, parser: argparse.ArgumentParser, requ
     return prompt
 
 
+def _enter_worktree(name: str, cwd: str | None) -> str:
+    """`-w NAME`: the worktree's path, created when missing (a line on stderr says so)."""
+    import os
+
+    from flue_tui.runtime.worktree import enter, shown
+
+    tree = enter(name, os.path.abspath(cwd or os.getcwd()))
+    if tree.created:
+        print(f"flue: created the worktree {shown(name)} at {shown(tree.path)} (branch {shown(name)})", file=sys.stderr)
+    return tree.path
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -232,6 +251,10 @@ def _main(argv: list[str] | None = None) -> int:
         from flue_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
+    if argv[:1] == ["worktree"]:
+        from flue_tui.cli.worktree import main as worktree_main
+
+        return worktree_main(argv[1:])
     if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
         argv = ["--acp", *argv[1:]]
     parser = build_parser()
@@ -261,6 +284,10 @@ def _main(argv: list[str] | None = None) -> int:
             permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
         if args.plain and args.inline:
             raise ValueError("use either --plain or --inline, not both")
+        if args.image and not args.print_mode:
+            raise ValueError("--image goes with -p; in the app and inline mode attach an image with @path")
+        if args.acp and args.worktree is not None:
+            raise ValueError("--acp takes each session's directory from the client; it takes no --worktree")
         if args.acp and (args.print_mode or args.prompt is not None or args.plain or args.inline):
             raise ValueError("--acp serves a client on stdio: it takes no prompt, -p, --plain or --inline")
     except ValueError as exc:
@@ -279,6 +306,8 @@ def _main(argv: list[str] | None = None) -> int:
             args.prompt = utf8_text("The prompt", args.prompt)
         if args.append_system_prompt is not None:
             args.append_system_prompt = utf8_text("--append-system-prompt", args.append_system_prompt)
+        if args.worktree is not None:
+            args.cwd = _enter_worktree(args.worktree, args.cwd)
         settings = Settings.from_env(
             model=args.model or overrides.get("model"),
             cwd=args.cwd,
@@ -298,6 +327,7 @@ def _main(argv: list[str] | None = None) -> int:
             settings_hooks=overrides.get("settings_hooks"),
             ui_mode="inline" if args.inline else ("plain" if args.plain else None),
             tools=claude.tools,
+            fallback_model=args.fallback_model,
             **permissions,
         )
         prompt = None
@@ -324,6 +354,7 @@ def _main(argv: list[str] | None = None) -> int:
             skill=args.skill,
             sessions=sessions,
             claude=claude,
+            images=tuple(args.image or ()),
         )
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
         from flue_tui.inline import run_inline

@@ -78,14 +78,29 @@ def build_parser() -> argparse.ArgumentParser:
 def _list(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:
     from flue_tui.cli.sessions_view import list_json, render_list
 
-    where = None if args.all else cwd
+    where = None if args.all else (cwd, *_worktree_dirs(cwd))
     infos = store.list_sessions(where, limit=args.limit or None)
     if args.json:
         sys.stdout.write(list_json(infos, {i.id: store.tree_usage(i.id) for i in infos}))
         return 0
     total = store.count_sessions(where) if args.limit and len(infos) == args.limit else len(infos)
-    render_list(infos, sys.stdout, all_dirs=args.all, total=total, cwd=cwd)
+    # A worktree session's directory is not this one: the column says where each one runs.
+    wide = "all" if args.all else any(i.cwd != cwd for i in infos)
+    render_list(infos, sys.stdout, all_dirs=wide, total=total, cwd=cwd)
     return 0
+
+
+def _worktree_dirs(cwd: str) -> tuple[str, ...]:
+    """The directories of the worktree sessions (`flue -w`) of the repository `cwd` is the top of:
+    listed with its own sessions. Outside a repository (or without git) there are none."""
+    from flue_tui.runtime.worktree import WorktreeError, listed
+
+    if not os.path.isdir(os.path.join(cwd, ".git")):
+        return ()  # only a repository's top (git is not run for every other directory listed)
+    try:
+        return tuple(t.path for t in listed(cwd))
+    except WorktreeError:
+        return ()
 
 
 def _show(store: SessionStore, args: argparse.Namespace, cwd: str) -> int:

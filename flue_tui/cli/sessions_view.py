@@ -61,7 +61,9 @@ def _safe_hit(hit: SearchHit) -> SearchHit:
     return dataclasses.replace(hit, **{f: terminal_safe(v) for f in fields if isinstance(v := getattr(hit, f), str)})
 
 
-def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool, total: int, cwd: str) -> None:
+def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool | str, total: int, cwd: str) -> None:
+    """`all_dirs`: "all" (--all) or True (this directory and its worktree sessions') adds the
+    DIRECTORY column."""
     style, width = styler(out), _width(out)
     if not infos:
         where = "any directory" if all_dirs else cwd
@@ -70,7 +72,8 @@ def render_list(infos: list[SessionInfo], out: TextIO, *, all_dirs: bool, total:
         return
     # Stored strings may come from an imported file: shown, never obeyed by the terminal.
     infos = [_safe_info(i) for i in infos]
-    dirs = [_cut(_home(i.cwd), 40) for i in infos] if all_dirs else []
+    # Every directory (--all) from home; this one's and its worktree sessions' relative to it.
+    dirs = [_cut(_home(i.cwd) if all_dirs == "all" else os.path.relpath(i.cwd, cwd), 40) for i in infos]
     dir_w = max([len("DIRECTORY"), *map(len, dirs)]) if all_dirs else 0
     id_w = max(len(i.id) for i in infos)
     head = f"{'UPDATED':<16}  {'MSGS':>5}  {'ID':<{id_w}}  " + (f"{'DIRECTORY':<{dir_w}}  " if all_dirs else "")

@@ -71,6 +71,8 @@ class Settings:
     disallowed_tools: list[str] = field(default_factory=list)
     # --tools: the built-in tools offered (None: all), in every front end and to every sub-agent.
     tools: frozenset[str] | None = None
+    # --fallback-model: the root session's model when the main one is overloaded or unavailable.
+    fallback_model: str | None = None
     sandbox: str = "local"  # "local" (Flue's local()) or "workspace" (contained, bubblewrap)
     allow_network: bool = False
     add_dirs: list[str] = field(default_factory=list)

@@ -140,6 +140,11 @@ def state(directory: str | os.PathLike[str], relpath: str) -> State:
     return _judge(directory, relpath, digest(Path(directory_key(directory)) / relpath))
 
 
+def judge(directory: str | os.PathLike[str], relpath: str, data: bytes) -> State:
+    """Whether these bytes, read by their caller as `relpath` of `directory`, are trusted."""
+    return _judge(directory, relpath, hashlib.sha256(data).hexdigest())
+
+
 def _judge(directory: str | os.PathLike[str], relpath: str, sha: str | None) -> State:
     entry = _load().get(directory_key(directory))
     files = entry.get("files") if isinstance(entry, dict) else None

@@ -26,8 +26,25 @@ class SkillDoc:
     allowed_tools: tuple[str, ...] = ()
 
 
-def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
-    """Return (mapping of strings, body) or raise with Flue's fence/YAML texts."""
+_PLAIN_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s].*?)[ \t]*$")
+
+
+def _quoted(block: str) -> str:
+    """Claude Code's reading of a frontmatter strict YAML refuses: a top-level `key: value` whose
+    plain value holds `: ` or ` #` (an agent file Claude Code's /agents wrote, a description with
+    `Examples: … Context: …`) is read as that whole line's text."""
+    lines = []
+    for line in block.split("\n"):
+        m = _PLAIN_LINE.match(line)
+        if m and (": " in m.group(2) or " #" in m.group(2)):
+            line = f"{m.group(1)}: '" + m.group(2).replace("'", "''") + "'"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[dict, str]:
+    """Return (mapping of strings, body) or raise with Flue's fence/YAML texts. `lenient`: Claude
+    Code's files, whose frontmatter strict YAML may refuse where Claude Code reads it (`_quoted`)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     match = _FENCE_RE.match(text)
@@ -40,12 +57,22 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
         # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
         data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError as exc:
-        raise SkillFormatError(f"[flue] Skill {path} has invalid YAML frontmatter. {exc}") from None
+        data = _lenient(match.group(1)) if lenient else None
+        if data is None:
+            what = "Skill " if not lenient else ""
+            raise SkillFormatError(f"[flue] {what}{path} has invalid YAML frontmatter. {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise SkillFormatError(f"[flue] Skill {path} frontmatter must be a YAML mapping.")
     return data, text[match.end() :].strip()
+
+
+def _lenient(block: str) -> object | None:
+    try:
+        return yaml.load(_quoted(block), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+    except yaml.YAMLError:
+        return None
 
 
 def _required(data: dict, key: str, path: str) -> str:

@@ -1,4 +1,6 @@
-"""Skill discovery: the workspace's .agents/skills, the user's ~/.config/flue/skills, and packaged skills."""
+"""Skill discovery: the workspace's .agents/skills and .claude/skills, the user's
+~/.config/flue/skills and ~/.claude/skills, and packaged skills. The SkillSet also carries Claude
+Code's custom commands (context/commands.py): together they are what runs as `/name`."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from flue_tui.context.commands import ClaudeCommand
 from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
 from flue_tui.core.files import read_regular_text, shown_name, utf8_name
 
@@ -32,9 +35,20 @@ class Skill:
 class SkillSet:
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    commands: list[ClaudeCommand] = field(default_factory=list)  # `/name` only; the model never activates one
 
     def get(self, name: str) -> Skill | None:
+        """A skill by name (what `activate_skill` may load): never a command."""
         return next((s for s in self.skills if s.name == name), None)
+
+    def runnable(self, name: str) -> Skill | ClaudeCommand | None:
+        """What `/name` runs: a skill, else a custom command (a skill wins a clash, as in Claude Code)."""
+        return self.get(name) or next((c for c in self.commands if c.name == name), None)
+
+    def listing(self) -> list[tuple[str, str]]:
+        """(name, description) of everything `/name` runs, skills first, for lists and completion."""
+        shown = [(s.name, s.description) for s in self.skills]
+        return shown + [(c.name, c.label) for c in self.commands if self.get(c.name) is None]
 
     @property
     def has_resources(self) -> bool:
@@ -115,15 +129,21 @@ def _scan(root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...
 
 
 def discover_skills(
-    cwd: str, user_dir: Path | None = None, packaged_dir: Path | None = None, roots: tuple[str, ...] | None = None
+    cwd: str,
+    user_dir: Path | None = None,
+    packaged_dir: Path | None = None,
+    roots: tuple[str, ...] | None = None,
+    claude_dir: Path | None = None,
 ) -> SkillSet:
-    """Workspace skills first (they win a name clash, with a warning), then the user's, then packaged.
-    `roots`: the workspace sandbox's, which a workspace skill must not leave (the user's and the
-    packaged skills are flue's own, read wherever they are)."""
+    """Workspace skills first (they win a name clash, with a warning): `.agents/skills`, then
+    Claude Code's `.claude/skills`; then the user's (flue's folder, then `claude_dir`/skills), then
+    packaged. `roots`: the workspace sandbox's, which a workspace skill must not leave (the user's
+    and the packaged skills are flue's own, read wherever they are)."""
     result = SkillSet()
-    layers = [_scan(Path(cwd) / ".agents" / "skills", "workspace", result, roots)]
-    if user_dir is not None:
-        layers.append(_scan(user_dir, "user", result))
+    layers = [_scan(Path(cwd) / folder / "skills", "workspace", result, roots) for folder in (".agents", ".claude")]
+    for folder in (user_dir, claude_dir / "skills" if claude_dir is not None else None):
+        if folder is not None:
+            layers.append(_scan(folder, "user", result))
     if packaged_dir is not None:
         layers.append(_scan(packaged_dir, "packaged", result))
     seen: dict[str, Skill] = {}
@@ -169,12 +189,17 @@ def activation_text(skill: Skill) -> str:
     )
 
 
-def skill_prompt(skill: Skill, extra: str | None = None) -> str:
-    """The user message that runs a skill directly (`flue -p --skill NAME`, `/NAME` in the TUI)."""
+def skill_prompt(skill: Skill | ClaudeCommand, extra: str | None = None) -> str:
+    """The user message that runs a skill directly (`flue -p --skill NAME`, `/NAME` in the TUI),
+    or a custom command's body with its arguments put in."""
+    if isinstance(skill, ClaudeCommand):
+        return skill.prompt(extra)
     base = activation_text(skill) if skill.source == "packaged" else f'Run the skill named "{skill.name}".'
     return f"{base}\n\n{extra.strip()}" if extra and extra.strip() else base
 
 
-def skill_typed(skill: Skill, extra: str | None = None) -> str:
+def skill_typed(skill: Skill | ClaudeCommand, extra: str | None = None) -> str:
     """How a skill run reads in the transcript and after a resume: as typed, `/NAME args`."""
+    if isinstance(skill, ClaudeCommand):
+        return skill.typed(extra)
     return f"/{skill.name}" + (f" {extra.strip()}" if extra and extra.strip() else "")

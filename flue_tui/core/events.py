@@ -212,6 +212,18 @@ class Retry(Log):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Fallback(Log):
+    """`--fallback-model` took over: the main model could not serve a turn, and the rest of the run
+    uses the fallback. A `log` event on the wire (its message the sentence a person reads); `-p`
+    says it on stderr whatever the format, by this type, never by the message."""
+
+    local: ClassVar[tuple[str, ...]] = ("model", "fallback")
+    level: Literal["info", "warn", "error"] = "warn"
+    model: str
+    fallback: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Idle(Event):
     type: ClassVar[str] = "idle"
 

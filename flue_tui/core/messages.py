@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from flue_tui.core.images import Image, from_dict, mention
 from flue_tui.core.traits import KINDS, OUTCOMES, ToolKind, ToolOutcome, legacy_outcome
 
 ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
@@ -69,6 +70,8 @@ class UserMessage:
     # A `!command` the user ran (agent/usershell.py): {command, exitCode, durationMs}, so a resumed
     # session draws it as the bash block it was; `content` is what the model reads. Absent otherwise.
     shell: dict[str, Any] | None = None
+    # Images attached to the prompt (core/images.py), sent after the text as image parts.
+    images: tuple[Image, ...] = ()
 
     @property
     def typed(self) -> str:
@@ -143,6 +146,11 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     for key in _UNSET_OMITTED:
         if key in data and data[key] is None:
             del data[key]
+    if isinstance(message, UserMessage):
+        if message.images:
+            data["images"] = [i.to_dict() for i in message.images]
+        else:
+            del data["images"]  # absent when none: older rows and exports look the same
     return data
 
 
@@ -168,6 +176,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
             content=data["content"],
             display=display if isinstance(display, str) else None,
             shell=dict(shell) if isinstance(shell, dict) else None,
+            images=tuple(i for raw in data.get("images") or [] if (i := from_dict(raw)) is not None),
         )
     if role == "assistant":
         usage = data.get("usage")
@@ -261,13 +270,30 @@ def wire_arguments(call: ToolCall) -> str:
     return json.dumps(call.arguments)
 
 
-def to_wire(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does."""
+def user_content(message: UserMessage, images: bool = True) -> str | list[dict[str, Any]]:
+    """A user message's OpenAI chat content: the text, then one `image_url` part (a data URL) per
+    image; litellm and the direct path translate that for each provider. An image whose bytes are
+    gone, or any image for a model without vision (`images` False), is named in the text instead."""
+    if not message.images:
+        return message.content
+    sent = [i for i in message.images if i.data is not None] if images else []
+    gone = [i for i in message.images if i not in sent]
+    why = "no longer stored" if images else "not sent: this model does not take images"
+    text = f"{message.content}\n\n{mention(gone)} ({why})" if gone else message.content
+    if not sent:
+        return text
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    return parts + [{"type": "image_url", "image_url": {"url": i.data_url()}} for i in sent]
+
+
+def to_wire(system_prompt: str, messages: list[Message], *, images: bool = True) -> list[dict[str, Any]]:
+    """OpenAI chat messages for litellm. Errored/aborted assistant turns are left out, as Flue does.
+    `images` False: the model has no vision, earlier images are named, not sent."""
     wire: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
     dropped: set[str] = set()
     for m in model_context(messages):
         if isinstance(m, UserMessage):
-            wire.append({"role": "user", "content": m.content})
+            wire.append({"role": "user", "content": user_content(m, images)})
         elif isinstance(m, AssistantMessage):
             if m.stop_reason in ("error", "aborted"):
                 dropped.update(tc.id for tc in m.tool_calls)

@@ -68,10 +68,11 @@ async def _loop(settings: Settings, first: str | None, sessions: SessionOptions 
         if typed is not None and typed.refusal is not None:
             print(terminal_safe(f"flue: {typed.refusal}"), file=sys.stderr)
         elif typed is not None:
-            text, display = typed.prompt, typed.display
+            text, display, images = typed.prompt, typed.display, ()
             if display is None:  # a skill's extension is not scanned for `@path`
-                text, display = _attached(pending, settings, True, session)
-            task = asyncio.ensure_future(session.prompt(text, display=display))
+                got = _attached(pending, settings, True, session)
+                text, display, images = got.text, got.display, got.images
+            task = asyncio.ensure_future(session.prompt(text, display=display, images=images))
             try:
                 result = await asyncio.shield(task)
             except asyncio.CancelledError:

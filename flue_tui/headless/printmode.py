@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.core.events import Event, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
+from flue_tui.core.events import Event, Fallback, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OTHER, OUTCOME_WORDS
@@ -27,7 +27,9 @@ from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
 
 if TYPE_CHECKING:
+    from flue_tui.core.images import Image
     from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.ui.attach import Attached
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fields change meaning
@@ -97,7 +99,9 @@ class _Renderer:
                 _write_line(sys.stdout, event.to_dict())
         elif progress:  # Claude Code's --verbose in stream-json only unlocks the stream
             self._progress(event)
-        if not progress:
+        if isinstance(event, Fallback):  # the model changed under the run: said in every format, once
+            _say(f"flue: {event.message}")
+        elif not progress:
             say_notice(event)
 
     def _progress(self, event: Event) -> None:
@@ -127,7 +131,7 @@ class _Renderer:
             )
             what = " · ".join(x for x in (summary(entry), seconds(event.duration_ms)) if x)
             _say(f"{indent}tool ok {event.tool_name}: {what}")
-        elif isinstance(event, Log):
+        elif isinstance(event, Log) and not isinstance(event, Fallback):
             _say(f"{indent}{log_line(event)}")
 
 
@@ -182,6 +186,7 @@ async def _run(
     schema: dict[str, Any] | None,
     renderer: _Renderer,
     display: str | None = None,
+    images: tuple[Image, ...] = (),
 ) -> tuple[OperationResult, int | None]:
     loop = asyncio.get_running_loop()
     caught: list[int] = []
@@ -197,7 +202,7 @@ async def _run(
         loop.add_signal_handler(signum, on_signal, code)
     session.subscribe(renderer)
     try:
-        result = await session.prompt(prompt, result_schema=schema, display=display)
+        result = await session.prompt(prompt, result_schema=schema, display=display, images=images)
     finally:
         for signum in (_signal.SIGINT, _signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -214,6 +219,7 @@ def run_print(
     skill: str | None = None,
     sessions: SessionOptions | None = None,
     claude: ClaudeOptions | None = None,
+    images: tuple[str, ...] = (),
 ) -> int:
     try:
         handle = SessionHandle(settings, sessions)
@@ -222,7 +228,7 @@ def run_print(
     except ConfigError as exc:
         return start_failure(str(exc), fmt, settings.model)
     try:
-        return _print_run(handle, started, settings, prompt, fmt, verbose, partial, skill, claude)
+        return _print_run(handle, started, settings, prompt, fmt, verbose, partial, skill, claude, images)
     finally:
         handle.close()  # the recording ends and the session's lock is freed here, not left to the exit
 
@@ -237,6 +243,7 @@ def _print_run(
     partial: bool,
     skill: str | None,
     claude: ClaudeOptions | None,
+    image_paths: tuple[str, ...] = (),
 ) -> int:
     from flue_tui.context.skills import skill_prompt
     from flue_tui.ui.slash import expand
@@ -252,9 +259,6 @@ def _print_run(
             names = ", ".join(s.name for s in context.skills.skills) or "(none)"
             return start_failure(f'Skill "{skill}" is not available. Available skills: {names}.', fmt, settings.model)
         prompt = skill_prompt(found, prompt)
-    from flue_tui.headless.claude import run as cc
-
-    cc.use_fallback(session, settings, claude)
     if (stop := start_up_signal()) is not None:  # taken in start-up, its raise swallowed on the way
         return stopped_during_start_up(stop.code, fmt, settings.model)
     if claude is not None and claude.input_format == "stream-json":
@@ -267,8 +271,13 @@ def _print_run(
         if typed.refusal is not None:
             return start_failure(typed.refusal, fmt, settings.model)
         prompt, display = typed.prompt, typed.display
-    if skill is None and display is None:
-        prompt, display = _attached(prompt, settings, verbose, session)
+    got = _attached(prompt, settings, verbose, session) if skill is None and display is None else None
+    if got is not None:
+        prompt, display = got.text, got.display
+    images, refused = _images(image_paths, settings, session)
+    if refused is not None:  # the user named the file: a run without it is not what was asked
+        return start_failure(refused[0].upper() + refused[1:].rstrip(".") + ".", fmt, settings.model)
+    images = (*(got.images if got is not None else ()), *images)
     if fmt == "events":
         _write_line(
             sys.stdout,
@@ -284,6 +293,7 @@ def _print_run(
             },
         )
     elif fmt == "stream-json":
+        from flue_tui.headless.claude import run as cc
         from flue_tui.headless.claude.stream import ClaudeStream
 
         cc.write_init(lambda obj: _write_line(sys.stdout, obj), session, context, settings.model, claude)
@@ -298,7 +308,7 @@ def _print_run(
     with asyncio.Runner() as runner:
         # Daemon workers: a tool stuck in a thread must not keep a signalled run from ending.
         runner.get_loop().set_default_executor(DaemonExecutor())
-        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer, display))
+        result, signalled = runner.run(_run(handle, session, prompt, settings.json_schema, renderer, display, images))
     if signalled is not None:
         name = "SIGINT" if signalled == EXIT_SIGINT else "SIGTERM"
         result = OperationResult(
@@ -349,7 +359,7 @@ def _print_run(
     return EXIT_ERROR if result.is_error else EXIT_OK
 
 
-def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> tuple[str, str | None]:
+def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) -> Attached:
     """`@path` mentions attach their files; what was refused is said on stderr (all notes with --verbose)."""
     from flue_tui.ui.attach import attach, read_denied, workspace_roots
 
@@ -362,7 +372,17 @@ def _attached(prompt: str, settings: Settings, verbose: bool, session: Session) 
     for note in got.notes:
         if verbose or note.startswith("not attached"):
             _say(f"flue: {note}")
-    return got.text, got.display
+    return got
+
+
+def _images(paths: tuple[str, ...], settings: Settings, session: Session) -> tuple[tuple[Image, ...], str | None]:
+    """`--image FILE`s, under the same guard and `read` rules as `@path`."""
+    if not paths:
+        return (), None
+    from flue_tui.ui.attach import image_files, read_denied, workspace_roots
+
+    roots = workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs)
+    return image_files(paths, settings.cwd, roots=roots, denied=read_denied(session))
 
 
 def _serve(handle: SessionHandle, claude: ClaudeOptions, prompt: str | None, partial: bool) -> int:

@@ -38,10 +38,24 @@ EVENTS = (
     "PreCompact",
     "Notification",
 )
-# Events whose matcher names a tool; the others match everything (Claude Code ignores it there).
+# Events whose matcher names a tool.
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+# What the matcher of the other events is matched against, as Claude Code does: SessionStart's
+# `source`, SessionEnd's `reason`, PreCompact's `trigger`, Notification's `notification_type`,
+# SubagentStop's `agent_type`. UserPromptSubmit and Stop have none: their matcher is ignored.
+MATCHED_EVENTS = (*TOOL_EVENTS, "SessionStart", "SessionEnd", "PreCompact", "Notification", "SubagentStop")
+# Claude Code's events that flue does not fire (its 2.1 list): a settings file written for it is
+# read, these are skipped with one notice, never a refused start.
+LATER_EVENTS = frozenset(
+    "PostToolUseFailure PostToolBatch UserPromptExpansion StopFailure SubagentStart PostCompact "
+    "PreModelSwitch PostModelSwitch PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated "
+    "TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove "
+    "InstructionsLoaded CwdChanged FileChanged DirectoryAdded MessageDisplay PreSkillShellCommand".split()
+)
 PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 DEFAULT_TIMEOUT = 60.0  # seconds, Claude Code's default per command hook
+# SessionEnd runs while flue exits: Claude Code bounds it at 1.5 s unless the hook sets its own.
+SESSION_END_TIMEOUT = 1.5
 MAX_FILE = 1 << 20  # a settings file is small; a huge one is refused, never read whole
 
 
@@ -61,8 +75,9 @@ class Hook:
     def matches(self, names: tuple[str, ...]) -> bool:
         """Claude Code's matcher: empty or `*` is everything; a plain name (letters, digits, `_`, `|`)
         is exact names separated by `|`; anything else is a regular expression, matched in full
-        against any of the call's names (Claude Code's, then flue's)."""
-        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+        against any of the call's names (Claude Code's, then flue's), or the event's one value
+        (MATCHED_EVENTS)."""
+        if self.event not in MATCHED_EVENTS or self.matcher in ("", "*"):
             return True
         if re.fullmatch(r"[\w|]+", self.matcher):
             wanted = set(self.matcher.split("|"))
@@ -91,12 +106,17 @@ def claude_dir() -> Path:
     return Path(explicit).expanduser() if explicit else Path.home() / ".claude"
 
 
-def parse(table: Any, origin: str) -> list[Hook]:
-    """The `hooks` object of one source, checked; raises ConfigError with one sentence."""
+def parse(table: Any, origin: str, skipped: list[str] | None = None) -> list[Hook]:
+    """The `hooks` object of one source, checked; raises ConfigError with one sentence. Claude
+    Code's events flue does not fire go into `skipped` as "origin: Event"."""
     if not isinstance(table, dict):
         raise ConfigError(f'{origin}: hooks must be an object of events, e.g. {{"PreToolUse": [...]}}')
     out: list[Hook] = []
     for event, groups in table.items():
+        if event in LATER_EVENTS:
+            if skipped is not None:
+                skipped.append(f"{origin}: {event}")
+            continue
         if event not in EVENTS:
             raise ConfigError(f"{origin}: unknown hook event {event!r} (known: {', '.join(EVENTS)})")
         if not isinstance(groups, list):
@@ -128,7 +148,7 @@ def _command(entry: Any, where: str, event: str, matcher: str, origin: str) -> H
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip() or "\0" in command:
         raise ConfigError(f"{where}.command must be a non-empty shell command")
-    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    timeout = entry.get("timeout", SESSION_END_TIMEOUT if event == "SessionEnd" else DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
         raise ConfigError(f"{where}.timeout must be a number of seconds, more than 0")
     return Hook(event, matcher, command, float(timeout), origin)
@@ -192,16 +212,16 @@ def _json_file(path: Path) -> Any:
         raise ConfigError(f"{path} is not valid JSON ({exc})") from None
 
 
-def from_settings_file(path: Path) -> list[Hook]:
+def from_settings_file(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     data = _json_file(path)
     if data is None:
         return []
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object")
-    return parse(data["hooks"], str(path)) if "hooks" in data else []
+    return parse(data["hooks"], str(path), skipped) if "hooks" in data else []
 
 
-def from_toml(path: Path) -> list[Hook]:
+def from_toml(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     """`[hooks]` of flue's own config.toml (config/files.py has checked the TOML itself)."""
     try:
         with open_regular(str(path)) as fh:
@@ -210,7 +230,7 @@ def from_toml(path: Path) -> list[Hook]:
         return []
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}") from None
-    return parse(data["hooks"], str(path)) if "hooks" in data else []
+    return parse(data["hooks"], str(path), skipped) if "hooks" in data else []
 
 
 def _reads(sources: tuple[str, ...] | None, kind: str) -> bool:
@@ -224,12 +244,13 @@ def load(settings: Any) -> HookSetup:
 
     sources = getattr(settings, "setting_sources", None)
     hooks: list[Hook] = []
+    skipped: list[str] = []
     if _reads(sources, "user"):
-        hooks += from_settings_file(claude_dir() / "settings.json")
-        hooks += from_toml(user_file())
+        hooks += from_settings_file(claude_dir() / "settings.json", skipped)
+        hooks += from_toml(user_file(), skipped)
     flag = getattr(settings, "settings_hooks", None)
     if flag is not None:
-        hooks += parse(flag, "--settings")
+        hooks += parse(flag, "--settings", skipped)
     notices: list[str] = []
     held: list[Hook] = []
     held_files: list[str] = []
@@ -238,7 +259,7 @@ def load(settings: Any) -> HookSetup:
         if not _reads(sources, kind):
             continue
         try:
-            found = from_settings_file(Path(cwd) / rel)
+            found = from_settings_file(Path(cwd) / rel, skipped)
         except ConfigError as exc:
             notices.append(f"Ignored the hooks of {rel}: {exc}")
             continue
@@ -260,5 +281,9 @@ def load(settings: Any) -> HookSetup:
             f"Not running the hooks of {', '.join(held_files)} because {why}: "
             f"{', '.join(sorted({h.event for h in held}))} (trust it by answering yes when flue asks, "
             "with flue trust, or with --trust-project)."
+        )
+    if skipped:
+        notices.append(
+            f"flue does not run these Claude Code hook events yet, so they are skipped: {'; '.join(skipped)}."
         )
     return HookSetup(tuple(hooks), tuple(notices), tuple(held), tuple(held_files))

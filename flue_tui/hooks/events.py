@@ -17,6 +17,7 @@ added to the tool's result for the model; exit 2's stderr likewise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -55,6 +56,18 @@ async def _no_answer(hook: Hook) -> Ran:
     return Ran(hook, None, failure=f"{label(hook)} has nobody to answer it")
 
 
+# What one hook may add to what the model reads (context, instructions, a reason): Claude Code's
+# 10,000 characters, with a note saying it was cut.
+MAX_CONTEXT = 10_000
+
+
+def context(text: str, hook: Hook) -> str:
+    text = text.strip()
+    if len(text) <= MAX_CONTEXT:
+        return text
+    return f"{text[:MAX_CONTEXT]}\n\n[{label(hook)} output cut: {len(text)} characters is over the {MAX_CONTEXT}-character limit]"
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -71,6 +84,7 @@ class Hooks:
         # Who answers an SDK hook (one with a callback id): the control protocol's asker, set by
         # headless/claude when the SDK registers hooks. Its answer reads as a command's JSON stdout.
         self.sdk: Callable[[Hook, dict[str, Any]], Awaitable[Ran]] | None = None
+        self._told: set[asyncio.Task[Any]] = set()
 
     def _one(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[Ran]:
         if hook.callback is None:
@@ -78,6 +92,10 @@ class Hooks:
         if self.sdk is None:
             return _no_answer(hook)
         return self.sdk(hook, payload)
+
+    def _query(self, event: str, value: str) -> list[Hook]:
+        """The event's hooks whose matcher matches its one value (config.MATCHED_EVENTS)."""
+        return [h for h in self.setup.for_event(event) if h.matches((value,))]
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
         # flue keeps sessions in SQLite: there is no JSONL transcript to point at.
@@ -170,7 +188,7 @@ class Hooks:
         notes: list[str] = []
         for ran in await self._run(hooks, payload):
             if ran.code == 2 and ran.stderr.strip():
-                notes.append(ran.stderr.strip())
+                notes.append(context(ran.stderr, ran.hook))
                 continue
             data = _json(ran, self.say) if ran.code == 0 else None
             if data is None:
@@ -178,11 +196,11 @@ class Hooks:
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
             if data.get("decision") == "block" and isinstance(data.get("reason"), str):
-                notes.append(data["reason"])
+                notes.append(context(data["reason"], ran.hook))
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return "\n".join(notes) if notes else None
 
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
@@ -203,7 +221,7 @@ class Hooks:
             data = _json(ran, self.say)
             if data is None:
                 if ran.stdout.strip():
-                    notes.append(ran.stdout.strip())
+                    notes.append(context(ran.stdout, ran.hook))
                 continue
             if isinstance(data.get("systemMessage"), str):
                 self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
@@ -215,7 +233,7 @@ class Hooks:
             specific = data.get("hookSpecificOutput")
             extra = specific.get("additionalContext") if isinstance(specific, dict) else None
             if isinstance(extra, str) and extra.strip():
-                notes.append(extra)
+                notes.append(context(extra, ran.hook))
         return blocked, "\n".join(notes) if notes else None
 
     async def stop(self, active: bool) -> str | None:
@@ -235,3 +253,17 @@ class Hooks:
             if data.get("decision") == "block" and isinstance(data.get("reason"), str) and data["reason"].strip():
                 reasons.append(data["reason"].strip())
         return "\n".join(reasons) if reasons else None
+
+    def notify(self, kind: str, message: str) -> None:
+        """Notification, told in the background: a slow hook never holds the question it announces."""
+        hooks = self._query("Notification", kind)
+        if not hooks:
+            return
+        payload = self._payload("Notification", message=message, title="flue", notification_type=kind)
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing to tell it from
+            task = asyncio.get_running_loop().create_task(self._run(hooks, payload))
+            self._told.add(task)
+            task.add_done_callback(self._told.discard)
+
+    def permission_prompt(self, tool_name: str) -> None:
+        self.notify("permission_prompt", f"flue needs your permission to use {names.claude_name(tool_name)}")

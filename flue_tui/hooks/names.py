@@ -19,7 +19,18 @@ _TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "glob": ("Glob", {"pattern": "pattern", "path": "path"}),
     "task": ("Task", {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
     "activate_skill": ("Skill", {"name": "skill"}),
+    "todo_write": ("TodoWrite", {"todos": "todos"}),
+    # A background command is Claude Code's Bash with run_in_background: a hook guarding Bash sees it.
+    "bash_background": ("Bash", {"command": "command", "description": "description"}),
+    "bash_output": ("BashOutput", {"id": "bash_id"}),
+    "bash_kill": ("KillShell", {"id": "shell_id"}),
 }
+# Arguments Claude Code's shape has that flue's tool implies (dropped again on the way back).
+_IMPLIED: dict[str, dict[str, Any]] = {"bash_background": {"run_in_background": True}}
+# flue's general task agent is Claude Code's general-purpose one.
+_AGENTS = {"flue-general": "general-purpose"}
+# Claude Code's tools that are flue's under another name (an agent's `tools:` list names them).
+_ALSO = {"MultiEdit": "edit"}
 # Claude Code's Bash timeout is milliseconds; flue's is seconds.
 _MS = {("bash", "timeout")}
 
@@ -28,9 +39,27 @@ def claude_name(tool: str) -> str:
     return _TOOLS[tool][0] if tool in _TOOLS else tool
 
 
+# Claude Code 2.1 calls its Task tool Agent; a matcher may name either.
+_ALIASES = {"task": ("Agent",)}
+
+
+def flue_name(name: str) -> str:
+    """The flue tool Claude Code's `name` is (`Bash` → `bash`, `Agent` → `task`); any other name is
+    kept as written."""
+    for tool, (claude, _args) in _TOOLS.items():
+        if claude == name or name in _ALIASES.get(tool, ()):
+            return tool
+    return _ALSO.get(name, name)
+
+
 def names(tool: str) -> tuple[str, ...]:
     """Every name a matcher may use for this tool: Claude Code's first, then flue's."""
-    return tuple(dict.fromkeys([claude_name(tool), tool]))
+    return tuple(dict.fromkeys([claude_name(tool), *_ALIASES.get(tool, ()), tool]))
+
+
+def agent_names(agent: str) -> tuple[str, ...]:
+    """A task agent's names for a SubagentStop matcher: Claude Code's first, then flue's."""
+    return tuple(dict.fromkeys([_AGENTS.get(agent, agent), agent]))
 
 
 def to_claude(tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -41,7 +70,7 @@ def to_claude(tool: str, args: dict[str, Any]) -> dict[str, Any]:
         if (tool, key) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value * 1000
         out[mapping.get(key, key)] = value
-    return out
+    return {**out, **_IMPLIED.get(tool, {})}
 
 
 def from_claude(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +79,8 @@ def from_claude(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     back = {claude: flue for flue, claude in mapping.items()}
     out: dict[str, Any] = {}
     for key, value in tool_input.items():
+        if key in _IMPLIED.get(tool, {}):
+            continue
         name = back.get(key, key)
         if (tool, name) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value / 1000

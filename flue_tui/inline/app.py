@@ -15,6 +15,7 @@ from typing import Any
 from flue_tui.agent import usage_text
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.images import Image
 from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
@@ -25,7 +26,7 @@ from flue_tui.runtime.start import SessionOptions
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
-from flue_tui.ui.commands import COMMANDS, dispatch, parse
+from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 
@@ -58,15 +59,17 @@ class InlineApp(InlineCommands):
         self._turn_task: asyncio.Future[Any] | None = None
         self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
+        self._welcomed = False  # this run's first session was welcomed before it started
 
     # -- what the prompt shows ---------------------------------------------------------------------
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(
+            getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
+        )  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.sessions.started.context if self.sessions.started else None, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str]]:
         return [(c.name, c.help) for c in COMMANDS] + self.skill_list()
@@ -136,8 +139,9 @@ class InlineApp(InlineCommands):
             messages = recap(list(started.session.messages), RECAP_MESSAGES)
             self.renderer.replay(messages, started.store, started.session.id, started.session.tools)
             self.renderer.note(f"Resumed {resumed.label} · {resumed.message_count} messages")
-        else:
+        elif not self._welcomed:
             self.renderer.note(greeting.welcome(self), "welcome")
+        self._welcomed = False  # a /new or /resume later is greeted as it comes
         for line in [*started.notices, *getattr(started.context, "warnings", [])]:
             self.renderer.note(line, "warn")
         hint = missing_key(self.settings)
@@ -157,9 +161,7 @@ class InlineApp(InlineCommands):
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
-        from prompt_toolkit.application import run_in_terminal
-
-        await run_in_terminal(show)
+        await self.prompt.print_above(show)
 
     # -- turns -------------------------------------------------------------------------------------
     def interrupt(self) -> None:
@@ -199,7 +201,9 @@ class InlineApp(InlineCommands):
         finally:
             self.renderer.finish()
 
-    async def send(self, text: str, echo: str | None = None, display: str | None = None) -> None:
+    async def send(
+        self, text: str, echo: str | None = None, display: str | None = None, images: tuple[Image, ...] = ()
+    ) -> None:
         """`echo` prints the prompt (one not typed at the prompt); `display` is what was typed when
         `text` is its expansion (a skill run, `@path`), kept with the message for a resume."""
         if self._attaching is None or not self._attaching.done():
@@ -214,7 +218,7 @@ class InlineApp(InlineCommands):
         session = self.sessions.session
         assert session is not None  # ready() started it
         try:
-            result = await self._turn(session.prompt(text, display=display or echo), echo)
+            result = await self._turn(session.prompt(text, display=display or echo, images=images), echo)
         except Exception as exc:  # the loop must survive anything the agent raises
             self.renderer.note(f"{type(exc).__name__}: {exc}", "error")
             return
@@ -256,8 +260,10 @@ class InlineApp(InlineCommands):
         asyncio.get_running_loop().set_default_executor(DaemonExecutor())  # quitting never waits on a job
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
-        self._spawn(asyncio.to_thread(self.paths.build))
+        indexed = self._spawn(asyncio.to_thread(self.paths.build))
+        indexed.add_done_callback(lambda _f: self.prompt.paths_ready())
         await self._ask_trust()
+        self._welcomed = await greeting.welcome_first(self)
         opts = self.options
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
@@ -265,8 +271,8 @@ class InlineApp(InlineCommands):
         if (waits or self.first) and not await self.ready():
             return 1
         if self.first and not greeting.refused(self, self.first):
-            sent, shown = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
-            await self.send(sent, echo=shown or self.first, display=shown)
+            got = attached(self.first, self.settings, self.sessions.session)  # `@path` attaches the file
+            await self.send(got.text, echo=got.display or self.first, display=got.display, images=got.images)
         while not self.quitting:
             text = await self.prompt.read()
             if text is QUIT:
@@ -287,10 +293,10 @@ class InlineApp(InlineCommands):
             await asyncio.shield(self._attaching)
         if greeting.refused(self, text):
             return
-        sent, shown = attached(text, self.settings, self.sessions.session)
-        if shown is not None:  # the typed line is on screen already: only the notes
-            self.renderer.note(shown.split("\n", 1)[1], "info")
-        await self.send(sent, display=shown)
+        got = attached(text, self.settings, self.sessions.session)
+        if got.display is not None:  # the typed line is on screen already: only the notes
+            self.renderer.note(got.display.split("\n", 1)[1], "info")
+        await self.send(got.text, display=got.display, images=got.images)
 
     async def _ask_trust(self) -> None:
         """Before the first session: may the project's .flue/config.toml loosen protection?"""
@@ -307,10 +313,11 @@ class InlineApp(InlineCommands):
             return
         self.renderer.note(f"Trusted {asked.path}.")
 
-    def _spawn(self, aw: Awaitable[Any]) -> None:
+    def _spawn(self, aw: Awaitable[Any]) -> asyncio.Future[Any]:
         fut = asyncio.ensure_future(aw)
         self._background.add(fut)
         fut.add_done_callback(self._background.discard)
+        return fut
 
 
 def _line_picker(pick: Callable[[Any, str], str | None]) -> Callable[[Any, str], str | None]:

@@ -16,12 +16,32 @@ from flue_tui.ui.welcome import welcome_text
 HINTS = "/ commands · @ files · ctrl+j new line"
 
 
-def welcome(app: Any) -> str:
+def welcome(app: Any, mode: str | None = None) -> str:
     policy = app.policy()
     s = app.settings
-    mode = policy.mode if policy is not None else s.permission_mode or ""
+    if mode is None:
+        mode = policy.mode if policy is not None else s.permission_mode or ""
     # Ctrl+C, not Esc: while a turn runs inline mode reads no keys, only the terminal's SIGINT.
     return welcome_text(cwd=s.cwd, model=s.model or "", mode=mode, sandbox=s.sandbox, interrupt_key="Ctrl+C")
+
+
+async def welcome_first(app: Any) -> bool:
+    """Before the first prompt of a fresh session: the welcome arrives with the input, not once the
+    session has started (seconds, with litellm's import beside it). Whether it was said."""
+    import asyncio
+
+    from flue_tui.config.errors import ConfigError
+    from flue_tui.permissions.config import mode_for
+
+    opts = app.options
+    if not app.settings.model or (opts is not None and (opts.named or opts.session_id)):
+        return False  # no model: the no-key screen says it; a resume shows its recap instead
+    try:
+        mode = await asyncio.to_thread(mode_for, app.settings)  # a trusted project may set one
+    except ConfigError:
+        return False  # the start says what is wrong with the file
+    app.renderer.note(welcome(app, mode), "welcome")
+    return True
 
 
 def unavailable(app: Any, exc: Exception) -> str:

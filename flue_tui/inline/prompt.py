@@ -7,15 +7,18 @@ side of the conversation in the scrollback. The toolbar under it vanishes once a
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion, ThreadedCompleter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import History
+from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
 
 from flue_tui.ui.history import PromptHistory
@@ -44,6 +47,26 @@ class SharedHistory(History):
 
     def store_string(self, string: str) -> None:
         self.history.add(string)
+
+
+def keys_from(stdin: TextIO) -> Input | None:
+    """A terminal's keys, read raw also while something prints above the prompt.
+
+    prompt-toolkit's run_in_terminal (how print_above clears the prompt, prints and draws it again)
+    switches the terminal to its cooked mode meanwhile. A key arriving in that moment is echoed by
+    the tty into the output, and Enter arrives translated to Ctrl+J, a new line in this multi-line
+    prompt: the line typed as the welcome printed was never sent (a CI hang). Nothing here runs a
+    program in the terminal from the prompt (no editor binding), so raw mode is right throughout.
+    """
+    if sys.platform == "win32" or not stdin.isatty():
+        return None  # prompt-toolkit's own choice
+    from prompt_toolkit.input.vt100 import Vt100Input
+
+    class RawInput(Vt100Input):
+        def cooked_mode(self) -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext()
+
+    return RawInput(stdin)
 
 
 class InlineCompleter(Completer):
@@ -87,6 +110,8 @@ class InlinePrompt:
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
         self.prefill = ""
+        if "input" not in io and (keys := keys_from(sys.stdin)) is not None:
+            io["input"] = keys
         self.session: PromptSession[Any] = PromptSession(
             message=FormattedText([("bold", "› ")]),
             multiline=True,
@@ -121,6 +146,20 @@ class InlinePrompt:
         if self._echo is not None and isinstance(text, str):  # not QUIT (Ctrl+C twice)
             self._echo(text)
         return text
+
+    def paths_ready(self) -> None:
+        """The file index is built: an `@path` typed before it was gets its completions now
+        (prompt-toolkit completes as keys arrive, and none arrives after the last one typed)."""
+        app = self.session.app
+        if app.is_running and AT_RE.search(app.current_buffer.document.text_before_cursor):
+            app.current_buffer.start_completion(select_first=False)
+
+    async def print_above(self, show: Callable[[], None]) -> None:
+        """Run `show` (which prints) above the prompt if it is on screen, else just run it; keys
+        typed meanwhile wait for the prompt, unechoed, Enter still Enter (see keys_from)."""
+        from prompt_toolkit.application import run_in_terminal
+
+        await run_in_terminal(show)
 
     def _bottom(self) -> Any:
         if self.hint and time.monotonic() - self._ctrl_c_at < QUIT_WINDOW_S:

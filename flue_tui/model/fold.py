@@ -26,10 +26,14 @@ CHUNK_COST = 8
 EMPTY_STREAM_MESSAGE = "The provider's stream ended without a reply (no text, no tool call, no output tokens)."
 
 
+MAX_COUNT = 10**9  # tokens in one turn: past any model's window, so no count (and 10**400 has no float)
+
+
 def count(value: Any) -> int:
-    """A provider's token count, untrusted: whole and not negative."""
+    """A provider's token count, untrusted: whole, not negative, not absurd (else 0, unknown)."""
     ok = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
-    return max(0, int(value)) if ok and not isinstance(value, bool) else 0
+    number = int(value) if ok and not isinstance(value, bool) else 0
+    return number if 0 <= number <= MAX_COUNT else 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,3 +100,15 @@ def supports_reasoning(model: str) -> bool:
     """Whether to send an effort: as turn_params.can_reason decides it with litellm."""
     entry = info(model)
     return True if entry is None else bool(entry.get("supports_reasoning"))
+
+
+def supports_vision(model: str) -> bool:
+    """Whether the model takes images, as litellm's map says. A model the map does not know (a
+    local server's) is given them: the provider decides, as it does for everything else of it."""
+    entry = info(model)
+    return True if entry is None else bool(entry.get("supports_vision"))
+
+
+def no_vision(model: str) -> str:
+    """The one sentence for a model that does not take images, said before any request."""
+    return f"{model} does not take images (litellm's model map says it has no vision); pick a vision model with /model or --model."

@@ -35,15 +35,15 @@ async def events(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]
             start = end + 1
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
+            idle += 1  # a blank line ending no event counts too: a flood of them is junk like any
+            if idle > MAX_IDLE_LINES:
+                raise StreamFault(f"The provider sent {MAX_IDLE_LINES:,} stream lines without an event.")
             if not raw:
                 if data:
                     yield name, "\n".join(data)
                     idle = 0
                 name, data = "", []
                 continue
-            idle += 1
-            if idle > MAX_IDLE_LINES:
-                raise StreamFault(f"The provider sent {MAX_IDLE_LINES:,} stream lines without an event.")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:

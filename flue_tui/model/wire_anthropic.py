@@ -28,8 +28,21 @@ def _text_blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     if isinstance(content, list):
-        return [dict(block) for block in content if isinstance(block, dict)]
+        return [
+            _image(block) if block.get("type") == "image_url" else dict(block)
+            for block in content
+            if isinstance(block, dict)
+        ]
     return []
+
+
+def _image(block: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI `image_url` part (a data URL: core/images.py makes only those) as Anthropic's
+    base64 `image` block, as litellm translates it."""
+    url = str((block.get("image_url") or {}).get("url") or "")
+    head, _, data = url.partition(",")
+    media_type = head.removeprefix("data:").removesuffix(";base64")
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def _arguments(raw: Any) -> Any:

@@ -88,6 +88,7 @@ class PreToolHooks(Protocol):
     """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
 
     async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
+    def permission_prompt(self, tool_name: str) -> None: ...  # Notification, told as the question is put
 
 
 class Guard(Protocol):
@@ -318,6 +319,8 @@ class PermissionPolicy:
                 body_kind,
                 tuple(session_rules_for(tool_name, traits, args)),
             )
+            if self.hooks is not None:
+                self.hooks.permission_prompt(tool_name)
             answer = await self.asker(request)
         if answer.choice == "once":
             return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)

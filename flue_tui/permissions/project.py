@@ -127,10 +127,28 @@ def pending(settings: Any) -> Pending | None:
             files[rel] = trust.digest(Path(root) / rel)
             if trust.state(settings.cwd, rel) == "changed":
                 changed, changed_files = True, [*changed_files, rel]
+    _commands(settings, root, held, files)
     if not held:
         return None
     first = next(iter(files))
     return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()), tuple(changed_files))
+
+
+def _commands(settings: Any, root: str, held: list[Held], files: dict[str, str | None]) -> None:
+    """A project's `.claude/commands` whose allowed-tools would run calls unasked: trusting covers
+    each such file by its SHA-256, as a hook's settings file (context/commands.py reads them)."""
+    import os
+
+    from flue_tui.context.commands import discover_commands
+
+    if getattr(settings, "trust_project", False):
+        return
+    for command in discover_commands(settings.cwd, None).commands:
+        if command.allowed_tools and not command.trusted:
+            rel = os.path.relpath(command.path, settings.cwd)
+            rules = ", ".join(command.allowed_tools)
+            held.append(Held(f"{rel} allowed-tools", f"{rel}: /{command.name} runs {rules} without asking"))
+            files[rel] = trust.digest(Path(root) / rel)
 
 
 def accept(settings: Any, asked: Pending) -> Any:

@@ -31,5 +31,12 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --resume/--continue/--session: continue from a copy, leaving the original as it was",
     )
+    group.add_argument(
+        "-w",
+        "--worktree",
+        metavar="NAME",
+        help="run in the git worktree NAME beside the repository (on branch NAME; created when missing), "
+        "in the session named NAME",
+    )
     group.add_argument("--no-session-persistence", action="store_true", help="do not save this run's session")
     group.add_argument("--db", metavar="PATH", help="the session database (default: ~/.local/share/flue/sessions.db)")

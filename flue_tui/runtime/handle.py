@@ -91,12 +91,14 @@ class SessionHandle:
         return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)
 
     # -- starting and replacing ----------------------------------------------------------------------
-    def start(self, options: SessionOptions | None = None, *, picker: Picker | None = None) -> Started:
+    def start(
+        self, options: SessionOptions | None = None, *, picker: Picker | None = None, source: str | None = None
+    ) -> Started:
         """Blocking (front ends call it in a thread): start per `options` (default: the run's flags)
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
         began_with = self.settings.model
-        started = start_session(self.settings, options, picker=picker)
+        started = start_session(self.settings, options, picker=picker, source=source)
         self.close()
         self.adopt(started, options)
         self.catch_up(began_with)
@@ -136,9 +138,10 @@ class SessionHandle:
         """/new or /resume REF: the running operation is stopped first; a start that fails raises
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
-        started = await asyncio.to_thread(start_session, self.settings, options)
+        source = "resume" if resume is not None else "clear"
+        started = await asyncio.to_thread(start_session, self.settings, options, source=source)
         await self.stop()
-        self.close()
+        self.close(source)  # Claude Code's SessionEnd reason: clear (/new) or resume
         self.adopt(started, options)
         return started
 
@@ -171,7 +174,7 @@ class SessionHandle:
 
     def switch_model(self, model: str) -> str:
         """/model ID: this session's next turns and every later session; ValueError when it cannot."""
-        from flue_tui.runtime.wiring import model_client
+        from flue_tui.runtime.wiring import announce_fallback, main_client
 
         if "/" not in model:
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
@@ -183,7 +186,8 @@ class SessionHandle:
         if self.session is not None:
             try:
                 # A model swap only: permissions, MCP and the rest of the session stay as they are.
-                self.session.model = model_client(settings, model, main=True)
+                session = self.session
+                self.session.model = main_client(settings, model, announce_fallback(settings, model, lambda: session))
             except ConfigError as exc:
                 raise ValueError(str(exc)) from None
         self.settings = settings
@@ -255,10 +259,17 @@ class SessionHandle:
             )
         return path
 
-    def close(self) -> None:
+    def close(self, reason: str = "other") -> None:
+        """End the session: the SessionEnd hooks (`reason` as Claude Code's: clear, resume,
+        prompt_input_exit, other), then the recording and the store let go."""
         started, self.started = self.started, None
         if started is None:
             return
+        if started.hooks is not None:
+            from flue_tui.hooks.lifecycle import blocking
+
+            for line in blocking(lambda: started.hooks.session_end(reason)):
+                started.hooks.say(line)
         if started.recorder is not None:
             started.recorder.close()
         if started.store is not None:

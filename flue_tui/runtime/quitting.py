@@ -32,7 +32,7 @@ def close_session(handle: SessionHandle) -> str | None:
             info = None
         if info is not None:
             hint = resume_hint(info.name, info.id, handle.options.db if handle.options is not None else None)
-    handle.close()
+    handle.close("prompt_input_exit")  # the user left the prompt: Claude Code's SessionEnd reason
     return hint
 
 

@@ -78,8 +78,26 @@ def options_from_args(args: argparse.Namespace, *, print_mode: bool) -> SessionO
             check_name(args.session)
         except StoreError as exc:
             raise ValueError(str(exc)) from None
+    worktree = getattr(args, "worktree", None)
+    name = args.session
+    if worktree is not None:
+        from flue_tui.runtime.worktree import WorktreeError, check_name
+
+        try:
+            check_name(worktree)
+        except WorktreeError as exc:
+            raise ValueError(str(exc)) from None
+        if name is None and resume is None and not args.continue_last and session_id is None:
+            name = worktree  # the worktree's session: `flue -w NAME` again resumes it
+            from flue_tui.store.db import StoreError
+            from flue_tui.store.sessions import check_name as check_session_name
+
+            try:
+                check_session_name(name)
+            except StoreError as exc:
+                raise ValueError(str(exc)) from None
     return SessionOptions(
-        name=args.session,
+        name=name,
         resume=None if resume == PICK else resume,
         pick=resume == PICK,
         continue_last=args.continue_last,
@@ -109,6 +127,21 @@ class Started:
     recorder: Recorder | None = None
     resumed: SessionInfo | None = None  # the stored session this one continues (or was forked from)
     notices: list[str] = field(default_factory=list)
+    hooks: Any = None  # the root session's hooks (hooks/lifecycle.SessionHooks): SessionEnd at close
+
+
+def _session_start(started: Started, source: str | None, model: str | None) -> Started:
+    """Claude Code's SessionStart, once the session is built: its context waits for the first
+    prompt, what it says to the user joins the start's notices."""
+    from flue_tui.hooks.lifecycle import SessionHooks, blocking
+
+    hooks = started.session.prompt_hooks
+    if not isinstance(hooks, SessionHooks):
+        return started
+    started.hooks = hooks
+    source = source or ("resume" if started.resumed is not None else "startup")
+    started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+    return started
 
 
 def _target(
@@ -162,9 +195,17 @@ def _target(
     return None
 
 
-def start_session(settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None) -> Started:
+def start_session(
+    settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None, source: str | None = None
+) -> Started:
     """Resolve the options against the store, build the Session (system prompt recomposed, history
-    rebuilt from the store) and attach the recorder. Raises SessionStartError or ConfigError."""
+    rebuilt from the store) and attach the recorder; then the SessionStart hooks (`source`: Claude
+    Code's, "clear" for /new; else startup or resume). Raises SessionStartError or ConfigError."""
+    started = _start(settings, options, picker)
+    return _session_start(started, source, settings.model)
+
+
+def _start(settings: Settings, options: SessionOptions | None, picker: Picker | None) -> Started:
     from flue_tui.core.messages import Usage
     from flue_tui.runtime.checkpointing import install as install_checkpoints  # not before the app's first frame
     from flue_tui.runtime.wiring import Runtime

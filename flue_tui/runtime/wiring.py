@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,9 @@ class Runtime:
         from flue_tui.tools.background import Jobs
 
         self.jobs = Jobs()  # background commands (bash_background), shared by the session and its tasks
+        from flue_tui.runtime.worktree import TaskTrees
+
+        self._task_trees = TaskTrees()  # where `isolation: worktree` agents' tasks run
         from flue_tui.permissions.config import load_for
         from flue_tui.permissions.project import notices
 
@@ -81,15 +85,23 @@ class Runtime:
     def discover(self, cwd: str, instructions: str) -> Context:
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
-        skills = discover_skills(cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots)
-        roster = discover_roster(cwd, roots)
-        workspace = discover_workspace(cwd, roots)
-        if not reads(s.setting_sources, "project"):
-            # --setting-sources without "project" (the Agent SDK's setting_sources=[]): no project
-            # memory, as Claude Code loads no CLAUDE.md then; the listing stays, as in Flue.
-            workspace = dataclasses.replace(workspace, instructions="", warnings=())
+        from flue_tui.context.commands import discover_commands
+        from flue_tui.hooks.config import claude_dir
+
+        claude = claude_dir()  # Claude Code's own folder: its skills, commands, agents and CLAUDE.md
+        skills = discover_skills(
+            cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
+        )
+        commands = discover_commands(cwd, claude / "commands", roots)
+        skills.commands = commands.commands
+        roster = discover_roster(cwd, roots, claude)
+        # --setting-sources (the Agent SDK's setting_sources=[]): memory only from the sources
+        # named, as Claude Code loads no CLAUDE.md then; the listing stays, as in Flue.
+        user_memory = str(claude / "CLAUDE.md") if reads(s.setting_sources, "user") else None
+        workspace = discover_workspace(cwd, roots, user_memory, project=reads(s.setting_sources, "project"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        return Context(prompt, skills, roster, [*workspace.warnings, *skills.warnings, *roster.warnings])
+        warnings = [*workspace.warnings, *skills.warnings, *commands.warnings, *roster.warnings]
+        return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
         from flue_tui.permissions.policy import AS_BASH
@@ -100,7 +112,7 @@ class Runtime:
         from flue_tui.tools.task import TaskTool
         from flue_tui.tools.todo import TodoWriteTool
 
-        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child)]
+        tools = [*builtin_tools(sandbox), TaskTool(context.roster, self._make_child, self._task_trees)]
         if context.skills.skills:
             tools.append(ActivateSkillTool(context.skills))
         if context.skills.has_resources:
@@ -140,8 +152,10 @@ class Runtime:
         context = self.discover(self.settings.cwd, self.instructions)
         sandbox = self._sandbox_for(None)
         policy = session_policy(self.settings, self.permissions, self.sandbox_notices, context.warnings)
+        session: Session | None = None  # the fallback's notice goes to the session built below
+        model = self.settings.model or ""
         session = Session(
-            model=self._model(self.settings.model or ""),
+            model=main_client(self.settings, model, announce_fallback(self.settings, model, lambda: session)),
             tools=self._tools(sandbox, context),
             system_prompt=context.system_prompt,
             cwd=self.settings.cwd,
@@ -155,21 +169,44 @@ class Runtime:
         )
         self.mcp.attach(session)
         self._attach_hooks(session, policy)
+        from flue_tui.runtime.claudecode import prompt_scope
+
+        trust_all = bool(self.settings.trust_project)
+        session.prompt_scope = prompt_scope(context, self._model, trust_all, _warn)
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
-        """The user's PreToolUse hooks answer through the session's policy (children share it)."""
-        if self.hooks.hooks:
-            attach_hooks(session, policy, self.hooks.hooks, self.settings.cwd)
+        """The user's hooks (flue_tui/hooks): PreToolUse and Notification through the session's
+        policy (children share it), the prompt's and the session's own through `prompt_hooks`."""
+        if not self.hooks.hooks or policy is None:
+            return
+        hooks = attach_hooks(session, policy, self.hooks, self.settings.cwd)
+        if self.settings.interactive:
+            hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
+
+    def _child_hooks(self, parent: Session, child: Session, agent: Subagent) -> None:
+        """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
+        from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
+
+        hooks = parent.prompt_hooks
+        root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
+        if isinstance(root, SessionHooks):
+            child.prompt_hooks = mine = root.for_child(agent.name, child.task_id or child.id)
+            mine.last_text = child.last_assistant_text
 
     def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
         context = self.discover(child_cwd, agent.instructions)
+        from flue_tui.runtime.claudecode import agent_tools, wants_mcp
+
+        tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
+        if unknown:
+            _warn(parent, f'The agent "{agent.name}" names tools flue does not have: {", ".join(unknown)}.')
         child = Session(
             model=self._model(agent.model or parent.model.model),
-            tools=self._tools(sandbox, context),
+            tools=tools,
             system_prompt=context.system_prompt,
             cwd=child_cwd,
             task_id=new_id("task"),
@@ -181,39 +218,47 @@ class Runtime:
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
-        self.mcp.attach(child)  # and get the same MCP servers
+        if wants_mcp(agent):
+            self.mcp.attach(child)  # and get the same MCP servers
+        self._child_hooks(parent, child, agent)
         return child
 
 
-def attach_hooks(session: Session, policy: Any, hooks: tuple[Any, ...], cwd: str, *, sdk: Any = None) -> Any:
-    """Give `session` these hooks (added to any it has): PreToolUse through its policy, PostToolUse
-    as `after_tool`, UserPromptSubmit/Stop as `prompt_hooks`. `sdk` answers the Agent SDK's
+def attach_hooks(session: Session, policy: Any, setup: Any, cwd: str, *, sdk: Any = None) -> Any:
+    """Give `session` the hooks of `setup` (a HookSetup; added to any it has): PreToolUse and
+    Notification through its policy, PostToolUse as `after_tool`, the prompt's and the session's
+    own events as `prompt_hooks` (hooks/lifecycle.SessionHooks). `sdk` answers the Agent SDK's
     callback hooks, which arrive with its initialize request, after the session is built.
     Returns the Hooks object, or None without a policy."""
     if policy is None:
         return None
     from flue_tui.core.events import Log
-    from flue_tui.hooks.config import HookSetup
-    from flue_tui.hooks.events import TAG, Hooks
+    from flue_tui.hooks.events import TAG
+    from flue_tui.hooks.lifecycle import SessionHooks
 
     def say(line: str) -> None:  # a hook's failure or systemMessage: one line for the user
         session.emit(session.event(Log, level="warn", message=f"{TAG} {line}"))
 
-    existing = policy.hooks if isinstance(policy.hooks, Hooks) else None
+    existing = policy.hooks if isinstance(policy.hooks, SessionHooks) else None
     if existing is None:
-        existing = Hooks(HookSetup(tuple(hooks)), cwd, say)
+        existing = SessionHooks(setup, cwd, say)
         existing.session_id = session.id
         policy.hooks = existing
     else:
-        existing.setup = HookSetup(existing.setup.hooks + tuple(hooks))
+        existing.setup = dataclasses.replace(existing.setup, hooks=existing.setup.hooks + setup.hooks)
     if sdk is not None:
         existing.sdk = sdk
-    setup = existing.setup
-    if setup.for_event("UserPromptSubmit") or setup.for_event("Stop"):
-        session.prompt_hooks = existing  # the root session's prompts only
-    if setup.for_event("PostToolUse"):
+    session.prompt_hooks = existing  # the root session's prompts and compactions
+    if existing.setup.for_event("PostToolUse"):
         session.after_tool = existing.post_tool  # task children take their parent's (Session)
     return existing
+
+
+def _warn(session: Session, line: str) -> None:
+    """One line for the user, on the session's event stream (every front end shows it)."""
+    from flue_tui.core.events import Log
+
+    session.emit(session.event(Log, level="warn", message=f"[flue] {line}"))
 
 
 def model_client(settings: Settings, model: str, *, main: bool) -> Any:
@@ -235,6 +280,32 @@ def model_client(settings: Settings, model: str, *, main: bool) -> Any:
         idle_timeout=settings.idle_timeout,
         max_reply_chars=settings.max_reply_chars,
     )
+
+
+def main_client(settings: Settings, model: str, on_switch: Callable[[str], None]) -> Any:
+    """A root session's client (at its start and on /model): `model`, behind `--fallback-model`
+    when that names another model. Both are built by model_client, so both get the user's bounds;
+    task children keep their own model (Claude Code's fallback is the main loop's too)."""
+    client = model_client(settings, model, main=True)
+    spare = settings.fallback_model
+    if not spare or spare == model:
+        return client
+    from flue_tui.model.fallback import FallbackClient
+
+    return FallbackClient(client, model_client(settings, spare, main=False), on_switch)
+
+
+def announce_fallback(settings: Settings, model: str, session: Callable[[], Session | None]) -> Callable[[str], None]:
+    """The fallback's one sentence as a typed event on the session's stream, which every front end
+    shows (the app and inline as a notice, --plain on stderr, -p on stderr in every format)."""
+    from flue_tui.core.events import Fallback
+
+    def say(text: str) -> None:
+        target = session()
+        if target is not None:
+            target.emit(target.event(Fallback, message=text, model=model, fallback=settings.fallback_model or ""))
+
+    return say
 
 
 def prices(settings: Settings) -> Any:

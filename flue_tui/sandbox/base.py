@@ -37,8 +37,10 @@ class Sandbox(Protocol):
         signal: AbortSignal | None = None,
         on_output: OutputCallback | None = None,
         cwd: str | None = None,
+        reap_group: bool = False,
     ) -> ExecResult:
-        """Run `command` in the shell; stream chunks to on_output; keep only bounded output."""
+        """Run `command` in the shell; stream chunks to on_output; keep only bounded output.
+        `reap_group`: stop what the shell left running in its process group once it exits."""
         ...
 
 

@@ -244,8 +244,10 @@ class LocalSandbox:
         signal: AbortSignal | None = None,
         on_output: OutputCallback | None = None,
         cwd: str | None = None,
+        reap_group: bool = False,
     ) -> ExecResult:
-        """Run `<shell> -c command`; stream chunks; keep bounded tails; kill the group on stop."""
+        """Run `<shell> -c command`; stream chunks; keep bounded tails; kill the group on stop.
+        With `reap_group`, what the shell leaves in its group when it exits is stopped too."""
         if signal is not None and signal.aborted:
             raise AbortError()
         loop = asyncio.get_running_loop()
@@ -294,6 +296,8 @@ class LocalSandbox:
             if timer is not None:
                 timer.cancel()
             if run.done.done():
+                if reap_group:  # a background job's lifetime is its shell's: nothing outlives bash_kill
+                    group.terminate()
                 group.settle()
             else:  # cancelled by our caller: leave nothing running
                 stopped = True

@@ -15,6 +15,7 @@ from typing import Any
 from flue_tui.core.messages import ToolCall, Usage
 from flue_tui.core.traits import KINDS, OUTCOMES
 from flue_tui.store.db import StoreError, write
+from flue_tui.store.images import keep
 from flue_tui.store.sessions import SessionStore, check_name
 from flue_tui.store.values import SessionInfo, encode, now_iso
 
@@ -312,6 +313,7 @@ def _write(store: SessionStore, plan: _Planned, parent_id: str | None, notices: 
     )
     for m in plan.messages:
         enc = encode({k: v for k, v in m.items() if k not in _PLACE})
+        keep(store.conn, enc.images)
         store.conn.execute(
             "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, is_error, "
             "stop_reason, partial, input_tokens, output_tokens, cost_usd, created_at) "

@@ -80,7 +80,17 @@ def m003_imported_sessions(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN imported_at TEXT")
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_sessions_and_messages, m002_message_search, m003_imported_sessions]
+def m004_images(db: Database) -> None:
+    # Attached images, once per content (store/images.py); messages refer to them by sha256.
+    db.execute("CREATE TABLE images (sha256 TEXT PRIMARY KEY, media_type TEXT NOT NULL, data BLOB NOT NULL)")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [
+    m001_sessions_and_messages,
+    m002_message_search,
+    m003_imported_sessions,
+    m004_images,
+]
 
 
 def migration_set() -> Any:

@@ -177,7 +177,8 @@ class Recorder:
                 self.store.replace(partial.row_id, sid, message)
             else:
                 self.store.append(sid, message)
-            if message.get("role") == "user" and sid == self.root:
+            flues = str(message.get("content", "")).startswith("<signal ")  # flue's own message, not a prompt
+            if message.get("role") == "user" and sid == self.root and not flues:
                 self.store.set_title(sid, title_from(typed(message)))
         if sid == self.root and _failed_empty(message) and self._never_answered():
             # A run that failed before any turn (no key, unknown model) is not a conversation: its row

@@ -12,6 +12,7 @@ from typing import Any
 
 from flue_tui.core.ids import new_id
 from flue_tui.store.db import Opened, StoreError, open_database, write
+from flue_tui.store.images import prune
 from flue_tui.store.transcript import MessageLog
 from flue_tui.store.values import SESSION_COLUMNS, SessionInfo, UserPrompt, now_iso, session_from_row
 
@@ -22,6 +23,13 @@ class UnknownSession(StoreError):
     def __init__(self, message: str, suggestions: list[str]) -> None:
         super().__init__(message)
         self.suggestions = suggestions
+
+
+def _in_dirs(cwd: str | tuple[str, ...] | None) -> tuple[str, tuple[str, ...]]:
+    dirs = (cwd,) if isinstance(cwd, str) else cwd
+    if dirs is None:
+        return "parent_id IS NULL", ()
+    return f"parent_id IS NULL AND cwd IN ({', '.join('?' * len(dirs))})", dirs
 
 
 def check_name(name: str) -> str:
@@ -130,22 +138,21 @@ class SessionStore(MessageLog):
         message += " See them with: flue sessions list" + ("" if close else " --all")
         return UnknownSession(message, close)
 
-    def list_sessions(self, cwd: str | None = None, *, limit: int | None = 50, offset: int = 0) -> list[SessionInfo]:
-        """Conversations (not task children), newest first; `cwd=None` lists every directory."""
-        where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
-        params: tuple[Any, ...] = ((cwd,) if cwd is not None else ()) + (limit if limit else -1, offset)
+    def list_sessions(
+        self, cwd: str | tuple[str, ...] | None = None, *, limit: int | None = 50, offset: int = 0
+    ) -> list[SessionInfo]:
+        """Conversations (not task children), newest first; `cwd=None` lists every directory, a
+        tuple several (a repository and its worktree sessions' directories)."""
+        where, params = _in_dirs(cwd)
         rows = self.conn.execute(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} ORDER BY updated_at DESC LIMIT ? OFFSET ?", params
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where} ORDER BY updated_at DESC LIMIT ? OFFSET ?",
+            (*params, limit if limit else -1, offset),
         ).fetchall()
         return [session_from_row(r) for r in rows]
 
-    def count_sessions(self, cwd: str | None = None) -> int:
-        where = "parent_id IS NULL" + (" AND cwd = ?" if cwd is not None else "")
-        return int(
-            self.conn.execute(
-                f"SELECT count(*) FROM sessions WHERE {where}", (cwd,) if cwd is not None else ()
-            ).fetchone()[0]
-        )
+    def count_sessions(self, cwd: str | tuple[str, ...] | None = None) -> int:
+        where, params = _in_dirs(cwd)
+        return int(self.conn.execute(f"SELECT count(*) FROM sessions WHERE {where}", params).fetchone()[0])
 
     def children(self, session_id: str) -> list[SessionInfo]:
         rows = self.conn.execute(
@@ -225,6 +232,7 @@ class SessionStore(MessageLog):
             marks = ",".join("?" * len(ids))
             count = self.conn.execute(f"SELECT count(*) FROM messages WHERE session_id IN ({marks})", ids).fetchone()[0]
             self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+            prune(self.conn)  # images only this session referred to
         return int(count)
 
     def tree_usage(self, session_id: str) -> tuple[int, int, int, int, float]:

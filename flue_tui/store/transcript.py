@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.store.db import StoreError, write
+from flue_tui.store.images import fill, keep
 from flue_tui.store.values import TEXT_KEY, SearchHit, StoredMessage, decode, encode, now_iso
 
 if TYPE_CHECKING:
@@ -20,9 +21,10 @@ _MESSAGE_COLUMNS = "session_id, seq, role, text, content, partial, created_at"
 MARK_START, MARK_END = "\x02", "\x03"
 
 
-def _stored(row: tuple[Any, ...]) -> StoredMessage:
+def _stored(conn: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMessage:
     session_id, seq, role, text, content, partial, created_at = row
-    return StoredMessage(session_id, seq, role, decode(role, text, content), bool(partial), created_at)
+    data = fill(conn, decode(role, text, content))
+    return StoredMessage(session_id, seq, role, data, bool(partial), created_at)
 
 
 def fts_query(text: str) -> str:
@@ -40,6 +42,7 @@ class MessageLog:
         enc = encode(message)
         now = now_iso()
         with write(self.conn):
+            keep(self.conn, enc.images)
             # The seq is taken under the write lock, so two writers to one session never collide.
             cur = self.conn.execute(
                 "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, tool_call_ids, "
@@ -71,6 +74,7 @@ class MessageLog:
         enc = encode(message)
         now = now_iso()
         with write(self.conn):
+            keep(self.conn, enc.images)
             cur = self.conn.execute(
                 "UPDATE messages SET role = ?, text = ?, content = ?, tool_call_id = ?, tool_call_ids = ?, "
                 "is_error = ?, stop_reason = ?, partial = ?, input_tokens = ?, output_tokens = ?, cost_usd = ? "
@@ -123,14 +127,14 @@ class MessageLog:
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         for row in cur:
-            yield _stored(row)
+            yield _stored(self.conn, row)
 
     def tail(self, session_id: str, n: int = 50) -> list[StoredMessage]:
         """The last `n` messages, oldest first: the screenful a resumed TUI shows."""
         rows = self.conn.execute(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?", (session_id, n)
         ).fetchall()
-        return [_stored(r) for r in reversed(rows)]
+        return [_stored(self.conn, r) for r in reversed(rows)]
 
     def before(self, session_id: str, seq: int, n: int = 50) -> list[StoredMessage]:
         """The `n` messages just before `seq`, oldest first: paging back through history."""
@@ -138,7 +142,7 @@ class MessageLog:
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
             (session_id, seq, n),
         ).fetchall()
-        return [_stored(r) for r in reversed(rows)]
+        return [_stored(self.conn, r) for r in reversed(rows)]
 
     def load_context(self, session_id: str) -> list[Message]:
         """The model context of a session, with cut-off messages and unanswered calls closed."""
@@ -159,7 +163,7 @@ class MessageLog:
                 key = TEXT_KEY.get(role)
                 if key:
                     data[key] = text
-                parts.append((role, data, bool(partial)))
+                parts.append((role, fill(self.conn, data), bool(partial)))
             del rows, datas
             return rebuild_context(parts)
         finally:

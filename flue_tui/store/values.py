@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from flue_tui.store.images import Blob, strip
+
 if TYPE_CHECKING:
     from flue_tui.core.messages import Message
 
@@ -127,10 +129,12 @@ class EncodedMessage:
     input_tokens: int | None
     output_tokens: int | None
     cost_usd: float | None
+    images: tuple[Blob, ...] = ()  # kept once in the `images` table (store/images.py), not in `content`
 
 
 def encode(message: dict[str, Any]) -> EncodedMessage:
     role = str(message.get("role", ""))
+    message, blobs = strip(message)
     rest = dict(message)
     key = TEXT_KEY.get(role)
     text = str(rest.pop(key, "") or "") if key else ""
@@ -147,6 +151,7 @@ def encode(message: dict[str, Any]) -> EncodedMessage:
         input_tokens=usage.get("input"),
         output_tokens=usage.get("output"),
         cost_usd=usage.get("cost"),
+        images=blobs,
     )
 
 

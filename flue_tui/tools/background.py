@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.abort import AbortSignal, ToolError
+from flue_tui.core.toolcall import one_line
 from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult, prop, schema
 from flue_tui.tools.truncate import truncate_tail
 
 MAX_JOBS = 16  # running at once: a model looping on bash_background cannot fork-bomb the machine
+KEPT_ENDED = 32  # ended jobs remembered (each holds up to _BUFFER unread): the oldest are forgotten
 _BUFFER = 4 * MAX_READ_BYTES  # unread characters kept before the oldest are dropped
 _RECENT = 8 * 1024
 
@@ -80,6 +82,9 @@ class Jobs:
     def start(self, sandbox: Sandbox, command: str, description: str) -> Job:
         if len(self.running()) >= MAX_JOBS:
             raise ToolError(f"{MAX_JOBS} background commands are already running; stop one with bash_kill first.")
+        ended = [j for j in self.jobs.values() if not j.running]
+        for old in ended[: max(0, len(ended) - KEPT_ENDED + 1)]:  # a looping model cannot grow memory
+            del self.jobs[old.id]
         job = Job(f"bg{next(self._ids)}", command, description)
         job.task = asyncio.get_running_loop().create_task(self._run(sandbox, job))
         self.jobs[job.id] = job
@@ -88,7 +93,9 @@ class Jobs:
 
     async def _run(self, sandbox: Sandbox, job: Job) -> None:
         try:
-            result = await sandbox.exec(job.command, signal=job.signal, on_output=job.feed)
+            # What the shell leaves behind (`cmd > log &`) ends with it: else it would outlive
+            # bash_kill and flue, released from the reaper as a bash command's leftovers are.
+            result = await sandbox.exec(job.command, signal=job.signal, on_output=job.feed, reap_group=True)
             job.exit_code = result.exit_code
             if result.exit_code != 0 and result.stderr and not job.unread:
                 job.feed("stderr", result.stderr)
@@ -103,7 +110,8 @@ class Jobs:
         job = self.jobs.get(job_id) if isinstance(job_id, str) else None
         if job is None:
             known = ", ".join(self.jobs) or "none"
-            raise ToolError(f"No background command with id {job_id!r} (known: {known}).")
+            # A forged id is echoed only in part: one sentence, whatever the model sent.
+            raise ToolError(f"No background command with id {one_line(repr(job_id), 80)} (known: {known}).")
         return job
 
     def kill(self, job: Job) -> None:

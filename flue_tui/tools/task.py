@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import Any, Protocol
 
+from flue_tui.config.errors import ConfigError
 from flue_tui.context.subagents import Roster, Subagent
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, ToolError
 from flue_tui.core.details import TaskDetails
@@ -20,6 +22,13 @@ class ChildFactory(Protocol):
     def __call__(self, parent: Any, agent: Subagent, cwd: str | None) -> Any:
         """Build the child Session (depth = parent's + 1, tagged with a new task id)."""
         ...
+
+
+class Isolation(Protocol):
+    """Where an `isolation: worktree` agent's task runs (runtime/worktree.TaskTrees)."""
+
+    async def enter(self, cwd: str) -> Any: ...
+    async def leave(self, tree: Any, cwd: str) -> str: ...
 
 
 class TaskTool:
@@ -56,9 +65,10 @@ class TaskTool:
         ["prompt", "agent"],
     )
 
-    def __init__(self, roster: Roster, make_child: ChildFactory) -> None:
+    def __init__(self, roster: Roster, make_child: ChildFactory, isolation: Isolation | None = None) -> None:
         self.roster = roster
         self.make_child = make_child
+        self.isolation = isolation
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         ctx.signal.throw_if_aborted()
@@ -76,7 +86,32 @@ class TaskTool:
         for attachment in args.get("attachments") or []:
             # We carry no images, so no attachment id can be available.
             raise ToolError(f'Attachment "{attachment.get("id")}" is not available in this session.')
-        child = self.make_child(parent, agent, args.get("cwd"))
+        if agent.isolation == "worktree" and self.isolation is not None:
+            return await self._isolated(args, ctx, agent)
+        return await self._run(args, ctx, agent, args.get("cwd"))
+
+    async def _isolated(self, args: dict[str, Any], ctx: ToolContext, agent: Subagent) -> ToolResult:
+        """The task in a worktree of its own; its answer says where, when the work stayed there."""
+        cwd = args.get("cwd")
+        if isinstance(cwd, str) and os.path.isabs(cwd):
+            raise ToolError(f'Agent "{agent.name}" works in a worktree of its own: its cwd must be a relative path.')
+        assert self.isolation is not None
+        try:
+            tree = await self.isolation.enter(ctx.session.cwd)
+        except ConfigError as exc:
+            raise ToolError(f'Agent "{agent.name}" needs a worktree of its own: {exc}') from None
+        where = os.path.normpath(os.path.join(tree.path, cwd)) if isinstance(cwd, str) and cwd else tree.path
+        try:
+            if where != tree.path and not where.startswith(tree.path + os.sep):
+                raise ToolError(f'Agent "{agent.name}" works in a worktree of its own: its cwd must stay inside it.')
+            result = await self._run(args, ctx, agent, where)
+        finally:
+            note = await self.isolation.leave(tree, ctx.session.cwd)
+        return ToolResult(result.text + note, result.details)
+
+    async def _run(self, args: dict[str, Any], ctx: ToolContext, agent: Subagent, cwd: str | None) -> ToolResult:
+        parent = ctx.session
+        child = self.make_child(parent, agent, cwd)
         child.subscribe(parent.emit)  # the child's live events reach every listener of the parent
         began = time.monotonic()
         parent.emit(

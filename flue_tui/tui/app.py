@@ -34,6 +34,7 @@ from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.backfill import make_backfill
+from flue_tui.ui.bashes import EndedJobs
 from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -67,6 +68,7 @@ class FlueApp(Prompting, AppFrontEnd):
         Binding("escape", "interrupt", "Interrupt", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Quit", show=False),
         Binding("ctrl+o", "toggle_details", "Expand tool output", show=False),
+        Binding("ctrl+v", "paste_image", "Paste an image", show=False, priority=True),
         Binding("ctrl+end", "jump_end", "Latest", show=False),
         Binding("pageup", "page(-1)", show=False, priority=True),
         Binding("pagedown", "page(1)", show=False, priority=True),
@@ -86,7 +88,9 @@ class FlueApp(Prompting, AppFrontEnd):
         self.ctl = SessionControl(self, settings, sessions)
         self.history = PromptHistory(settings.cwd)
         self.paths = PathIndex(settings.cwd)
-        self.queue: deque[tuple[str, str | None]] = deque()
+        self.queue: deque[tuple[str, str | None, tuple[Any, ...]]] = deque()
+        self.pasted: list[Any] = []
+        self.ended = EndedJobs()  # background commands that ended: the user's line, the model's follow-up
         self.launching = True  # until the first session start is over
         self.typed_early: list[str] = []  # what was entered meanwhile
         self.busy = False
@@ -266,11 +270,15 @@ class FlueApp(Prompting, AppFrontEnd):
         manager().start()  # MCP servers, in the background: attach runs after the first frame
 
     def _on_jobs(self) -> None:
-        """A background command started or ended: the status bar's count follows."""
+        """A background command started or ended: the status bar's count follows; one that ended
+        gets its line, and the model hears of it in a follow-up turn once the agent is idle."""
         jobs = jobs_of(self.session)
         self.router.status.background = len(jobs.running()) if jobs is not None else 0
         self.router.status_dirty = True
+        for line in self.ended.newly_ended(jobs):
+            self.notice(line)
         self.request_flush()
+        self.send_next()
 
     @work(group="context-window", exclusive=True, exit_on_error=False)
     async def _fetch_context_window(self, session: Any) -> None:
@@ -346,7 +354,8 @@ class FlueApp(Prompting, AppFrontEnd):
             self.request_flush()
             if self.queue:
                 # Queued prompts come back to the editor: after an interrupt the user decides.
-                held = "\n\n".join(text for text, _ in self.queue)
+                held = "\n\n".join(text for text, _, _ in self.queue)
+                self.pasted = [i for _, _, images in self.queue for i in images] + self.pasted
                 self.queue.clear()
                 self._show_queue()
                 if not self.prompt.text.strip():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 from flue_tui.tui import approvals
-from flue_tui.ui.commands import COMMANDS
+from flue_tui.ui.commands import COMMANDS, builtin_names, runnables
 from flue_tui.ui.transcript import NoticeEntry
 
 if TYPE_CHECKING:
@@ -102,12 +102,11 @@ class AppFrontEnd(App[int]):
         await self.ctl.rename(name)
 
     def skill_list(self) -> list[tuple[str, str]]:
-        skills = getattr(self.ctl.context, "skills", None)
-        return [(s.name, s.description) for s in getattr(skills, "skills", [])]
+        return runnables(getattr(self.ctl.context, "skills", None))  # skills, then .claude/commands
 
     def find_skill(self, name: str) -> Any:
         skills = getattr(self.ctl.context, "skills", None)
-        return skills.get(name) if skills is not None else None
+        return skills.runnable(name) if skills is not None and name not in builtin_names() else None
 
     def command_items(self) -> list[tuple[str, str, bool]]:
         """(name, help, needs an argument) for completion and the palette; skills included."""

@@ -9,12 +9,18 @@ from typing import Any
 
 from textual import work
 
+from flue_tui.core.images import Image
+from flue_tui.tools.background import jobs_of
 from flue_tui.tui import nokey
-from flue_tui.ui.attach import attached
+from flue_tui.ui.attach import attached, with_images
+from flue_tui.ui.bashes import EndedJobs
+from flue_tui.ui.clipboard import clipboard_image
 
 
 class Prompting:
-    queue: deque[tuple[str, str | None]]
+    queue: deque[tuple[str, str | None, tuple[Image, ...]]]
+    pasted: list[Image]  # Ctrl+V's images, sent with the next message
+    ended: EndedJobs
     typed_early: list[str]
     busy: bool
     session: Any
@@ -29,42 +35,68 @@ class Prompting:
     def send(self, text: str, display: str | None = None) -> None:
         if nokey.refused(self, display or text):  # said why, and the prompt is back in the input
             return
+        images, self.pasted = tuple(self.pasted), []
+        self.ended.user_sent()
         if self.busy or self.session is None:
-            self.queue.append((text, display))
+            self.queue.append((text, display, images))
             self._show_queue()
             return
         self.busy = True  # before the worker starts, so a second Enter queues
-        self._run_prompt(text, display)
+        self._run_prompt(text, display, images)
+
+    @work(group="clipboard", exclusive=True, thread=True, exit_on_error=False)
+    def action_paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image goes with the next message (a chip above the prompt)."""
+        got = clipboard_image()
+        self.call_from_thread(self._pasted, got)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def _pasted(self, got: Image | str) -> None:
+        if isinstance(got, str):
+            self.notice(got, "warn")
+            return
+        self.pasted.append(got)
+        self._show_queue()
 
     def clear_queue(self) -> None:
         self.queue.clear()
         self._show_queue()
 
     def _show_queue(self) -> None:
-        waiting = [*((t, None) for t in self.typed_early), *self.queue]
+        waiting = [*((t, None, ()) for t in self.typed_early), *self.queue]
         lines = [
-            f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}" for text, display in waiting if text.strip()
+            f"⏳ queued: {(display or text).strip().splitlines()[0][:200]}"
+            for text, display, _ in waiting
+            if text.strip()
         ]
+        lines += [f"📎 {image.label} goes with your next message" for image in self.pasted]
         self.queue_view.update("\n".join(lines))
         self.queue_view.display = bool(lines)
 
     def send_next(self) -> None:
-        if self.queue and not self.busy and self.session is not None:
-            text, display = self.queue.popleft()
+        if self.busy or self.session is None:
+            return
+        if self.queue:
+            text, display, images = self.queue.popleft()
             self._show_queue()
             self.busy = True
-            self._run_prompt(text, display)
+            self._run_prompt(text, display, images)
+            return
+        follow_up = self.ended.follow_up(jobs_of(self.session))  # a background command ended: tell the model
+        if follow_up is not None:
+            self.busy = True
+            self._run_prompt(*follow_up)
 
     @work(group="agent", exit_on_error=False)
-    async def _run_prompt(self, text: str, display: str | None) -> None:
+    async def _run_prompt(self, text: str, display: str | None, images: tuple[Image, ...] = ()) -> None:
         session = self.session
         self.busy = True
         if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
-            text, display = attached(text, self.settings, session)
+            got = with_images(attached(text, self.settings, session), images, text)
+            text, display, images = got.text, got.display, got.images
         self._update_ticker()
         aborted = False
         try:
-            result = await session.prompt(text, display=display)
+            result = await session.prompt(text, display=display, images=images)
             aborted = result.aborted
             if aborted:
                 self.notice("Interrupted. The session is intact: send a message to continue.", "warn")

@@ -91,22 +91,22 @@ class SessionControl:
         return self.handle.label() or ("new session" if self.greeted and self.started is None else "")
 
     # -- starting ------------------------------------------------------------------------------------
-    def start(self, options: Any = None) -> None:
+    def start(self, options: Any = None, source: str | None = None) -> None:
         self.starting = True
         self.app.run_worker(
-            self._start(options if options is not None else self.options),
+            self._start(options if options is not None else self.options, source),
             group="session",
             exclusive=True,
             exit_on_error=False,
         )
 
-    async def _start(self, options: Any) -> None:
+    async def _start(self, options: Any, source: str | None = None) -> None:
         try:
-            await self._start_session(options)
+            await self._start_session(options, source)
         finally:
             self.app.replay_typed()  # however the start ended, what was typed meanwhile is not held
 
-    async def _start_session(self, options: Any) -> None:
+    async def _start_session(self, options: Any, source: str | None = None) -> None:
         self.starting = True
         try:
             early = await self._greet_early()
@@ -115,7 +115,7 @@ class SessionControl:
                 chosen = await self._choose(None)
                 options = dataclasses.replace(options, pick=False, resume=chosen)
             try:
-                started = await asyncio.to_thread(self.handle.start, options)
+                started = await asyncio.to_thread(self.handle.start, options, source=source)
             except ConfigError as exc:
                 # No model at all means no key was found: the no-key screen, one sentence a line.
                 self.unavailable = (missing_key(self.settings) if not self.settings.model else None) or str(exc)
@@ -199,9 +199,10 @@ class SessionControl:
     async def replace(self, resume_id: str | None) -> None:
         """/new (resume_id None) or /resume: stop the current session and show another."""
         await self.handle.stop()
-        self.handle.close()
+        source = "resume" if resume_id is not None else "clear"  # Claude Code's SessionEnd/Start words
+        self.handle.close(source)
         self.app.clear_queue()
-        self.start(self.handle.fresh_options(resume_id))
+        self.start(self.handle.fresh_options(resume_id), source)
 
     # -- the picker ------------------------------------------------------------------------------------
     async def _open_store(self) -> Any:

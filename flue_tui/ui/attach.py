@@ -7,6 +7,11 @@ what the transcript shows is the typed text and a short note per path (`display`
 A path is left as typed when it does not exist (an email address, a decorator, `@someone`). Under
 `--sandbox workspace` a path outside the workspace roots is refused, as the tools would refuse it.
 A binary file is noted, not inlined; a long file is cut with a note saying so.
+
+An image (by its magic bytes, or a name ending .png/.jpg/.gif/.webp, which must then be one) goes
+as an image (core/images.py: type, size, downscaling), under the same guard and `read` rules. A
+path dropped or pasted into the terminal arrives as text without `@` (`/home/me/shot.png`,
+quoted, or with a backslash before each space): an absolute or `~/` path to an image attaches it too.
 """
 
 from __future__ import annotations
@@ -17,7 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.core.files import Escape, NotRegular, SpecialFile, open_file, open_within, workspace_roots
+from flue_tui.core.files import (
+    Escape,
+    NotRegular,
+    SpecialFile,
+    open_file,
+    open_within,
+    shown_name,
+    workspace_roots,
+)
+from flue_tui.core.images import MAX_READ, Image, ImageRefused, from_bytes, looks_like_image, sniff
 from flue_tui.core.messages import ATTACH_NOTE
 
 if TYPE_CHECKING:
@@ -28,6 +42,8 @@ MAX_TOTAL_CHARS = 200_000  # per prompt: later paths are noted, not attached
 MAX_ENTRIES = 200  # per directory listing
 _MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\ )+)")
 _TRAILING = ".,;:!?)]}'\""
+# A dropped path: absolute or ~/, quoted or with escaped spaces, naming an image, not after an `@`.
+_DROPPED = re.compile(r"(?<![\w@/])(?:'((?:/|~/)[^']+)'|\"((?:/|~/)[^\"]+)\"|((?:/|~/)(?:[^\s\\'\"]|\\ )+))")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +51,26 @@ class Attached:
     text: str  # what is sent: the typed prompt and the attached contents
     display: str | None  # what the transcript shows: the typed text and one note per path (None: as sent)
     notes: tuple[str, ...] = ()
+    images: tuple[Image, ...] = ()
+
+
+def _image(mention: str, path: str, roots: tuple[str, ...] | None) -> tuple[Image | None, str]:
+    """(the image, its note) or (None, why it is not attached)."""
+    try:
+        fd = open_file(path) if roots is None else open_within(roots, path)
+        with os.fdopen(fd, "rb") as f:
+            if os.fstat(f.fileno()).st_size > MAX_READ:  # refused unread: a 50 MB file costs nothing
+                return None, f"not attached: {mention} is larger than {MAX_READ // 1024 // 1024} MB"
+            data = f.read(MAX_READ + 1)
+    except (Escape, NotRegular, SpecialFile):
+        return None, f"not attached: {mention} is not a regular file"
+    except OSError as exc:
+        return None, f"not attached: {mention}: {exc.strerror or exc}"
+    try:
+        image = from_bytes(data, os.path.basename(mention))
+    except ImageRefused as exc:
+        return None, f"not attached: {exc}"
+    return image, f"attached {image.label}"
 
 
 def _fence(body: str) -> str:
@@ -52,18 +88,52 @@ def _inside(real: str, roots: tuple[str, ...]) -> bool:
     return any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
 
 
+def _guard(
+    mention: str, path: str, roots: tuple[str, ...] | None, denied: Callable[[str], str | None] | None
+) -> str | None:
+    """Why `path` may not be read for the model, as the `read` tool would be refused, or None."""
+    rule = denied(path) if denied is not None else None
+    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
+        return f"not attached: {mention} is denied by the rule {rule}"
+    if roots is not None and not _inside(os.path.realpath(path), roots):
+        return f"not attached: {mention} is outside the workspace (--sandbox workspace)"
+    return None
+
+
+def image_files(
+    paths: list[str] | tuple[str, ...],
+    cwd: str,
+    *,
+    roots: tuple[str, ...] | None = None,
+    denied: Callable[[str], str | None] | None = None,
+) -> tuple[tuple[Image, ...], str | None]:
+    """`--image FILE`s: each one's image, or the first refusal's sentence (the user asked for each)."""
+    out: list[Image] = []
+    for given in paths:
+        mention = shown_name(given)  # argv may carry a name that is not UTF-8
+        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(given)))
+        if not os.path.lexists(path):
+            return (), f"not attached: {mention}: no such file"
+        refused = _guard(mention, path, roots, denied)
+        if refused is not None:
+            return (), refused
+        image, note = _image(mention, path, roots)
+        if image is None:
+            return (), note
+        out.append(image)
+    return tuple(out), None
+
+
 def _one(
     mention: str, cwd: str, roots: tuple[str, ...] | None, denied: Callable[[str], str | None] | None
-) -> tuple[str | None, str | None]:
-    """(block for the model, note for the user), or (None, None) to leave the text as typed."""
+) -> tuple[str | Image | None, str | None]:
+    """(block for the model or an image, note for the user), or (None, None) to leave the text as typed."""
     path = os.path.normpath(os.path.join(cwd, os.path.expanduser(mention)))
     if not os.path.lexists(path):
         return None, None
-    rule = denied(path) if denied is not None else None
-    if rule is not None:  # a `read` deny rule keeps the file from the model, typed or not
-        return None, f"not attached: {mention} is denied by the rule {rule}"
-    if roots is not None and not _inside(os.path.realpath(path), roots):
-        return None, f"not attached: {mention} is outside the workspace (--sandbox workspace)"
+    refused = _guard(mention, path, roots, denied)
+    if refused is not None:
+        return None, refused
     if os.path.isdir(path):
         try:
             entries = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(path))
@@ -77,12 +147,16 @@ def _one(
             f"Directory listing of {mention} ({len(entries)} entries):\n{fence}\n{body}\n{fence}",
             f"attached {mention} (listing, {len(entries)} entries)",
         )
+    if looks_like_image(mention):
+        return _image(mention, path, roots)
     try:
         data = _read(path, roots)
     except (Escape, NotRegular, SpecialFile):
         return None, f"not attached: {mention} is not a regular file"
     except OSError as exc:
         return None, f"not attached: {mention}: {exc.strerror or exc}"
+    if sniff(data) is not None:  # an image under another name
+        return _image(mention, path, roots)
     if b"\0" in data[:8192]:
         return None, f"not attached: {mention} is a binary file"
     text = data.decode("utf-8", errors="replace")
@@ -107,14 +181,17 @@ def attach(
     `denied(path)` names the permission rule that denies reading `path`, if any."""
     blocks: list[str] = []
     notes: list[str] = []
+    images: list[Image] = []
     seen: set[str] = set()
     total = 0
-    for match in _MENTION.finditer(prompt):
-        mention = match.group(1).replace("\\ ", " ").rstrip(_TRAILING)
+    for mention in _mentions(prompt):
         if not mention or mention in seen:
             continue
         seen.add(mention)
         block, note = _one(mention, cwd, roots, denied)
+        if isinstance(block, Image):
+            images.append(block)
+            block = None
         if block is not None and total + len(block) > MAX_TOTAL_CHARS:
             block, note = (
                 None,
@@ -129,19 +206,37 @@ def attach(
         return Attached(prompt, None)
     text = "\n\n".join([prompt, *blocks]) if blocks else prompt
     display = "\n".join([prompt, *(f"{ATTACH_NOTE}{n}" for n in notes)])
-    return Attached(text, display, tuple(notes))
+    return Attached(text, display, tuple(notes), tuple(images))
 
 
-def attached(prompt: str, settings: Settings, session: Any = None) -> tuple[str, str | None]:
-    """(what to send, what the transcript shows) for a typed prompt, per the settings' sandbox and
-    the session's `read` deny rules."""
-    got = attach(
+def _mentions(prompt: str) -> list[str]:
+    """Each `@path`, then each dropped path to an image (a path that is no image stays text)."""
+    found = [m.group(1).replace("\\ ", " ").rstrip(_TRAILING) for m in _MENTION.finditer(prompt)]
+    for m in _DROPPED.finditer(prompt):
+        path = next(g for g in m.groups() if g is not None).replace("\\ ", " ")
+        if looks_like_image(path.rstrip(_TRAILING)):
+            found.append(path.rstrip(_TRAILING))
+    return found
+
+
+def with_images(got: Attached, images: tuple[Image, ...], prompt: str) -> Attached:
+    """`got` with images the user attached another way (a pasted clipboard, `--image FILE`)."""
+    if not images:
+        return got
+    notes = (*got.notes, *(f"attached {i.label}" for i in images))
+    display = "\n".join([got.display or prompt, *(f"{ATTACH_NOTE}attached {i.label}" for i in images)])
+    return Attached(got.text, display, notes, (*got.images, *images))
+
+
+def attached(prompt: str, settings: Settings, session: Any = None) -> Attached:
+    """What to send, what the transcript shows and the images, for a typed prompt, per the
+    settings' sandbox and the session's `read` deny rules."""
+    return attach(
         prompt,
         settings.cwd,
         roots=workspace_roots(settings.sandbox, settings.cwd, settings.add_dirs),
         denied=read_denied(session),
     )
-    return got.text, got.display
 
 
 def read_denied(session: Any) -> Callable[[str], str | None] | None:

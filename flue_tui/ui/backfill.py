@@ -18,6 +18,7 @@ from flue_tui.agent import usershell
 from flue_tui.core.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from flue_tui.core.traits import Described, traits_of
 from flue_tui.tools.bash import BashTool
+from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
     Entry,
@@ -160,6 +161,8 @@ def make_backfill(
                     continue
                 if (ran := usershell.shown(m.content, m.shell)) is not None:
                     out.append(_shell_entry(ran, cwd))
+                elif m.content.startswith(BG_SIGNAL):
+                    out.append(NoticeEntry(text=terminal_safe(m.display or "(a background command ended)")))
                 elif m.content.startswith("<signal "):
                     out.append(NoticeEntry(text="(the previous reply was cut off)", level="warn"))
                 else:

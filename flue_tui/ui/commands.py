@@ -48,6 +48,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "", "model, session, mode, context, cost, sandbox, MCP"),
     Command("context", "", "what fills the context window"),
     Command("permissions", "", "the permission rules in force and their origin"),
+    Command("hooks", "", "the hooks that run, their events, matchers and origin"),
     Command("cost", "", "tokens and cost so far"),
     Command("export", "[file.md]", "write the conversation to a Markdown file"),
     Command("mode", "[ask|accept-edits|plan|yolo]", "show or switch the permission mode"),
@@ -82,6 +83,27 @@ def help_text(skills: list[tuple[str, str]], keys: tuple[tuple[str, str], ...] =
     kw = max(len(k) for k, _ in keys)
     lines += [f"  {k:<{kw}}  {v}" for k, v in keys]
     return "\n".join(lines)
+
+
+def builtin_names() -> set[str]:
+    return {c.name for c in COMMANDS} | {"exit"}
+
+
+def runnables(skills: Any) -> list[tuple[str, str]]:
+    """(name, description) of what `/name` runs besides the app's commands: skills, then Claude
+    Code's custom commands. A name an app command has stays the app's (Claude Code's built-ins win
+    too), so a repository's `help.md` never replaces /help; `/skills` says it is hidden."""
+    listing = skills.listing() if skills is not None and hasattr(skills, "listing") else []
+    return [(n, d) for n, d in listing if n not in builtin_names()]
+
+
+def hidden_text(skills: Any) -> str | None:
+    """The line naming custom commands or skills an app command hides, or None."""
+    listing = skills.listing() if skills is not None and hasattr(skills, "listing") else []
+    hidden = [n for n, _ in listing if n in builtin_names()]
+    if not hidden:
+        return None
+    return "Hidden by the app's own commands of the same name: " + ", ".join(f"/{n}" for n in hidden) + "."
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -187,6 +209,10 @@ async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
         from flue_tui.ui import status_text
 
         fe.notice(await getattr(status_text, name)(fe))
+    elif name == "hooks":
+        from flue_tui.ui.hooks_text import describe
+
+        fe.notice(await asyncio.to_thread(describe, fe.handle))
     elif name == "export":
         _export(fe, arg)
     elif name == "mode":
@@ -232,12 +258,18 @@ def unknown_text(
 
 def _skills(fe: FrontEnd) -> None:
     skills = fe.skill_list()
+    hidden = hidden_text(getattr(fe.handle.context, "skills", None))
     if not skills:
-        fe.notice("No skills found. Add one as .agents/skills/<name>/SKILL.md.")
+        fe.notice(
+            "No skills found. Add one as .agents/skills/<name>/SKILL.md, or a command as .claude/commands/<name>.md."
+            + (f"\n{hidden}" if hidden else "")
+        )
         return
     width = max(len(n) for n, _ in skills) + 1
     fe.notice(
-        "Skills (run one with /<name> [extra instructions]):\n" + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills)
+        "Skills and commands (run one with /<name> [arguments]):\n"
+        + "\n".join(f"  /{n:<{width}} {d}" for n, d in skills)
+        + (f"\n{hidden}" if hidden else "")
     )
 
 

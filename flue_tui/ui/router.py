@@ -17,6 +17,7 @@ from flue_tui.agent import usage_text
 from flue_tui.core import events as ev
 from flue_tui.core.details import PlanDetails
 from flue_tui.core.messages import Usage
+from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
 from flue_tui.ui.transcript import (
@@ -207,6 +208,8 @@ class EventRouter:
     def _on_MessageEnd(self, e: ev.MessageEnd, t: Transcript, root: bool) -> None:
         role = e.message.get("role")
         if role == "user":
+            if str(e.message.get("content", "")).startswith(BG_SIGNAL):
+                return  # a background command's end, told to the model: its line is shown already
             if t.depth == 0 and not e.message.get("shell"):  # a `!command` is its bash block already
                 # What was typed (a skill run shows `/review`, not its prompt): the message keeps it.
                 text = str(e.message.get("display") or e.message.get("content", ""))
@@ -327,6 +330,9 @@ class EventRouter:
 
     def _on_Retry(self, e: ev.Retry, t: Transcript, root: bool) -> None:
         self._on_Log(e, t, root)  # a retry is a log line on screen, worded by ui/logline.py
+
+    def _on_Fallback(self, e: ev.Fallback, t: Transcript, root: bool) -> None:
+        self._on_Log(e, t, root)  # --fallback-model took over: its sentence, as a warning notice
 
     def _on_Log(self, e: ev.Log, t: Transcript, root: bool) -> None:
         if e.level in ("warn", "error"):

@@ -1,5 +1,6 @@
 """`/name args` typed where the app's commands do not run (`flue -p`, `--plain`, an ACP client), read
-as the app reads it: a skill runs (what Claude Code's `-p` does with a custom command); an app
+as the app reads it: a skill or a `.claude/commands` command runs (what Claude Code's `-p` does
+with a custom command); an app
 command or a typo is refused in one sentence before any request, so it never costs a turn or
 becomes a session. `//text`, `/usr/bin/env …` and `!text` stay prompts."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flue_tui.context.skills import SkillSet, skill_prompt, skill_typed
-from flue_tui.ui.commands import COMMANDS, parse, unknown_text
+from flue_tui.ui.commands import builtin_names, parse, runnables, unknown_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +24,14 @@ def expand(prompt: str, skills: SkillSet, where: str = "with -p") -> Expanded:
     if parsed is None or parsed[0] == "!":
         return Expanded(prompt)
     name, arg = parsed
-    if name in {c.name for c in COMMANDS} | {"exit"}:  # the app's order: its commands before skills
-        return Expanded(prompt, refusal=f"/{name} is a command of the interactive app; it is not available {where}.")
-    skill = skills.get(name)
+    if name in builtin_names():  # the app's order: its commands before skills and custom commands
+        hides = " (it hides the custom command of that name)" if skills.runnable(name) is not None else ""
+        return Expanded(
+            prompt, refusal=f"/{name} is a command of the interactive app{hides}; it is not available {where}."
+        )
+    skill = skills.runnable(name)  # a skill, else a .claude/commands command
     if skill is None:
-        names = [s.name for s in skills.skills]
+        names = [n for n, _ in runnables(skills)]
         otherwise = (
             f"Skills you can run: {', '.join('/' + n for n in names)}." if names else "There are no skills here."
         )

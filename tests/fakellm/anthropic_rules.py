@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .images import anthropic_problem
+
 MAX_CACHE_BREAKPOINTS = 4
 # The API looks for earlier cache entries at up to ~20 block boundaries before each breakpoint.
 CACHE_LOOKBACK_BLOCKS = 20
@@ -106,6 +108,9 @@ def _content(body: dict[str, Any]) -> str | None:
         for k, block in enumerate(_blocks(content)):
             kind = block.get("type") if isinstance(block, dict) else None
             where = f"messages.{n}.content.{k}"
+            refused = anthropic_problem(where, message["role"], block) if isinstance(block, dict) else None
+            if refused:
+                return refused
             if kind == "text" and not block.get("text"):
                 if block.get("cache_control"):
                     return f"{where}.text: cache_control cannot be set for empty text blocks"

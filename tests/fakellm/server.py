@@ -27,6 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .images import openai_problem
 from .script import Turn, generated_words
 
 # Safety limits only (a test that fails should not hang): generous, a loaded 2-core box may take
@@ -87,6 +88,7 @@ class FakeLLM:
         # Each request's headers (names lower-cased), for tests that compare what two clients send.
         self.headers: list[dict[str, str]] = []
         self._unmatched = 0
+        self.rejections: list[str] = []  # the 400s a real API would send (tests/fakellm/images.py)
         self._disconnects = 0
         self._ids = itertools.count(1)
         # In --loop mode the whole script is replayed whenever it runs out.
@@ -141,7 +143,7 @@ class FakeLLM:
             self._loop.close()
 
     async def _astart(self) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=32 * 1024 * 1024)  # the real APIs take 32 MB requests (images)
         self._routes(app)
         self._changed = asyncio.Condition()
         # access_log=None: no per-request log lines in test output.
@@ -388,6 +390,11 @@ class FakeLLM:
             body = None
         if not isinstance(body, dict):
             return _error(400, "fakellm: request body is not a JSON object", "invalid_request_error", None)
+        refused = openai_problem(body)
+        if refused:  # as the real API: before any scripted turn is used
+            with self._lock:
+                self.rejections.append(refused)
+            return _error(400, refused, "invalid_request_error", None)
         turn, call_ids = await self._claim(body)
         if turn is None:
             # 400, not 5xx: clients retry 5xx, which would only hide the script bug.

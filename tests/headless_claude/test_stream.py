@@ -107,7 +107,7 @@ def test_compaction_is_a_compact_boundary(fakellm, tmp_path, monkeypatch):
 
 
 def test_fallback_model_serves_the_turn_the_main_model_cannot(fakellm, tmp_path, monkeypatch):
-    from flue_tui.headless.claude.fallback import FallbackClient
+    from flue_tui.model.fallback import FallbackClient
     from flue_tui.model.litellm_client import LiteLLMClient
 
     fakellm.script(

@@ -166,6 +166,32 @@ async def test_prompt_keys(tmp_path: Path):
         assert await _read(prompt, pipe, "x\x03\x03") is QUIT  # Ctrl+C clears, again quits
 
 
+async def test_an_at_path_typed_before_the_index_is_built_completes_once_it_is(tmp_path: Path):
+    """Typed at launch, `@REA` found no index yet and never got its menu: no key came after."""
+    (tmp_path / "README.md").write_text("")
+    paths = PathIndex(str(tmp_path))  # not built yet
+    with create_pipe_input() as pipe:
+        prompt = InlinePrompt(
+            PromptHistory(str(tmp_path)), paths, lambda: [], lambda: "", lambda: None, input=pipe, output=DummyOutput()
+        )
+        task = asyncio.ensure_future(prompt.read())
+        deadline = time.monotonic() + 60  # generous: goes on as soon as the prompt reads
+        while not prompt.session.app.is_running and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        pipe.send_text("look at @REA")
+        buffer = prompt.session.default_buffer
+        while buffer.text != "look at @REA" and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        paths.build()
+        prompt.paths_ready()
+        while not (buffer.complete_state and buffer.complete_state.completions) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert buffer.complete_state is not None, "no completion menu once the index was built"
+        assert [c.text for c in buffer.complete_state.completions] == ["@README.md"]
+        pipe.send_text("\x03\x03")
+        assert await asyncio.wait_for(task, 60) is QUIT
+
+
 async def test_prompt_history_is_the_tui_file(tmp_path: Path):
     path = history_path(str(tmp_path))
     path.parent.mkdir(parents=True, exist_ok=True)

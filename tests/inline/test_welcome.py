@@ -40,6 +40,22 @@ def test_a_fresh_session_is_welcomed_and_a_resumed_one_is_not(inline, fakellm, w
     assert "Welcome to flue" not in again.text()
 
 
+def test_the_first_screen_has_the_welcome_with_the_prompt(inline, fakellm, work: Path):
+    """Issue 30: the welcome came 2-3 s after the input (once the session had started), so the
+    first screen at 80x24 was an input alone. It is printed before the prompt is drawn."""
+    fakellm.script([Turn(text="Hi.")])
+    term = inline(rows=24, cols=80)
+    _prompt(term)
+    first = term.screen_text()
+    assert "✻ Welcome to flue · " in first and "openai/fake · ask mode · local sandbox" in first, first
+    term.send("hello\r")
+    term.wait_for("Hi.", timeout=FIRST_REPLY_S)
+    assert term.text().count("Welcome to flue") == 1  # not said again when the session starts
+    term.send(CTRL_C)
+    term.send(CTRL_C)
+    assert term.exit_code() == 0
+
+
 def test_no_key_prompt_is_refused_and_kept(inline, fakellm):
     fakellm.script([Turn(text="Sent after all.")])
     term = inline("--model", "anthropic/claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": ""}, rows=30, cols=100)

@@ -30,6 +30,7 @@ class Script:
     # Called for a body written piece by piece (a never-ending stream, bounded by its own count).
     pieces: Any = None
     abort: bool = False  # reset the connection after the body instead of ending it
+    headers: dict[str, str] = field(default_factory=dict)  # more response headers (Location, …)
     seen: list[dict[str, str]] = field(default_factory=list)
 
 
@@ -41,7 +42,7 @@ def hostile() -> Iterator[tuple[str, Script]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         await request.read()
         script.seen.append(dict(request.headers))
-        resp = web.StreamResponse(status=script.status, headers={"Content-Type": script.content_type})
+        resp = web.StreamResponse(status=script.status, headers={"Content-Type": script.content_type, **script.headers})
         await resp.prepare(request)
         try:
             if script.pieces is not None:

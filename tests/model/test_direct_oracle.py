@@ -22,6 +22,21 @@ from tests.model.conftest import SONNET
 GPT = "openai/gpt-4.1"
 
 
+def _png_url() -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (4, 4), "red").save(buf, "PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def _image(text: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": _png_url()}}]
+
+
 def _tools() -> list[dict[str, Any]]:
     from flue_tui.sandbox.local import LocalSandbox
 
@@ -52,6 +67,13 @@ CONVERSATIONS: dict[str, list[dict[str, Any]]] = {
         {"role": "assistant", "content": ""},
         {"role": "user", "content": "again"},
         {"role": "user", "content": "twice"},
+    ],
+    "image": [
+        {"role": "system", "content": "You are flue."},
+        {"role": "user", "content": _image("what is this?")},
+        {"role": "assistant", "content": "A red square."},
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": _png_url()}}]},
+        {"role": "user", "content": _image("and twice")},
     ],
     "unicode": [
         {"role": "system", "content": "Ünïcode ✓ \u2028"},

@@ -36,3 +36,39 @@ async def test_the_status_bar_counts_them_and_bashes_tails_and_kills(make_app, f
         await wait_for(pilot, lambda: not pid_alive(pid))
         await submit(pilot, "/bashes")
         await wait_for(pilot, lambda: "bg1  exited with code 143" in screen_text(app))
+
+
+BUILD = "echo building; while [ ! -e go ]; do sleep 0.1; done; echo built"
+
+
+async def test_one_that_ends_gets_a_line_and_the_idle_model_a_follow_up_turn(make_app, fakellm, work: Path):
+    fakellm.script(
+        [
+            Turn(calls=[Call("bash_background", {"command": BUILD}, id="s")]),
+            Turn(text="The build is running."),
+            Turn(text="The build finished: built."),
+        ]
+    )
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "start the build")
+        await wait_for(pilot, lambda: "The build is running." in screen_text(app))
+        await idle(pilot)
+        assert len(fakellm.requests) == 2  # nothing ended yet: no follow-up
+        (work / "go").write_text("")
+        await wait_for(pilot, lambda: "The build finished: built." in screen_text(app))
+        await idle(pilot)
+        text = screen_text(app)
+        assert f"Background command bg1 ({BUILD}) exited with code 0." in " ".join(text.split())  # wrapped at 80
+        assert "<signal" not in text  # the model's message is not shown as if the user typed it
+        told = fakellm.requests[2]["messages"][-1]
+        assert told == {
+            "role": "user",
+            "content": '<signal type="background_command">\n'
+            f"Background command bg1 ({BUILD}) exited with code 0. Read what it printed with bash_output (id bg1).\n"
+            "</signal>",
+        }
+        assert "1 bg" not in status_bar(app)
+        assert len(fakellm.requests) == 3
+        assert app.ctl.store.list_sessions(str(work))[0].title == "start the build"  # the signal titles nothing

@@ -21,12 +21,29 @@ from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
+from flue_tui.core.images import Image, ImageRefused, from_base64
 from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
 from flue_tui.hooks.config import Hook, sdk_hooks
 from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 
 Emit = Callable[[Session, OperationResult | None], None]
+Prompt = tuple[str, tuple[Image, ...]]
+
+
+def prompt_images(message: Any) -> tuple[Image, ...]:
+    """The Agent SDK's image blocks, `{"type": "image", "source": {"type": "base64", "media_type",
+    "data"}}`, checked as a file is (core/images.py). Raises ImageRefused: the message is dropped."""
+    content = message.get("content") if isinstance(message, dict) else None
+    out: list[Image] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict) or block.get("type") != "image":
+            continue
+        source = block.get("source")
+        if not isinstance(source, dict) or source.get("type") != "base64":
+            raise ImageRefused("an image block needs a base64 source (a URL is not fetched).")
+        out.append(from_base64(source.get("media_type"), source.get("data"), f"image-{len(out) + 1}"))
+    return tuple(out)
 
 
 def prompt_text(message: Any) -> str | None:
@@ -93,7 +110,7 @@ class Controller:
         *,
         begin: Callable[[], None],
         end: Callable[[OperationResult], None],
-        run: Callable[[str], Any],
+        run: Callable[[str, tuple[Image, ...]], Any],
         set_model: Callable[[str | None], None],
         set_mode: Callable[[str], None] = lambda mode: None,
         replay: bool = False,
@@ -113,9 +130,9 @@ class Controller:
         inbox: asyncio.Queue[Line | None] = asyncio.Queue()
         self.settled = asyncio.Event()
         self.settled.set()
-        prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        prompts: asyncio.Queue[Prompt | None] = asyncio.Queue()
         if first_prompt:
-            prompts.put_nowait(first_prompt)
+            prompts.put_nowait((first_prompt, ()))
         worker = asyncio.ensure_future(self._turns(prompts))
         _stdin_lines(asyncio.get_running_loop(), inbox)
         while (line := await inbox.get()) is not None:
@@ -126,14 +143,15 @@ class Controller:
         prompts.put_nowait(None)
         await worker
 
-    async def _turns(self, prompts: asyncio.Queue[str | None]) -> None:
+    async def _turns(self, prompts: asyncio.Queue[Prompt | None]) -> None:
         assert self.settled is not None
-        while (text := await prompts.get()) is not None:
+        while (got := await prompts.get()) is not None:
+            text, images = got
             self.busy = True
             self.settled.clear()
             try:
                 self.begin()
-                result = await self.run(text)
+                result = await self.run(text, images)
                 self.results.append(result)
                 self.end(result)
             finally:
@@ -159,7 +177,7 @@ class Controller:
             )
             return None
 
-    def _handle(self, line: str, prompts: asyncio.Queue[str | None]) -> None:
+    def _handle(self, line: str, prompts: asyncio.Queue[Prompt | None]) -> None:
         try:
             msg = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -168,6 +186,13 @@ class Controller:
         kind = msg.get("type") if isinstance(msg, dict) else None
         if kind == "user":
             text = prompt_text(msg.get("message"))
+            try:
+                images = prompt_images(msg.get("message"))
+            except ImageRefused as exc:
+                print(f"flue: a user message was ignored: {exc}", file=sys.stderr)
+                return
+            if text is None and images:
+                text = ""
             if text is None:
                 print("flue: a user message without text was ignored.", file=sys.stderr)
                 return
@@ -177,7 +202,7 @@ class Controller:
                 return
             if self.replay:
                 self.write({**msg, "session_id": self.session.id})
-            prompts.put_nowait(text)
+            prompts.put_nowait((text, images))
         elif kind == "control_request":
             self._control(msg)
         elif kind == "control_response":

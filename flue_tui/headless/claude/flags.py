@@ -260,7 +260,6 @@ def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         permission_prompt_tool=tool,
         replay_user_messages=args.replay_user_messages,
         add_dirs=tuple(os.path.abspath(os.path.expanduser(d)) for d in args.add_dir),
-        fallback_model=args.fallback_model,
         effort=getattr(args, "effort", None),
         max_thinking_tokens=getattr(args, "max_thinking_tokens", None),
         setting_sources=setting_sources(args.setting_sources),

@@ -13,6 +13,7 @@ from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
 from flue_tui.permissions.flags import CLAUDE_MODE
 
 if TYPE_CHECKING:
+    from flue_tui.core.images import Image
     from flue_tui.runtime.handle import SessionHandle
 
 
@@ -25,7 +26,6 @@ class ClaudeOptions:
     permission_prompt_tool: str | None = None
     replay_user_messages: bool = False
     add_dirs: tuple[str, ...] = ()
-    fallback_model: str | None = None
     effort: str | None = None
     max_thinking_tokens: int | None = None
     setting_sources: tuple[str, ...] | None = None
@@ -36,20 +36,6 @@ def claude_mode(session: Session) -> str:
 
     policy = policy_of(session)
     return CLAUDE_MODE.get(policy.mode if policy is not None else "yolo", "bypassPermissions")
-
-
-def use_fallback(session: Session, settings: Any, opts: ClaudeOptions | None) -> None:
-    """--fallback-model: wrap the session's model (sub-agents keep their own)."""
-    if opts is None or not opts.fallback_model:
-        return
-    import sys
-
-    from flue_tui.headless.claude.fallback import FallbackClient
-    from flue_tui.runtime.wiring import model_client
-
-    # Built where every client is: the user's idle_timeout, max_reply_chars and prompt_cache hold.
-    fallback = model_client(settings, opts.fallback_model, main=False)
-    session.model = FallbackClient(session.model, fallback, lambda text: print(f"flue: {text}", file=sys.stderr))
 
 
 def write_init(write: Write, session: Session, context: Any, model: str | None, opts: ClaudeOptions | None) -> None:
@@ -90,6 +76,7 @@ def serve_stream_input(
     from flue_tui.headless.claude.asks import claude_denial
     from flue_tui.headless.claude.control import Controller
     from flue_tui.headless.workers import DaemonExecutor
+    from flue_tui.hooks.config import HookSetup
     from flue_tui.permissions.policy import policy_of
     from flue_tui.runtime.wiring import attach_hooks
 
@@ -117,8 +104,8 @@ def serve_stream_input(
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, handle.settings.model, denials))
 
-    async def run(text: str) -> OperationResult:
-        return await session.prompt(text, result_schema=handle.settings.json_schema)
+    async def run(text: str, images: tuple[Image, ...] = ()) -> OperationResult:
+        return await session.prompt(text, result_schema=handle.settings.json_schema, images=images)
 
     controller = Controller(
         session,
@@ -129,7 +116,7 @@ def serve_stream_input(
         set_model=set_model,
         set_mode=handle.keep_mode,
         replay=opts.replay_user_messages,
-        add_hooks=lambda hooks, sdk: attach_hooks(session, policy_of(session), hooks, session.cwd, sdk=sdk),
+        add_hooks=lambda hooks, sdk: attach_hooks(session, policy_of(session), HookSetup(hooks), session.cwd, sdk=sdk),
     )
     policy = policy_of(session)
     if opts.permission_prompt_tool == "stdio" and policy is not None:

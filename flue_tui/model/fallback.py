@@ -1,6 +1,7 @@
 """--fallback-model: a model turn the main model cannot serve (overloaded or failing server,
 unknown model, unreachable) is sent to the fallback instead, and the rest of the run stays there,
-as Claude Code does. Only before anything streamed: a half-streamed turn is never stitched."""
+as Claude Code does. Only before anything streamed: a half-streamed turn is never stitched.
+Built by runtime/wiring.py for every front end; `on_switch` gets the one sentence that says so."""
 
 from __future__ import annotations
 
@@ -21,7 +22,22 @@ class FallbackClient:
 
     @property
     def model(self) -> str:
-        return (self.fallback if self.switched else self.primary).model
+        return self._current.model
+
+    @property
+    def _current(self) -> ModelClient:
+        return self.fallback if self.switched else self.primary
+
+    @property
+    def effort(self) -> str | None:
+        """/effort reaches both clients, so a switch keeps what the user chose."""
+        return getattr(self._current, "effort", None)
+
+    @effort.setter
+    def effort(self, value: str | None) -> None:
+        for client in (self.primary, self.fallback):
+            if hasattr(client, "effort"):
+                client.effort = value  # type: ignore[attr-defined]  # both built by wiring.model_client
 
     async def stream_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
@@ -45,7 +61,7 @@ class FallbackClient:
             yield item
 
     def context_window(self) -> int | None:
-        return (self.fallback if self.switched else self.primary).context_window()
+        return self._current.context_window()
 
     def max_output_tokens(self) -> int | None:
-        return (self.fallback if self.switched else self.primary).max_output_tokens()
+        return self._current.max_output_tokens()

@@ -1,0 +1,266 @@
+"""SessionStart, SessionEnd, PreCompact, SubagentStop and Notification through the real `flue -p`
+(and the session handle every front end drives) against tests/fakellm."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.fakellm import Call, Turn
+
+
+def _logger(tmp_path: Path, name: str, then: str = "") -> tuple[str, Path]:
+    """A hook command that appends its stdin JSON to NAME.jsonl, then runs `then` (Python)."""
+    log = tmp_path / f"{name}.jsonl"
+    script = tmp_path / f"{name}.py"
+    script.write_text(
+        f"import json, sys\nd = json.load(sys.stdin)\nopen({str(log)!r}, 'a').write(json.dumps(d) + '\\n')\n{then}"
+    )
+    return f"{sys.executable} {script}", log
+
+
+def _settings(**events: list[tuple[str, str]]) -> str:
+    """--settings JSON: EVENT=[(matcher, command), ...]."""
+    table = {
+        event: [{"matcher": m, "hooks": [{"type": "command", "command": c}]} for m, c in groups]
+        for event, groups in events.items()
+    }
+    return json.dumps({"hooks": table})
+
+
+def _seen(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _user_texts(request: dict) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+def test_session_start_context_reaches_the_first_prompt_and_session_end_runs(fakellm, flue_main, tmp_path):
+    start, start_log = _logger(tmp_path, "start", "print('Today the build is red.')\n")
+    resume, resume_log = _logger(tmp_path, "resume")
+    end, end_log = _logger(tmp_path, "end")
+    fakellm.script([Turn(text="ok")])
+    settings = _settings(SessionStart=[("startup", start), ("resume", resume)], SessionEnd=[("", end)])
+    out = flue_main("-p", "hello", "--model", "openai/fake", "--settings", settings, cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert _user_texts(fakellm.requests[0]) == ["hello\n\nToday the build is red."]
+    [seen] = _seen(start_log)
+    assert seen["hook_event_name"] == "SessionStart" and seen["source"] == "startup"
+    assert seen["session_id"].startswith("ses") and seen["cwd"] == str(tmp_path)
+    assert not resume_log.exists()  # its matcher names another source
+    [ended] = _seen(end_log)
+    assert ended["hook_event_name"] == "SessionEnd" and ended["reason"] == "other"
+    assert ended["session_id"] == seen["session_id"]
+
+
+def test_session_start_on_resume_uses_additional_context(fakellm, flue_main, tmp_path):
+    then = (
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'SessionStart', "
+        "'additionalContext': 'source=' + d['source']}}))\n"
+    )
+    hook, log = _logger(tmp_path, "start", then)
+    settings = _settings(SessionStart=[("", hook)])
+    fakellm.script([Turn(text="one"), Turn(text="two")])
+    first = flue_main("-p", "a", "--model", "openai/fake", "--session", "s1", "--settings", settings, cwd=tmp_path)
+    assert first.code == 0, first.stderr
+    again = flue_main("-p", "b", "--model", "openai/fake", "--resume", "s1", "--settings", settings, cwd=tmp_path)
+    assert again.code == 0, again.stderr
+    assert [d["source"] for d in _seen(log)] == ["startup", "resume"]
+    assert _user_texts(fakellm.requests[1])[-1] == "b\n\nsource=resume"
+
+
+def test_subagent_stop_sends_the_child_on_once(fakellm, flue_main, tmp_path):
+    then = "if not d['stop_hook_active']:\n    print(json.dumps({'decision': 'block', 'reason': 'check twice'}))\n"
+    hook, log = _logger(tmp_path, "sub", then)
+    stop, stop_log = _logger(tmp_path, "stop")
+    fakellm.script(
+        [
+            Turn(
+                calls=[Call("task", {"description": "look", "prompt": "look around", "agent": "flue-general"}, id="t1")]
+            ),
+            Turn(text="child first"),
+            Turn(text="child checked"),
+            Turn(text="parent done"),
+        ]
+    )
+    settings = _settings(SubagentStop=[("general-purpose", hook)], Stop=[("", stop)])
+    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", settings, cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    seen = _seen(log)
+    assert [d["stop_hook_active"] for d in seen] == [False, True]
+    assert seen[0]["hook_event_name"] == "SubagentStop" and seen[0]["agent_type"] == "general-purpose"
+    assert seen[0]["last_assistant_message"] == "child first" and seen[0]["agent_id"]
+    assert _user_texts(fakellm.requests[2]) == ["look around", "check twice"]
+    assert "child checked" in json.dumps(fakellm.requests[3]["messages"][-1])
+    assert len(_seen(stop_log)) == 1  # Stop is the root session's alone
+
+
+def test_an_untrusted_projects_session_hooks_never_run(fakellm, flue_main, tmp_path):
+    """A cloned repository's .claude/settings.json: SessionStart would run at the very start."""
+    marker = tmp_path / "pwned"
+    cmd = f"{sys.executable} -c \"open({str(marker)!r}, 'w').write('x')\""
+    table = {e: [{"hooks": [{"type": "command", "command": cmd}]}] for e in ("SessionStart", "SessionEnd", "Stop")}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": table}))
+    fakellm.script([Turn(text="ok")])
+    out = flue_main("-p", "hi", "--model", "openai/fake", cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert not marker.exists()
+    assert "SessionEnd, SessionStart, Stop" in out.stderr
+    assert _user_texts(fakellm.requests[0]) == ["hi"]
+
+
+def _handle(fakellm, tmp_path: Path, monkeypatch, hooks: str, **flags: object):
+    from flue_tui.config.settings import Settings
+    from flue_tui.runtime.handle import SessionHandle
+    from flue_tui.runtime.start import SessionOptions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    settings = Settings.from_env(
+        cwd=str(tmp_path),
+        model="openai/fake",
+        api_base=fakellm.base_url,
+        retry_base_ms=5,
+        settings_hooks=json.loads(hooks)["hooks"],
+        **flags,
+    )
+    return SessionHandle(settings, SessionOptions(db=str(tmp_path / "s.db")))
+
+
+async def _long_history(fakellm, session) -> None:
+    fakellm.script([Turn(text="read it"), Turn(text="second")])
+    await session.prompt("first")
+    await session.prompt("A" * 40000)  # over the 8,000 tokens compaction keeps verbatim: "first" goes
+
+
+async def test_pre_compact_adds_instructions_and_session_start_compact_follows(fakellm, tmp_path, monkeypatch):
+    import asyncio
+
+    pre, pre_log = _logger(tmp_path, "pre", "print('Keep every file name.')\n")
+    start, start_log = _logger(tmp_path, "start", "print('after compaction: ' + d['source'])\n")
+    hooks = _settings(PreCompact=[("manual", pre)], SessionStart=[("compact", start)])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks)
+    started = await asyncio.to_thread(handle.start)
+    await _long_history(fakellm, started.session)
+    fakellm.script([Turn(text="THE SUMMARY"), Turn(text="next")])
+    result = await handle.compact("the API names")
+    assert result.text == "Compacted.", result.text
+    summary_request = fakellm.requests[2]["messages"][1]["content"]
+    assert summary_request.endswith("pay particular attention to: the API names\n\nKeep every file name.")
+    [seen] = _seen(pre_log)
+    assert (seen["hook_event_name"], seen["trigger"], seen["custom_instructions"]) == (
+        "PreCompact",
+        "manual",
+        "the API names",
+    )
+    assert [d["source"] for d in _seen(start_log)] == ["compact"]
+    await started.session.prompt("go on")
+    assert _user_texts(fakellm.requests[3])[-1] == "go on\n\nafter compaction: compact"
+    await asyncio.to_thread(handle.close)
+
+
+async def test_pre_compact_exit_2_blocks_the_compaction(fakellm, tmp_path, monkeypatch):
+    import asyncio
+
+    pre, _ = _logger(tmp_path, "pre", "print('mid-migration, not now', file=sys.stderr); sys.exit(2)\n")
+    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(PreCompact=[("", pre)]))
+    started = await asyncio.to_thread(handle.start)
+    await _long_history(fakellm, started.session)
+    result = await handle.compact()
+    assert result.is_error
+    assert result.text == "A PreCompact hook blocked the compaction: mid-migration, not now"
+    assert len(fakellm.requests) == 2  # no summary was asked for
+    await asyncio.to_thread(handle.close)
+
+
+async def test_notification_is_told_when_flue_asks_permission(fakellm, tmp_path, monkeypatch):
+    import asyncio
+
+    from flue_tui.permissions.approval import Approval
+
+    hook, log = _logger(tmp_path, "note")
+    hooks = _settings(Notification=[("permission_prompt", hook)])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks, permission_mode="ask")
+    started = await asyncio.to_thread(handle.start)
+    policy = started.session.before_tool
+    assert policy is not None
+    told = asyncio.Event()
+
+    async def asker(request):  # the user answers once the hook has been told
+        while not log.exists():
+            await asyncio.sleep(0.05)
+        told.set()
+        return Approval("deny")
+
+    policy.asker = asker
+    fakellm.script([Turn(calls=[Call("write", {"path": "x.txt", "content": "x"}, id="w1")]), Turn(text="ok")])
+    await asyncio.wait_for(started.session.prompt("write it"), 120)
+    assert told.is_set()
+    [seen] = _seen(log)
+    assert seen["hook_event_name"] == "Notification" and seen["notification_type"] == "permission_prompt"
+    assert seen["message"] == "flue needs your permission to use Write"
+    await asyncio.to_thread(handle.close)
+
+
+def test_broken_session_hooks_are_one_line_each_and_never_stop_the_run(fakellm, flue_main, tmp_path):
+    """A hook that hangs past its timeout, crashes, prints 10 MB of non-UTF-8 or invalid JSON."""
+    hang = f"{sys.executable} -c 'import time; time.sleep(600)'"
+    crash = f"{sys.executable} -c 'raise SystemExit(\"boom\")'"
+    flood = f"{sys.executable} -c 'import sys; sys.stdout.buffer.write(b\"\\xff\\x1b[2J\" * 3_500_000)'"
+    bad_json = "echo '{not json'"
+    table = {
+        "SessionStart": [{"hooks": [{"type": "command", "command": c, "timeout": 2} for c in (hang, crash, flood)]}],
+        "Stop": [{"hooks": [{"type": "command", "command": bad_json}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": hang, "timeout": 1}]}],
+    }
+    fakellm.script([Turn(text="still fine")])
+    out = flue_main(
+        "-p", "hi", "--model", "openai/fake", "--output-format", "json",
+        "--settings", json.dumps({"hooks": table}), cwd=tmp_path,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert json.loads(out.stdout)["result"] == "still fine"
+    lines = [line for line in out.stderr.splitlines() if "hook" in line]
+    assert sum("timed out after 2s" in line for line in lines) == 1, out.stderr
+    assert sum("failed with exit code 1: boom" in line for line in lines) == 1, out.stderr
+    assert sum("Stop hook" in line and "not valid JSON" in line for line in lines) == 1, out.stderr
+    assert sum("SessionEnd hook" in line and "timed out after 1s" in line for line in lines) == 1, out.stderr
+    assert "Traceback" not in out.stderr and "\x1b" not in out.stderr
+    [sent] = _user_texts(fakellm.requests[0])  # the flood is cut to Claude Code's 10,000 characters
+    assert sent.startswith("hi\n\n\ufffd") and len(sent) < 10_300 and "character limit]" in sent
+
+
+async def test_notification_idle_prompt_after_a_turn_in_an_interactive_session(fakellm, tmp_path, monkeypatch):
+    import asyncio
+
+    hook, log = _logger(tmp_path, "idle")
+    hooks = _settings(Notification=[("idle_prompt", hook)])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks, interactive=True, permission_mode="yolo")
+    started = await asyncio.to_thread(handle.start)
+    started.hooks.idle_after = 0.1  # Claude Code's 60 s, shortened: what is tested is that it comes
+    fakellm.script([Turn(text="done")])
+    await started.session.prompt("hi")
+    for _ in range(1200):  # a condition, waited for generously
+        if log.exists() and log.read_text().endswith("\n"):
+            break
+        await asyncio.sleep(0.05)
+    [seen] = _seen(log)
+    assert (seen["notification_type"], seen["message"]) == ("idle_prompt", "flue is waiting for your input")
+    await asyncio.to_thread(handle.close)
+
+
+def test_claude_codes_newer_events_are_skipped_with_a_notice_not_a_refused_start(fakellm, flue_main, tmp_path):
+    hook, log = _logger(tmp_path, "start")
+    settings = json.loads(_settings(SessionStart=[("", hook)], SubagentStart=[("", hook)], PostCompact=[("", hook)]))
+    fakellm.script([Turn(text="ok")])
+    out = flue_main("-p", "hi", "--model", "openai/fake", "--settings", json.dumps(settings), cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert (
+        "flue does not run these Claude Code hook events yet, so they are skipped: "
+        "--settings: SubagentStart; --settings: PostCompact." in out.stderr
+    )
+    assert [d["hook_event_name"] for d in _seen(log)] == ["SessionStart"]
+    bad = flue_main("-p", "hi", "--settings", _settings(PreToolUze=[("", hook)]), cwd=tmp_path)
+    assert bad.code != 0 and "unknown hook event 'PreToolUze'" in bad.stderr

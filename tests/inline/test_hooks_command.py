@@ -1,0 +1,44 @@
+"""/hooks in inline mode (a pty): each hook with its event, matcher, command
+and origin, and the project's hooks held back while the project is untrusted."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+FIRST_REPLY_S = 120.0
+
+
+def _user_hooks(home: Path) -> Path:
+    """~/.claude/settings.json as a Claude Code user has it (CLAUDE_CONFIG_DIR points there)."""
+    claude = home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    table = {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "guard.sh"}]}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": table}))
+    return claude
+
+
+def _project_hooks(work: Path) -> None:
+    (work / ".claude").mkdir(exist_ok=True)
+    table = {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "make bootstrap"}]}]}
+    (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": table}))
+
+
+def test_hooks_inline_says_the_projects_hooks_wait_for_trust(inline, fakellm, work: Path, tmp_path):
+    _project_hooks(work)
+    claude = _user_hooks(tmp_path / "home")
+    term = inline(env={"CLAUDE_CONFIG_DIR": str(claude)}, cols=80, rows=24)
+    term.wait_for("Trust this project?", timeout=FIRST_REPLY_S)
+    term.send("n")
+    term.wait_for("→ not trusted", timeout=FIRST_REPLY_S)
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
+    term.send("/hooks\r")
+    term.wait_for("Not run because the project is not trusted", timeout=FIRST_REPLY_S)
+    term.wait_for("make bootstrap")
+    text = term.text()
+    assert "PreToolUse [Bash|Write]  guard.sh" in text
+    assert "SessionStart [startup]  make bootstrap" in text
+    term.send("/quit\r")
+    assert term.exit_code() == 0
+    assert not os.path.exists(work / "bootstrap")

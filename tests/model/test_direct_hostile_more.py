@@ -1,0 +1,84 @@
+"""More of a hostile provider on the direct path: a redirect (the key must not follow it), a flood
+of blank lines, usage numbers no tokenizer produces, a gzip bomb, a tool call whose arguments are
+not JSON (read by the model exactly as on the litellm path)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+
+from flue_tui.model.base import TurnResponse
+from flue_tui.model.sse import MAX_IDLE_LINES
+from tests.fakellm import Call, Turn
+from tests.model.test_direct_hostile import END, Script, client, event, hostile, one_sentence, outcome  # noqa: F401
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_redirect_is_not_followed_and_the_key_stays_home(hostile, status: int) -> None:  # noqa: F811
+    base, script = hostile
+    script.status, script.content_type = status, "text/html"
+    script.headers = {"Location": base.replace("/v1", "/stolen")}
+    one_sentence(outcome(client(base)))
+    assert len(script.seen) == 1  # one request, to the configured address only
+
+
+def test_a_flood_of_blank_lines_is_one_sentence(hostile) -> None:  # noqa: F811
+    # Before, blank lines were not counted as lines without an event: a stream of them kept the
+    # reader busy until the idle timeout (two minutes of CPU), never a "no event" sentence.
+    base, script = hostile
+    script.pieces = lambda: (b"\n" * 100_000 for _ in range(MAX_IDLE_LINES // 100_000 + 2))
+    assert "without an event" in one_sentence(outcome(client(base)))
+
+
+def _usage_body(wire: str, usage: dict[str, Any]) -> bytes:
+    if wire == "openai":
+        return (
+            event({"content": "hi"}, "stop")
+            + b"data: "
+            + json.dumps({"choices": [], "usage": usage}).encode()
+            + b"\n\n"
+        )
+    events = [
+        {"type": "message_start", "message": {"usage": usage}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage},
+        {"type": "message_stop"},
+    ]
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+HUGE = 10**400  # past a float: int * price overflows
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+@pytest.mark.parametrize("value", [-5_000, HUGE, 1e308, "12", True, None, [1]])
+def test_usage_numbers_no_tokenizer_produces(hostile, wire: str, value: Any) -> None:  # noqa: F811
+    base, script = hostile
+    keys = ("prompt_tokens", "completion_tokens") if wire == "openai" else ("input_tokens", "output_tokens")
+    script.body = _usage_body(wire, dict.fromkeys(keys, value) | {"cache_read_input_tokens": value})
+    done = outcome(client(base, wire))
+    assert isinstance(done, TurnResponse), done
+    u = done.usage
+    assert min(u.input, u.output, u.cache_read, u.cache_write) >= 0
+    assert 0 <= u.cost < float("inf"), u
+
+
+def test_a_gzip_bomb_is_bounded(hostile) -> None:  # noqa: F811
+    base, script = hostile
+    script.headers = {"Content-Encoding": "gzip"}
+    script.body = gzip.compress(b"data: " + b"x" * (200 << 20), compresslevel=9)  # 200 MiB in ~200 KB
+    assert "over 4 MiB" in one_sentence(outcome(client(base)))
+
+
+@pytest.mark.parametrize("transport", ["auto", "litellm"])
+def test_tool_arguments_that_are_not_json_read_the_same_on_both_paths(fakellm, flue_main, flue_env, transport) -> None:
+    fakellm.script([Turn(calls=[Call("read", '{"path": "a.txt', id="r1")]), Turn(text="done")])
+    out = flue_main("-p", "go", "--model", "openai/fake", env={**flue_env, "FLUE_TRANSPORT": transport})
+    assert out.code == 0, out.stderr
+    [tool] = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
+    assert tool["content"].startswith('Validation failed for tool "read"'), tool["content"]
