@@ -53,6 +53,9 @@ class Runtime:
         self.settings = settings
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
+        # Task agents defined after the start (the Agent SDK's `agents`): every discovery adds them,
+        # over a file's agent of the same name, as Claude Code prefers programmatic agents.
+        self.extra_agents: list[Subagent] = []
         self._sandbox: Any = None
         from flue_tui.tools.background import Jobs
 
@@ -95,6 +98,8 @@ class Runtime:
         commands = discover_commands(cwd, claude / "commands", roots)
         skills.commands = commands.commands
         roster = discover_roster(cwd, roots, claude)
+        for extra in self.extra_agents:
+            roster.agents = [a for a in roster.agents if a.name != extra.name] + [extra]
         # --setting-sources (the Agent SDK's setting_sources=[]): memory only from the sources
         # named, as Claude Code loads no CLAUDE.md then; the listing stays, as in Flue.
         user_memory = str(claude / "CLAUDE.md") if reads(s.setting_sources, "user") else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakellm import Turn
+from tests.fakellm import Call, Turn
 
 pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import query
@@ -67,3 +67,42 @@ def test_thinking_disabled_turns_the_effort_off(fakellm, flue_env, tmp_path):
     run(collect(query(prompt="hi", options=opts)))
     assert fakellm.requests[0].get("reasoning_effort") == "high"
     assert "reasoning_effort" not in fakellm.requests[1]
+
+
+def test_agents_defined_in_the_sdk_are_task_agents(fakellm, flue_env, tmp_path):
+    from claude_agent_sdk import AgentDefinition, ClaudeSDKClient
+
+    def child(body: dict) -> bool:
+        return "You review code, tersely." in str(body["messages"][0]["content"])
+
+    fakellm.script(
+        [
+            Turn(text="reviewed: fine", match=child),
+            Turn(calls=[Call("task", {"agent": "reviewer", "prompt": "review it"})], match=lambda b: not child(b)),
+            Turn(text="done", match=lambda b: not child(b)),
+        ]
+    )
+    agents = {
+        "reviewer": AgentDefinition(description="Reviews code", prompt="You review code, tersely.", tools=["Read"]),
+        "quick": AgentDefinition(description="Quick looks", prompt="Be quick.", model="haiku"),
+    }
+    stderr: list[str] = []
+    opts = options(flue_env, tmp_path, permission_mode="bypassPermissions", agents=agents, stderr=stderr.append)
+
+    async def scenario() -> list:
+        got: list = []
+        async with ClaudeSDKClient(options=opts) as client:
+            await client.query("get it reviewed")
+            got += [m async for m in client.receive_response()]
+        return got
+
+    messages = run(scenario())
+    assert {"reviewer", "quick"} <= set(messages[0].data["agents"])
+    assert messages[-1].result == "done"
+    parent_prompt = str(fakellm.requests[0]["messages"][0]["content"])
+    assert "reviewer" in parent_prompt and "Reviews code" in parent_prompt
+    child_request = next(r for r in fakellm.requests if child(r))
+    assert _offered(child_request) <= {"read", "finish", "give_up"}  # tools=["Read"]: the child gets only that
+    assert [line for line in stderr if '"quick"' in line] == [
+        'flue: The agent "quick" asks for Claude Code\'s "haiku"; it runs on its caller\'s model.'
+    ]

@@ -22,6 +22,7 @@ from typing import Any
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.core.images import Image, ImageRefused, from_base64
+from flue_tui.headless.claude.agents import sdk_agents
 from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
 from flue_tui.hooks.config import Hook, sdk_hooks
@@ -115,12 +116,14 @@ class Controller:
         set_mode: Callable[[str], None] = lambda mode: None,
         replay: bool = False,
         add_hooks: Callable[[tuple[Hook, ...], Any], None] | None = None,
+        add_agents: Callable[[list[Any]], None] | None = None,
     ) -> None:
         self.session, self.write = session, write
         self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
         self.set_mode = set_mode  # the handle keeps the mode the SDK switched to
         self.asks = Asks(write)
         self.add_hooks = add_hooks
+        self.add_agents = add_agents  # the handle's: the SDK's agents join the roster
         self.results: list[OperationResult] = []
         self.busy = False
         self.settled: asyncio.Event | None = None  # set whenever no turn is running
@@ -235,12 +238,13 @@ class Controller:
 
     def _on_initialize(self, request: dict[str, Any]) -> dict[str, Any]:
         hooks, skipped = sdk_hooks(request.get("hooks"))  # ValueError: the request's error answer
-        for line in skipped:
+        agents, notes = sdk_agents(request.get("agents"))  # checked before anything changes
+        for line in [*skipped, *notes]:
             print(f"flue: {line}", file=sys.stderr)
         if hooks and self.add_hooks is not None:
             self.add_hooks(tuple(hooks), self.asks.hook)
-        if request.get("agents"):
-            print("flue: agents defined in the SDK are not supported; use .flue/agents files.", file=sys.stderr)
+        if agents and self.add_agents is not None:
+            self.add_agents(agents)
         return {
             "commands": [],
             "output_style": "default",

@@ -116,6 +116,7 @@ def serve_stream_input(
         set_model=set_model,
         set_mode=handle.keep_mode,
         replay=opts.replay_user_messages,
+        add_agents=handle.add_agents,
         add_hooks=lambda hooks, sdk: attach_hooks(session, policy_of(session), HookSetup(hooks), session.cwd, sdk=sdk),
     )
     policy = policy_of(session)
