@@ -119,6 +119,16 @@ class Asks:
         message = data.get("message")
         return Approval("deny", note=message if isinstance(message, str) else "")
 
+    # -- mcp_message -------------------------------------------------------------------------------
+    async def mcp_message(self, server: str, message: dict[str, Any]) -> Any:
+        """mcp/sdkserver.Send: one JSON-RPC message to an SDK server; its `mcp_response`. No
+        timeout here: the MCP connection bounds the start and each call, and cancels this."""
+        response = await self.request({"subtype": "mcp_message", "server_name": server, "message": message})
+        if response.get("subtype") != "success":
+            raise ValueError(f"the Agent SDK failed: {_short(response.get('error') or 'no message')}")
+        data = response.get("response")
+        return data.get("mcp_response") if isinstance(data, dict) else None
+
     # -- hook_callback -----------------------------------------------------------------------------
     async def hook(self, hook: Hook, payload: dict[str, Any]) -> Ran:
         """Hooks.sdk: one SDK hook, its answer read as a command hook's JSON stdout."""

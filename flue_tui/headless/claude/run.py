@@ -119,6 +119,9 @@ def serve_stream_input(
         add_agents=handle.add_agents,
         add_hooks=lambda hooks, sdk: attach_hooks(session, policy_of(session), HookSetup(hooks), session.cwd, sdk=sdk),
     )
+    from flue_tui.mcp.manager import manager
+
+    manager().sdk_send = controller.asks.mcp_message  # the SDK's in-process MCP servers
     policy = policy_of(session)
     if opts.permission_prompt_tool == "stdio" and policy is not None:
         policy.asker = controller.ask
