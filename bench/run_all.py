@@ -1,7 +1,8 @@
 """Run every benchmark in bench/ and print one table of their result lines.
 
 Usage: uv run python bench/run_all.py [NAME ...]   (names: print_overhead, first_call, stream, tools,
-       sessions, sessions_import, tui, shell_rules, cost, checkpoints, acp_startup)
+       sessions, sessions_import, tui, shell_rules, cost, checkpoints, acp_startup,
+       discovery)
 Each benchmark prints its own numbers (with ratios against a baseline run in the same process);
 this collects the lines that carry results. Expect several minutes on a 2-core machine.
 """
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["print_overhead", "first_call", "stream", "tools", "sessions", "sessions_import", "tui", "shell_rules", "cost", "checkpoints", "acp_startup"]
+ORDER = ["print_overhead", "first_call", "stream", "tools", "sessions", "sessions_import", "tui", "shell_rules", "cost", "checkpoints", "acp_startup", "discovery"]
 RESULT = re.compile(r"\d.*(ms|MB|ratio|target|tok/s|%|µs)|\b(ratio|median|p95|peak)\b", re.IGNORECASE)
 
 

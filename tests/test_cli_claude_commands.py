@@ -79,5 +79,32 @@ def test_an_agent_file_limits_its_child_through_print_mode(fakellm, flue_main, t
     out = flue_main("-p", "review", "--model", "openai/fake")
     assert (out.code, out.stdout) == (0, "Reviewed: LGTM\n"), out.stderr
     child = next(r for r in fakellm.requests if r["messages"][-1]["content"] == "look at the diff")
-    assert sorted(t["function"]["name"] for t in child["tools"]) == ["bash", "glob", "grep", "read"]
+    assert sorted(t["function"]["name"] for t in child["tools"]) == ["bash", "bash_background", "glob", "grep", "read"]
     assert child["messages"][0]["content"].startswith("You are a senior code reviewer")
+
+
+def test_allowed_tools_run_unasked_only_after_flue_trust(fakellm, flue_main, tmp_path: Path):
+    commands = tmp_path / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "mk.md").write_text("---\nallowed-tools: Bash(touch:*)\n---\nCreate the file $1.\n")
+    touch = Turn(calls=[Call("bash", {"command": "touch made.txt"})])
+    fakellm.script([touch, Turn(text="asked"), touch, Turn(text="made")])
+    first = flue_main("-p", "/mk made.txt", "--model", "openai/fake", "--permission-mode", "ask")
+    assert first.code == 0 and not (tmp_path / "made.txt").exists()
+    assert "/mk: its allowed-tools are not pre-allowed until you trust this project." in first.stderr
+    trusted = flue_main("trust", "--yes")
+    assert trusted.code == 0, trusted.stderr
+    second = flue_main("-p", "/mk made.txt", "--model", "openai/fake", "--permission-mode", "ask")
+    assert second.code == 0 and (tmp_path / "made.txt").exists(), second.stderr
+
+
+def test_plain_mode_runs_commands_too(fakellm, flue_main, tmp_path: Path):
+    _copy(tmp_path)
+    fakellm.script(Turn(text="Done."))
+    out = flue_main(
+        "--plain", "--trust-project", "--model", "openai/fake", stdin="/workflow:rcaa\n/workflow:rca a | b\n"
+    )
+    assert out.code == 0
+    assert "flue: Unknown command /workflow:rcaa — did you mean /workflow:rca?" in out.stderr
+    assert len(fakellm.requests) == 1
+    assert "**Issue to investigate**: a | b\n" in fakellm.requests[0]["messages"][-1]["content"]

@@ -96,7 +96,7 @@ def test_a_bad_name_gets_one_sentence_and_touches_nothing(flue_main, repo: Path,
     assert git(repo, "worktree", "list").count("\n") == 1
 
 
-def test_a_non_utf8_name_is_refused(run_flue, repo: Path):
+def test_a_non_utf8_name_is_refused(repo: Path):
     # argv bytes need a process of their own: the name reaches flue as surrogates.
     import sys
 
@@ -136,6 +136,12 @@ def test_a_symlinked_worktrees_directory_is_refused(flue_main, repo: Path, tmp_p
     out = flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo)
     assert out.code == 2 and "is a symlink" in out.stderr
     assert list(target.iterdir()) == []
+
+
+def test_acp_takes_no_worktree(flue_main, repo: Path):
+    out = flue_main("--acp", "-w", "feat", cwd=repo)
+    assert out.code == 2 and "it takes no --worktree" in out.stderr
+    assert not (repo.parent / "proj.worktrees").exists()
 
 
 def test_no_repository(flue_main, tmp_path: Path):
@@ -247,3 +253,19 @@ def test_an_unknown_isolation_is_a_skipped_agent_with_its_reason(tmp_path: Path)
         f'[flue] Skipping invalid agent "odd.md": [flue] Agent {agents / "odd.md"} frontmatter isolation '
         'must be "worktree" when provided.'
     ]
+
+
+def test_a_worktree_whose_creation_was_killed_is_not_used(fakellm, flue_main, repo: Path):
+    # What `git worktree add` leaves when killed before its checkout ends: the worktree registered
+    # and locked "initializing" (git removes that lock as its last step).
+    fakellm.script([Turn(text="ok")])
+    result_of(flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo))
+    (repo / ".git" / "worktrees" / "feat" / "locked").write_text("initializing")
+    out = flue_main("-p", "hi", "-w", "feat", *MODEL, cwd=repo)
+    tree = repo.parent / "proj.worktrees" / "feat"
+    assert out.code == 2
+    assert out.stderr.strip() == (
+        f"flue: The worktree feat was left half-made (its creation was stopped); "
+        f"remove it with: git worktree remove --force {tree}"
+    ), out.stderr
+    assert len(fakellm.requests) == 1

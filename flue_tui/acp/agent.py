@@ -93,8 +93,8 @@ class FlueAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=self.options.persist,
-                # No image path to the model in flue yet: images are refused, not silently dropped.
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                # Images go to the model as in every front end (a model without vision refuses them).
+                prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities() if self.options.persist else None,
@@ -249,13 +249,13 @@ class FlueAgent:
         state = self._get(session_id)
         settings = state.handle.settings
         roots = workspace_roots("workspace", settings.cwd, settings.add_dirs) or ()
-        text, display = prompt_text(prompt, state.session, roots)
+        text, display, images = prompt_text(prompt, state.session, roots)
         typed = expand(text, state.handle.context.skills, where="over ACP")
         if typed.refusal is not None:
             return await state.say(typed.refusal)
         if typed.display is not None:
             text, display = typed.prompt, typed.display
-        return await state.prompt(text, display)
+        return await state.prompt(text, display, images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         state = self.sessions.get(session_id) if isinstance(session_id, str) else None

@@ -4,7 +4,9 @@ Text is taken as typed, `/skill args` and `@path` included, as every front end t
 link to a file becomes an `@path` attachment (ui/attach.py: the same reading, limits and refusals);
 an embedded resource (an editor's selection or unsaved buffer) is fenced in with its URI. The client
 is untrusted: a link or `@path` is attached only from inside the session's workspace (its directory
-and --add-dir), whatever the sandbox, and a deny rule on reading it still refuses it.
+and --add-dir), whatever the sandbox, and a deny rule on reading it still refuses it. An image
+block (base64 `data`, `mimeType`) is checked as a file is (core/images.py); a broken one refuses the
+prompt with one sentence.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from urllib.parse import unquote, urlparse
 from acp import RequestError
 
 from flue_tui.config.text import lone_surrogate
-from flue_tui.ui.attach import MAX_FILE_CHARS, attach, read_denied
+from flue_tui.core.images import Image, ImageRefused, from_base64
+from flue_tui.ui.attach import MAX_FILE_CHARS, attach, read_denied, with_images
 
 MAX_PROMPT_CHARS = 2_000_000  # the whole prompt, embedded resources included
 
@@ -56,11 +59,19 @@ def _embedded(resource: Any) -> str:
     return f"{head}\n{fence}\n{body.rstrip(chr(10))}\n{fence}"
 
 
-def prompt_text(blocks: list[Any], session: Any, roots: tuple[str, ...]) -> tuple[str, str | None]:
+def _image(block: Any, n: int) -> Image:
+    try:
+        return from_base64(getattr(block, "mime_type", None), getattr(block, "data", None), f"image-{n}")
+    except ImageRefused as exc:
+        raise RequestError.invalid_params({"prompt": str(exc)}) from None
+
+
+def prompt_text(blocks: list[Any], session: Any, roots: tuple[str, ...]) -> tuple[str, str | None, tuple[Image, ...]]:
     """(what is sent, what the transcript shows) for a `session/prompt`."""
     typed: list[str] = []
     mentions: list[str] = []
     embedded: list[str] = []
+    images: list[Image] = []
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "text":
@@ -73,24 +84,26 @@ def prompt_text(blocks: list[Any], session: Any, roots: tuple[str, ...]) -> tupl
                 typed.append(f"[{block.name}: {block.uri}]")
         elif kind == "resource":
             embedded.append(_embedded(block.resource))
-        elif kind in ("image", "audio"):
-            raise RequestError.invalid_params({"prompt": f"{kind} content is not supported by flue (yet)"})
+        elif kind == "image":
+            images.append(_image(block, len(images) + 1))
+        elif kind == "audio":
+            raise RequestError.invalid_params({"prompt": "audio content is not supported by flue"})
     text = "\n".join(typed)
     if mentions:
         text = (text + "\n" if text else "") + " ".join(mentions)
-    got = attach(text, session.cwd, roots=roots, denied=read_denied(session))
+    got = with_images(attach(text, session.cwd, roots=roots, denied=read_denied(session)), tuple(images), text)
     sent, display = got.text, got.display
     if embedded:
         sent = "\n\n".join([sent, *embedded]) if sent else "\n\n".join(embedded)
         display = (display or text) + "".join(f"\n  ⎿ embedded {_uri(b)}" for b in blocks if _uri(b))
-    if not sent.strip():
+    if not sent.strip() and not got.images:
         raise RequestError.invalid_params({"prompt": "the prompt is empty"})
     bad = lone_surrogate(sent)
     if bad is not None:
         raise RequestError.invalid_params({"prompt": f"the prompt is not valid Unicode (a lone surrogate at {bad})"})
     if len(sent) > MAX_PROMPT_CHARS:
         raise RequestError.invalid_params({"prompt": f"the prompt is longer than {MAX_PROMPT_CHARS:,} characters"})
-    return sent, display if display != sent else None
+    return sent, display if display != sent else None, got.images
 
 
 def _uri(block: Any) -> str:

@@ -93,11 +93,11 @@ class AcpSession:
     def session(self) -> Any:
         return self.handle.session
 
-    async def prompt(self, text: str, display: str | None) -> PromptResponse:
+    async def prompt(self, text: str, display: str | None, images: tuple[Any, ...] = ()) -> PromptResponse:
         if self.task is not None and not self.task.done():
             raise RequestError.invalid_request({"sessionId": "a prompt is already running in this session"})
         self.cancelled.clear()
-        task = self.task = asyncio.ensure_future(self.session.prompt(text, display=display))
+        task = self.task = asyncio.ensure_future(self.session.prompt(text, display=display, images=images))
         try:
             result = await asyncio.shield(task)
         except asyncio.CancelledError:  # the connection closed under us: stop the turn too

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.core.events import Compaction, CompactionStart, Event, Log, MessageEnd, Turn, TurnStart
 from flue_tui.core.ids import new_id
+from flue_tui.core.images import mention
 from flue_tui.core.messages import (
     AssistantMessage,
     CompactionMessage,
@@ -82,10 +83,14 @@ def derive_settings(config: CompactionConfig, window: int | None, max_output: in
     return config.reserve_tokens or reserve, config.keep_recent_tokens or 8000
 
 
+# An image costs the model about 1,600 tokens (Anthropic: width×height/750, downscaled to fit).
+IMAGE_CHARS = 1600 * 4
+
+
 def estimate(message: Message) -> int:
     """chars/4, rounded up, as Flue estimates messages that have no measured usage."""
     if isinstance(message, UserMessage):
-        chars = len(message.content)
+        chars = len(message.content) + IMAGE_CHARS * len(message.images)
     elif isinstance(message, AssistantMessage):
         chars = (
             len(message.text)
@@ -135,8 +140,8 @@ def serialize(messages: list[Message]) -> str:
     blocks = []
     for m in messages:
         if isinstance(m, UserMessage):
-            if m.content:
-                blocks.append(f"[User]: {m.content}")
+            if m.content or m.images:  # the summariser reads text only: an image is named where it was
+                blocks.append(f"[User]: {m.content}" + (f" {mention(m.images)}" if m.images else ""))
         elif isinstance(m, AssistantMessage):
             if m.thinking:
                 blocks.append(f"[Assistant thinking]: {m.thinking}")
@@ -290,6 +295,10 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
         summary += "\n\n<read-files>\n" + "\n".join(read_files) + "\n</read-files>"
     if modified_files:
         summary += "\n\n<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>"
+    images = [i for m in history + prefix if isinstance(m, UserMessage) for i in m.images]
+    if images:  # the images themselves are not in the summary: it says they were there
+        summary += "\n\n<images>\n" + "\n".join(f"{i.name or i.sha256[:12]} ({i.media_type})" for i in images)
+        summary += "\n</images>"
     latest_user = next((m for m in reversed(body) if isinstance(m, UserMessage)), None)
     summarised = any(m is latest_user for m in body[:cut])
     request = latest_user.content if latest_user is not None and summarised else None

@@ -44,6 +44,10 @@ ABANDONED_SUFFIX = " The tool execution could not be confirmed cancelled and may
 # command's process group on abort and returns once it has exited (Flue's local() does the same), so
 # a killed command reports the plain abort; only a tool still busy after this gets the suffix.
 SETTLE_S = 0.5
+# Calls of one batch running at once. The reply is untrusted: one 4 MiB stream line names tens of
+# thousands of calls, and read-only commands run unasked even in ask mode. The rest wait their turn,
+# in call order (Claude Code bounds its parallel tool calls the same way).
+MAX_RUNNING = 16
 LENGTH_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its '
     "arguments may be truncated. Re-issue the tool call with complete arguments."
@@ -101,10 +105,17 @@ async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
 
 
 async def _run_then_after(
-    session: ToolHost, call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal
+    session: ToolHost,
+    call: ToolCall,
+    tool: Tool,
+    args: dict,
+    ctx: ToolContext,
+    signal: AbortSignal,
+    slots: asyncio.Semaphore,
 ) -> Ended:
     """The tool, then the PostToolUse hooks on what it returned (not on an aborted call)."""
-    result, outcome = await _run_one(tool, args, ctx, signal)
+    async with slots:  # free: taken without yielding, so the first calls still start in call order
+        result, outcome = await _run_one(tool, args, ctx, signal)
     if session.after_tool is None or signal.aborted:
         return result, outcome
     note = await session.after_tool(call.name, args, call.id, result.text, result.is_error)
@@ -118,6 +129,7 @@ async def run_tool_batch(
     started: list[float] = [0.0] * len(calls)
     durations: list[int | None] = [None] * len(calls)
     pending: list[tuple[int, asyncio.Task[Ended]]] = []
+    slots = asyncio.Semaphore(MAX_RUNNING)
 
     def finish(i: int, ended: Ended) -> None:
         results[i] = ended
@@ -189,7 +201,7 @@ async def run_tool_batch(
         ctx = ToolContext(call_id=call.id, signal=signal, on_output=on_output, session=session)
         # Started in call order, so whatever a tool does before its first await (taking a file
         # lock) happens in dispatch order.
-        task = asyncio.ensure_future(_run_then_after(session, call, tool, args, ctx, signal))
+        task = asyncio.ensure_future(_run_then_after(session, call, tool, args, ctx, signal, slots))
         task.add_done_callback(lambda t, i=i: finish(i, t.result()) if not t.cancelled() else None)
         pending.append((i, task))
 

@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -140,9 +140,19 @@ def state(directory: str | os.PathLike[str], relpath: str) -> State:
     return _judge(directory, relpath, digest(Path(directory_key(directory)) / relpath))
 
 
-def judge(directory: str | os.PathLike[str], relpath: str, data: bytes) -> State:
-    """Whether these bytes, read by their caller as `relpath` of `directory`, are trusted."""
-    return _judge(directory, relpath, hashlib.sha256(data).hexdigest())
+def judge(directory: str | os.PathLike[str]) -> Callable[[str, bytes], State]:
+    """Whether bytes read by the caller as a file of `directory` are trusted: the list is read once,
+    for a caller judging many files (a folder of commands)."""
+    entry = _load().get(directory_key(directory))
+    raw = entry.get("files") if isinstance(entry, dict) else None
+    files = raw if isinstance(raw, dict) else {}
+
+    def judged(relpath: str, data: bytes) -> State:
+        if relpath not in files:
+            return "untrusted"
+        return "trusted" if hashlib.sha256(data).hexdigest() == files[relpath] else "changed"
+
+    return judged
 
 
 def _judge(directory: str | os.PathLike[str], relpath: str, sha: str | None) -> State:

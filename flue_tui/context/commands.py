@@ -11,16 +11,18 @@ is skipped: a repository must not turn `~/.ssh/id_rsa` into a prompt)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from flue_tui.config import trust
 from flue_tui.context.frontmatter import SkillFormatError, split_frontmatter
-from flue_tui.core.files import OutsideRoots, read_own, shown_name, utf8_name
+from flue_tui.core.files import OutsideRoots, read_own, read_own_at, shown_name, utf8_name, walk_dirs
 
 CommandSource = Literal["project", "user"]
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one path part of a name: no spaces, no `:`
@@ -107,7 +109,7 @@ def tool_list(value: object, key: str, path: str) -> tuple[str, ...]:
 
 def parse_command(text: str, path: str, name: str, source: CommandSource, trusted: bool = False) -> ClaudeCommand:
     if text.lstrip("\ufeff").startswith("---"):
-        data, body = split_frontmatter(text, path, lenient=True)
+        data, body = split_frontmatter(text, path, lenient=True, label="")
     else:
         data, body = {}, text.lstrip("\ufeff").strip()
     for key in ("description", "argument-hint", "model"):
@@ -138,47 +140,92 @@ def alias_warning(kind: str, name: str, alias: str | None) -> str:
     )
 
 
-def _files(root: Path, warnings: list[str]) -> list[tuple[str, Path]]:
-    """(name, path) of every `.md` under `root`, byte-sorted; links to folders are not walked."""
-    out: list[tuple[str, Path]] = []
-    for dirpath, dirs, names in os.walk(root):
-        rel = Path(dirpath).relative_to(root)
-        dirs[:] = sorted(d for d in dirs if len(rel.parts) < MAX_DEPTH - 1)
+def _entries(top: int, root: Path, warnings: list[str]) -> Iterator[tuple[str, str, int, str]]:
+    """(name, path, its directory's descriptor, file name) of every `.md` under the directory `top`,
+    byte-sorted; os.fwalk opens each folder from its parent without following links, so a folder
+    swapped for a link mid-walk is not entered, and a file opens relative to its folder."""
+    count = 0
+    for dirpath, dirs, names, dir_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+        rel = tuple(os.path.relpath(dirpath, ".").split(os.sep)) if dirpath != "." else ()
+        dirs[:] = sorted((d for d in dirs if len(rel) < MAX_DEPTH - 1), key=os.fsencode)
         for entry in sorted(names, key=os.fsencode):
             if not entry.endswith(".md"):
                 continue
-            parts = [*rel.parts, entry[:-3]]
+            parts = [*rel, entry[:-3]]
             if not all(utf8_name(p) and _SEGMENT.match(p) for p in parts):
-                shown = shown_name("/".join([*rel.parts, entry]))
+                shown = shown_name("/".join([*rel, entry]))
                 warnings.append(f"[flue] Skipping command file {shown!r} in {root}: its name cannot be a command.")
                 continue
-            out.append((":".join(parts), Path(dirpath) / entry))
-            if len(out) >= MAX_FILES:
+            if count >= MAX_FILES:
                 warnings.append(f"[flue] Reading only the first {MAX_FILES} command files in {root}.")
-                return out
-    return out
+                return
+            count += 1
+            yield ":".join(parts), "/".join([*rel, entry]), dir_fd, entry
+
+
+def _open_top(root: Path, cwd: str, project: bool) -> int | None:
+    """The commands folder's descriptor: a project's opened from the project folder down, no link
+    followed on the way (its files must lie inside it); the user's as the path leads."""
+    if not project:
+        try:
+            return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return None
+    base = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fds = walk_dirs(base, [".claude", "commands"], create=False)
+    except FileNotFoundError:
+        return None
+    except OSError:  # `.claude` or `commands` is a link (or a file): what it leads to is not the project's
+        raise OutsideRoots(errno.EXDEV, "a link", str(root)) from None
+    finally:
+        os.close(base)
+    for fd in fds[:-1]:
+        os.close(fd)
+    return fds[-1]
 
 
 def _scan(
     root: Path, source: CommandSource, into: CommandSet, roots: tuple[str, ...] | None, cwd: str
 ) -> list[ClaudeCommand]:
-    found = []
-    for name, path in _files(root, into.warnings):
-        try:
-            data = read_own(str(path), roots)
-            # Judged by the bytes parsed: a file swapped after a hash must not pass as trusted.
-            trusted = source == "user" or trust.judge(cwd, os.path.relpath(path, cwd), data) == "trusted"
-            command = parse_command(data.decode("utf-8", "replace"), str(path), name, source, trusted)
-            if command.model in CLAUDE_ALIASES:
-                into.warnings.append(alias_warning("command", f"/{name}", command.model))
-                command = replace(command, model=None)
-            found.append(command)
-        except OutsideRoots:
-            into.warnings.append(f'[flue] Skipping the {source} command "/{name}": {path} links outside the project.')
-        except (SkillFormatError, OSError) as exc:
-            why = str(exc) if isinstance(exc, SkillFormatError) else f"{path}: {exc.strerror or exc}"
-            why = " ".join(why.removeprefix("[flue] ").split())  # a YAML error's caret lines: one line
-            into.warnings.append(f'[flue] Skipping the {source} command "/{name}": {why}')
+    found: list[ClaudeCommand] = []
+    try:
+        top = _open_top(root, cwd, source == "project")
+    except OutsideRoots:
+        into.warnings.append(f"[flue] Not reading the project's commands: {root} is reached through a link.")
+        return found
+    except OSError:
+        return found
+    if top is None:
+        return found
+    judged = trust.judge(cwd) if source == "project" else None
+    try:
+        for name, rel, dir_fd, entry in _entries(top, root, into.warnings):
+            path = f"{root}/{rel}"
+            try:
+                try:
+                    data = read_own_at(dir_fd, entry, path)
+                except OSError as exc:
+                    if exc.errno != errno.ELOOP:
+                        raise
+                    data = read_own(path, roots)  # a link: where it leads decides (inside, or refused)
+                # Judged by the bytes parsed: a file swapped after a hash must not pass as trusted.
+                trusted = judged is None or judged(f".claude/commands/{rel}", data) == "trusted"
+                command = parse_command(data.decode("utf-8", "replace"), path, name, source, trusted)
+                if command.model in CLAUDE_ALIASES:
+                    into.warnings.append(alias_warning("command", f"/{name}", command.model))
+                    command = replace(command, model=None)
+                found.append(command)
+            except OutsideRoots:
+                into.warnings.append(
+                    f'[flue] Skipping the {source} command "/{name}": {path} links outside the project.'
+                )
+            except (SkillFormatError, OSError) as exc:
+                why = str(exc) if isinstance(exc, SkillFormatError) else f"{path}: {exc.strerror or exc}"
+                why = " ".join(why.removeprefix("[flue] ").split())  # a YAML error's caret lines: one line
+                into.warnings.append(f'[flue] Skipping the {source} command "/{name}": {why}')
+    finally:
+        os.close(top)
     return found
 
 
@@ -186,7 +233,7 @@ def discover_commands(cwd: str, user_dir: Path | None, roots: tuple[str, ...] | 
     """The project's first (a name clash hides the user's, with a warning), then the user's.
     A project's files are read beneath the project (and the workspace sandbox's roots when set)."""
     result = CommandSet()
-    project_roots = roots or (os.path.realpath(cwd),)
+    project_roots = roots or (os.path.realpath(cwd),)  # for a linked file: it must lead inside
     layers = [_scan(Path(cwd) / ".claude" / "commands", "project", result, project_roots, cwd)]
     if user_dir is not None:
         layers.append(_scan(user_dir, "user", result, None, cwd))

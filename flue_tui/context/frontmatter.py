@@ -26,6 +26,7 @@ class SkillDoc:
     allowed_tools: tuple[str, ...] = ()
 
 
+_FAST = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 _PLAIN_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s].*?)[ \t]*$")
 
 
@@ -42,7 +43,7 @@ def _quoted(block: str) -> str:
     return "\n".join(lines)
 
 
-def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[dict, str]:
+def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str = "Skill ") -> tuple[dict, str]:
     """Return (mapping of strings, body) or raise with Flue's fence/YAML texts. `lenient`: Claude
     Code's files, whose frontmatter strict YAML may refuse where Claude Code reads it (`_quoted`)."""
     if text.startswith("\ufeff"):
@@ -53,14 +54,16 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[d
             f'[flue] Skill {path} is missing YAML frontmatter. Start SKILL.md with "---", include "name" '
             'and "description", then close the block with "---".'
         )
+    # Claude Code's files may come by the hundred (a commands folder): libyaml's loader, the same
+    # FAILSAFE schema, when PyYAML has it; SKILL.md keeps the pure loader, whose errors Flue quotes.
+    loader = _FAST if lenient else yaml.BaseLoader
     try:
         # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
-        data = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+        data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError as exc:
         data = _lenient(match.group(1)) if lenient else None
         if data is None:
-            what = "Skill " if not lenient else ""
-            raise SkillFormatError(f"[flue] {what}{path} has invalid YAML frontmatter. {exc}") from None
+            raise SkillFormatError(f"[flue] {label}{path} has invalid YAML frontmatter. {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -70,7 +73,7 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False) -> tuple[d
 
 def _lenient(block: str) -> object | None:
     try:
-        return yaml.load(_quoted(block), Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+        return yaml.load(_quoted(block), Loader=_FAST)  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError:
         return None
 
@@ -106,8 +109,9 @@ def check_name(name: str, path: str) -> None:
         )
 
 
-def parse_skill_markdown(text: str, path: str, directory: str | None) -> SkillDoc:
-    data, body = split_frontmatter(text, path)
+def parse_skill_markdown(text: str, path: str, directory: str | None, lenient: bool = False) -> SkillDoc:
+    """`lenient`: a skill in Claude Code's folders, whose YAML is read as Claude Code reads it."""
+    data, body = split_frontmatter(text, path, lenient=lenient)
     name = _required(data, "name", path)
     check_name(name, path)
     if directory is not None and name != directory:

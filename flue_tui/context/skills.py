@@ -29,6 +29,7 @@ class Skill:
     resources: tuple[str, ...] = ()  # packaged only: files other than SKILL.md, relative, sorted
     skill_id: str = ""  # packaged only: skill:<name>:<hash>
     roots: tuple[str, ...] | None = None  # workspace skills under --sandbox workspace: re-reads stay inside
+    lenient: bool = False  # from Claude Code's folders: its YAML reading (frontmatter.py), here and on re-read
 
 
 @dataclass(slots=True)
@@ -103,12 +104,14 @@ def _skill_id(name: str, directory: Path) -> str:
     return f"skill:{name}:{digest[:16]}"
 
 
-def _scan(root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...] | None = None) -> list[Skill]:
+def _scan(
+    root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...] | None = None, lenient: bool = False
+) -> list[Skill]:
     found = []
     for entry, path in _skill_dirs(root, into.warnings):
         skill_md = path / "SKILL.md"
         try:
-            doc = parse_skill_markdown(read_regular_text(str(skill_md), roots), str(skill_md), entry)
+            doc = parse_skill_markdown(read_regular_text(str(skill_md), roots), str(skill_md), entry, lenient)
         except (SkillFormatError, OSError) as exc:
             into.warnings.append(f'[flue] Skipping invalid {source} skill "{entry}": {exc}')
             continue
@@ -123,6 +126,7 @@ def _scan(root: Path, source: SkillSource, into: SkillSet, roots: tuple[str, ...
                 resources=_resources(path) if packaged else (),
                 skill_id=_skill_id(doc.name, path) if packaged else "",
                 roots=roots,
+                lenient=lenient,
             )
         )
     return found
@@ -140,10 +144,14 @@ def discover_skills(
     packaged. `roots`: the workspace sandbox's, which a workspace skill must not leave (the user's
     and the packaged skills are flue's own, read wherever they are)."""
     result = SkillSet()
-    layers = [_scan(Path(cwd) / folder / "skills", "workspace", result, roots) for folder in (".agents", ".claude")]
-    for folder in (user_dir, claude_dir / "skills" if claude_dir is not None else None):
-        if folder is not None:
-            layers.append(_scan(folder, "user", result))
+    layers = [
+        _scan(Path(cwd) / folder / "skills", "workspace", result, roots, folder == ".claude")
+        for folder in (".agents", ".claude")
+    ]
+    if user_dir is not None:
+        layers.append(_scan(user_dir, "user", result))
+    if claude_dir is not None:
+        layers.append(_scan(claude_dir / "skills", "user", result, lenient=True))
     if packaged_dir is not None:
         layers.append(_scan(packaged_dir, "packaged", result))
     seen: dict[str, Skill] = {}
@@ -171,7 +179,7 @@ def resource_path(skill: Skill, rel: str) -> str:
 def activation_text(skill: Skill) -> str:
     """What activate_skill returns; the body is re-read now, so edits mid-session are picked up."""
     text = read_regular_text(skill.skill_md, skill.roots)
-    doc = parse_skill_markdown(text, skill.skill_md, Path(skill.directory).name)
+    doc = parse_skill_markdown(text, skill.skill_md, Path(skill.directory).name, skill.lenient)
     head = f'Run the skill named "{skill.name}".\n\n<skill_instructions>\n{doc.body}\n</skill_instructions>'
     if skill.source == "packaged":
         if not skill.resources:

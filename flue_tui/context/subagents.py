@@ -49,7 +49,8 @@ class Roster:
 
 
 def _parse(path: Path, roots: tuple[str, ...] | None, lenient: bool) -> Subagent:
-    data, body = split_frontmatter(read_regular_text(str(path), roots), str(path), lenient=lenient)
+    text = read_regular_text(str(path), roots)
+    data, body = split_frontmatter(text, str(path), lenient=lenient, label="" if lenient else "Skill ")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SkillFormatError(f"[flue] Agent {path} must define frontmatter name as a non-empty string.")

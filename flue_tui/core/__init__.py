@@ -7,4 +7,5 @@ abort.py     AbortSignal/AbortError and ToolError (raised by tools and sandboxes
 toolcall.py  what a tool call is about, in a few words, for every surface
 details.py   tool details typed per tool (bash, read, write, edit, grep/glob, task) and their wire dicts
 jsstr.py     JavaScript string semantics (whitespace, UTF-16 length) Flue's limits count in
+heap.py      start-up's long-lived objects frozen out of the collector's full scans
 """

@@ -189,6 +189,21 @@ def read_own(path: str, roots: tuple[str, ...] | None = None, limit: int = MAX_O
         raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
     except Escape:
         raise OutsideRoots(errno.EXDEV, "it links outside the workspace (--sandbox workspace)", path) from None
+    return _read_limited(fd, path, limit)
+
+
+def read_own_at(dir_fd: int, name: str, path: str, limit: int = MAX_OWN_READ) -> bytes:
+    """read_own for `name` in an open directory (one a walk opened without following links, as
+    os.fwalk does): a link there is never followed (ELOOP, an OSError, for the caller to judge),
+    so a folder of many files costs one open each, not a walk from "/" per file. `path` words errors."""
+    try:
+        fd = _finish(os.open(name, _READ_FLAGS, dir_fd=dir_fd), path, False)
+    except NotRegular as exc:
+        raise SpecialFile(errno.EINVAL, f"{exc.kind}, not a regular file", path) from None
+    return _read_limited(fd, path, limit)
+
+
+def _read_limited(fd: int, path: str, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:

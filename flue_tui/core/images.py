@@ -57,7 +57,7 @@ class Image:
 
 
 def _kb(size: int) -> str:
-    return f"{size / 1024:.0f} KB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
+    return f"{max(1, round(size / 1024))} KB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
 
 
 def sniff(data: bytes) -> str | None:

@@ -21,6 +21,7 @@ from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
 from flue_tui.hooks.events import TAG as HOOKS_TAG
 from flue_tui.runtime.checkpointing import TAG as CHECKPOINT_TAG
+from flue_tui.runtime.claudecode import AGENTS_TAG, COMMANDS_TAG
 from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions, Started
 from flue_tui.ui.logline import log_line
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143
 EVENTS_SCHEMA_VERSION = 1  # `--output-format events`: bump when an event's fields change meaning
 _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
+
+# Log lines said on stderr in every format, never only in a stream nobody reads.
+_ALWAYS_SAID = (CHECKPOINT_TAG, HOOKS_TAG, COMMANDS_TAG, AGENTS_TAG)
 
 
 def result_object(
@@ -138,7 +142,7 @@ class _Renderer:
 def say_notice(event: Event) -> None:
     """What is said on stderr even when stdout is a stream (json, stream-json, events): a
     checkpoint not taken or a hook that failed is never only in a stream nobody reads."""
-    if isinstance(event, Log) and event.message.startswith((CHECKPOINT_TAG, HOOKS_TAG)):
+    if isinstance(event, Log) and event.message.startswith(_ALWAYS_SAID):
         _say(log_line(event))
 
 

@@ -85,6 +85,11 @@ class Hooks:
         # headless/claude when the SDK registers hooks. Its answer reads as a command's JSON stdout.
         self.sdk: Callable[[Hook, dict[str, Any]], Awaitable[Ran]] | None = None
         self._told: set[asyncio.Task[Any]] = set()
+        # Set by the runtime: Claude Code's `permission_mode` and Stop's `last_assistant_message`.
+        self.mode: Callable[[], str] | None = None
+        self.last_text: Callable[[], str] | None = None
+        # Stop's `background_tasks`: the running background commands, Claude Code's shape.
+        self.background: Callable[[], list[dict[str, Any]]] = list
 
     def _one(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[Ran]:
         if hook.callback is None:
@@ -103,6 +108,7 @@ class Hooks:
             "session_id": self.session_id,
             "transcript_path": "",
             "cwd": self.cwd,
+            **({"permission_mode": names.claude_mode(self.mode())} if self.mode is not None else {}),
             "hook_event_name": event,
             **fields,
         }
@@ -117,18 +123,35 @@ class Hooks:
                 self.say(f"{label(r.hook)} failed with exit code {r.code}: {why}")
         return list(ran)
 
+    def _answer(self, ran: Ran, plain: list[str]) -> dict[str, Any] | None:
+        """Exit 0's JSON object (its `systemMessage` shown to the user), or None: plain text on
+        stdout goes to `plain` as context (UserPromptSubmit, SessionStart, PreCompact read it so);
+        broken JSON is one line and nothing more."""
+        if ran.code != 0:
+            return None
+        text = ran.stdout.strip()
+        if not text.startswith("{"):
+            if text:
+                plain.append(context(text, ran.hook))
+            return None
+        data = _json(ran, self.say)
+        if data is not None and isinstance(data.get("systemMessage"), str):
+            self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
+        return data
+
     def _matching(self, event: str, tool_name: str) -> list[Hook]:
         all_names = names.names(tool_name)
         return [h for h in self.setup.for_event(event) if h.matches(all_names)]
 
-    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> PreVerdict:
+    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str, cwd: str | None = None) -> PreVerdict:
+        """`cwd`: where the call's relative paths start (a task child may have its own)."""
         hooks = self._matching("PreToolUse", tool_name)
         if not hooks:
             return PreVerdict()
         payload = self._payload(
             "PreToolUse",
             tool_name=names.claude_name(tool_name),
-            tool_input=names.to_claude(tool_name, args),
+            tool_input=names.to_claude(tool_name, args, cwd or self.cwd),
             tool_use_id=call_id,
         )
         best: PreVerdict = PreVerdict()
@@ -181,8 +204,8 @@ class Hooks:
         payload = self._payload(
             "PostToolUse",
             tool_name=names.claude_name(tool_name),
-            tool_input=names.to_claude(tool_name, args),
-            tool_response={"output": text, "is_error": is_error},
+            tool_input=names.to_claude(tool_name, args, self.cwd),
+            tool_response=names.tool_response(tool_name, args, text, is_error, self.cwd),
             tool_use_id=call_id,
         )
         notes: list[str] = []
@@ -216,15 +239,9 @@ class Hooks:
             if ran.code == 2:
                 blocked = ran.stderr.strip() or "Blocked by a UserPromptSubmit hook."
                 continue
-            if ran.code != 0:
-                continue
-            data = _json(ran, self.say)
+            data = self._answer(ran, notes)
             if data is None:
-                if ran.stdout.strip():
-                    notes.append(context(ran.stdout, ran.hook))
                 continue
-            if isinstance(data.get("systemMessage"), str):
-                self.say(f"{label(ran.hook)}: {_one_line(data['systemMessage'])}")
             why = data.get("stopReason") if data.get("continue") is False else None
             if why is None and data.get("decision") == "block":
                 why = data.get("reason")
@@ -243,7 +260,9 @@ class Hooks:
         if not hooks:
             return None
         reasons: list[str] = []
-        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active)):
+        more: dict[str, Any] = {"last_assistant_message": self.last_text()} if self.last_text is not None else {}
+        more.update(background_tasks=self.background(), session_crons=[])  # flue schedules no wakeups
+        for ran in await self._run(hooks, self._payload("Stop", stop_hook_active=active, **more)):
             if ran.code == 2 and ran.stderr.strip():
                 reasons.append(ran.stderr.strip())
                 continue

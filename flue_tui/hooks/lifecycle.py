@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from flue_tui.core.events import Operation, OperationStart
 from flue_tui.hooks import names
-from flue_tui.hooks.config import HookSetup
+from flue_tui.hooks.config import Hook, HookSetup
 from flue_tui.hooks.events import Hooks, _json, _one_line, context
 from flue_tui.hooks.run import Ran, label
 
@@ -81,39 +81,35 @@ class SessionHooks(Hooks):
 
         session.subscribe(on_event)
 
-    def _failures(self, ran: list[Ran], lines: list[str]) -> None:
-        """What the user reads of hooks that cannot block: exit 2's stderr too (Claude Code shows
-        it to the user only for these events)."""
-        for r in ran:
-            if r.code == 2:
-                lines.append(f"{label(r.hook)}: {_one_line(r.stderr) or 'exit code 2'}")
+    async def _quietly(self, hooks: list[Hook], payload: dict[str, Any]) -> tuple[list[Ran], list[str]]:
+        """Run hooks whose lines are returned, not said (a session starting or ending has no one
+        listening yet, or no longer): failures, and exit 2's stderr, shown to the user only for
+        these events as in Claude Code."""
+        lines: list[str] = []
+        say, self.say = self.say, lines.append
+        try:
+            ran = await self._run(hooks, payload)
+        finally:
+            self.say = say
+        lines += [f"{label(r.hook)}: {_one_line(r.stderr) or 'exit code 2'}" for r in ran if r.code == 2]
+        return ran, lines
 
     async def session_start(self, source: str, model: str = "") -> list[str]:
         """Run SessionStart; its context waits in `pending`. Returns the lines for the user."""
         hooks = self._query("SessionStart", source)
         if not hooks:
             return []
-        lines: list[str] = []
+        ran, lines = await self._quietly(hooks, self._payload("SessionStart", source=source, model=model))
         say, self.say = self.say, lines.append
         try:
-            ran = await self._run(hooks, self._payload("SessionStart", source=source, model=model))
+            for r in ran:
+                data = self._answer(r, self.pending)
+                specific = data.get("hookSpecificOutput") if data is not None else None
+                extra = specific.get("additionalContext") if isinstance(specific, dict) else None
+                if isinstance(extra, str) and extra.strip():
+                    self.pending.append(context(extra, r.hook))
         finally:
             self.say = say
-        self._failures(ran, lines)
-        for r in ran:
-            if r.code != 0:
-                continue
-            data = _json(r, lines.append)
-            if data is None:
-                if r.stdout.strip():
-                    self.pending.append(context(r.stdout, r.hook))
-                continue
-            if isinstance(data.get("systemMessage"), str):
-                lines.append(f"{label(r.hook)}: {_one_line(data['systemMessage'])}")
-            specific = data.get("hookSpecificOutput")
-            extra = specific.get("additionalContext") if isinstance(specific, dict) else None
-            if isinstance(extra, str) and extra.strip():
-                self.pending.append(context(extra, r.hook))
         return lines
 
     async def user_prompt(self, prompt: str) -> tuple[str | None, str | None]:
@@ -129,13 +125,7 @@ class SessionHooks(Hooks):
         hooks = self._query("SessionEnd", reason)
         if not hooks:
             return []
-        lines: list[str] = []
-        say, self.say = self.say, lines.append
-        try:
-            ran = await self._run(hooks, self._payload("SessionEnd", reason=reason))
-        finally:
-            self.say = say
-        self._failures(ran, lines)
+        _, lines = await self._quietly(hooks, self._payload("SessionEnd", reason=reason))
         return lines
 
     async def pre_compact(self, trigger: str, instructions: str | None) -> tuple[str | None, str | None]:
@@ -150,15 +140,9 @@ class SessionHooks(Hooks):
             if r.code == 2:
                 blocked.append(_one_line(r.stderr) or label(r.hook))
                 continue
-            if r.code != 0:
-                continue
-            data = _json(r, self.say) if r.stdout.strip().startswith("{") else None
+            data = self._answer(r, added)
             if data is None:
-                if r.stdout.strip():
-                    added.append(context(r.stdout, r.hook))
                 continue
-            if isinstance(data.get("systemMessage"), str):
-                self.say(f"{label(r.hook)}: {_one_line(data['systemMessage'])}")
             if data.get("decision") == "block" or data.get("continue") is False:
                 why = data.get("reason") or data.get("stopReason")
                 blocked.append(_one_line(why) if isinstance(why, str) and why.strip() else label(r.hook))

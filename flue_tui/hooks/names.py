@@ -4,6 +4,7 @@ an `updatedInput` in that shape. Tools Claude Code does not have keep flue's nam
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 # flue's name -> (Claude Code's name, {flue argument: Claude Code argument}).
@@ -62,13 +63,17 @@ def agent_names(agent: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([_AGENTS.get(agent, agent), agent]))
 
 
-def to_claude(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    """flue's arguments as Claude Code's `tool_input` (unknown ones keep their names)."""
+def to_claude(tool: str, args: dict[str, Any], cwd: str | None = None) -> dict[str, Any]:
+    """flue's arguments as Claude Code's `tool_input` (unknown ones keep their names). With `cwd`,
+    `file_path` is absolute, as Claude Code's always is: a guard written for it that checks
+    `file_path.startswith("/etc")` must not be passed `../../etc/passwd`."""
     mapping = _TOOLS.get(tool, ("", {}))[1]
     out: dict[str, Any] = {}
     for key, value in args.items():
         if (tool, key) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value * 1000
+        if cwd is not None and mapping.get(key) == "file_path" and isinstance(value, str) and "\0" not in value:
+            value = os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
         out[mapping.get(key, key)] = value
     return {**out, **_IMPLIED.get(tool, {})}
 
@@ -85,4 +90,28 @@ def from_claude(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         if (tool, name) in _MS and isinstance(value, int | float) and not isinstance(value, bool):
             value = value / 1000
         out[name] = value
+    return out
+
+
+# flue's permission modes in Claude Code's words (`permission_mode` on every hook's stdin).
+_MODES = {"ask": "default", "accept-edits": "acceptEdits", "plan": "plan", "yolo": "bypassPermissions"}
+
+
+def claude_mode(mode: str) -> str:
+    return _MODES.get(mode, mode)
+
+
+def tool_response(tool: str, args: dict[str, Any], text: str, is_error: bool, cwd: str | None = None) -> dict[str, Any]:
+    """PostToolUse's `tool_response`: flue's `output`/`is_error`, and the keys of Claude Code's own
+    result a hook reads (Bash's `stdout`, the file tools' `filePath`, Edit's strings)."""
+    out: dict[str, Any] = {"output": text, "is_error": is_error}
+    if tool in ("bash", "bash_background"):
+        out.update(stdout=text, stderr="", interrupted=False, isImage=False)
+    elif tool in ("read", "write", "edit") and isinstance(args.get("path"), str):
+        out.update(filePath=to_claude(tool, {"path": args["path"]}, cwd)["file_path"], success=not is_error)
+        if tool == "write":
+            out["content"] = args.get("content", "")
+        elif tool == "edit":
+            out.update(oldString=args.get("oldText", ""), newString=args.get("newText", ""))
+            out["replaceAll"] = bool(args.get("replaceAll", False))
     return out

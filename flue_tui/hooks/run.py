@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.hooks.config import Hook
+from flue_tui.sandbox import procguard
 
 LIMIT = 64 * 1024
 _CHUNK = 16 * 1024
@@ -63,6 +65,9 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 async def run_hook(hook: Hook, payload: dict[str, Any], cwd: str) -> Ran:
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": cwd}
+    # Under procguard like every command flue runs: if flue dies (kill -9 included), nobody would
+    # enforce the timeout, so the hook and its group die with it (PR_SET_PDEATHSIG, the reaper).
+    reaper_fd = procguard.reaper.spawn_fd()
     try:
         proc = await asyncio.create_subprocess_exec(
             "/bin/sh",
@@ -74,9 +79,21 @@ async def run_hook(hook: Hook, payload: dict[str, Any], cwd: str) -> Ran:
             cwd=cwd,
             env=env,
             start_new_session=True,  # its own group: a timeout kills what it started too
+            preexec_fn=functools.partial(procguard.child_setup, os.getpid(), reaper_fd),
         )
     except OSError as exc:
         return Ran(hook, None, failure=f"{label(hook)} could not start: {exc.strerror or exc}")
+    finally:
+        if reaper_fd is not None:
+            os.close(reaper_fd)
+    procguard.reaper.watch(proc.pid)
+    try:
+        return await _finish(hook, proc, data)
+    finally:
+        procguard.reaper.release(proc.pid)
+
+
+async def _finish(hook: Hook, proc: asyncio.subprocess.Process, data: bytes) -> Ran:
     out, err = bytearray(), bytearray()
 
     async def feed() -> None:

@@ -19,13 +19,15 @@ from flue_tui.core.images import Image
 from flue_tui.inline import greeting, terminal
 from flue_tui.inline.asking import make_asker
 from flue_tui.inline.commands import InlineCommands
-from flue_tui.inline.prompt import QUIT, QUIT_WINDOW_S, InlinePrompt
+from flue_tui.inline.prompt import QUIT, QUIT_WINDOW_S, WOKEN, InlinePrompt
 from flue_tui.inline.renderer import Renderer
 from flue_tui.inline.sessions import InlineSessions
 from flue_tui.runtime.start import SessionOptions
+from flue_tui.tools.background import jobs_of
 from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
+from flue_tui.ui.bashes import EndedJobs
 from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
@@ -59,6 +61,8 @@ class InlineApp(InlineCommands):
         self._turn_task: asyncio.Future[Any] | None = None
         self._quit_signal: asyncio.Future[None] | None = None  # set by Ctrl+C twice during a turn
         self._interrupted_at = -QUIT_WINDOW_S
+        self.ended = EndedJobs()  # background commands that ended: the user's line, the model's follow-up
+        self._ended_lines: list[str] = []  # held while a turn streams, printed when it ends
         self._welcomed = False  # this run's first session was welcomed before it started
 
     # -- what the prompt shows ---------------------------------------------------------------------
@@ -125,6 +129,9 @@ class InlineApp(InlineCommands):
     def _bind(self, started: Any) -> None:
         """Listen to this session and answer its permission questions; greet with what to know."""
         self.renderer.attach(started.session)
+        jobs = jobs_of(started.session)
+        if jobs is not None and self._on_jobs not in jobs.listeners:
+            jobs.listeners.append(self._on_jobs)
         policy = self.policy()
         if policy is not None:
             policy.asker = make_asker(self.renderer, self.interrupt, self.dumb)
@@ -158,6 +165,25 @@ class InlineApp(InlineCommands):
         self._bind(started)
         if resume is None:
             self.renderer.note("New session.")
+
+    def _on_jobs(self) -> None:
+        """A background command started or ended: the toolbar's count follows; one that ended gets
+        its line (after the turn, if one streams), and at the prompt the model's follow-up starts."""
+        self._ended_lines += self.ended.newly_ended(jobs_of(self.sessions.session))
+        self.prompt.refresh()
+        if self._turn_task is None and self._ended_lines:
+            lines, self._ended_lines = self._ended_lines, []
+            self._spawn(self.say(lambda: self._notes(lines)))
+            self.prompt.wake()  # read() returns WOKEN: the loop tells the model (and what was typed waits)
+
+    def _notes(self, lines: list[str]) -> None:
+        for line in lines:
+            self.renderer.note(line)
+
+    async def _follow_ups(self) -> None:
+        """Tell the idle model of background commands that ended (ui/bashes.py EndedJobs)."""
+        while not self.quitting and (follow := self.ended.follow_up(jobs_of(self.sessions.session))) is not None:
+            await self.send(*follow[:1], display=follow[1])
 
     async def say(self, show: Callable[[], None]) -> None:
         """Print above the prompt if it is on screen, else just print."""
@@ -200,6 +226,8 @@ class InlineApp(InlineCommands):
                 loop.remove_signal_handler(signal.SIGINT)
         finally:
             self.renderer.finish()
+            lines, self._ended_lines = self._ended_lines, []
+            self._notes(lines)  # background commands that ended while it streamed
 
     async def send(
         self, text: str, echo: str | None = None, display: str | None = None, images: tuple[Image, ...] = ()
@@ -277,7 +305,9 @@ class InlineApp(InlineCommands):
             text = await self.prompt.read()
             if text is QUIT:
                 break
-            await self._handle(text)
+            if text is not WOKEN:
+                await self._handle(text)
+            await self._follow_ups()
         return 0
 
     async def _handle(self, text: str) -> None:
@@ -293,6 +323,7 @@ class InlineApp(InlineCommands):
             await asyncio.shield(self._attaching)
         if greeting.refused(self, text):
             return
+        self.ended.user_sent()
         got = attached(text, self.settings, self.sessions.session)
         if got.display is not None:  # the typed line is on screen already: only the notes
             self.renderer.note(got.display.split("\n", 1)[1], "info")

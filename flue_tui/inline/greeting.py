@@ -8,6 +8,7 @@ import shutil
 from typing import Any
 
 from flue_tui.agent import usage_text
+from flue_tui.tools.background import jobs_of
 from flue_tui.ui.keys import missing_key, refusal
 from flue_tui.ui.notify import NOTIFY_AFTER_S, notification, turn_message
 from flue_tui.ui.statusline import Part, fit, joined
@@ -85,6 +86,10 @@ def toolbar(app: Any, width: int | None = None) -> str:
         Part(usage_text.brief(s.total), 2),
         Part(HINTS, 0, sep="   "),
     ]
+    jobs = jobs_of(app.sessions.session)
+    running = len(jobs.running()) if jobs is not None else 0
+    if running:  # as the app's status bar counts them; /bashes lists, tails and stops them
+        parts.insert(3, Part(f"{running} bg", 7))
     room = (width if width is not None else columns()) - 2  # the toolbar's padding
     line = joined(fit(parts, room))
     return line if len(line) <= room else line[: max(room - 1, 0)] + "…"

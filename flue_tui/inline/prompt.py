@@ -26,6 +26,7 @@ from flue_tui.ui.pathindex import PathIndex, completion_text
 
 QUIT_WINDOW_S = 3.0  # a second Ctrl+C at the prompt within this quits
 QUIT = object()  # what read() returns when the user asked to leave
+WOKEN = object()  # what read() returns when wake() took the prompt away (what was typed comes back)
 AT_RE = re.compile(r'(?:^|\s)@("?)([^\s"]*)$')
 
 
@@ -110,6 +111,7 @@ class InlinePrompt:
         self.hint: str | None = None
         self._ctrl_c_at = 0.0
         self.prefill = ""
+        self._woken = False
         if "input" not in io and (keys := keys_from(sys.stdin)) is not None:
             io["input"] = keys
         self.session: PromptSession[Any] = PromptSession(
@@ -136,6 +138,9 @@ class InlinePrompt:
 
     async def read(self) -> Any:
         """The next submitted text, or QUIT (Ctrl+C twice, Ctrl+D on an empty line)."""
+        if self._woken:
+            self._woken = False
+            return WOKEN
         default, self.prefill = self.prefill, ""  # /rewind puts the chosen message back for editing
         try:
             text = await self.session.prompt_async(default=default)
@@ -153,6 +158,22 @@ class InlinePrompt:
         app = self.session.app
         if app.is_running and AT_RE.search(app.current_buffer.document.text_before_cursor):
             app.current_buffer.start_completion(select_first=False)
+
+    def wake(self) -> bool:
+        """Take the prompt off the screen so a turn can run (a background command ended while the
+        user sat at it): read() returns WOKEN, and what was typed is there again next time."""
+        app = self.session.app
+        if not app.is_running or app.future is None or app.future.done():
+            self._woken = True  # not reading now: the next read() returns WOKEN at once
+            return False
+        self.prefill = self.session.default_buffer.text
+        app.exit(result=WOKEN)
+        return True
+
+    def refresh(self) -> None:
+        """Draw the toolbar again (its count of background commands changed)."""
+        if self.session.app.is_running:
+            self.session.app.invalidate()
 
     async def print_above(self, show: Callable[[], None]) -> None:
         """Run `show` (which prints) above the prompt if it is on screen, else just run it; keys

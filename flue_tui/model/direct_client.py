@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from flue_tui.core.messages import Usage
-from flue_tui.model import modelmap, turn_params, wire_anthropic, wire_openai
+from flue_tui.model import modelmap, transport, turn_params, wire_anthropic, wire_openai
 from flue_tui.model.base import ModelError, StreamItem
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import StreamEndedEarly
@@ -134,11 +134,9 @@ class DirectClient:
         return {"Authorization": f"Bearer {key}"}, wire_openai.body(name, messages, tools, params)
 
     def _client(self) -> Any:
-        import httpx
-
         loop = asyncio.get_running_loop()
         if self._http is None or self._http[0] is not loop:
-            client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), follow_redirects=False, trust_env=True)
+            client = transport.new_client(self.timeout)
             self._http = (loop, client)
         return self._http[1]
 

@@ -7,6 +7,8 @@ import os
 import threading
 from typing import Any
 
+from flue_tui.core.heap import freeze_startup
+
 # Set before litellm is imported. PRODUCTION stops `import litellm` from loading the cwd's .env into
 # our environment (and so into every command the agent runs); the other two keep import offline.
 _LITELLM_ENV = {
@@ -37,6 +39,7 @@ def get_litellm() -> Any:
                 # reads: flue prices turns from the provider's usage (pricing.py). Its only other
                 # use here is splitting Anthropic's reasoning tokens out, which flue does not show.
                 litellm.disable_token_counter = True
+                freeze_startup()  # its ~400k objects stay for the process: no full collection walks them
                 _litellm = litellm
     return _litellm
 

@@ -85,11 +85,16 @@ def needs_litellm(model: str | None, api_base: str | None, transport: str | None
 
 def warm(model: str | None, api_base: str | None, transport: str | None) -> None:
     """Start importing litellm in the background when `model` needs it, so its first prompt does
-    not wait for it; a direct-path model never loads it (idle memory, start-up CPU)."""
+    not wait for it; a direct-path model never loads it (idle memory, start-up CPU), its HTTP client
+    set-up is warmed instead (transport.py)."""
     if needs_litellm(model, api_base, transport):
         from flue_tui.model.loader import warm_in_background
 
         warm_in_background()
+    elif model:
+        from flue_tui.model import transport as http
+
+        http.warm_in_background()
 
 
 def ready(model: str | None, api_base: str | None, transport: str | None) -> bool:

@@ -87,8 +87,9 @@ class HookVerdict(Protocol):
 class PreToolHooks(Protocol):
     """The user's PreToolUse hooks (flue_tui/hooks), run before the rules are consulted."""
 
-    async def pre_tool(self, tool_name: str, args: dict[str, Any], call_id: str) -> HookVerdict: ...
-    def permission_prompt(self, tool_name: str) -> None: ...  # Notification, told as the question is put
+    async def pre_tool(
+        self, tool_name: str, args: dict[str, Any], call_id: str, cwd: str | None = None
+    ) -> HookVerdict: ...
 
 
 class Guard(Protocol):
@@ -270,7 +271,10 @@ class PermissionPolicy:
             # The user's PreToolUse hooks first, as in Claude Code. A hook's deny refuses; its
             # updatedInput is checked like the model's own arguments; its allow skips only an
             # ordinary question (`_consult`), never the guard, a deny rule or an always-ask place.
-            verdict = await self.hooks.pre_tool(tool_name, dict(args), call_id)
+            where = getattr(getattr(tool, "sandbox", None), "cwd", None)  # a task child's own cwd
+            verdict = await self.hooks.pre_tool(
+                tool_name, dict(args), call_id, where if isinstance(where, str) else None
+            )
             hint = verdict.decision
             if hint == "deny":
                 decision = Decision("deny", verdict.reason or "Blocked by a PreToolUse hook.")
@@ -319,8 +323,10 @@ class PermissionPolicy:
                 body_kind,
                 tuple(session_rules_for(tool_name, traits, args)),
             )
-            if self.hooks is not None:
-                self.hooks.permission_prompt(tool_name)
+            # Notification hooks, told as the question is put (optional: not every hooks object has them).
+            tell = getattr(self.hooks, "permission_prompt", None)
+            if tell is not None:
+                tell(tool_name)
             answer = await self.asker(request)
         if answer.choice == "once":
             return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)

@@ -16,13 +16,25 @@ from typing import Any
 
 from flue_tui.context.commands import ClaudeCommand
 from flue_tui.context.subagents import Subagent
-from flue_tui.hooks.names import flue_name
+from flue_tui.hooks.names import claude_name, flue_name
 from flue_tui.permissions.rules import RuleError, parse_rule, split_rule_list
+
+# The lines a command's or an agent's run adds: `flue -p` says them on stderr in every format, as
+# a checkpoint not taken (they explain why a call asked, or what a child did not get).
+COMMANDS_TAG = "[flue:commands]"
+AGENTS_TAG = "[flue:agents]"
 
 
 def _named(entries: tuple[str, ...]) -> list[str]:
-    """The tool names an agent's `tools:` entries name, in flue's spelling (`Bash(git *)` → bash)."""
-    return [flue_name(rule.split("(", 1)[0].strip()) for entry in entries for rule in split_rule_list(entry)]
+    """The tool names an agent's `tools:` entries name, as written (`Bash(git *)` → Bash)."""
+    return [rule.split("(", 1)[0].strip() for entry in entries for rule in split_rule_list(entry)]
+
+
+def _covers(wanted: str, tool: str) -> bool:
+    """Whether a `tools:` name means this flue tool: flue's name or a glob of it (`mcp__github__*`),
+    or Claude Code's name for it (`Bash` is bash and bash_background, as Claude Code's Bash runs
+    in the background too)."""
+    return fnmatchcase(tool, wanted) or fnmatchcase(tool, flue_name(wanted)) or claude_name(tool) == wanted
 
 
 def agent_tools(tools: list[Any], agent: Subagent) -> tuple[list[Any], list[str]]:
@@ -30,14 +42,21 @@ def agent_tools(tools: list[Any], agent: Subagent) -> tuple[list[Any], list[str]
     if agent.tools is None:
         return tools, []
     wanted = _named(agent.tools)
-    kept = [t for t in tools if any(fnmatchcase(str(t.name), w) for w in wanted)]
-    unknown = [w for w in wanted if not w.startswith("mcp__") and not any(fnmatchcase(str(t.name), w) for t in tools)]
+    kept = [t for t in tools if any(_covers(w, str(t.name)) for w in wanted)]
+    unknown = [w for w in wanted if not w.startswith("mcp__") and not any(_covers(w, str(t.name)) for t in tools)]
     return kept, list(dict.fromkeys(unknown))
 
 
 def wants_mcp(agent: Subagent) -> bool:
     """An agent limited by `tools:` gets MCP servers' tools only when it names one (`mcp__…`)."""
     return agent.tools is None or any(n.startswith("mcp__") for n in _named(agent.tools))
+
+
+def warn(session: Any, line: str) -> None:
+    """One line for the user on the session's event stream (every front end shows it)."""
+    from flue_tui.core.events import Log
+
+    session.emit(session.event(Log, level="warn", message=line))
 
 
 def command_of(context: Any, sent: str, display: str | None) -> ClaudeCommand | None:
@@ -73,7 +92,10 @@ def prompt_scope(
                 added = _rules(command, session, warn)
                 policy.session_allow.extend(added)
             else:
-                warn(session, f"/{command.name}: its allowed-tools are not pre-allowed until you trust this project.")
+                warn(
+                    session,
+                    f"{COMMANDS_TAG} /{command.name}: its allowed-tools are not pre-allowed until you trust this project.",
+                )
         try:
             if command.model:
                 try:
@@ -81,7 +103,8 @@ def prompt_scope(
                 except Exception as exc:  # noqa: BLE001 - a bad model name is one line, the prompt still runs
                     warn(
                         session,
-                        f"/{command.name}: model {command.model!r} cannot be used ({exc}); using the session's.",
+                        f"{COMMANDS_TAG} /{command.name}: model {command.model!r} cannot be used ({exc}); "
+                        "using the session's.",
                     )
             yield
         finally:
@@ -100,5 +123,5 @@ def _rules(command: ClaudeCommand, session: Any, warn: Callable[[Any, str], None
         try:
             out.append(parse_rule(flue_name(name.strip()) + paren + rest))
         except RuleError as exc:
-            warn(session, f"/{command.name}: {exc}")
+            warn(session, f"{COMMANDS_TAG} /{command.name}: {exc}")
     return out

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.messages import UserMessage
-from flue_tui.runtime.start import Picker, SessionOptions, Started, check_budget, start_session
+from flue_tui.runtime.start import Picker, SessionOptions, Started, announce, check_budget, start_session
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -139,9 +139,10 @@ class SessionHandle:
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
         source = "resume" if resume is not None else "clear"
-        started = await asyncio.to_thread(start_session, self.settings, options, source=source)
+        started = await asyncio.to_thread(start_session, self.settings, options, announced=False)
         await self.stop()
-        self.close(source)  # Claude Code's SessionEnd reason: clear (/new) or resume
+        self.close(source)  # Claude Code's order: SessionEnd (clear or resume), then SessionStart
+        await asyncio.to_thread(announce, started, source, self.settings.model)
         self.adopt(started, options)
         return started
 
@@ -281,8 +282,11 @@ class SessionHandle:
         if started.hooks is not None:
             from flue_tui.hooks.lifecycle import blocking
 
-            for line in blocking(lambda: started.hooks.session_end(reason)):
-                started.hooks.say(line)
+            try:
+                for line in blocking(lambda: started.hooks.session_end(reason)):
+                    started.hooks.say(line)
+            except Exception as exc:  # noqa: BLE001 - a hook must never cost the recording below
+                started.hooks.say(f"SessionEnd hooks did not run: {exc}")
         if started.recorder is not None:
             started.recorder.close()
         if started.store is not None:

@@ -131,7 +131,7 @@ class Started:
     hooks: Any = None  # the root session's hooks (hooks/lifecycle.SessionHooks): SessionEnd at close
 
 
-def _session_start(started: Started, source: str | None, model: str | None) -> Started:
+def announce(started: Started, source: str | None, model: str | None) -> Started:
     """Claude Code's SessionStart, once the session is built: its context waits for the first
     prompt, what it says to the user joins the start's notices."""
     from flue_tui.hooks.lifecycle import SessionHooks, blocking
@@ -141,7 +141,10 @@ def _session_start(started: Started, source: str | None, model: str | None) -> S
         return started
     started.hooks = hooks
     source = source or ("resume" if started.resumed is not None else "startup")
-    started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+    try:
+        started.notices.extend(blocking(lambda: hooks.session_start(source, model or "")))
+    except Exception as exc:  # noqa: BLE001 - a hook is never the reason a session does not start
+        started.notices.append(f"SessionStart hooks did not run: {exc}")
     return started
 
 
@@ -197,13 +200,19 @@ def _target(
 
 
 def start_session(
-    settings: Settings, options: SessionOptions | None, *, picker: Picker | None = None, source: str | None = None
+    settings: Settings,
+    options: SessionOptions | None,
+    *,
+    picker: Picker | None = None,
+    source: str | None = None,
+    announced: bool = True,
 ) -> Started:
     """Resolve the options against the store, build the Session (system prompt recomposed, history
     rebuilt from the store) and attach the recorder; then the SessionStart hooks (`source`: Claude
-    Code's, "clear" for /new; else startup or resume). Raises SessionStartError or ConfigError."""
+    Code's, "clear" for /new; else startup or resume), unless `announced` is False (the caller
+    runs `announce` once the session before has ended). Raises SessionStartError or ConfigError."""
     started = _start(settings, options, picker)
-    return _session_start(started, source, settings.model)
+    return announce(started, source, settings.model) if announced else started
 
 
 def _start(settings: Settings, options: SessionOptions | None, picker: Picker | None) -> Started:

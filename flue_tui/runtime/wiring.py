@@ -85,7 +85,9 @@ class Runtime:
         self.hooks = load_hooks(settings)
         self.sandbox_notices.extend(self.hooks.notices)
 
-    def discover(self, cwd: str, instructions: str) -> Context:
+    def discover(self, cwd: str, instructions: str, *, commands: bool = True) -> Context:
+        """`commands`: Claude Code's `.claude/commands` too (only what a person types runs them, so
+        a task child, which no one types to, skips reading a folder that may hold hundreds)."""
         s = self.settings
         roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)  # what the file tools may open, no more
         from flue_tui.context.commands import discover_commands
@@ -95,8 +97,8 @@ class Runtime:
         skills = discover_skills(
             cwd, user_dir=skills_dir(), packaged_dir=packaged_skills_dir(), roots=roots, claude_dir=claude
         )
-        commands = discover_commands(cwd, claude / "commands", roots)
-        skills.commands = commands.commands
+        found = discover_commands(cwd, claude / "commands", roots) if commands else None
+        skills.commands = found.commands if found is not None else []
         roster = discover_roster(cwd, roots, claude)
         for extra in self.extra_agents:
             roster.agents = [a for a in roster.agents if a.name != extra.name] + [extra]
@@ -105,7 +107,7 @@ class Runtime:
         user_memory = str(claude / "CLAUDE.md") if reads(s.setting_sources, "user") else None
         workspace = discover_workspace(cwd, roots, user_memory, project=reads(s.setting_sources, "project"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
-        warnings = [*workspace.warnings, *skills.warnings, *commands.warnings, *roster.warnings]
+        warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
         return Context(prompt, skills, roster, warnings)
 
     def _tools(self, sandbox: Any, context: Context) -> list[Any]:
@@ -169,15 +171,15 @@ class Runtime:
             compaction=self._compaction(),
             before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
-            recompose=lambda: self.discover(self.settings.cwd, self.instructions).system_prompt,
+            recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
             **kw,
         )
         self.mcp.attach(session)
         self._attach_hooks(session, policy)
-        from flue_tui.runtime.claudecode import prompt_scope
+        from flue_tui.runtime.claudecode import prompt_scope, warn
 
         trust_all = bool(self.settings.trust_project)
-        session.prompt_scope = prompt_scope(context, self._model, trust_all, _warn)
+        session.prompt_scope = prompt_scope(context, self._model, trust_all, warn)
         return session, context
 
     def _attach_hooks(self, session: Session, policy: Any) -> None:
@@ -186,6 +188,16 @@ class Runtime:
         if not self.hooks.hooks or policy is None:
             return
         hooks = attach_hooks(session, policy, self.hooks, self.settings.cwd)
+        hooks.background = lambda: [
+            {
+                "id": j.id,
+                "type": "shell",
+                "status": "running",
+                "description": j.description[:1000],
+                "command": j.command[:1000],
+            }
+            for j in self.jobs.running()
+        ]
         if self.settings.interactive:
             hooks.watch_idle(session)  # Notification idle_prompt: someone is at the prompt
 
@@ -203,12 +215,13 @@ class Runtime:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
-        context = self.discover(child_cwd, agent.instructions)
-        from flue_tui.runtime.claudecode import agent_tools, wants_mcp
+        context = self.discover(child_cwd, agent.instructions, commands=False)
+        from flue_tui.runtime.claudecode import AGENTS_TAG, agent_tools, wants_mcp, warn
 
         tools, unknown = agent_tools(self._tools(sandbox, context), agent)  # Claude Code's `tools:`
         if unknown:
-            _warn(parent, f'The agent "{agent.name}" names tools flue does not have: {", ".join(unknown)}.')
+            names = ", ".join(unknown)
+            warn(parent, f'{AGENTS_TAG} The agent "{agent.name}" names tools flue does not have: {names}.')
         child = Session(
             model=self._model(agent.model or parent.model.model),
             tools=tools,
@@ -219,7 +232,7 @@ class Runtime:
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            recompose=lambda: self.discover(child_cwd, agent.instructions).system_prompt,
+            recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
             before_tool=parent.before_tool,  # children answer to the same permission policy
             parent=parent,
         )  # its usage counts in the caller's totals (and the budget's)
@@ -248,6 +261,8 @@ def attach_hooks(session: Session, policy: Any, setup: Any, cwd: str, *, sdk: An
     if existing is None:
         existing = SessionHooks(setup, cwd, say)
         existing.session_id = session.id
+        existing.mode = lambda: policy.mode
+        existing.last_text = session.last_assistant_text
         policy.hooks = existing
     else:
         existing.setup = dataclasses.replace(existing.setup, hooks=existing.setup.hooks + setup.hooks)

@@ -26,6 +26,7 @@ from flue_tui.core.termsafe import terminal_safe
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SUFFIX = ".worktrees"  # <repo>.worktrees/NAME
+_HALF_MADE = "\x00initializing"  # the branch _registered() reports for a worktree git is still (or was) making
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
 
 
@@ -93,16 +94,12 @@ def _registered(cwd: str) -> list[tuple[str, str | None]]:
         fields = dict((ln.split(" ", 1) + [""])[:2] for ln in block.splitlines() if ln)
         if "worktree" in fields:
             branch = fields.get("branch", "").removeprefix("refs/heads/") or None
+            if fields.get("locked") == "initializing":  # `git worktree add` did not finish (killed)
+                branch = _HALF_MADE
             out.append((fields["worktree"], branch))
     if not out:
         raise WorktreeError(f"{shown(cwd)} is not inside a git repository, which worktree sessions need.")
     return out
-
-
-def home_of(cwd: str) -> str:
-    """The directory that holds the repository's worktree sessions (it may not exist yet)."""
-    main = _registered(cwd)[0][0].rstrip("/")
-    return main + SUFFIX
 
 
 def _same(a: str, b: str) -> bool:
@@ -133,6 +130,11 @@ def enter(name: str, cwd: str) -> Worktree:
     path = os.path.join(home, name)
     for wt_path, branch in known[1:]:
         if _same(wt_path, path) and os.path.isdir(path) and not os.path.islink(path):
+            if branch == _HALF_MADE:
+                raise WorktreeError(
+                    f"The worktree {shown(name)} was left half-made (its creation was stopped); "
+                    f"remove it with: git worktree remove --force {shown(path)}"
+                )
             return Worktree(name, wt_path, branch)
     _home_dir(home, create=True)
     if os.path.lexists(path):
@@ -156,7 +158,9 @@ def listed(cwd: str) -> list[Worktree]:
     out = []
     for wt_path, branch in known[1:]:
         if _same(os.path.dirname(wt_path.rstrip("/")), home):
-            out.append(Worktree(os.path.basename(wt_path.rstrip("/")), wt_path, branch))
+            out.append(
+                Worktree(os.path.basename(wt_path.rstrip("/")), wt_path, None if branch == _HALF_MADE else branch)
+            )
     return out
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from flue_tui.core.images import from_dict, mention
 from flue_tui.core.messages import result_outcome
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OUTCOME_WORDS
@@ -90,7 +91,8 @@ def _message(
     hashes = "#" * (level + 1)
     d = m.data
     if m.role == "user":
-        yield f"{hashes} User\n\n{d.get('content', '')}\n"
+        shown = mention([i for raw in d.get("images") or [] if (i := from_dict(raw)) is not None])
+        yield f"{hashes} User\n\n{d.get('content', '')}\n" + (f"\n{shown}\n" if shown else "")
     elif m.role == "assistant":
         note = " (interrupted)" if m.partial else ""
         if d.get("stop_reason") in ("error", "aborted"):

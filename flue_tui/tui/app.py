@@ -21,10 +21,9 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core.heap import freeze_startup
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
-from flue_tui.tools.background import jobs_of
-from flue_tui.tools.todo import latest_plan
 from flue_tui.tui import approvals
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.prompting import Prompting
@@ -33,7 +32,6 @@ from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
-from flue_tui.ui.backfill import make_backfill
 from flue_tui.ui.bashes import EndedJobs
 from flue_tui.ui.commands import KEYS, dispatch, parse
 from flue_tui.ui.history import PromptHistory
@@ -142,16 +140,22 @@ class FlueApp(Prompting, AppFrontEnd):
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
+        freeze_startup()  # Textual's and flue's modules, out of every full collection during a stream
         from flue_tui.model.route import warm
 
-        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # only if litellm serves it
+        warm(self.settings.model, self.settings.api_base, self.settings.transport)  # litellm, or the HTTP client
         self._load_background()
         self.ctl.start()
 
     @work(group="startup", exit_on_error=False)
     async def _load_background(self) -> None:
+        from flue_tui.tui.widgets import views
+
         await asyncio.gather(
-            asyncio.to_thread(self.history.load), asyncio.to_thread(self.paths.build), return_exceptions=True
+            asyncio.to_thread(views.warm),  # the reply's Markdown stack, before the first reply needs it
+            asyncio.to_thread(self.history.load),
+            asyncio.to_thread(self.paths.build),
+            return_exceptions=True,
         )
 
     # -- rendering ---------------------------------------------------------------------------------
@@ -241,6 +245,12 @@ class FlueApp(Prompting, AppFrontEnd):
 
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
+        # Imported here, after the first frame (attach follows the session's start): the tools'
+        # and the backfill's modules are ~0.1 s of the app's start-up CPU.
+        from flue_tui.tools.background import jobs_of
+        from flue_tui.tools.todo import latest_plan
+        from flue_tui.ui.backfill import make_backfill
+
         # What was said before the run's first session started (the welcome, "Trusted …") stays.
         before = self.transcript.entries if self.transcript.session_id is None and not resumed else []
         self.transcript = Transcript(session_id=session.id)
@@ -272,6 +282,8 @@ class FlueApp(Prompting, AppFrontEnd):
     def _on_jobs(self) -> None:
         """A background command started or ended: the status bar's count follows; one that ended
         gets its line, and the model hears of it in a follow-up turn once the agent is idle."""
+        from flue_tui.tools.background import jobs_of
+
         jobs = jobs_of(self.session)
         self.router.status.background = len(jobs.running()) if jobs is not None else 0
         self.router.status_dirty = True

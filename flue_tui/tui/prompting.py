@@ -41,6 +41,8 @@ class Prompting:
             self.queue.append((text, display, images))
             self._show_queue()
             return
+        if images:  # the chips go: the images are in this message now
+            self._show_queue()
         self.busy = True  # before the worker starts, so a second Enter queues
         self._run_prompt(text, display, images)
 

@@ -10,12 +10,14 @@ offers that as its question).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.agent import usershell
 from flue_tui.checkpoints import GitFailed, GitMissing, Restored, stack
 from flue_tui.runtime.checkpointing import TurnCheckpoints, files_for
+from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 
 FORCE = "force"  # the word that says yes to replacing files the session's turns did not leave
 CHOICES = (
@@ -78,7 +80,14 @@ def points(session: Any, store: Any, cwd: str) -> list[Point]:
         found = files_for(cwd).numbered(session.id)
     except (GitMissing, GitFailed, OSError, ValueError):
         found = {}
-    return [Point(n, usershell.title(text), n in found) for n, text in prompts]
+    return [Point(n, _title(text), n in found) for n, text in prompts]
+
+
+def _title(text: str) -> str:
+    """A follow-up that told the model of background commands is named so, not by its signal."""
+    if text.startswith(BG_SIGNAL):
+        return "(background commands ended: " + ", ".join(re.findall(r"\(id (bg\d+)\)", text)) + ")"
+    return usershell.title(text)
 
 
 def _names(paths: tuple[str, ...] | list[str], most: int = 5) -> str:

@@ -113,7 +113,11 @@ async def context(fe: FrontEnd) -> str:
     if session is None:
         return "No session yet."
     s = fe.settings
-    workspace = await asyncio.to_thread(discover_workspace, session.cwd, workspace_roots(s.sandbox, s.cwd, s.add_dirs))
+    from flue_tui.hooks.config import claude_dir
+
+    roots = workspace_roots(s.sandbox, s.cwd, s.add_dirs)
+    memory = str(claude_dir() / "CLAUDE.md")  # as the session's prompt read it (runtime/wiring.discover)
+    workspace = await asyncio.to_thread(discover_workspace, session.cwd, roots, memory)
     tools = _chars(sum(len(json.dumps(tool_spec(t))) for t in session.tools.values()))
     parts = prompt_parts(session.system_prompt, workspace.instructions)
     parts.insert(1, (f"Tool schemas ({len(session.tools)} tools)", tools))

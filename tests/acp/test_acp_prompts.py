@@ -47,7 +47,7 @@ def test_embedded_resources_and_images(fakellm, flue_env, tmp_path):
             sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
             selection = embedded_text_resource("file:///project/unsaved.py", "def unsaved():\n    pass\n")
             await conn.prompt(session_id=sid, prompt=[text_block("explain"), resource_block(selection)])
-            with pytest.raises(RequestError):  # no image path to the model: refused, not dropped
+            with pytest.raises(RequestError):  # "hi" is no PNG: refused, not dropped
                 await conn.prompt(session_id=sid, prompt=[image_block("aGk=", "image/png")])
             return client
 

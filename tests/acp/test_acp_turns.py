@@ -19,7 +19,7 @@ def test_initialize_new_session_and_a_streamed_turn(fakellm, flue_env, tmp_path)
             assert init.protocol_version == 1 and init.agent_info.name == "flue-tui"
             assert caps.load_session is True
             assert caps.prompt_capabilities.embedded_context is True
-            assert caps.prompt_capabilities.image is False  # no image path to the model yet
+            assert caps.prompt_capabilities.image is True
             assert caps.mcp_capabilities.http is True
             assert caps.session_capabilities.list is not None and caps.session_capabilities.fork is not None
             assert [m.id for m in init.auth_methods] == ["provider-api-key"]

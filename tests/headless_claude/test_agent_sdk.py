@@ -174,7 +174,9 @@ def test_client_switches_mode_and_model_and_refuses_unknown_requests(fakellm, fl
     assert first[0].data["permissionMode"] == "plan" and not (tmp_path / "x.txt").exists()
     result = first[-1]
     assert [d["tool_name"] for d in result.permission_denials] == ["Write"]
-    assert [d["tool_input"] for d in result.permission_denials] == [{"file_path": "x.txt", "content": "x"}]
+    assert [d["tool_input"] for d in result.permission_denials] == [
+        {"file_path": str(tmp_path / "x.txt"), "content": "x"}
+    ]
     assert second[0].data["model"] == "openai/other" and second[-1].result == "from other"
     assert refused == "Unsupported control request subtype: mcp_status"
 

@@ -63,7 +63,8 @@ def test_a_pretooluse_callback_blocks_the_command_and_sees_claude_codes_shape(fa
         ("PreToolUse", "Edit", "e1"),
     ]
     assert seen[0]["tool_input"] == {"command": "rm precious.txt", "timeout": 5000}  # Claude Code's ms
-    assert seen[1]["tool_input"] == {"file_path": "precious.txt", "old_string": "keep", "new_string": "kept"}
+    path = str(tmp_path / "precious.txt")  # absolute, as Claude Code's are
+    assert seen[1]["tool_input"] == {"file_path": path, "old_string": "keep", "new_string": "kept"}
     assert seen[0]["cwd"] == str(tmp_path) and seen[0]["session_id"]
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.result == "done"
@@ -150,7 +151,7 @@ def test_hook_updated_input_and_can_use_tool_updated_input_stay_inside_the_works
         }
 
     async def can_use_tool(name: str, args: dict, context: Any) -> Any:
-        assert name == "Write" and args["file_path"] == "b.txt"
+        assert name == "Write" and args["file_path"] == str(ws / "b.txt")
         return PermissionResultAllow(updated_input={**args, "file_path": "../outside.txt"})
 
     opts = options(

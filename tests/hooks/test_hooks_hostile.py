@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.fakellm import Call
+from tests.fakellm import Call, Turn
 from tests.hooks.test_pretooluse import _hook, _run, _script, _settings, _tool_texts
+from tests.security.test_orphans import _kill_and_check, linux_only, tag  # noqa: F401
 
 
 def test_a_bash_hook_also_guards_bash_background(fakellm, flue_main, tmp_path):
@@ -62,3 +65,17 @@ def test_updated_input_at_flues_own_config_still_asks(fakellm, flue_main, tmp_pa
     )  # fmt: skip
     assert not config.exists() and not (tmp_path / "a.txt").exists()
     assert _tool_texts(fakellm)["w1"].startswith(f"Permission denied: write would change {config}, one of flue's own")
+
+
+@linux_only
+def test_kill_9_of_flue_takes_a_hanging_hook_along(fakellm, flue_env, tmp_path, tag):  # noqa: F811
+    # Before, a hook ran outside procguard: with flue killed, nobody enforced its timeout and it
+    # ran on (an endless hook forever).
+    hang = f"bash -c '(exec -a {tag}-bg sleep 600) & (exec -a {tag}-fg sleep 600); wait'"  # sh has no exec -a
+    fakellm.script([Turn(calls=[Call("bash", {"command": "true"}, id="b1")]), Turn(text="done")])
+    flue = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--settings",
+         _settings(_hook(hang, timeout=600))],
+        cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    _kill_and_check(flue, tag)

@@ -264,3 +264,109 @@ def test_claude_codes_newer_events_are_skipped_with_a_notice_not_a_refused_start
     assert [d["hook_event_name"] for d in _seen(log)] == ["SessionStart"]
     bad = flue_main("-p", "hi", "--settings", _settings(PreToolUze=[("", hook)]), cwd=tmp_path)
     assert bad.code != 0 and "unknown hook event 'PreToolUze'" in bad.stderr
+
+
+def test_a_bash_guard_sees_background_commands_and_paths_are_absolute(fakellm, flue_main, tmp_path):
+    """A PreToolUse guard written for Claude Code's Bash also sees flue's bash_background, and a
+    `../` path reaches it resolved, as Claude Code's absolute file_path."""
+    then = "if 'rm ' in d['tool_input'].get('command', ''):\n    print('no rm', file=sys.stderr); sys.exit(2)\n"
+    guard, log = _logger(tmp_path, "guard", then)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "keep.txt").write_text("x")
+    fakellm.script(
+        [
+            Turn(
+                calls=[
+                    Call("bash_background", {"command": "rm keep.txt", "description": "clean"}, id="b1"),
+                    Call("write", {"path": "../outside.txt", "content": "y"}, id="w1"),
+                ]
+            ),
+            Turn(text="done"),
+        ]
+    )
+    settings = _settings(PreToolUse=[("Bash|Write", guard)])
+    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", settings, cwd=work)
+    assert out.code == 0, out.stderr
+    assert (work / "keep.txt").exists()
+    seen = {d["tool_use_id"]: d for d in _seen(log)}
+    assert seen["b1"]["tool_name"] == "Bash" and seen["b1"]["tool_input"]["run_in_background"] is True
+    assert seen["w1"]["tool_input"]["file_path"] == str(tmp_path / "outside.txt")
+    results = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
+    assert any(m["content"] == "no rm" for m in results)
+
+
+def test_stop_reads_the_last_assistant_message(fakellm, flue_main, tmp_path):
+    hook, log = _logger(tmp_path, "stop")
+    fakellm.script([Turn(text="All tests pass.")])
+    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", _settings(Stop=[("", hook)]), cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    [seen] = _seen(log)
+    assert seen["last_assistant_message"] == "All tests pass." and seen["permission_mode"] == "bypassPermissions"
+    assert seen["background_tasks"] == [] and seen["session_crons"] == []  # Claude Code's Stop keys
+
+
+async def test_replace_is_clear_or_resume_for_session_end_and_start(fakellm, tmp_path, monkeypatch):
+    """SessionHandle.replace: inline mode's and ACP's /new and /resume."""
+    import asyncio
+
+    then = "print(d['hook_event_name'] + ':' + (d.get('source') or d['reason']), file=open(sys.argv[1], 'a'))\n"
+    hook, _ = _logger(tmp_path, "both", then)
+    words = tmp_path / "words.txt"
+    hooks = _settings(SessionStart=[("", f"{hook} {words}")], SessionEnd=[("", f"{hook} {words}")])
+    handle = _handle(fakellm, tmp_path, monkeypatch, hooks)
+    first = await asyncio.to_thread(handle.start)
+    fakellm.script([Turn(text="one")])
+    await first.session.prompt("hi")
+    await handle.replace(None)
+    await handle.replace(first.session.id)
+    await asyncio.to_thread(handle.close)
+    # SessionEnd of the one before, then SessionStart: Claude Code's order.
+    assert words.read_text().split() == [
+        "SessionStart:startup",
+        "SessionEnd:clear",
+        "SessionStart:clear",
+        "SessionEnd:resume",
+        "SessionStart:resume",
+        "SessionEnd:other",
+    ]
+
+
+def test_a_hooks_allow_and_updated_input_never_widen_the_workspace_sandbox(fakellm, flue_main, tmp_path):
+    """A hook that allows a write and points it outside the workspace: the sandbox still refuses."""
+    outside = tmp_path / "outside.txt"
+    then = (
+        f"print(json.dumps({{'hookSpecificOutput': {{'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', "
+        f"'updatedInput': {{'file_path': {str(outside)!r}, 'content': 'escaped'}}}}}}))\n"
+    )
+    hook, _ = _logger(tmp_path, "widen", then)
+    work = tmp_path / "work"
+    work.mkdir()
+    fakellm.script([Turn(calls=[Call("write", {"path": "in.txt", "content": "x"}, id="w1")]), Turn(text="done")])
+    out = flue_main(
+        "-p", "go", "--model", "openai/fake", "--sandbox", "workspace",
+        "--settings", _settings(PreToolUse=[("Write", hook)]), cwd=work,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert not outside.exists() and not (work / "in.txt").exists()
+    [result] = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
+    assert "outside" in result["content"], result["content"]
+
+
+def test_pre_compact_auto_when_the_context_overflows_in_print_mode(fakellm, flue_main, tmp_path):
+    pre, log = _logger(tmp_path, "pre", "print('Keep the error messages verbatim.')\n")
+    settings = _settings(PreCompact=[("auto", pre)])
+    fakellm.script([Turn(text="noted")])
+    first = flue_main("-p", "first", "--model", "openai/fake", "--session", "big", "--settings", settings, cwd=tmp_path)
+    assert first.code == 0, first.stderr
+    fakellm.script([Turn.context_overflow(), Turn(text="THE SUMMARY"), Turn(text="answered")])
+    out = flue_main(
+        "-p", "A" * 40000, "--model", "openai/fake", "--resume", "big", "--output-format", "json",
+        "--settings", settings, cwd=tmp_path,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert json.loads(out.stdout)["result"] == "answered"
+    [seen] = _seen(log)
+    assert (seen["trigger"], seen["custom_instructions"]) == ("auto", "")
+    summary_request = fakellm.requests[2]["messages"][1]["content"]
+    assert summary_request.endswith("pay particular attention to: Keep the error messages verbatim.")

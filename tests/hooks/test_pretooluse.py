@@ -74,7 +74,9 @@ def test_the_hook_reads_claude_codes_input_shape(fakellm, flue_main, tmp_path):
     )
     data = json.loads(seen.read_text())
     assert data["tool_name"] == "Edit" and data["cwd"] == str(tmp_path) and data["session_id"]
-    assert data["tool_input"] == {"file_path": "a.txt", "old_string": "one", "new_string": "two"}
+    # Claude Code's file_path is absolute: a guard written for it checks it as such.
+    assert data["tool_input"] == {"file_path": str(tmp_path / "a.txt"), "old_string": "one", "new_string": "two"}
+    assert data["permission_mode"] == "bypassPermissions"  # flue -p's yolo, in Claude Code's words
     assert (tmp_path / "a.txt").read_text() == "two\n"
 
 
@@ -212,7 +214,14 @@ def test_post_tool_use_block_reason_and_additional_context_reach_the_model(fakel
     assert _tool_texts(fakellm)["b1"] == "hi\n\nlint failed: fix it\nran on CI"
     data = json.loads(seen.read_text())
     assert data["hook_event_name"] == "PostToolUse" and data["tool_input"] == {"command": "echo hi"}
-    assert data["tool_response"] == {"output": "hi", "is_error": False}
+    assert data["tool_response"] == {
+        "output": "hi",
+        "is_error": False,
+        "stdout": "hi",  # Claude Code's Bash result keys, beside flue's
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+    }
 
 
 def test_a_hook_whose_child_holds_its_pipes_is_stopped_with_the_child(fakellm, flue_main, tmp_path):

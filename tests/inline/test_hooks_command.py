@@ -42,3 +42,19 @@ def test_hooks_inline_says_the_projects_hooks_wait_for_trust(inline, fakellm, wo
     term.send("/quit\r")
     assert term.exit_code() == 0
     assert not os.path.exists(work / "bootstrap")
+
+
+def test_quitting_inline_ends_the_session_with_prompt_input_exit(inline, fakellm, work: Path, tmp_path):
+    import sys
+
+    ended = tmp_path / "ended.txt"
+    script = tmp_path / "end.py"
+    script.write_text(f"import json, sys\nopen({str(ended)!r}, 'a').write(json.load(sys.stdin)['reason'] + '\\n')\n")
+    hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]}
+    term = inline("--settings", json.dumps({"hooks": hooks}), cols=80, rows=24)
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt", timeout=FIRST_REPLY_S)
+    term.send("/new\r")
+    term.wait(lambda t: ended.exists(), what="SessionEnd of /new", timeout=FIRST_REPLY_S)
+    term.send("/quit\r")
+    assert term.exit_code() == 0
+    assert ended.read_text().split() == ["clear", "prompt_input_exit"]

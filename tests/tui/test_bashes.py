@@ -72,3 +72,30 @@ async def test_one_that_ends_gets_a_line_and_the_idle_model_a_follow_up_turn(mak
         assert "1 bg" not in status_bar(app)
         assert len(fakellm.requests) == 3
         assert app.ctl.store.list_sessions(str(work))[0].title == "start the build"  # the signal titles nothing
+        from flue_tui.ui.rewind import points
+
+        titles = [p.text for p in points(app.session, app.ctl.store, str(work))]
+        assert titles == ["start the build", "(background commands ended: bg1)"]  # /rewind's list
+
+
+async def test_a_model_that_keeps_starting_commands_gets_three_follow_ups_then_waits(make_app, fakellm, work: Path):
+    quick = [Turn(calls=[Call("bash_background", {"command": "true"})]), Turn(text="waiting for it")]
+    fakellm.script([*quick * 5, Turn(text="both ended")])
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: "Background command bg4 (true) exited with code 0." in screen_text(app))
+        await idle(pilot)
+        assert len(fakellm.requests) == 8  # the prompt's two, then three follow-ups of two: no fourth
+        assert not app.busy
+        await submit(pilot, "and now?")  # the user speaks: follow-ups may start again
+        await wait_for(pilot, lambda: "both ended" in screen_text(app))
+        await idle(pilot)
+        last = fakellm.requests[-1]["messages"][-1]["content"]
+        assert last.startswith('<signal type="background_command">\nBackground command bg5 (true) exited')
+        # bg4's end, untold by a follow-up, came with the model's next background-command result.
+        started = fakellm.requests[9]["messages"][-1]
+        assert started["role"] == "tool" and started["content"].endswith(
+            "Background command bg4 (true) exited with code 0."
+        )

@@ -223,7 +223,7 @@ async def test_input_typed_while_working_is_queued(make_app, fakellm):
         await submit(pilot, "first")
         await wait_for(pilot, lambda: app.busy and "slow" in screen_text(app))
         await submit(pilot, "and then this")
-        assert list(app.queue) == [("and then this", None)]
+        assert list(app.queue) == [("and then this", None, ())]  # text, display, images
         assert "queued: and then this" in screen_text(app)
         assert len(fakellm.requests) == 1
         rest.set()

@@ -1,5 +1,5 @@
-"""/hooks in the app (Pilot): each hook with its event, matcher, command
-and origin, and the project's hooks held back while the project is untrusted."""
+"""/hooks in the app (Pilot): each hook with its event, matcher, command and origin; and /new and
+quitting as the SessionEnd and SessionStart hooks see them."""
 
 from __future__ import annotations
 
@@ -42,3 +42,27 @@ async def test_hooks_lists_each_hook_with_its_origin_in_the_app(make_app, fakell
     assert "  Stop [*]  say done" in text and "from --settings · timeout 5s" in text
     assert "\x1b" not in text  # a command's escape is shown, never obeyed
     assert fakellm.requests == []
+
+
+async def test_new_and_quit_end_and_start_sessions_with_claude_codes_reasons(make_app, fakellm, work: Path, tmp_path):
+    import sys
+
+    log = tmp_path / "events.jsonl"
+    script = tmp_path / "log.py"
+    script.write_text(
+        "import json, sys\nd = json.load(sys.stdin)\n"
+        f"open({str(log)!r}, 'a').write(json.dumps([d['hook_event_name'], d.get('source') or d.get('reason')]) + '\\n')\n"
+    )
+    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]
+    fakellm.script([Turn(text="never asked")])
+    app = make_app(settings_hooks={"SessionStart": command, "SessionEnd": command})
+
+    def seen() -> list[list[str]]:
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: seen() == [["SessionStart", "startup"]] or None)
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: len(seen()) == 3 or None)
+    assert seen()[1:] == [["SessionEnd", "clear"], ["SessionStart", "clear"], ["SessionEnd", "prompt_input_exit"]]

@@ -36,18 +36,23 @@ def _short(text: Any, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def claude_denial(denial: Any) -> dict[str, Any]:
-    """A `permission_denials` entry in Claude Code's tool name and input shape."""
+def claude_denial(denial: Any, cwd: str) -> dict[str, Any]:
+    """A `permission_denials` entry in Claude Code's tool name and input shape (absolute paths)."""
     entry = denial.to_dict()
     tool = entry["tool_name"]
-    return {**entry, "tool_name": names.claude_name(tool), "tool_input": names.to_claude(tool, entry["tool_input"])}
+    return {
+        **entry,
+        "tool_name": names.claude_name(tool),
+        "tool_input": names.to_claude(tool, entry["tool_input"], cwd),
+    }
 
 
 class Asks:
     """The control requests flue has sent and not yet had answered, by request id."""
 
-    def __init__(self, write: Write) -> None:
+    def __init__(self, write: Write, cwd: str) -> None:
         self.write = write
+        self.cwd = cwd  # Claude Code's file_path is absolute: relative paths are shown from here
         self._ids = itertools.count(1)
         self._open: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
@@ -91,11 +96,12 @@ class Asks:
         from flue_tui.permissions.policy import Approval
 
         tool = request.tool_name
+        shown = names.to_claude(tool, dict(request.args), self.cwd)
         response = await self.request(
             {
                 "subtype": "can_use_tool",
                 "tool_name": names.claude_name(tool),
-                "input": names.to_claude(tool, dict(request.args)),
+                "input": shown,
                 "permission_suggestions": None,
                 "blocked_path": None,
                 "tool_use_id": request.tool_use_id,
@@ -111,7 +117,8 @@ class Asks:
         data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if data.get("behavior") == "allow":
             updated = data.get("updatedInput")
-            back = names.from_claude(tool, updated) if isinstance(updated, dict) else None
+            # The SDK sends the input it was shown back when its callback changed nothing.
+            back = names.from_claude(tool, updated) if isinstance(updated, dict) and updated != shown else None
             changed = back is not None and back != request.args
             return Approval("once", updated_input=back if changed else None)
         if data.get("interrupt"):

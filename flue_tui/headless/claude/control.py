@@ -121,7 +121,7 @@ class Controller:
         self.session, self.write = session, write
         self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
         self.set_mode = set_mode  # the handle keeps the mode the SDK switched to
-        self.asks = Asks(write)
+        self.asks = Asks(write, session.cwd)
         self.add_hooks = add_hooks
         self.add_agents = add_agents  # the handle's: the SDK's agents join the roster
         self.results: list[OperationResult] = []

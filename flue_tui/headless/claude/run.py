@@ -100,7 +100,7 @@ def serve_stream_input(
     def end(result: OperationResult) -> None:
         policy = policy_of(session)
         # In Claude Code's tool names and input shapes, as the SDK script's can_use_tool saw them.
-        denials = [claude_denial(d) for d in policy.denials[denied[0] :]] if policy is not None else []
+        denials = [claude_denial(d, session.cwd) for d in policy.denials[denied[0] :]] if policy is not None else []
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, handle.settings.model, denials))
 

@@ -49,6 +49,7 @@ class StatusBar(Horizontal):
         self.right = Static("", id="status-right")
         self.frame = 0
         self._shown: dict[str, Any] | None = None
+        self._texts: dict[str | None, Text] = {}  # what each part shows
 
     def compose(self):
         yield self.left
@@ -83,5 +84,17 @@ class StatusBar(Horizontal):
         else:
             right.append(Part(status.activity if status.activity != "idle" else "ready", 9, "dim", "  "))
         kept = fit(left + right, self.size.width - GAP if self.size.width else 0)
-        self.left.update(_text([p for p in kept if p.side == "L"]))
-        self.right.update(_text([p for p in kept if p.side != "L"]))
+        self._put(self.left, _text([p for p in kept if p.side == "L"]))
+        self._put(self.right, _text([p for p in kept if p.side != "L"]))
+
+    def _put(self, part: Static, text: Text) -> None:
+        """Show `text`, laying the screen out again only when the part's width may change: the bar
+        is shown on every flush and every spinner tick, and a layout re-arranges every widget on
+        screen (the conversation's blocks included), not only the bar. The bar is one line high and
+        the left part takes what the right leaves (1fr), so only the right part's width (auto)
+        follows its text."""
+        shown = self._texts.get(part.id)
+        if shown is not None and shown == text:
+            return
+        self._texts[part.id] = text
+        part.update(text, layout=part is self.right and (shown is None or shown.cell_len != text.cell_len))
