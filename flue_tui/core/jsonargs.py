@@ -1,4 +1,5 @@
-"""The model's tool-argument text as a Python object: the one place it is parsed, with a depth bound."""
+"""The model's tool-argument text as a Python object: the one place it is parsed, with a depth bound;
+and `loads`, json.loads for any other untrusted JSON (a repository's settings, a hook's answer)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,16 @@ MAX_ARGUMENT_DEPTH = 100
 TOO_DEEP = (
     f"Tool arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep; send them again as a flat JSON object."
 )
+
+
+def loads(text: str | bytes) -> Any:
+    """json.loads, where nesting past Python's recursion limit is invalid JSON like any other
+    (a JSONDecodeError), never a RecursionError that escapes every `except ValueError`."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = text if isinstance(text, str) else ""
+        raise json.JSONDecodeError("nested too deeply", doc, 0) from None
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -16,7 +16,6 @@ for a newer Claude Code must not keep flue from starting).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -26,6 +25,7 @@ from typing import Any
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.files import open_regular
+from flue_tui.core.jsonargs import loads
 
 EVENTS = (
     "PreToolUse",
@@ -202,10 +202,14 @@ def _json_file(path: Path) -> Any:
         return None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    return _json_bytes(raw, path)
+
+
+def _json_bytes(raw: bytes, path: Path) -> Any:
     if len(raw) > MAX_FILE:
         raise ConfigError(f"{path} is larger than {MAX_FILE // 1024} KiB; not a settings file")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not UTF-8 text") from None
     except ValueError as exc:
@@ -213,7 +217,10 @@ def _json_file(path: Path) -> Any:
 
 
 def from_settings_file(path: Path, skipped: list[str] | None = None) -> list[Hook]:
-    data = _json_file(path)
+    return _hooks_of(_json_file(path), path, skipped)
+
+
+def _hooks_of(data: Any, path: Path, skipped: list[str] | None) -> list[Hook]:
     if data is None:
         return []
     if not isinstance(data, dict):
@@ -254,24 +261,32 @@ def load(settings: Any) -> HookSetup:
     notices: list[str] = []
     held: list[Hook] = []
     held_files: list[str] = []
+    changed: list[str] = []
     cwd = getattr(settings, "cwd", os.getcwd())
     for rel, kind in zip(PROJECT_FILES, ("project", "local"), strict=True):
         if not _reads(sources, kind):
             continue
+        # One read, judged and parsed: hashing one read and parsing another let a file swapped
+        # in between run its hooks as trusted.
+        snap = trust.read(cwd, rel)
         try:
-            found = from_settings_file(Path(cwd) / rel, skipped)
+            if snap.error is not None:
+                raise ConfigError(f"Cannot read {snap.path}: {snap.error}")
+            data = _json_bytes(snap.data, snap.path) if snap.data is not None else None
+            found = _hooks_of(data, snap.path, skipped)
         except ConfigError as exc:
             notices.append(f"Ignored the hooks of {rel}: {exc}")
             continue
         if not found:
             continue
-        if getattr(settings, "trust_project", False) or trust.state(cwd, rel) == "trusted":
+        if getattr(settings, "trust_project", False) or snap.state == "trusted":
             hooks += found
         else:
             held += found
             held_files.append(rel)
+            if snap.state == "changed":
+                changed.append(rel)
     if held:
-        changed = [rel for rel in held_files if trust.state(cwd, rel) == "changed"]
         why = (
             f"{', '.join(changed)} changed since you trusted this project"
             if changed

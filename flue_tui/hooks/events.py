@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from flue_tui.core.jsonargs import loads
 from flue_tui.hooks import names
 from flue_tui.hooks.config import Hook, HookSetup
 from flue_tui.hooks.run import Ran, label, run_hook
@@ -45,7 +45,7 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None  # plain text on stdout: Claude Code shows it only in its transcript view
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError:
         say(f"{label(ran.hook)} printed output that is not valid JSON; it was ignored")
         return None

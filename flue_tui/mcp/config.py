@@ -24,6 +24,7 @@ from flue_tui.config import trust
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.trust import Snapshot
 from flue_tui.core.files import workspace_roots
+from flue_tui.core.jsonargs import loads
 from flue_tui.sandbox.procguard import ENV_ALLOWLIST
 
 PROJECT_FILE = ".mcp.json"
@@ -202,7 +203,7 @@ def parse_json_servers(
 ) -> list[ServerConfig]:
     """Claude Code's format: {"mcpServers": {NAME: {...}}}."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     servers = data.get("mcpServers") if isinstance(data, dict) else None

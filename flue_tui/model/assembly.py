@@ -62,7 +62,7 @@ class ToolCallAccumulator:
                 cur.name.append(name)
             if arguments:
                 cur.args.append(arguments)
-            added += len(name) + len(arguments)
+            added += len(name) + len(arguments) + (len(call_id) if isinstance(call_id, str) else 0)
         return added
 
     def finish(self) -> list[ToolCall]:
@@ -93,7 +93,10 @@ class ThinkingFolder:
     def __init__(self) -> None:
         self._blocks: dict[int, dict[str, str]] = {}
 
-    def add(self, fragments: Any) -> None:
+    def add(self, fragments: Any) -> int:
+        """Take one chunk's fragments; returns the characters of signatures and redacted data they
+        added (for the reply's size bound: thinking text is counted as the reasoning it also is)."""
+        added = 0
         for fragment in fragments or []:
             kind = _get(fragment, "type")
             index = _get(fragment, "index")
@@ -104,12 +107,15 @@ class ThinkingFolder:
                     index += 1  # without an index, a block ends at its signature
             if kind == "redacted_thinking":
                 self._blocks[index] = {"type": "redacted_thinking", "data": str(_get(fragment, "data") or "")}
+                added += len(self._blocks[index]["data"])
             elif kind == "thinking":
                 block = self._blocks.setdefault(index, {"type": "thinking", "thinking": "", "signature": ""})
                 block["thinking"] += str(_get(fragment, "thinking") or "")
                 signature = _get(fragment, "signature")
                 if signature:
                     block["signature"] = str(signature)
+                    added += len(block["signature"])
+        return added
 
     def finish(self) -> list[dict[str, str]]:
         return [self._blocks[i] for i in sorted(self._blocks)]

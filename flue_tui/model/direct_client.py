@@ -155,6 +155,10 @@ class DirectClient:
             response = await within(self.idle_timeout, http.send(request, stream=True))
             if response.status_code >= 400:
                 raise await self._http_error(response)
+            if response.status_code >= 300:  # never followed: the key stays with the address configured
+                where = " ".join(response.headers.get("location", "").split())[:200] or "nowhere"
+                text = f"a redirect to {where}, not followed (set the API base to the address it names)"
+                raise self._error("bad_request", text, response.status_code)
             kind = response.headers.get("content-type", "")
             if "text/event-stream" not in kind and "json" in kind:
                 raise ModelError(

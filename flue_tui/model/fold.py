@@ -96,7 +96,7 @@ class Fold:
             self.text.append(delta.content)
             yield TextChunk(delta.content)
         if getattr(delta, "thinking_blocks", None):
-            self.folder.add(delta.thinking_blocks)
+            self.size += self.folder.add(delta.thinking_blocks)  # signatures, redacted blocks: held too
         if delta.tool_calls:
             self.size += self.acc.add(delta.tool_calls)
         if choice.finish_reason and self.finish is None:

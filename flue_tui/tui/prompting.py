@@ -5,16 +5,18 @@ layout and keys; the attributes below are the app's own."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from flue_tui.core.images import Image
-from flue_tui.tools.background import jobs_of
 from flue_tui.tui import nokey
-from flue_tui.ui.attach import attached, with_images
 from flue_tui.ui.bashes import EndedJobs
-from flue_tui.ui.clipboard import clipboard_image
+
+if TYPE_CHECKING:
+    from flue_tui.core.images import Image
+
+# attach.py, clipboard.py and tools/background.py are imported where used, after the first frame:
+# with what they import (messages, images, the tools' base) they are ~0.05 s of the app's start.
 
 
 class Prompting:
@@ -49,6 +51,8 @@ class Prompting:
     @work(group="clipboard", exclusive=True, thread=True, exit_on_error=False)
     def action_paste_image(self) -> None:
         """Ctrl+V: the clipboard's image goes with the next message (a chip above the prompt)."""
+        from flue_tui.ui.clipboard import clipboard_image
+
         got = clipboard_image()
         self.call_from_thread(self._pasted, got)  # pyright: ignore[reportAttributeAccessIssue]
 
@@ -83,6 +87,8 @@ class Prompting:
             self.busy = True
             self._run_prompt(text, display, images)
             return
+        from flue_tui.tools.background import jobs_of
+
         follow_up = self.ended.follow_up(jobs_of(self.session))  # a background command ended: tell the model
         if follow_up is not None:
             self.busy = True
@@ -93,6 +99,8 @@ class Prompting:
         session = self.session
         self.busy = True
         if display is None:  # a typed prompt (a skill run has its display): `@path` attaches the file
+            from flue_tui.ui.attach import attached, with_images
+
             got = with_images(attached(text, self.settings, session), images, text)
             text, display, images = got.text, got.display, got.images
         self._update_ticker()

@@ -79,3 +79,29 @@ def test_kill_9_of_flue_takes_a_hanging_hook_along(fakellm, flue_env, tmp_path, 
         cwd=tmp_path, env=flue_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     _kill_and_check(flue, tag)
+
+
+DEEP = '{"a":' * 20_000 + "1" + "}" * 20_000  # past Python's recursion limit: json.loads raises RecursionError
+
+
+def test_deeply_nested_hook_output_is_one_line_and_the_call_goes_on(fakellm, flue_main, tmp_path):
+    deep = _script(tmp_path, "deep.py", f"sys.stdout.write({DEEP[:60_000]!r})")
+    out = _run(fakellm, flue_main, tmp_path, _settings(_hook(deep)), [Call("bash", {"command": "touch ran"}, id="b1")])
+    assert (tmp_path / "ran").exists()
+    assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr
+
+
+def test_a_cloned_repos_deeply_nested_settings_json_is_a_notice(fakellm, flue_main, tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(DEEP)
+    fakellm.script([Turn(text="hello")])
+    out = flue_main("-p", "go", "--model", "openai/fake", cwd=tmp_path)
+    assert out.code == 0, out.stderr
+    assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr
+
+
+def test_a_cloned_repos_deeply_nested_mcp_json_is_a_notice(fakellm, flue_main, tmp_path):
+    (tmp_path / ".mcp.json").write_text(DEEP)
+    fakellm.script([Turn(text="hello")])
+    out = flue_main("-p", "go", "--model", "openai/fake", cwd=tmp_path)
+    assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr

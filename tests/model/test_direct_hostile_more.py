@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flue_tui.model.base import TurnResponse
+from flue_tui.model.base import ModelError, TurnResponse
 from flue_tui.model.sse import MAX_IDLE_LINES
 from tests.fakellm import Call, Turn
 from tests.model.test_direct_hostile import END, Script, client, event, hostile, one_sentence, outcome  # noqa: F401
@@ -21,7 +21,14 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(hostile, status: int)
     base, script = hostile
     script.status, script.content_type = status, "text/html"
     script.headers = {"Location": base.replace("/v1", "/stolen")}
-    one_sentence(outcome(client(base)))
+    result = outcome(client(base))
+    # Before, a redirect read as an empty stream ("ended without a reply"): now it names itself.
+    stolen = base.replace("/v1", "/stolen")
+    assert (
+        one_sentence(result)
+        == f"OpenAI returned {status}: a redirect to {stolen}, not followed (set the API base to the address it names)"
+    )
+    assert isinstance(result, ModelError) and not result.retryable
     assert len(script.seen) == 1  # one request, to the configured address only
 
 
@@ -82,3 +89,40 @@ def test_tool_arguments_that_are_not_json_read_the_same_on_both_paths(fakellm, f
     assert out.code == 0, out.stderr
     [tool] = [m for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     assert tool["content"].startswith('Validation failed for tool "read"'), tool["content"]
+
+
+def _anthropic(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+@pytest.mark.parametrize("kind", ["signature", "redacted"])
+def test_endless_signatures_or_redacted_blocks_are_cut_at_the_reply_bound(hostile, kind: str) -> None:  # noqa: F811
+    # Before, a signature or a redacted block cost one chunk (8) against the bound whatever its
+    # size, and each began a new block: 250,000 events of 4 MiB held in memory.
+    base, script = hostile
+    big = "s" * 10_000
+    if kind == "signature":
+        start = {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}
+        step = {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": big}}
+    else:
+        start = {"type": "ping"}
+        step = {"type": "content_block_start", "index": 0, "content_block": {"type": "redacted_thinking", "data": big}}
+    opening = {"type": "message_start", "message": {"usage": {"input_tokens": 3, "output_tokens": 1}}}
+    script.body = _anthropic(opening, start, *[step] * 200)
+    done = outcome(client(base, "anthropic", max_reply_chars=50_000))
+    assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
+    held = sum(len(b.get("signature", "")) + len(b.get("data", "")) for b in done.thinking_blocks)
+    assert held <= 60_000, held
+
+
+def test_endless_tool_call_ids_are_cut_at_the_reply_bound(hostile) -> None:  # noqa: F811
+    # Before, an id was not counted: each new 10 KB id began a new call at the cost of one chunk.
+    base, script = hostile
+    calls = (
+        event({"tool_calls": [{"index": i, "id": f"{i}" + "i" * 10_000, "function": {"name": "", "arguments": ""}}]})
+        for i in range(200)
+    )
+    script.body = b"".join(calls)
+    done = outcome(client(base, max_reply_chars=50_000))
+    assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
+    assert sum(len(c.id) for c in done.tool_calls) <= 60_000

@@ -22,6 +22,7 @@ from typing import Any
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.core.images import Image, ImageRefused, from_base64
+from flue_tui.core.jsonargs import loads
 from flue_tui.headless.claude.agents import sdk_agents
 from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
@@ -182,7 +183,7 @@ class Controller:
 
     def _handle(self, line: str, prompts: asyncio.Queue[Prompt | None]) -> None:
         try:
-            msg = json.loads(line)
+            msg = loads(line)  # nested past the recursion limit too: one line, and the next line is read
         except json.JSONDecodeError as exc:
             print(f"flue: stdin line is not JSON ({exc.msg}); ignored.", file=sys.stderr)
             return
