@@ -34,6 +34,7 @@ RESULT_FIELDS = {
     "terminal_reason",
     "uuid",
     "checkpoint",
+    "api_error_status",
 }
 USAGE_FIELDS = {
     "input_tokens",
@@ -41,6 +42,7 @@ USAGE_FIELDS = {
     "cache_read_input_tokens",
     "cache_creation_input_tokens",
     "server_tool_use",
+    "service_tier",
 }
 
 
@@ -85,6 +87,7 @@ def test_json_result_object_has_exact_fields(fakellm, flue_main):
         "cache_read_input_tokens": 30,
         "cache_creation_input_tokens": 0,
         "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
     }
     assert obj["total_cost_usd"] is None and obj["session_id"]  # openai/fake has no price: unknown, not $0
     assert obj["duration_ms"] >= obj["duration_api_ms"] >= 0
@@ -160,7 +163,9 @@ def test_server_error_exhausts_retries_exit_1(fakellm, flue_main):
     fakellm.script([Turn(status=500, error_message="upstream exploded", repeat=4)])
     out = flue_main("-p", "go", "--model", "openai/fake", "--output-format", "json")
     obj = json.loads(out.stdout)
-    assert out.code == 1 and obj["is_error"] is True and obj["subtype"] == "error_during_execution"
+    # The provider's own error answer, as Claude Code reports one: a "success" with is_error and its status.
+    assert out.code == 1 and obj["is_error"] is True and obj["subtype"] == "success"
+    assert obj["api_error_status"] == 500 and obj["terminal_reason"] == "api_error"
     assert obj["result"].startswith("prompt failed: ") and "upstream exploded" in obj["result"]
     assert len(fakellm.requests) == 4
     assert "Traceback" not in out.stderr
@@ -171,7 +176,8 @@ def test_max_turns_ends_with_error_result(fakellm, flue_main):
     out = flue_main("-p", "loop", "--model", "openai/fake", "--max-turns", "2", "--output-format", "json")
     obj = json.loads(out.stdout)
     assert out.code == 1 and obj["subtype"] == "error_max_turns" and obj["is_error"] is True
-    assert obj["num_turns"] == 2 and len(fakellm.requests) == 2
+    # Claude Code counts the round the limit stopped (2.1.332 says 2 for --max-turns 1 after one tool call).
+    assert obj["num_turns"] == 3 and len(fakellm.requests) == 2
 
 
 def test_bad_flags_exit_2(flue_main):

@@ -64,10 +64,13 @@ class BudgetExceeded(Exception):
 class OperationFailed(Exception):
     """The operation ended on a model error; `hint` is a user-facing sentence naming the fix."""
 
-    def __init__(self, message: str, hint: str | None = None, kind: str | None = None) -> None:
+    def __init__(
+        self, message: str, hint: str | None = None, kind: str | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.hint = hint
         self.kind = kind
+        self.status = status  # the provider's HTTP status, when it answered with an error
 
 
 def _record(session: LoopHost, message: Message) -> None:
@@ -241,7 +244,10 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
                     )
                 )
             raise OperationFailed(
-                f"prompt failed: {model_error.message}", hint=model_error.hint, kind=model_error.kind
+                f"prompt failed: {model_error.message}",
+                hint=model_error.hint,
+                kind=model_error.kind,
+                status=model_error.status,
             ) from None
         retries = 0
         elapsed = time.monotonic() - began

@@ -37,6 +37,8 @@ class OperationResult:
     stop_reason: str | None = None
     # The file checkpoint taken just before this prompt ("<session id>/<n>"), None when none was.
     checkpoint: str | None = None
+    # The provider's HTTP status when the run ended on its error answer (Claude Code's api_error_status).
+    api_error_status: int | None = None
 
 
 # Our stop reasons as Claude Code's result reports them.

@@ -222,6 +222,7 @@ class Session:
         error: str | None = None
         hint: str | None = None
         aborted = False
+        status: int | None = None
         reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
         scope = contextlib.ExitStack()
         if self.prompt_scope is not None:
@@ -251,7 +252,7 @@ class Session:
         except AbortError as exc:
             subtype, error, aborted = "error_during_execution", str(exc), True
         except OperationFailed as exc:
-            subtype, error, hint = "error_during_execution", str(exc), exc.hint
+            subtype, error, hint, status = "error_during_execution", str(exc), exc.hint, exc.status
         finally:
             scope.close()
             self._done()
@@ -294,6 +295,7 @@ class Session:
             structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
             stop_reason=RESULT_STOP_REASONS.get(stop or ""),
             checkpoint=checkpoint,
+            api_error_status=status,
         )
 
     def _remind(self, text: str | None) -> None:

@@ -183,5 +183,21 @@ def add_claude_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-thinking-tokens", type=int, metavar="N", help="thinking budget in tokens (picks an --effort level)"
     )
     group.add_argument(
+        "--thinking",
+        choices=("adaptive", "enabled", "disabled"),
+        help="disabled: no thinking (--effort off); adaptive/enabled: the effort configured",
+    )
+    # Claude Code's options flue has nothing to map onto: accepted (an SDK script passes them),
+    # ignored with one line on stderr (ignored_flags), never a usage error.
+    group.add_argument("--thinking-display", metavar="MODE", help="accepted and ignored (Claude Code's display)")
+    group.add_argument("--betas", metavar="BETAS", help="accepted and ignored: flue sends no Anthropic beta headers")
+    group.add_argument(
+        "--plugin-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="accepted and ignored: flue does not load Claude Code plugins",
+    )
+    group.add_argument(
         "--replay-user-messages", action="store_true", help="stream-json input: echo each user message back on stdout"
     )

@@ -300,12 +300,14 @@ def _main(argv: list[str] | None = None) -> int:
 def _read_flags(args: argparse.Namespace) -> tuple[ClaudeOptions, SessionOptions, dict[str, Any], dict[str, Any]]:
     """(print mode's Claude options, the session options, --settings overrides, the permission and
     MCP settings), each read where its setting lives. Raises ValueError: a usage error."""
-    from flue_tui.headless.claude.flags import claude_options
+    from flue_tui.headless.claude.flags import claude_options, ignored_flags
     from flue_tui.mcp.flags import mcp_settings
     from flue_tui.permissions.flags import permission_settings
     from flue_tui.runtime.start import options_from_args
 
     claude, overrides = claude_options(args)
+    for line in ignored_flags(args):
+        print(f"flue: {line}", file=sys.stderr)
     sessions = options_from_args(args, print_mode=args.print_mode)
     permissions = permission_settings(args)
     permissions.update(mcp_settings(args))
@@ -334,7 +336,7 @@ def _settings(
     """The run's Settings from the flags over the config files. Raises ConfigError."""
     from flue_tui.config.settings import Settings
     from flue_tui.config.text import utf8_text
-    from flue_tui.headless.claude.flags import effort_for_budget
+    from flue_tui.headless.claude.flags import thinking_effort
 
     if args.prompt is not None:
         args.prompt = utf8_text("The prompt", args.prompt)
@@ -356,9 +358,10 @@ def _settings(
         auto_compact=False if args.no_auto_compact else None,
         compaction_model=args.compaction_model,
         context_window=args.context_window,
-        effort=args.effort or effort_for_budget(args.max_thinking_tokens),
+        effort=thinking_effort(args),
         max_output_tokens=args.max_output_tokens,
         settings_hooks=overrides.get("settings_hooks"),
+        sdk_hooks=claude.input_format == "stream-json",
         ui_mode="inline" if args.inline else ("plain" if args.plain else None),
         tools=claude.tools,
         fallback_model=args.fallback_model,

@@ -117,6 +117,7 @@ class Settings:
     mcp_config: list[str] = field(default_factory=list)
     strict_mcp_config: bool = False
     settings_hooks: dict | None = None  # --settings' "hooks" object (flue_tui/hooks/config.py checks it)
+    sdk_hooks: bool = False  # --input-format stream-json: the Agent SDK may register hooks at initialize
     overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reloaded() can re-read the files
 
     @classmethod

@@ -19,14 +19,16 @@ class WorkspaceContext:
 
 
 def discover_workspace(
-    cwd: str, roots: tuple[str, ...] | None = None, user_memory: str | None = None
+    cwd: str, roots: tuple[str, ...] | None = None, user_memory: str | None = None, *, project: bool = True
 ) -> WorkspaceContext:
     """Only the cwd itself: no walking up to a repository root, like Flue; the one global file is
     `user_memory` (Claude Code's ~/.claude/CLAUDE.md), the user's own, read wherever it is.
     `roots`: the workspace sandbox's, which a linked instructions file must not leave."""
     parts = []
     warnings = []
-    files = [(os.path.join(cwd, n), roots) for n in ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md")]
+    # `project=False`: no project memory (--setting-sources without project); the listing stays.
+    names = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md") if project else ()
+    files = [(os.path.join(cwd, n), roots) for n in names]
     if user_memory is not None:
         files.insert(0, (user_memory, None))
     for path, within in files:

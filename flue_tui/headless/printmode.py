@@ -105,8 +105,8 @@ class _Renderer:
             self._progress(event)
         if isinstance(event, Fallback):  # the model changed under the run: said in every format, once
             _say(f"flue: {event.message}")
-        elif not progress and isinstance(event, Log) and event.message.startswith(_ALWAYS_SAID):
-            _say(log_line(event))  # a checkpoint not taken is never only in a stream nobody reads
+        elif not progress:
+            say_notice(event)
 
     def _progress(self, event: Event) -> None:
         indent = "  " if event.task_id else ""
@@ -137,6 +137,13 @@ class _Renderer:
             _say(f"{indent}tool ok {event.tool_name}: {what}")
         elif isinstance(event, Log) and not isinstance(event, Fallback):
             _say(f"{indent}{log_line(event)}")
+
+
+def say_notice(event: Event) -> None:
+    """What is said on stderr even when stdout is a stream (json, stream-json, events): a
+    checkpoint not taken or a hook that failed is never only in a stream nobody reads."""
+    if isinstance(event, Log) and event.message.startswith(_ALWAYS_SAID):
+        _say(log_line(event))
 
 
 def _say(line: str) -> None:
@@ -389,6 +396,8 @@ def _serve(handle: SessionHandle, claude: ClaudeOptions, prompt: str | None, par
     def result_line(result: OperationResult, s: Session, model: str | None, denials: list[dict[str, Any]]) -> dict:
         return result_object(result, session_id=s.id, model=model, permission_denials=denials, session=s)
 
+    assert handle.session is not None
+    handle.session.subscribe(say_notice)
     _results, signalled = serve_stream_input(
         handle,
         claude,

@@ -66,6 +66,11 @@ class Hook:
     command: str
     timeout: float
     origin: str  # the file it came from, or "--settings"
+    # An Agent SDK hook: the callback id its `hook_callback` control request names (the SDK's
+    # process answers it instead of a command), and whether a callback that fails or does not
+    # answer in time blocks, as the SDK's `on_failure="block"` asks.
+    callback: str | None = None
+    blocks_on_failure: bool = False
 
     def matches(self, names: tuple[str, ...]) -> bool:
         """Claude Code's matcher: empty or `*` is everything; a plain name (letters, digits, `_`, `|`)
@@ -147,6 +152,45 @@ def _command(entry: Any, where: str, event: str, matcher: str, origin: str) -> H
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
         raise ConfigError(f"{where}.timeout must be a number of seconds, more than 0")
     return Hook(event, matcher, command, float(timeout), origin)
+
+
+SDK_ORIGIN = "the Agent SDK"
+
+
+def sdk_hooks(table: Any) -> tuple[list[Hook], list[str]]:
+    """The `hooks` of the SDK's initialize request, `{event: [{matcher, hookCallbackIds, timeout,
+    onFailure}]}`, as Hooks answered over the control protocol, with one line per event flue does
+    not run. Raises ValueError with one sentence for a bad shape (the request's error answer)."""
+    if table is None:
+        return [], []
+    if not isinstance(table, dict):
+        raise ValueError("initialize: hooks must be an object of events")
+    out: list[Hook] = []
+    skipped: list[str] = []
+    for event, groups in table.items():
+        if not isinstance(groups, list):
+            raise ValueError(f"initialize: hooks.{event} must be a list of matchers")
+        if event not in EVENTS:
+            skipped.append(f"flue does not run {str(event)[:60]!r} hooks; the SDK's callbacks for it are not called.")
+            continue
+        for i, group in enumerate(groups):
+            where = f"initialize: hooks.{event}[{i}]"
+            if not isinstance(group, dict):
+                raise ValueError(f"{where} must be an object with matcher and hookCallbackIds")
+            matcher = group.get("matcher") or ""
+            ids = group.get("hookCallbackIds")
+            if not isinstance(matcher, str) or not isinstance(ids, list) or not all(isinstance(c, str) for c in ids):
+                raise ValueError(f"{where} needs a string matcher and a list of callback ids")
+            try:
+                re.compile("" if matcher == "*" else matcher)
+            except re.error as exc:
+                raise ValueError(f"{where}.matcher is not a valid regular expression ({exc})") from None
+            timeout = group.get("timeout") or DEFAULT_TIMEOUT
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 86400:
+                raise ValueError(f"{where}.timeout must be a number of seconds, more than 0")
+            blocks = group.get("onFailure") not in (None, "continue")  # Claude Code reads others as block
+            out += [Hook(event, matcher, "", float(timeout), SDK_ORIGIN, cid[:200], blocks) for cid in ids]
+    return out, skipped
 
 
 def _json_file(path: Path) -> Any:

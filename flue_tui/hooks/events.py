@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -52,6 +52,10 @@ def _json(ran: Ran, say: Callable[[str], None]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+async def _no_answer(hook: Hook) -> Ran:
+    return Ran(hook, None, failure=f"{label(hook)} has nobody to answer it")
+
+
 # What one hook may add to what the model reads (context, instructions, a reason): Claude Code's
 # 10,000 characters, with a note saying it was cut.
 MAX_CONTEXT = 10_000
@@ -79,12 +83,22 @@ class Hooks:
         self.cwd = cwd
         self.session_id = session_id
         self.say: Callable[[str], None] = say or (lambda _line: None)
+        # Who answers an SDK hook (one with a callback id): the control protocol's asker, set by
+        # headless/claude when the SDK registers hooks. Its answer reads as a command's JSON stdout.
+        self.sdk: Callable[[Hook, dict[str, Any]], Awaitable[Ran]] | None = None
         self._told: set[asyncio.Task[Any]] = set()
         # Set by the runtime: Claude Code's `permission_mode` and Stop's `last_assistant_message`.
         self.mode: Callable[[], str] | None = None
         self.last_text: Callable[[], str] | None = None
         # Stop's `background_tasks`: the running background commands, Claude Code's shape.
         self.background: Callable[[], list[dict[str, Any]]] = list
+
+    def _one(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[Ran]:
+        if hook.callback is None:
+            return run_hook(hook, payload, self.cwd)
+        if self.sdk is None:
+            return _no_answer(hook)
+        return self.sdk(hook, payload)
 
     def _query(self, event: str, value: str) -> list[Hook]:
         """The event's hooks whose matcher matches its one value (config.MATCHED_EVENTS)."""
@@ -102,7 +116,7 @@ class Hooks:
         }
 
     async def _run(self, hooks: list[Hook], payload: dict[str, Any]) -> list[Ran]:
-        ran = await asyncio.gather(*(run_hook(h, payload, self.cwd) for h in hooks))
+        ran = await asyncio.gather(*(self._one(h, payload) for h in hooks))
         for r in ran:
             if r.failure is not None:
                 self.say(r.failure)

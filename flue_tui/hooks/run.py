@@ -41,6 +41,8 @@ class Ran:
 
 def label(hook: Hook) -> str:
     """The hook as one short line names it."""
+    if hook.callback is not None:
+        return f"{hook.event} SDK hook {hook.callback} ({hook.origin})"
     command = " ".join(hook.command.split())
     short = command if len(command) <= 60 else command[:59] + "…"
     return f"{hook.event} hook `{short}` ({hook.origin})"

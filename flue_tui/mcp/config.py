@@ -35,11 +35,12 @@ DEFAULT_STARTUP_TIMEOUT = 30.0
 NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$")
 NAME_RULE = "must be 1-64 letters, digits, '_' or '-', without '__' or a '_' at the end"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]
 # Keys a server entry may have, in either file format.
 KNOWN = frozenset(
     {
         "type",
+        "name",  # an Agent SDK server's ({"type": "sdk", "name": …}); ignored elsewhere
         "command",
         "args",
         "env",
@@ -74,6 +75,8 @@ class ServerConfig:
     def describe(self) -> str:
         if self.transport == "stdio":
             return " ".join([self.command or "", *self.args]).strip()
+        if self.transport == "sdk":
+            return "in the Agent SDK's process"
         return f"{self.transport} {self.url}"
 
 
@@ -144,7 +147,7 @@ def parse_server(
         return None
     kind = entry.get("type") or ("stdio" if "command" in entry else "http")
     kind = {"streamable-http": "http", "streamable_http": "http"}.get(kind, kind)
-    if kind not in ("stdio", "http", "sse"):
+    if kind not in ("stdio", "http", "sse", "sdk"):
         raise ConfigError(f'{where}.type must be "stdio", "http" or "sse", not {kind!r}')
     common: dict[str, Any] = {
         "tool_timeout": _seconds(entry, "tool_timeout_sec", where, DEFAULT_TOOL_TIMEOUT),
@@ -157,6 +160,11 @@ def parse_server(
             f"Ignored from {PROJECT_FILE}: trust_read_only_hint of server {name} (only your own config.toml or "
             "--mcp-config may trust a server's read-only hints)."
         )
+    if kind == "sdk":
+        # An in-process server of the Agent SDK script (create_sdk_mcp_server): it runs in the
+        # script, reached by `mcp_message` control requests (mcp/sdkserver.py). A project's file
+        # cannot name one into being: without the SDK on stdin it only fails to start.
+        return ServerConfig(name, "sdk", source, **common)
     if kind == "stdio":
         command = entry.get("command")
         args = entry.get("args", [])

@@ -65,8 +65,15 @@ def _one_line(exc: BaseException) -> str:
 
 
 class Connection:
-    def __init__(self, config: ServerConfig, cwd: str, on_change: Callable[[Connection], None]) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        cwd: str,
+        on_change: Callable[[Connection], None],
+        sdk: Callable[[], Any] = lambda: None,
+    ) -> None:
         self.config = config
+        self.sdk = sdk  # who carries an Agent SDK server's messages (read when it starts)
         self.cwd = cwd
         self.on_change = on_change
         self.status = "pending"  # pending, starting, connected, failed, stopped
@@ -124,6 +131,10 @@ class Connection:
 
     def _transport(self) -> Any:
         cfg = self.config
+        if cfg.transport == "sdk":
+            from flue_tui.mcp.sdkserver import sdk_transport
+
+            return sdk_transport(cfg.name, self.sdk())
         if cfg.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -43,6 +43,9 @@ class McpManager:
         self.echo_stderr = False  # print mode: failures go to stderr as they happen
         self.listeners: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        # What carries the Agent SDK's in-process servers' messages (mcp/sdkserver.Send), set by
+        # headless/claude when an SDK drives the run; None: such a server fails to start.
+        self.sdk_send: Any = None
 
     # -- configuration ---------------------------------------------------------------------------
     def configure(self, setup: McpSetup, cwd: str) -> None:
@@ -55,7 +58,7 @@ class McpManager:
                 self._spawn(conn.stop())
         for name, config in wanted.items():
             if name not in self.conns:
-                self.conns[name] = Connection(config, cwd, self._changed)
+                self.conns[name] = Connection(config, cwd, self._changed, lambda: self.sdk_send)
         self._rebuild()
         for session in list(self.sessions):
             self.sync(session)

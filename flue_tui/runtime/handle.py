@@ -207,6 +207,19 @@ class SessionHandle:
             session.model.effort = effort  # type: ignore[attr-defined]
         return f"Thinking effort: {effort}."
 
+    def add_agents(self, agents: list[Any]) -> None:
+        """Task agents defined after the start (the Agent SDK's `agents`, context.Subagent values):
+        the task tool's roster and the system prompt's catalog get them now, and every later
+        discovery (a compaction's re-read, a task child's) keeps them."""
+        started = self.started
+        if started is None or started.runtime is None or not agents:
+            return
+        runtime = started.runtime
+        runtime.extra_agents = [a for a in runtime.extra_agents if a.name not in {b.name for b in agents}] + agents
+        fresh = runtime.discover(self.settings.cwd, runtime.instructions)
+        started.context.roster.agents[:] = fresh.roster.agents  # the task tool holds this roster
+        started.session.system_prompt = fresh.system_prompt
+
     def keep_mode(self, mode: str) -> None:
         """The permission mode the user switched to (/mode, Shift+Tab): /new and /resume keep it."""
         self.settings = dataclasses.replace(self.settings, permission_mode=mode)

@@ -128,6 +128,7 @@ class Started:
     recorder: Recorder | None = None
     resumed: SessionInfo | None = None  # the stored session this one continues (or was forked from)
     notices: list[str] = field(default_factory=list)
+    runtime: Any = None  # the Runtime that built it (agents an Agent SDK defines join its roster)
     hooks: Any = None  # the root session's hooks (hooks/lifecycle.SessionHooks): SessionEnd at close
 
 
@@ -231,7 +232,7 @@ def _start(settings: Settings, options: SessionOptions | None, picker: Picker | 
             **({"session_id": options.session_id} if options is not None and options.session_id else {}),
         )
         carry_over(hook, session.id, warm=settings.interactive)
-        return Started(session, context, notices=_layout_notices())
+        return Started(session, context, notices=_layout_notices(), runtime=runtime)
     from flue_tui.store.db import StoreError
     from flue_tui.store.recorder import Recorder
     from flue_tui.store.sessions import SessionStore
@@ -291,7 +292,8 @@ def _start(settings: Settings, options: SessionOptions | None, picker: Picker | 
             locks=locks,
         )
         session.subscribe(recorder)
-    return Started(session, context, store, recorder, source, [*store.notices, *notices, *_layout_notices()])
+    notes = [*store.notices, *notices, *_layout_notices()]
+    return Started(session, context, store, recorder, source, notes, runtime=runtime)
 
 
 def _layout_notices() -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
+from flue_tui.config.files import reads
 from flue_tui.config.paths import skills_dir
 from flue_tui.config.settings import Settings
 from flue_tui.config.text import read_utf8_file
@@ -58,6 +60,9 @@ class Runtime:
         self.settings = settings
         prices(settings)  # a half-set price stops the start, not the first turn
         self.instructions = _instructions(settings)
+        # Task agents defined after the start (the Agent SDK's `agents`): every discovery adds them,
+        # over a file's agent of the same name, as Claude Code prefers programmatic agents.
+        self.extra_agents: list[Subagent] = []
         self._sandbox: LocalSandbox | None = None
         from flue_tui.tools.background import Jobs
 
@@ -102,7 +107,12 @@ class Runtime:
         found = discover_commands(cwd, claude / "commands", roots) if commands else None
         skills.commands = found.commands if found is not None else []
         roster = discover_roster(cwd, roots, claude)
-        workspace = discover_workspace(cwd, roots, str(claude / "CLAUDE.md"))
+        for extra in self.extra_agents:
+            roster.agents = [a for a in roster.agents if a.name != extra.name] + [extra]
+        # --setting-sources (the Agent SDK's setting_sources=[]): memory only from the sources
+        # named, as Claude Code loads no CLAUDE.md then; the listing stays, as in Flue.
+        user_memory = str(claude / "CLAUDE.md") if reads(s.setting_sources, "user") else None
+        workspace = discover_workspace(cwd, roots, user_memory, project=reads(s.setting_sources, "project"))
         prompt = compose_system_prompt(instructions, workspace, skills.skills, roster.agents)
         warnings = [*workspace.warnings, *skills.warnings, *(found.warnings if found else []), *roster.warnings]
         return Context(prompt, skills, roster, warnings)
@@ -178,8 +188,8 @@ class Runtime:
             before_prompt=checkpoints,
             after_prompt=checkpoints.end if checkpoints is not None else None,
             prompt_hooks=hooks,  # the root session's prompts and compactions
-            # PostToolUse; task children take their parent's (Session)
-            after_tool=hooks.post_tool if hooks is not None and self.hooks.for_event("PostToolUse") else None,
+            # PostToolUse (none matching: nothing runs); task children take their parent's (Session)
+            after_tool=hooks.post_tool if hooks is not None else None,
             prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
             **kw,
         )
@@ -193,8 +203,9 @@ class Runtime:
     ) -> SessionHooks | None:
         """The user's hooks (flue_tui/hooks) for one root session, or None when there are none:
         PreToolUse and Notification through its policy (children share it), the prompt's and the
-        session's own as its `prompt_hooks`."""
-        if not self.hooks.hooks:
+        session's own as its `prompt_hooks`. Under --input-format stream-json there is one even
+        without hooks: the Agent SDK's callback hooks join it at initialize (add_sdk_hooks)."""
+        if not self.hooks.hooks and not self.settings.sdk_hooks:
             return None
         from flue_tui.core.events import Log
         from flue_tui.hooks.events import TAG
@@ -276,6 +287,18 @@ class Runtime:
         if wants_mcp(agent):
             self.mcp.attach(child)
         return child
+
+
+def add_sdk_hooks(session: Session, hooks: tuple[Any, ...], sdk: Any) -> None:
+    """The Agent SDK's callback hooks, registered by its initialize request after the session was
+    built: they join the session's hooks object (Runtime._hooks made one for them), answered by `sdk`."""
+    from flue_tui.hooks.lifecycle import SessionHooks
+
+    existing = session.prompt_hooks
+    if not isinstance(existing, SessionHooks):  # a session built without sdk_hooks: a caller's mistake
+        raise ValueError("This session takes no Agent SDK hooks (it was not started for stream-json input).")
+    existing.setup = dataclasses.replace(existing.setup, hooks=existing.setup.hooks + tuple(hooks))
+    existing.sdk = sdk
 
 
 def model_client(settings: Settings, model: str, *, main: bool) -> Any:

@@ -4,9 +4,6 @@ the scripted server: its own transport, control protocol and message parser, no 
 from __future__ import annotations
 
 import asyncio
-import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +13,6 @@ from tests.fakellm import Call, Turn
 sdk = pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import (  # noqa: E402
     AssistantMessage,
-    ClaudeAgentOptions,
     ClaudeSDKClient,
     PermissionResultAllow,
     PermissionResultDeny,
@@ -29,26 +25,12 @@ from claude_agent_sdk import (  # noqa: E402
     query,
 )
 
-FLUE = shutil.which("flue", path=str(Path(sys.executable).parent))
-pytestmark = pytest.mark.skipif(FLUE is None, reason="the flue script is not installed in this venv")
-TIMEOUT = 240  # each run spawns flue, which imports litellm: seconds of CPU on a loaded machine
+from tests.headless_claude.sdkrun import FLUE, TIMEOUT, needs_flue  # noqa: E402
+from tests.headless_claude.sdkrun import collect as _collect  # noqa: E402
+from tests.headless_claude.sdkrun import options as _options  # noqa: E402
+from tests.headless_claude.sdkrun import run as _run  # noqa: E402
 
-
-def _options(flue_env: dict[str, str], cwd: Path, **kw: Any) -> ClaudeAgentOptions:
-    env = {
-        k: flue_env[k]
-        for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "FLUE_RETRY_BASE_MS", "FLUE_HOME")
-        if k in flue_env
-    }
-    return ClaudeAgentOptions(cli_path=FLUE, cwd=str(cwd), model="openai/fake", env=env, **kw)
-
-
-async def _collect(messages) -> list[Any]:
-    return [m async for m in messages]
-
-
-def _run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, TIMEOUT))
+pytestmark = needs_flue
 
 
 def test_query_runs_a_multi_tool_session(fakellm, flue_env, tmp_path):
@@ -128,7 +110,7 @@ def test_can_use_tool_is_asked_and_its_denial_reaches_the_model(fakellm, flue_en
 
     opts = _options(flue_env, tmp_path, can_use_tool=can_use_tool)
     messages = _run(_collect(query(prompt=prompts(), options=opts)))
-    assert asked == [("bash", {"command": "rm -rf build"}), ("bash", {"command": "echo fine"})]
+    assert asked == [("Bash", {"command": "rm -rf build"}), ("Bash", {"command": "echo fine"})]
     second = fakellm.requests[1]["messages"][-1]
     assert second["role"] == "tool" and "never delete build, list it instead" in second["content"]
     assert fakellm.requests[2]["messages"][-1]["content"] == "changed"  # the updated input ran
@@ -191,7 +173,10 @@ def test_client_switches_mode_and_model_and_refuses_unknown_requests(fakellm, fl
     first, second, refused = _run(scenario())
     assert first[0].data["permissionMode"] == "plan" and not (tmp_path / "x.txt").exists()
     result = first[-1]
-    assert [d["tool_name"] for d in result.permission_denials] == ["write"]
+    assert [d["tool_name"] for d in result.permission_denials] == ["Write"]
+    assert [d["tool_input"] for d in result.permission_denials] == [
+        {"file_path": str(tmp_path / "x.txt"), "content": "x"}
+    ]
     assert second[0].data["model"] == "openai/other" and second[-1].result == "from other"
     assert refused == "Unsupported control request subtype: mcp_status"
 

@@ -12,7 +12,6 @@ headless session over many turns. Shapes are those of claude_agent_sdk/_internal
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import sys
@@ -24,7 +23,10 @@ from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.core.images import Image, ImageRefused, from_base64
 from flue_tui.core.jsonargs import loads
+from flue_tui.headless.claude.agents import sdk_agents
+from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
+from flue_tui.hooks.config import Hook, sdk_hooks
 from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 
 Emit = Callable[[Session, OperationResult | None], None]
@@ -114,12 +116,15 @@ class Controller:
         set_model: Callable[[str | None], None],
         set_mode: Callable[[str], None] = lambda mode: None,
         replay: bool = False,
+        add_hooks: Callable[[tuple[Hook, ...], Any], None] | None = None,
+        add_agents: Callable[[list[Any]], None] | None = None,
     ) -> None:
         self.session, self.write = session, write
         self.begin, self.end, self.run, self.set_model, self.replay = begin, end, run, set_model, replay
         self.set_mode = set_mode  # the handle keeps the mode the SDK switched to
-        self._ids = itertools.count(1)
-        self._asks: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.asks = Asks(write, session.cwd)
+        self.add_hooks = add_hooks
+        self.add_agents = add_agents  # the handle's: the SDK's agents join the roster
         self.results: list[OperationResult] = []
         self.busy = False
         self.settled: asyncio.Event | None = None  # set whenever no turn is running
@@ -205,11 +210,7 @@ class Controller:
         elif kind == "control_request":
             self._control(msg)
         elif kind == "control_response":
-            response = msg.get("response")
-            rid = response.get("request_id") if isinstance(response, dict) else None
-            future = self._asks.pop(rid, None) if isinstance(rid, str) else None
-            if future is not None and not future.done() and isinstance(response, dict):
-                future.set_result(response)
+            self.asks.answer(msg.get("response"))
         elif kind == "control_cancel_request":
             pass  # flue sends no long-running requests the SDK could cancel
         else:
@@ -237,10 +238,14 @@ class Controller:
         )
 
     def _on_initialize(self, request: dict[str, Any]) -> dict[str, Any]:
-        if request.get("hooks"):
-            print("flue: SDK hooks are not supported; they will not be called.", file=sys.stderr)
-        if request.get("agents"):
-            print("flue: agents defined in the SDK are not supported; use .flue/agents files.", file=sys.stderr)
+        hooks, skipped = sdk_hooks(request.get("hooks"))  # ValueError: the request's error answer
+        agents, notes = sdk_agents(request.get("agents"))  # checked before anything changes
+        for line in [*skipped, *notes]:
+            print(f"flue: {line}", file=sys.stderr)
+        if hooks and self.add_hooks is not None:
+            self.add_hooks(tuple(hooks), self.asks.hook)
+        if agents and self.add_agents is not None:
+            self.add_agents(agents)
         return {
             "commands": [],
             "output_style": "default",
@@ -248,6 +253,7 @@ class Controller:
             "models": [],
             "account": {},
             "pid": os.getpid(),
+            "hook_on_failure_supported": True,  # an SDK hook set to on_failure="block" blocks
         }
 
     def _on_interrupt(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -274,46 +280,10 @@ class Controller:
         self.set_model(model)
         return {}
 
-    # -- permission questions to the SDK (the policy's asker) -------------------------------------
+    # -- what flue asks the SDK (asks.py) ---------------------------------------------------------
     async def ask(self, request: Any) -> Any:
-        from flue_tui.permissions.policy import Approval
-
-        rid = f"flue_req_{next(self._ids)}"
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._asks[rid] = future
-        self.write(
-            {
-                "type": "control_request",
-                "request_id": rid,
-                "request": {
-                    "subtype": "can_use_tool",
-                    "tool_name": request.tool_name,
-                    "input": dict(request.args),
-                    "permission_suggestions": None,
-                    "blocked_path": None,
-                    "tool_use_id": request.tool_use_id,
-                    "title": request.title,
-                    "description": f"{request.tool_name} needs approval in {request.mode} mode",
-                },
-            }
-        )
-        response = await future
-        if response.get("subtype") != "success":
-            return Approval("deny", note=f"the permission callback failed: {response.get('error', 'no answer')}")
-        raw = response.get("response")
-        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        if data.get("behavior") == "allow":
-            updated = data.get("updatedInput")
-            changed = isinstance(updated, dict) and updated != request.args
-            return Approval("once", updated_input=updated if changed else None)
-        if data.get("interrupt"):
-            self.session.abort()
-        message = data.get("message")
-        return Approval("deny", note=message if isinstance(message, str) else "")
+        """The policy's asker: the SDK's can_use_tool callback."""
+        return await self.asks.can_use_tool(request, self.session.abort)
 
     def _cancel_asks(self, why: str) -> None:
-        for rid, future in list(self._asks.items()):
-            if not future.done():
-                future.set_result({"subtype": "error", "error": why})
-                self.write({"type": "control_cancel_request", "request_id": rid})
-        self._asks.clear()
+        self.asks.cancel_all(why)

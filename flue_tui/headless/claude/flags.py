@@ -35,6 +35,25 @@ TOOL_NAMES = {
 SETTING_SOURCES = ("user", "project", "local")
 
 
+def ignored_flags(args: argparse.Namespace) -> list[str]:
+    """One line for each Claude Code flag given that flue accepts and does not act on."""
+    lines = []
+    if getattr(args, "betas", None):
+        lines.append(f"--betas {args.betas} is ignored: flue sends no Anthropic beta headers.")
+    for directory in getattr(args, "plugin_dir", None) or []:
+        lines.append(f"--plugin-dir {directory} is ignored: flue does not load Claude Code plugins.")
+    return lines
+
+
+def thinking_effort(args: argparse.Namespace) -> str | None:
+    """--effort, else --thinking disabled (off), else --max-thinking-tokens N; None: the configured one."""
+    if getattr(args, "effort", None):
+        return args.effort
+    if getattr(args, "thinking", None) == "disabled":
+        return "off"
+    return effort_for_budget(getattr(args, "max_thinking_tokens", None))
+
+
 def effort_for_budget(tokens: int | None) -> str | None:
     """--max-thinking-tokens N as flue's effort, whose Anthropic budgets are litellm's 1024/2048/4096."""
     if tokens is None:

@@ -3,6 +3,7 @@ from an OperationResult. Field names and values follow Claude Code 2.x's SDKResu
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -22,7 +23,37 @@ def usage_object(usage: Usage) -> dict[str, Any]:
         "cache_read_input_tokens": usage.cache_read,
         "output_tokens": usage.output,
         "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",  # what Claude Code reports for every served request
     }
+
+
+def claude_model(model: str | None) -> str | None:
+    """The model as Claude Code names it: Anthropic's ids carry no provider prefix there, so an
+    SDK script comparing `model` with the id it passed sees the same string."""
+    if model and model.startswith("anthropic/"):
+        return model.removeprefix("anthropic/")
+    return model
+
+
+def claude_turns(result: Any, messages: list[Any]) -> int:
+    """num_turns as Claude Code counts: one for each time the loop goes to the model, so a run that
+    ends after tool results (the json-schema answer, --max-turns) or on a failed request counts
+    that last round too, where flue counts only the model's answers. Checked side by side with
+    Claude Code 2.1.332 (tests/headless_claude/test_side_by_side.py)."""
+    if not messages:
+        return result.num_turns  # nothing ran (a start-up failure)
+    last = messages[-1]
+    answered = isinstance(last, AssistantMessage) and last.stop_reason not in ("error", "aborted")
+    # A budget stop is checked before the next round is counted (Claude Code 2.1 says 1 there).
+    counted = answered or result.aborted or result.subtype == "error_max_budget_usd"
+    return result.num_turns + (0 if counted else 1)
+
+
+def result_text(result: Any) -> str:
+    """The `result` text; with --json-schema it is the answer as compact JSON, as Claude Code writes it."""
+    if result.structured_output is not None and not result.is_error:
+        return json.dumps(result.structured_output, ensure_ascii=False, separators=(",", ":"))
+    return result.text
 
 
 def model_usage(model: str | None, usage: Usage, context_window: int | None) -> dict[str, Any]:
@@ -69,14 +100,17 @@ def result_message(
 ) -> dict[str, Any]:
     """Every field of Claude Code's result; `model` is ours (CI wrappers read it)."""
     history = messages or []
+    model = claude_model(model)
+    status = getattr(result, "api_error_status", None)
     out: dict[str, Any] = {
         "type": "result",
-        "subtype": result.subtype,
+        # The provider's error answer is a "success" with is_error, as Claude Code reports it.
+        "subtype": "success" if status is not None else result.subtype,
         "is_error": result.is_error,
         "duration_ms": result.duration_ms,
         "duration_api_ms": result.duration_api_ms,
-        "num_turns": result.num_turns,
-        "result": result.text,
+        "num_turns": claude_turns(result, history),
+        "result": result_text(result),
         "stop_reason": getattr(result, "stop_reason", None) or last_stop_reason(history),
         "session_id": session_id,
         # null when a model had no known price: unknown, never a made-up $0.
@@ -85,7 +119,8 @@ def result_message(
         "modelUsage": model_usage(model, result.usage, context_window),
         # Every call the permission policy or the workspace sandbox refused, sub-agents included.
         "permission_denials": list(permission_denials or []),
-        "terminal_reason": terminal_reason(result, history),
+        "terminal_reason": "api_error" if status is not None else terminal_reason(result, history),
+        "api_error_status": status,
         "uuid": str(uuid.uuid4()),
         "model": model,
         # The file checkpoint taken before this run's prompt ("<session id>/<n>"): roll back with

@@ -73,9 +73,11 @@ def serve_stream_input(
 ) -> tuple[list[OperationResult], int | None]:
     """Run turns from stdin until it closes on the handle's session (its limits, totals, model and
     close are the handle's, as in every front end); returns the results and the signal exit code."""
+    from flue_tui.headless.claude.asks import claude_denial
     from flue_tui.headless.claude.control import Controller
     from flue_tui.headless.workers import DaemonExecutor
     from flue_tui.permissions.policy import policy_of
+    from flue_tui.runtime.wiring import add_sdk_hooks
 
     session = handle.session
     assert session is not None, "serve_stream_input needs a started handle"
@@ -96,7 +98,8 @@ def serve_stream_input(
 
     def end(result: OperationResult) -> None:
         policy = policy_of(session)
-        denials = [d.to_dict() for d in policy.denials[denied[0] :]] if policy is not None else []
+        # In Claude Code's tool names and input shapes, as the SDK script's can_use_tool saw them.
+        denials = [claude_denial(d, session.cwd) for d in policy.denials[denied[0] :]] if policy is not None else []
         denied[0] = len(policy.denials) if policy is not None else 0
         write(result_line(result, session, handle.settings.model, denials))
 
@@ -112,7 +115,12 @@ def serve_stream_input(
         set_model=set_model,
         set_mode=handle.keep_mode,
         replay=opts.replay_user_messages,
+        add_agents=handle.add_agents,
+        add_hooks=lambda hooks, sdk: add_sdk_hooks(session, hooks, sdk),
     )
+    from flue_tui.mcp.manager import manager
+
+    manager().sdk_send = controller.asks.mcp_message  # the SDK's in-process MCP servers
     policy = policy_of(session)
     if opts.permission_prompt_tool == "stdio" and policy is not None:
         policy.asker = controller.ask

@@ -27,7 +27,8 @@ from flue_tui.core.events import (
     TurnStart,
 )
 from flue_tui.core.messages import result_outcome
-from flue_tui.headless.claude.result import STOP_REASONS
+from flue_tui.headless.claude.result import STOP_REASONS, claude_model
+from flue_tui.headless.claude.toolresult import tool_use_result
 
 Write = Callable[[dict[str, Any]], None]
 _RETRY_KINDS = (("rate_limit", r"rate.?limit|too many requests|429"), ("overloaded", r"overloaded|529"))
@@ -73,7 +74,7 @@ def init_message(
         "session_id": session_id,
         "tools": tools,
         "mcp_servers": list(mcp_servers or []),
-        "model": model or "",
+        "model": claude_model(model) or "",
         "permissionMode": permission_mode,
         "slash_commands": [],
         "apiKeySource": "none",
@@ -114,6 +115,7 @@ class ClaudeStream:
         self._parents: dict[str, str | None] = {}  # child session id → the task call that started it
         self._turns: dict[str, _Partial] = {}  # session id → its streaming turn
         self._compaction = "auto"
+        self._args: dict[str, dict[str, Any]] = {}  # a running call's arguments, for its tool_use_result
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TaskStart):
@@ -130,7 +132,7 @@ class ClaudeStream:
                         "id": self._turns[event.session].message_id,
                         "type": "message",
                         "role": "assistant",
-                        "model": self.model,
+                        "model": claude_model(self.model),
                         "content": [],
                         "stop_reason": None,
                         "stop_sequence": None,
@@ -184,7 +186,9 @@ class ClaudeStream:
                 "content": m["text"],
                 "is_error": result_outcome(m) != "ok",
             }
-            self.write(self._envelope(event, "user", {"message": {"role": "user", "content": [block]}}))
+            args = self._args.pop(m["tool_call_id"], {})
+            body = {"message": {"role": "user", "content": [block]}, "tool_use_result": tool_use_result(m, args)}
+            self.write(self._envelope(event, "user", body))
         elif role == "user" and event.session != self.root:
             # A sub-agent's prompt; the root's own prompts are the caller's and are not echoed.
             content = [{"type": "text", "text": m["content"]}]
@@ -210,6 +214,8 @@ class ClaudeStream:
             content.append({"type": "text", "text": m["text"]})
         for call in m.get("tool_calls") or []:
             content.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["arguments"]})
+            if isinstance(call["arguments"], dict):
+                self._args[call["id"]] = call["arguments"]
         stop = STOP_REASONS.get(m.get("stop_reason", ""))
         if turn is not None and self.partial:
             for block in content:
@@ -230,7 +236,7 @@ class ClaudeStream:
             "id": message_id,
             "type": "message",
             "role": "assistant",
-            "model": m.get("model", ""),
+            "model": claude_model(m.get("model", "")),
             "content": content,
             "stop_reason": stop,
             "stop_sequence": None,
