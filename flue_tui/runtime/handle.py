@@ -218,7 +218,7 @@ class SessionHandle:
         runtime.extra_agents = [a for a in runtime.extra_agents if a.name not in {b.name for b in agents}] + agents
         fresh = runtime.discover(self.settings.cwd, runtime.instructions)
         started.context.roster.agents[:] = fresh.roster.agents  # the task tool holds this roster
-        started.session.system_prompt = fresh.system_prompt
+        started.session.recompose_prompt()  # the catalog in the system prompt, by the Runtime's discovery
 
     def keep_mode(self, mode: str) -> None:
         """The permission mode the user switched to (/mode, Shift+Tab): /new and /resume keep it."""
