@@ -21,7 +21,8 @@ def test_session_start_and_end_in_an_acp_session(fakellm, flue_env, tmp_path):
         f"open({str(log)!r}, 'a').write(json.dumps(d) + '\\n')\n"
         "if d['hook_event_name'] == 'SessionStart':\n    print('The staging server is down.')\n"
     )
-    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]
+    # A timeout of its own: SessionEnd's default 1.5 s is shorter than a Python start on a loaded machine.
+    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}", "timeout": 120}]}]
     settings = json.dumps({"hooks": {"SessionStart": command, "SessionEnd": command}})
     fakellm.script([Turn(text="Noted.")])
 

@@ -23,7 +23,8 @@ def _logger(tmp_path: Path, name: str, then: str = "") -> tuple[str, Path]:
 def _settings(**events: list[tuple[str, str]]) -> str:
     """--settings JSON: EVENT=[(matcher, command), ...]."""
     table = {
-        event: [{"matcher": m, "hooks": [{"type": "command", "command": c}]} for m, c in groups]
+        # A timeout of their own: SessionEnd's default 1.5 s is shorter than a Python start on a loaded machine.
+        event: [{"matcher": m, "hooks": [{"type": "command", "command": c, "timeout": 120}]} for m, c in groups]
         for event, groups in events.items()
     }
     return json.dumps({"hooks": table})

@@ -50,7 +50,8 @@ def test_quitting_inline_ends_the_session_with_prompt_input_exit(inline, fakellm
     ended = tmp_path / "ended.txt"
     script = tmp_path / "end.py"
     script.write_text(f"import json, sys\nopen({str(ended)!r}, 'a').write(json.load(sys.stdin)['reason'] + '\\n')\n")
-    hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]}
+    # A timeout of its own: SessionEnd's default 1.5 s is shorter than a Python start on a loaded machine.
+    hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}", "timeout": 120}]}]}
     term = inline("--settings", json.dumps({"hooks": hooks}), cols=80, rows=24)
     term.wait(lambda t: "›" in term.prompt_line(), what="the prompt", timeout=FIRST_REPLY_S)
     term.send("/new\r")

@@ -53,7 +53,8 @@ async def test_new_and_quit_end_and_start_sessions_with_claude_codes_reasons(mak
         "import json, sys\nd = json.load(sys.stdin)\n"
         f"open({str(log)!r}, 'a').write(json.dumps([d['hook_event_name'], d.get('source') or d.get('reason')]) + '\\n')\n"
     )
-    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]
+    # A timeout of its own: SessionEnd's default 1.5 s is shorter than a Python start on a loaded machine.
+    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}", "timeout": 120}]}]
     fakellm.script([Turn(text="never asked")])
     app = make_app(settings_hooks={"SessionStart": command, "SessionEnd": command})
 
