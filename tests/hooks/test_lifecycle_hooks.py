@@ -212,7 +212,14 @@ def test_broken_session_hooks_are_one_line_each_and_never_stop_the_run(fakellm, 
     flood = f"{sys.executable} -c 'import sys; sys.stdout.buffer.write(b\"\\xff\\x1b[2J\" * 3_500_000)'"
     bad_json = "echo '{not json'"
     table = {
-        "SessionStart": [{"hooks": [{"type": "command", "command": c, "timeout": 2} for c in (hang, crash, flood)]}],
+        # Only the hanging one may time out: the others have time for a Python start on a loaded machine.
+        "SessionStart": [
+            {
+                "hooks": [
+                    {"type": "command", "command": c, "timeout": t} for c, t in ((hang, 2), (crash, 120), (flood, 120))
+                ]
+            }
+        ],
         "Stop": [{"hooks": [{"type": "command", "command": bad_json}]}],
         "SessionEnd": [{"hooks": [{"type": "command", "command": hang, "timeout": 1}]}],
     }
