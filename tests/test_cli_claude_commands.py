@@ -108,3 +108,24 @@ def test_plain_mode_runs_commands_too(fakellm, flue_main, tmp_path: Path):
     assert "flue: Unknown command /workflow:rcaa — did you mean /workflow:rca?" in out.stderr
     assert len(fakellm.requests) == 1
     assert "**Issue to investigate**: a | b\n" in fakellm.requests[0]["messages"][-1]["content"]
+
+
+def test_a_command_sent_over_stream_json_runs_as_the_agent_sdk_expects(fakellm, flue_main, tmp_path: Path):
+    """An Agent SDK script's `query("/workflow:rca …")` arrives as a stream-json user message: the
+    command runs (before, the text `/workflow:rca …` reached the model as it was)."""
+    _copy(tmp_path)
+    fakellm.script([Turn(text="Root cause found."), Turn(text="Plain answer.")])
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "/workflow:rca CI red"}},
+        {"type": "user", "message": {"role": "user", "content": "/not-a-command stays text"}},
+    ]
+    out = flue_main(
+        "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+        "--model", "openai/fake", stdin="".join(json.dumps(line) + "\n" for line in lines),
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    init = next(m for m in map(json.loads, out.stdout.splitlines()) if m.get("subtype") == "init")
+    assert {"workflow:rca", "commit-push-pr"} <= set(init["slash_commands"])  # as Claude Code lists them
+    first, second = (r["messages"][-1]["content"] for r in fakellm.requests)
+    assert first.startswith("# Root Cause Analysis\n\n**Issue to investigate**: CI red\n")
+    assert second == "/not-a-command stays text"

@@ -19,6 +19,19 @@ class Expanded:
     refusal: str | None = None  # one sentence: nothing is sent
 
 
+def expand_runnable(prompt: str, skills: SkillSet) -> Expanded:
+    """Only what runs: a skill or custom command is expanded, anything else stays the prompt it is
+    (stream-json input, where an Agent SDK script's `/name` is Claude Code's custom command and other
+    text starting with `/` is the user's to send)."""
+    parsed = parse(prompt.strip())
+    if parsed is None or parsed[0] == "!" or parsed[0] in builtin_names():
+        return Expanded(prompt)
+    skill = skills.runnable(parsed[0])
+    if skill is None:
+        return Expanded(prompt)
+    return Expanded(skill_prompt(skill, parsed[1] or None), display=skill_typed(skill, parsed[1]))
+
+
 def expand(prompt: str, skills: SkillSet, where: str = "with -p") -> Expanded:
     parsed = parse(prompt.strip())
     if parsed is None or parsed[0] == "!":

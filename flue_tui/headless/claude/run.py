@@ -41,6 +41,7 @@ def claude_mode(session: Session) -> str:
 def write_init(write: Write, session: Session, context: Any, model: str | None, opts: ClaudeOptions | None) -> None:
     from flue_tui import __version__
     from flue_tui.mcp.manager import manager
+    from flue_tui.ui.commands import runnables
 
     # Claude Code's statuses: a server still starting is "pending" (its tools join before the first turn).
     servers = [
@@ -58,6 +59,7 @@ def write_init(write: Write, session: Session, context: Any, model: str | None, 
             agents=list(getattr(context.roster, "names", []) or []),
             skills=[s.name for s in context.skills.skills],
             mcp_servers=servers,
+            slash_commands=[name for name, _ in runnables(context.skills)],
         )
     )
 
@@ -78,6 +80,7 @@ def serve_stream_input(
     from flue_tui.headless.workers import DaemonExecutor
     from flue_tui.permissions.policy import policy_of
     from flue_tui.runtime.wiring import add_sdk_hooks
+    from flue_tui.ui.slash import expand_runnable
 
     session = handle.session
     assert session is not None, "serve_stream_input needs a started handle"
@@ -104,7 +107,14 @@ def serve_stream_input(
         write(result_line(result, session, handle.settings.model, denials))
 
     async def run(text: str, images: tuple[Image, ...] = ()) -> OperationResult:
-        return await session.prompt(text, result_schema=handle.settings.json_schema, images=images)
+        # `/name args` runs a skill or a .claude/commands command, as Claude Code does for the SDK.
+        skills = handle.started.context.skills if handle.started is not None else None
+        typed = expand_runnable(text, skills) if skills is not None else None
+        if typed is not None and typed.display is not None:
+            text, display = typed.prompt, typed.display
+        else:
+            display = None
+        return await session.prompt(text, result_schema=handle.settings.json_schema, display=display, images=images)
 
     controller = Controller(
         session,

@@ -64,9 +64,11 @@ def init_message(
     agents: list[str],
     skills: list[str],
     mcp_servers: list[dict[str, str]] | None = None,
+    slash_commands: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Claude Code's `system`/`init`. What has no meaning for flue is present and empty: no slash
-    commands (skills run with --skill), no plugins, no API key of Anthropic's ("none")."""
+    """Claude Code's `system`/`init`. `slash_commands` are what a user message `/name` runs (skills
+    and .claude/commands). What has no meaning for flue is present and empty: no plugins, no API
+    key of Anthropic's ("none")."""
     return {
         "type": "system",
         "subtype": "init",
@@ -76,7 +78,7 @@ def init_message(
         "mcp_servers": list(mcp_servers or []),
         "model": claude_model(model) or "",
         "permissionMode": permission_mode,
-        "slash_commands": [],
+        "slash_commands": list(slash_commands or []),
         "apiKeySource": "none",
         "claude_code_version": version,
         "flue_version": version,
