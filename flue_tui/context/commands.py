@@ -15,14 +15,16 @@ import errno
 import os
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from flue_tui.config import trust
 from flue_tui.context.frontmatter import SkillFormatError, split_frontmatter
 from flue_tui.core.files import OutsideRoots, read_own, read_own_at, shown_name, utf8_name, walk_dirs
+
+T = TypeVar("T")
 
 CommandSource = Literal["project", "user"]
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one path part of a name: no spaces, no `:`
@@ -237,16 +239,33 @@ def discover_commands(cwd: str, user_dir: Path | None, roots: tuple[str, ...] | 
     layers = [_scan(Path(cwd) / ".claude" / "commands", "project", result, project_roots, cwd)]
     if user_dir is not None:
         layers.append(_scan(user_dir, "user", result, None, cwd))
-    seen: dict[str, ClaudeCommand] = {}
-    for layer in layers:
-        for command in layer:
-            winner = seen.get(command.name)
-            if winner is not None:
-                result.warnings.append(
-                    f'[flue] The {command.source} command "/{command.name}" is hidden by the {winner.source} '
-                    f"command of the same name ({winner.path})."
-                )
-                continue
-            seen[command.name] = command
-            result.commands.append(command)
+    kept, hidden = first_wins(
+        layers,
+        lambda c: c.name,
+        lambda c, w: (
+            f'[flue] The {c.source} command "/{c.name}" is hidden by the {w.source} '
+            f"command of the same name ({w.path})."
+        ),
+    )
+    result.commands += kept
+    result.warnings += hidden
     return result
+
+
+def first_wins(
+    layers: Iterable[Iterable[T]], name: Callable[[T], str], hidden: Callable[[T, T], str]
+) -> tuple[list[T], list[str]]:
+    """The first of each name across `layers` (an earlier layer wins), and for each one it hides
+    the sentence `hidden(it, winner)`: skills and custom commands take precedence the same way."""
+    seen: dict[str, T] = {}
+    kept: list[T] = []
+    notes: list[str] = []
+    for layer in layers:
+        for item in layer:
+            winner = seen.get(name(item))
+            if winner is not None:
+                notes.append(hidden(item, winner))
+                continue
+            seen[name(item)] = item
+            kept.append(item)
+    return kept, notes

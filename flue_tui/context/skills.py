@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from flue_tui.context.commands import ClaudeCommand
+from flue_tui.context.commands import ClaudeCommand, first_wins
 from flue_tui.context.frontmatter import SkillFormatError, parse_skill_markdown
 from flue_tui.core.files import read_regular_text, shown_name, utf8_name
 
@@ -154,18 +154,15 @@ def discover_skills(
         layers.append(_scan(claude_dir / "skills", "user", result, lenient=True))
     if packaged_dir is not None:
         layers.append(_scan(packaged_dir, "packaged", result))
-    seen: dict[str, Skill] = {}
-    for layer in layers:
-        for skill in layer:
-            winner = seen.get(skill.name)
-            if winner is not None:
-                result.warnings.append(
-                    f'[flue] The {skill.source} skill "{skill.name}" is hidden by the {winner.source} skill '
-                    f"of the same name ({winner.skill_md})."
-                )
-                continue
-            seen[skill.name] = skill
-            result.skills.append(skill)
+    kept, hidden = first_wins(
+        layers,
+        lambda s: s.name,
+        lambda s, w: (
+            f'[flue] The {s.source} skill "{s.name}" is hidden by the {w.source} skill of the same name ({w.skill_md}).'
+        ),
+    )
+    result.skills += kept
+    result.warnings += hidden
     return result
 
 
