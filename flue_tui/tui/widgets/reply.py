@@ -112,14 +112,24 @@ class FrozenMarkdown(Widget):
         self.refresh()
 
 
+class LiveMarkdown(Markdown):
+    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView."""
+
+    BLANK = True
+
+
 class ReplyView(VerticalGroup):
     """The view of a ReplyEntry. `sync()` appends whatever text arrived since the last flush."""
+
+    # A container draws only its background around its blocks: without BLANK, Textual renders the
+    # whole height of it (a long reply's ~1,500 blank lines) again on every frame its height grows.
+    BLANK = True
 
     def __init__(self, entry: ReplyEntry) -> None:
         super().__init__(classes="reply")
         self.entry = entry
         self.shown = 0
-        self.md = Markdown(classes="live", open_links=False)
+        self.md = LiveMarkdown(classes="live", open_links=False)
 
     def compose(self):
         frozen, tail = split_frozen(self.entry.text)
