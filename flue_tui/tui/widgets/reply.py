@@ -1,9 +1,11 @@
 """Assistant text: a small live Markdown that streams block-wise, with finished blocks frozen.
 
 Textual's Markdown mounts a widget per block, and every mount re-lays out every mounted widget.
-So once the live Markdown holds more than LIVE_BLOCKS blocks, everything up to the last blank
-line outside a code fence is frozen into one widget (rendered by rich, cached per width) and the
-live Markdown restarts with the remainder. A 20k-token reply then stays at a few dozen widgets.
+So once the live Markdown holds more than LIVE_BLOCKS blocks, each whole group of LIVE_BLOCKS
+blocks is frozen (rendered by rich, cached per width) into the reply's one frozen widget, and the
+live Markdown restarts with the remainder. The groups are those `split_frozen` makes of the
+finished text, so a streamed reply ends drawn exactly as the same text drawn at once (a resumed
+session, a reply scrolled back into view). A 20k-token reply stays at a few dozen widgets.
 """
 
 from __future__ import annotations
@@ -58,28 +60,54 @@ def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
 
 
 class FrozenMarkdown(Widget):
-    """Finished Markdown blocks as one widget, rendered once per width and kept as strips.
+    """Finished Markdown segments as one widget, each rendered once per width and kept as strips.
 
     A Static holding rich Markdown would re-render the whole text for every layout (to learn its
-    height), and a long reply is laid out on every flush; this renders again only on a resize.
+    height), and a long reply is laid out on every flush; this renders again only on a resize, and
+    a segment frozen later renders only itself. One widget for all of them: a widget per segment
+    made every layout of a long reply dearer the longer it grew. Segments are a blank line apart,
+    as the separate widgets' top margin spaced them.
     """
 
     DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, *segments: str) -> None:
         super().__init__(classes="frozen")
-        self.source = source
+        self.segments = list(segments)
+        self._parts: list[list[Strip]] = []  # each segment's lines at self._width
         self._strips: list[Strip] = []
         self._width = -1
 
+    @property
+    def source(self) -> str:
+        return "".join(self.segments)
+
+    def extend(self, segments: list[str]) -> None:
+        self.segments.extend(segments)
+        if self._width > 0:
+            self._parts.extend(self._render_segment(seg, self._width) for seg in segments)
+            self._join()
+        self.refresh(layout=True)
+
+    def _render_segment(self, source: str, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update(width=width, height=None, highlight=False)
+        markdown = RichMarkdown(task_boxes(source.rstrip()), code_theme="monokai", hyperlinks=False)
+        return [Strip(line).simplify() for line in console.render_lines(markdown, options, pad=False)]
+
+    def _join(self) -> None:
+        strips: list[Strip] = []
+        for part in self._parts:
+            if strips:
+                strips.append(Strip([], 0))
+            strips.extend(part)
+        self._strips = strips
+
     def _render_at(self, width: int) -> list[Strip]:
         if width != self._width and width > 0:
-            console = self.app.console
-            options = console.options.update(width=width, height=None, highlight=False)
-            markdown = RichMarkdown(task_boxes(self.source.rstrip()), code_theme="monokai", hyperlinks=False)
-            lines = console.render_lines(markdown, options, pad=False)
-            self._strips = [Strip(line).simplify() for line in lines]
+            self._parts = [self._render_segment(seg, width) for seg in self.segments]
             self._width = width
+            self._join()
         return self._strips
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -130,11 +158,14 @@ class ReplyView(VerticalGroup):
         self.entry = entry
         self.shown = 0
         self.md = LiveMarkdown(classes="live", open_links=False)
+        self.frozen: FrozenMarkdown | None = None
+        self._live = ""  # the live Markdown's source as received (its own may have task boxes)
 
     def compose(self):
         frozen, tail = split_frozen(self.entry.text)
-        for segment in frozen:
-            yield FrozenMarkdown(segment)
+        if frozen:
+            self.frozen = FrozenMarkdown(*frozen)
+            yield self.frozen
         self.shown = len(self.entry.text) - len(tail)
         yield self.md
 
@@ -161,22 +192,21 @@ class ReplyView(VerticalGroup):
             return
         fragment = text[self.shown :]
         self.shown = len(text)
-        live = self.md.source + fragment
-        cuts = [c for c in cut_points(live) if c < len(live)]
-        if len(cuts) < LIVE_BLOCKS:  # blocks = cuts + 1
-            boxed = task_boxes(live)
-            if boxed != live or "☑" in live or "☐" in live:  # a task list (rare): re-render it whole
+        self._live += fragment
+        # The live part starts where a group ended, so these are the groups split_frozen makes of
+        # the whole text (a big batch after the loop was busy may bring several).
+        segments, rest = split_frozen(self._live)
+        if not segments:
+            boxed = task_boxes(self._live)
+            if boxed != self._live or "☑" in self._live or "☐" in self._live:  # a task list (rare): whole
                 await self.md.update(boxed)
             else:
                 await self.md.append(fragment)
             return
-        # Too much for the live Markdown (a long reply, or a big batch after the loop was busy):
-        # everything up to the last safe cut becomes frozen segments; the rest restarts the live part.
-        segments, start = [], 0
-        for i in range(LIVE_BLOCKS - 1, len(cuts), LIVE_BLOCKS):
-            segments.append(live[start : cuts[i]])
-            start = cuts[i]
-        if cuts[-1] > start:
-            segments.append(live[start : cuts[-1]])
-        await self.mount_all([FrozenMarkdown(seg) for seg in segments], before=self.md)
-        await self.md.update(task_boxes(live[cuts[-1] :]))
+        if self.frozen is None:
+            self.frozen = FrozenMarkdown(*segments)
+            await self.mount(self.frozen, before=self.md)
+        else:
+            self.frozen.extend(segments)
+        self._live = rest
+        await self.md.update(task_boxes(rest))

@@ -1,0 +1,51 @@
+"""A long Markdown reply streamed in many flushes ends drawn exactly as the same text drawn at once."""
+
+from __future__ import annotations
+
+from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
+from flue_tui.ui.transcript import ReplyEntry
+from tests.fakellm.script import Turn
+from tests.tui.conftest import idle, ready, submit, wait_for
+
+SECTION = (
+    "## Section {i}\n\n"
+    "A paragraph with **bold**, *italic* and `code`, long enough to wrap once or twice at eighty "
+    "columns so that wrapping is compared too.\n\n"
+    "- first item\n- second item with `code`\n  continued\n- third\n\n"
+    "1. one\n\n2. two (a loose list: its blank lines are cut points)\n\n3. three\n\n"
+    "- [ ] a task\n- [x] a done task\n\n"
+    "```python\ndef f(x):\n\n    return x + {i}\n```\n\n"
+    "| name | value |\n| --- | --- |\n| a | {i} |\n| b | 2 |\n\n"
+    "> a quote\n\n"
+)
+# Enough blocks for two frozen segments and a live tail.
+LONG_MD = "".join(SECTION.format(i=i) for i in range(7)) + "The end."
+
+
+def _screen(app) -> list[list[tuple[str, object]]]:
+    """Every cell run on screen with its style: what the user sees, colours included."""
+    return [[(seg.text, seg.style) for seg in strip] for strip in app.screen._compositor.render_strips()]
+
+
+async def test_streamed_long_markdown_ends_as_a_one_shot_render(make_app, fakellm):
+    assert LONG_MD.count("\n\n") > 2 * LIVE_BLOCKS
+    # 8 characters a chunk at 2,000 chunks/s: the reply reaches the view over a dozen flushes.
+    fakellm.script(Turn(text=LONG_MD, tokens_per_second=2000))
+    app = make_app()
+    async with app.run_test(size=(80, 400)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "write a long markdown answer")
+        await idle(pilot)
+        entry = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
+        assert entry.text == LONG_MD
+        streamed_view = entry.view
+        assert isinstance(streamed_view, ReplyView)
+        assert list(streamed_view.query(FrozenMarkdown)), "long enough to have frozen segments"
+        await pilot.pause(0.1)
+        streamed = _screen(app)
+        # The same transcript shown again: every view is made anew from the finished text.
+        await app.conversation.show(app.transcript)
+        await wait_for(pilot, lambda: entry.view is not streamed_view and entry.view.shown == len(LONG_MD))
+        for _ in range(3):
+            await pilot.pause(0.1)
+        assert _screen(app) == streamed
