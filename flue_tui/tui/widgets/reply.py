@@ -83,10 +83,7 @@ class FrozenMarkdown(Widget):
         return "".join(self.segments)
 
     def extend(self, segments: list[str]) -> None:
-        self.segments.extend(segments)
-        if self._width > 0:
-            self._parts.extend(self._render_segment(seg, self._width) for seg in segments)
-            self._join()
+        self.segments.extend(segments)  # drawn at the next layout, as a new widget's would be
         self.refresh(layout=True)
 
     def _render_segment(self, source: str, width: int) -> list[Strip]:
@@ -104,9 +101,12 @@ class FrozenMarkdown(Widget):
         self._strips = strips
 
     def _render_at(self, width: int) -> list[Strip]:
-        if width != self._width and width > 0:
-            self._parts = [self._render_segment(seg, width) for seg in self.segments]
-            self._width = width
+        if width <= 0:
+            return self._strips
+        if width != self._width:
+            self._parts, self._width = [], width
+        if len(self._parts) < len(self.segments):
+            self._parts.extend(self._render_segment(seg, width) for seg in self.segments[len(self._parts) :])
             self._join()
         return self._strips
 
