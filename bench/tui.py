@@ -2,11 +2,14 @@
 
     uv run python bench/tui.py                 # everything (the soak takes minutes)
     uv run python bench/tui.py --part first-frame|stream|soak [--turns 2000] [--json]
+    uv run python bench/tui.py --part stream [--tokens 5000] [--markdown] [--profile FILE]
 
 first-frame  process launch → first frame (median of 5 fresh processes); litellm must not be loaded yet.
 stream       one 20k-token reply at 2,000 tokens/s: last token → final frame, and the app's CPU
              (the server runs in its own process, so its CPU is not counted). litellm is not imported
              (the model takes the direct path, as in the app); FLUE_BENCH_LITELLM=1 imports it first.
+             --markdown: a reply of about the same length in headings, lists, code, tables and quotes
+             (8-character chunks); --profile FILE: cProfile of the run with the app, for pstats.
 esc          Esc → agent idle, during a running `sleep 30` and during a fast stream.
 soak         N short turns, then keystroke → screen latency (p50/p95) and RSS at checkpoints.
 
@@ -258,15 +261,44 @@ async def _no_ui(url: str, cwd: str) -> dict:
     return {"stream_s": round(marks["last"] - marks["first"], 2), "cpu_s": round(time.process_time() - cpu0, 2)}
 
 
-def bench_stream(tokens: int = 20_000, rate: float = 2000) -> dict:
+MARKDOWN_SECTION = (
+    "## Section {i}\n\nA paragraph with **bold**, *italic* and `code`, long enough to wrap once or twice "
+    "in a terminal of eighty columns.\n\n- first item\n- second item with `code`\n- third\n\n"
+    "1. one\n2. two\n3. three\n\n```python\ndef f(x):\n    return x + {i}\n```\n\n"
+    "| name | value |\n| --- | --- |\n| a | {i} |\n| b | 2 |\n\n> a quote\n\n"
+)
+
+
+def markdown_reply(chars: int) -> str:
+    """A Markdown-heavy reply of about `chars` characters (the 20k-token reply's is ~133k)."""
+    out, i = [], 0
+    while sum(map(len, out)) < chars:
+        out.append(MARKDOWN_SECTION.format(i=i))
+        i += 1
+    return "".join(out)
+
+
+def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None) -> dict:
     out: dict = {}
+    # 8 characters a chunk: about as many chunks as the same length of generated words.
+    turn = {"text": markdown_reply(tokens * 133 // 20), "tokens_per_second": rate} if markdown else {
+        "text_tokens": tokens, "tokens_per_second": rate}
     for run in (_no_ui, None):
-        server = Server([{"text_tokens": tokens, "tokens_per_second": rate}])
+        server = Server([turn])
         try:
             with tempfile.TemporaryDirectory() as cwd:
                 os.environ["FLUE_HOME"] = str(Path(cwd) / "home")
                 if run is None:
+                    profiler = None
+                    if profile:
+                        import cProfile
+
+                        profiler = cProfile.Profile()
+                        profiler.enable()
                     out.update(asyncio.run(_stream(server.url, cwd, tokens)))
+                    if profiler is not None:
+                        profiler.disable()
+                        profiler.dump_stats(profile)
                 else:
                     os.environ.update(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-test")
                     baseline = asyncio.run(run(server.url, cwd))
@@ -501,6 +533,8 @@ def main() -> None:
     parser.add_argument("--part", choices=("all", "first-frame", "quit", "keys", "stream", "esc", "soak"), default="all")
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--markdown", action="store_true", help="stream: a Markdown-heavy reply")
+    parser.add_argument("--profile", help="stream: write a cProfile of the app's run to this file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict] = {}
@@ -515,7 +549,7 @@ def main() -> None:
     if args.part in ("all", "keys"):
         results["keys_while_loading"] = bench_keys_while_loading()
     if args.part in ("all", "stream"):
-        results["stream"] = bench_stream(args.tokens)
+        results["stream"] = bench_stream(args.tokens, markdown=args.markdown, profile=args.profile)
     if args.part in ("all", "esc"):
         results["esc"] = bench_esc()
     if args.part in ("all", "soak"):

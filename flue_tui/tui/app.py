@@ -98,6 +98,7 @@ class FlueApp(Prompting, AppFrontEnd):
         self._flush_timer: Any = None
         self._flushing = False
         self._render_s = 0.0  # how long the last render of changes took
+        self._frame_s = 0.0  # the CPU from its start until it was painted (layout and compositing too)
         self._ctrl_c_at = 0.0
         self._esc_at = 0.0  # Esc Esc on an empty, idle prompt opens /rewind (as in Claude Code)
         self._details = False
@@ -162,9 +163,11 @@ class FlueApp(Prompting, AppFrontEnd):
     def request_flush(self) -> None:
         if self._flush_timer is None:
             delay = FLUSH_S if self.conversation.following else FLUSH_AWAY_S
-            # A slow machine or a heavy frame: wait twice as long as the last render took, so
-            # rendering never takes more than a third of the loop and keys (Esc) stay responsive.
-            delay = max(delay, 2 * self._render_s)
+            # A slow machine or a heavy flush: wait twice as long as the last flush took, so
+            # rendering never takes more than a third of the loop and keys (Esc) stay responsive;
+            # and never less than the last whole frame's CPU (below), or heavy frames (a
+            # Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
+            delay = max(delay, 2 * self._render_s, self._frame_s)
             self._flush_timer = self.set_timer(delay, self._render_changes)
 
     async def _render_changes(self) -> None:
@@ -173,7 +176,7 @@ class FlueApp(Prompting, AppFrontEnd):
             self.request_flush()
             return
         self._flushing = True
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         try:
             appended, dirty = self.router.take()
             hosts: dict[int, tuple[Any, list]] = {}
@@ -198,7 +201,15 @@ class FlueApp(Prompting, AppFrontEnd):
         finally:
             self._flushing = False
             self._render_s = min(0.5, time.perf_counter() - began)
+            # The frame is the flush and then Textual's layout and compositing of what it changed,
+            # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
+            # paint includes waiting for Textual's update tick). The stream's own work in between
+            # counts too, so only a frame dearer than the flush interval slows the cadence.
+            self.call_after_refresh(self._frame_painted, cpu)
         self._update_ticker()
+
+    def _frame_painted(self, cpu: float) -> None:
+        self._frame_s = min(0.5, time.process_time() - cpu)
 
     def _update_ticker(self) -> None:
         if self.busy or self.router.running:
