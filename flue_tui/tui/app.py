@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.core.heap import freeze_startup
+from flue_tui.core.heap import freeze_startup, release_collections
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import approvals
@@ -94,6 +94,7 @@ class FlueApp(Prompting, AppFrontEnd):
         self.busy = False
         self.context_window: int | None = None
         self.first_frame_at: float | None = None
+        self.first_frame_cpu: float | None = None
         self.litellm_loaded_at_first_frame: bool | None = None
         self._flush_timer: Any = None
         self._flushing = False
@@ -139,6 +140,7 @@ class FlueApp(Prompting, AppFrontEnd):
 
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        self.first_frame_cpu = time.process_time()  # for bench/tui.py: the CPU up to the frame
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
         freeze_startup()  # Textual's and flue's modules, out of every full collection during a stream
         from flue_tui.model.route import warm
@@ -432,5 +434,6 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         print(f"flue: {exc}", file=sys.stderr)
         code = EXIT_CONFIG
     finally:
+        release_collections()  # an app that ended before its first frame
         app.ctl.close()
     leave(code if isinstance(code, int) else 0, app.ctl.resume_hint)  # after the alternate screen is gone
