@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from flue_tui.agent import usage_text
-from flue_tui.core.details import PlanDetails
 from flue_tui.core.messages import Usage
 from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 from flue_tui.ui.logline import log_line
@@ -31,8 +30,9 @@ from flue_tui.ui.transcript import (
     UserEntry,
 )
 
-if TYPE_CHECKING:  # the event classes are never needed by name here (see handle)
+if TYPE_CHECKING:  # the event and details classes are imported where they are needed (see handle)
     from flue_tui.core import events as ev
+    from flue_tui.core.details import PlanDetails
 
 
 @dataclass(slots=True)
@@ -266,6 +266,8 @@ class EventRouter:
         if isinstance(entry, TaskEntry) and entry.answer is None:
             entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does
         self.running.pop(e.tool_call_id, None)
+        from flue_tui.core.details import PlanDetails  # a tool's end: past the first frame
+
         plan = entry.info if root and not e.is_error else None
         if isinstance(plan, PlanDetails):  # todo_write's checklist (its traits' details type)
             self.plan = plan
