@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from flue_tui.agent import usage_text
-from flue_tui.core.messages import Usage
+from flue_tui.core.usage import Usage
 from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
