@@ -40,6 +40,7 @@ class LoopHost(CompactionHost, ToolHost, Protocol):
     def retry_base_ms(self) -> float: ...
     @property
     def before_turn(self) -> Callable[[Any], Awaitable[None]] | None: ...
+    async def settle_checkpoint(self, signal: AbortSignal) -> None: ...
 
 
 class Stats(Protocol):
@@ -116,6 +117,9 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
         await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         stop.cancel()
+    # The prompt's file checkpoint was taken beside this request (agent/pending.py): it is whole
+    # before anything the reply leads to (tools, hooks, a compaction) can touch a file.
+    await session.settle_checkpoint(signal)
     if not task.done():
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

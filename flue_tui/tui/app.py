@@ -146,8 +146,7 @@ class FlueApp(Prompting, AppFrontEnd):
         from flue_tui.model.route import warm
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # litellm, or the HTTP client
-        self._load_background()
-        self.ctl.start()
+        self.ctl.start()  # the background loads wait for it (replay_typed)
 
     @work(group="startup", exit_on_error=False)
     async def _load_background(self) -> None:
@@ -332,7 +331,11 @@ class FlueApp(Prompting, AppFrontEnd):
         await self._submitted(text)
 
     def replay_typed(self) -> None:
-        """The session start is over (SessionControl): what was typed meanwhile runs now."""
+        """The session start is over (SessionControl): what was typed meanwhile runs now. After the
+        first, the app's own loads begin: beside the start, their threads took two thirds of the
+        interpreter from it, and a prompt given at launch waited for them."""
+        if self.launching:
+            self._load_background()
         self.launching = False
         if self.typed_early:
             self.run_worker(self._replay(), group="replay", exit_on_error=False)
