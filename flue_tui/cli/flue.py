@@ -10,7 +10,7 @@ from flue_tui import __version__
 
 if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
-    from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.headless.claude.flags import ClaudeOptions
     from flue_tui.runtime.start import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
