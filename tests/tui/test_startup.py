@@ -51,8 +51,9 @@ def test_first_frame_before_litellm(tmp_path: Path):
 
 HELD = r"""
 import asyncio, gc, sys
-from flue_tui.core.heap import hold_collections
-hold_collections()  # what the `flue` entry does before importing the app
+from flue_tui.core import heap
+heap.HOLD_LIMIT_S = 600  # the hang bound must not end the hold on a slow, loaded machine
+heap.hold_collections()  # what the `flue` entry does before importing the app
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
