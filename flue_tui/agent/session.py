@@ -213,7 +213,8 @@ class Session:
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
         refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
-        hooked = self.prompt_hooks is not None and refused is None
+        # An abort while the checkpoint settled gave it up: no hook may then change a file.
+        hooked = self.prompt_hooks is not None and refused is None and not signal.aborted
         blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
         blocked = blocked if refused is None else refused  # neither reaches the model nor the history
         if extra is not None:

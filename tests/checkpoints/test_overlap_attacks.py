@@ -1,0 +1,123 @@
+"""Attacks on the checkpoint taken beside the first model request (agent/pending.py): nothing that
+can touch a file runs before it is whole, an abort never waits for it and leaves the session
+usable, and checkpoint N stays the moment before the Nth user message the history holds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from flue_tui.agent.session import Session
+from flue_tui.checkpoints import FileCheckpoints
+from flue_tui.config.paths import checkpoints_home
+from flue_tui.hooks.config import HookSetup, parse
+from flue_tui.hooks.lifecycle import SessionHooks
+from flue_tui.model.litellm_client import LiteLLMClient
+from flue_tui.permissions.policy import PermissionPolicy
+from flue_tui.runtime.checkpointing import TurnCheckpoints
+from flue_tui.sandbox.local import LocalSandbox
+from flue_tui.tools import builtin_tools
+from tests.fakellm import Call, Turn
+
+
+def _hooks(ws: Path, event: str, body: str) -> SessionHooks:
+    """A real hook command for `event` (a Python script), as a user's settings would name it."""
+    script = ws.parent / f"{event}.py"
+    script.write_text(body)
+    table = {event: [{"matcher": "*", "hooks": [{"command": f"{sys.executable} {script}"}]}]}
+    return SessionHooks(HookSetup(tuple(parse(json.loads(json.dumps(table)), "test"))), str(ws))
+
+
+def _marks(ws: Path, name: str) -> str:
+    """A hook body that leaves a file in the workspace (what the checkpoint must precede)."""
+    return f"open({str(ws / name)!r}, 'w').write('hook')\n"
+
+
+async def _stream_consumed() -> None:
+    """Until the loop's model stream (agent/loop._stream_turn's consume task) has run to its end:
+    the reply is whole and only the checkpoint's settle stands between it and its tool calls."""
+    for _ in range(3000):  # up to 30 s on a loaded machine
+        found = [t for t in asyncio.all_tasks() if t.get_coro().__qualname__.endswith("_stream_turn.<locals>.consume")]  # type: ignore[union-attr]
+        if found:
+            await asyncio.wait(found)
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the model stream never started")
+
+
+def test_an_abort_while_the_checkpoint_settles_after_a_whole_reply_runs_none_of_its_calls(fakellm, tmp_path):
+    """The reply with a tool call has fully streamed; the snapshot is still running when Esc comes.
+    Before: the settle gave up and the batch went on, consulting the policy (a PreToolUse hook ran
+    and changed a file with no checkpoint). Now the turn ends as aborted."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    write = Turn(text="writing", calls=[Call(name="write", arguments={"path": "a.txt", "content": "v2"})])
+    fakellm.script([write, write, Turn(text="ok")])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    policy = PermissionPolicy(mode="yolo", root=str(ws), hooks=_hooks(ws, "PreToolUse", _marks(ws, "pretool.txt")))
+    first = True
+
+    async def slow(session: Session, text: str) -> str | None:
+        nonlocal first
+        if first:  # a big tree's snapshot: Esc arrives once the reply is whole
+            first = False
+            await _stream_consumed()
+            session.abort()
+        return await hook(session, text)
+
+    tools = builtin_tools(LocalSandbox(str(ws)))
+    s = Session(
+        model=client, tools=tools, cwd=str(ws), retry_base_ms=5, before_tool=policy,
+        before_prompt=slow, after_prompt=hook.end,
+    )  # fmt: skip
+
+    async def run() -> tuple[Any, bool, Any]:
+        aborted = await s.prompt("change a")
+        touched = (ws / "pretool.txt").exists() or (ws / "a.txt").exists()
+        return aborted, touched, await s.prompt("again")  # the session is idle and usable
+
+    aborted, touched, again = asyncio.run(run())
+    assert aborted.aborted and not touched
+    assert not again.is_error and again.checkpoint == f"{s.id}/2" and not s.running
+    assert (ws / "pretool.txt").exists() and (ws / "a.txt").read_text() == "v2"  # the second prompt's call ran
+    assert [m.role for m in s.messages if m.role == "user"] == ["user", "user"]
+
+
+def test_an_abort_while_the_checkpoint_settles_before_the_prompt_hooks_runs_no_hook(fakellm, tmp_path):
+    """With hooks configured the checkpoint is settled before UserPromptSubmit runs; an abort
+    there gave the checkpoint up and then ran the hook anyway (it changed a file, no checkpoint)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    fakellm.script([Turn(text="ok")])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    first = True
+
+    async def stuck(session: Session, text: str) -> str | None:
+        nonlocal first
+        if first:
+            first = False
+            session.abort()  # Esc while a huge tree is snapshotted: this prompt's number is taken all the same
+            await hook(session, text)
+            await asyncio.Event().wait()
+        return await hook(session, text)
+
+    s = Session(
+        model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=stuck, after_prompt=hook.end,
+        prompt_hooks=_hooks(ws, "UserPromptSubmit", _marks(ws, "submit.txt")),
+    )  # fmt: skip
+
+    async def run() -> tuple[Any, bool, Any]:
+        aborted = await s.prompt("go")
+        return aborted, (ws / "submit.txt").exists(), await s.prompt("again")
+
+    aborted, hook_ran, again = asyncio.run(run())
+    assert aborted.aborted and aborted.checkpoint is None and not hook_ran
+    assert len(fakellm.requests) == 1 and not again.is_error and again.text == "ok" and not s.running
+    files = FileCheckpoints(ws, checkpoints_home())
+    files.restore(files.numbered(s.id)[2])  # before the second prompt's hook: its file is not there
+    assert not (ws / "submit.txt").exists()
