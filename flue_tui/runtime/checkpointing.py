@@ -104,6 +104,13 @@ class TurnCheckpoints:
         except (GitFailed, OSError, ValueError) as exc:
             self._notice(session, f"The end of turn {n} was not kept ({exc}); a rewind will ask about its files.")
 
+    def drop(self, session: Session, ref: str) -> None:
+        """Session.drop_prompt: checkpoint `ref`'s prompt never joined the history (a hook blocked
+        it), so the next prompt takes its number (and overwrites the ref)."""
+        n = ref.rpartition("/")[2]
+        if n.isdigit() and int(n) == self.next - 1:
+            self.next -= 1
+
     def warm(self) -> None:
         """Take an unnamed snapshot in the background, so the first prompt's checkpoint is incremental
         (the very first snapshot of a big tree hashes every file). For interactive sessions only:

@@ -13,6 +13,7 @@ from typing import Any
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
+from flue_tui.core.images import from_bytes
 from flue_tui.hooks.config import HookSetup, parse
 from flue_tui.hooks.lifecycle import SessionHooks
 from flue_tui.model.litellm_client import LiteLLMClient
@@ -21,6 +22,7 @@ from flue_tui.runtime.checkpointing import TurnCheckpoints
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
 from tests.fakellm import Call, Turn
+from tests.images.pictures import png
 
 
 def _hooks(ws: Path, event: str, body: str) -> SessionHooks:
@@ -121,3 +123,74 @@ def test_an_abort_while_the_checkpoint_settles_before_the_prompt_hooks_runs_no_h
     files = FileCheckpoints(ws, checkpoints_home())
     files.restore(files.numbered(s.id)[2])  # before the second prompt's hook: its file is not there
     assert not (ws / "submit.txt").exists()
+
+
+def _write(content: str) -> Turn:
+    return Turn(text=f"writing {content}", calls=[Call(name="write", arguments={"path": "a.txt", "content": content})])
+
+
+def test_blocked_and_refused_prompts_take_no_checkpoint_number(fakellm, tmp_path):
+    """Checkpoint N is the moment before the Nth user message the history (and the store) holds,
+    which `/rewind N` and `flue sessions rewind --to N` name. A prompt a UserPromptSubmit hook
+    blocks, or one a model without vision refuses, never joins the history: before, each took a
+    number all the same, so in one app session every later rewind went one prompt too far back."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    block = "import json, sys\nif 'secret' in json.load(sys.stdin)['prompt']:\n    sys.exit(2)\n"
+    fakellm.script([_write("v1"), Turn(text="ok"), _write("v3"), Turn(text="ok"), _write("v4"), Turn(text="ok")])
+    client = LiteLLMClient("openai/gpt-3.5-turbo", api_base=fakellm.base_url, api_key="sk-test")  # no vision
+    hook = TurnCheckpoints(str(ws))
+    s = Session(
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
+        before_prompt=hook, after_prompt=hook.end, drop_prompt=hook.drop,
+        prompt_hooks=_hooks(ws, "UserPromptSubmit", block),
+    )  # fmt: skip
+
+    async def run() -> list[Any]:
+        return [
+            await s.prompt("one"),
+            await s.prompt("tell the secret"),  # blocked
+            await s.prompt("look", images=(from_bytes(png(), "a.png"),)),  # refused
+            await s.prompt("three"),
+            await s.prompt("four"),
+        ]
+
+    results = asyncio.run(run())
+    assert [r.is_error for r in results] == [False, True, True, False, False]
+    assert [r.checkpoint for r in results] == [f"{s.id}/1", None, None, f"{s.id}/2", f"{s.id}/3"]
+    assert [m.content for m in s.messages if m.role == "user"] == ["one", "three", "four"]
+    files = FileCheckpoints(ws, checkpoints_home())
+    found = files.numbered(s.id)
+    files.restore(found[3])  # just before "four": "three" had written v3
+    assert (ws / "a.txt").read_text() == "v3"
+    files.restore(found[2])  # just before "three"
+    assert (ws / "a.txt").read_text() == "v1"
+    assert hook.next == 4  # the next prompt is the fourth user message
+
+
+def test_a_blocked_prompt_among_stream_json_messages_keeps_rewind_numbers_right(fakellm, flue_main, tmp_path):
+    """The same through the real wiring (runtime/wiring.py): one `flue -p` process reading four
+    stream-json user messages, the second blocked, then `flue sessions rewind --to 3`."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hook = ws.parent / "block.py"
+    hook.write_text("import json, sys\nif 'secret' in json.load(sys.stdin)['prompt']:\n    sys.exit(2)\n")
+    settings = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]}
+    }
+    fakellm.script([_write("v1"), Turn(text="ok"), _write("v3"), Turn(text="ok"), _write("v4"), Turn(text="ok")])
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": t}} for t in ("one", "tell the secret", "three", "four")
+    ]
+    out = flue_main(
+        "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+        "--model", "openai/fake", "--settings", json.dumps(settings), "--permission-mode", "bypassPermissions",
+        stdin="".join(json.dumps(line) + "\n" for line in lines), cwd=ws,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    messages = [json.loads(line) for line in out.stdout.splitlines()]
+    sid = next(m["session_id"] for m in messages if m.get("subtype") == "init")
+    assert (ws / "a.txt").read_text() == "v4"
+    back = flue_main("sessions", "rewind", sid, "--to", "3", "--code", cwd=ws)
+    assert back.code == 0, back.stderr
+    assert (ws / "a.txt").read_text() == "v3"  # just before "four", the third user message
