@@ -44,7 +44,7 @@ AfterPrompt = Callable[["Session", str], Awaitable[None]]
 # Called with a checkpoint's id when its prompt never joined the history (a UserPromptSubmit hook
 # blocked it, after the checkpoint was taken): its number goes to the next prompt, so checkpoint N
 # stays the one before the Nth user message the history holds (`/rewind N`).
-DropPrompt = Callable[["Session", str], None]
+DropPrompt = Callable[["Session", str], Awaitable[None]]
 PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
@@ -245,7 +245,7 @@ class Session:
                 dropped = await pending.settle(signal)  # settled before the hooks ran
                 pending.forget()
                 if dropped is not None and self.drop_prompt is not None:
-                    self.drop_prompt(self, dropped)
+                    await self.drop_prompt(self, dropped)
             if refused is not None:
                 raise OperationFailed(refused)
             if blocked is not None:

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -146,20 +151,21 @@ def test_blocked_and_refused_prompts_take_no_checkpoint_number(fakellm, tmp_path
         prompt_hooks=_hooks(ws, "UserPromptSubmit", block),
     )  # fmt: skip
 
+    files = FileCheckpoints(ws, checkpoints_home())
+    kept: list[set[int]] = []
+
     async def run() -> list[Any]:
-        return [
-            await s.prompt("one"),
-            await s.prompt("tell the secret"),  # blocked
-            await s.prompt("look", images=(from_bytes(png(), "a.png"),)),  # refused
-            await s.prompt("three"),
-            await s.prompt("four"),
-        ]
+        done = [await s.prompt("one"), await s.prompt("tell the secret")]  # the second one blocked
+        kept.append(set(files.numbered(s.id)))  # a rewind now finds no checkpoint 2
+        done.append(await s.prompt("look", images=(from_bytes(png(), "a.png"),)))  # refused
+        kept.append(set(files.numbered(s.id)))
+        return [*done, await s.prompt("three"), await s.prompt("four")]
 
     results = asyncio.run(run())
+    assert kept == [{1}, {1}]
     assert [r.is_error for r in results] == [False, True, True, False, False]
     assert [r.checkpoint for r in results] == [f"{s.id}/1", None, None, f"{s.id}/2", f"{s.id}/3"]
     assert [m.content for m in s.messages if m.role == "user"] == ["one", "three", "four"]
-    files = FileCheckpoints(ws, checkpoints_home())
     found = files.numbered(s.id)
     files.restore(found[3])  # just before "four": "three" had written v3
     assert (ws / "a.txt").read_text() == "v3"
@@ -194,3 +200,93 @@ def test_a_blocked_prompt_among_stream_json_messages_keeps_rewind_numbers_right(
     back = flue_main("sessions", "rewind", sid, "--to", "3", "--code", cwd=ws)
     assert back.code == 0, back.stderr
     assert (ws / "a.txt").read_text() == "v3"  # just before "four", the third user message
+
+
+def _git_locks(home: Path) -> list[Path]:
+    return [p for p in (home / "checkpoints").rglob("*.lock") if p.name != "flue.lock"]
+
+
+def test_kill_9_during_the_overlapped_snapshot_leaves_the_store_usable(
+    fakellm, flue_env, flue_main, tmp_path, _isolated_home
+):
+    """`flue -p` and its git children killed (the process group, SIGKILL) while the snapshot runs
+    beside the first request: git's lock files are left behind; the next run takes its checkpoint
+    and a rewind to it works."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("v0")
+    for i in range(4000):  # a snapshot slow enough to be caught in the act (most runs)
+        (ws / f"f{i}.txt").write_text(str(i))
+    fakellm.script([Turn(text="never ends", stall_after=0, hold=threading.Event()), _write("v2"), Turn(text="ok")])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flue_tui", "-p", "first", "--model", "openai/fake", "--output-format", "stream-json",
+         "--verbose"],
+        cwd=ws, env=flue_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        start_new_session=True, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    sid = json.loads(proc.stdout.readline())["session_id"]  # init: the run has started
+    end = time.monotonic() + 180
+    while time.monotonic() < end and not fakellm.requests:  # the user message is stored, the request out
+        time.sleep(0.01)
+    while time.monotonic() < end and not _git_locks(_isolated_home):
+        if FileCheckpoints(ws, checkpoints_home()).numbered(sid):
+            break  # the snapshot ended before a lock was seen: the kill is mid-request, still a kill -9
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stdout.close()
+    out = flue_main(
+        "-p", "second", "--resume", sid, "--model", "openai/fake", "--output-format", "json",
+        "--permission-mode", "bypassPermissions", cwd=ws,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result["checkpoint"] == f"{sid}/2" and (ws / "a.txt").read_text() == "v2"
+    assert "checkpoint" not in out.stderr.lower(), out.stderr  # no notice: the store works
+    back = flue_main("sessions", "rewind", sid, "--to", "2", "--code", cwd=ws)
+    assert back.code == 0, back.stderr
+    assert (ws / "a.txt").read_text() == "v0" and (ws / "f3999.txt").read_text() == "3999"
+
+
+def test_a_prompt_cancelled_while_its_checkpoint_runs_beside_the_request_leaves_the_session_usable(fakellm, tmp_path):
+    """A front end's worker cancelled (the app quitting, /new mid-turn) while the stream is held and
+    the snapshot still runs: the session is idle, nothing is left unretrieved, the next prompt works."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hold = threading.Event()
+    fakellm.script([Turn(text="never", stall_after=0, hold=hold), Turn(text="ok")])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    first = True
+
+    async def slow(session: Session, text: str) -> str | None:
+        nonlocal first
+        ref = await hook(session, text)
+        if first:
+            first = False
+            await asyncio.Event().wait()  # a huge tree's snapshot
+        return ref
+
+    s = Session(model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=slow, after_prompt=hook.end)
+    unretrieved: list[Any] = []
+
+    async def run() -> Any:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, ctx: unretrieved.append(ctx))
+        task = asyncio.ensure_future(s.prompt("go"))
+        for _ in range(3000):
+            if fakellm.requests:
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        hold.set()
+        assert not s.running
+        return await asyncio.wait_for(s.prompt("again"), 120)
+
+    again = asyncio.run(run())
+    assert not again.is_error and again.text == "ok" and again.checkpoint == f"{s.id}/2"
+    assert unretrieved == []
