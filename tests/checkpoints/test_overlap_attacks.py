@@ -5,6 +5,7 @@ usable, and checkpoint N stays the moment before the Nth user message the histor
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import signal
@@ -21,11 +22,13 @@ from flue_tui.config.paths import checkpoints_home
 from flue_tui.core.images import from_bytes
 from flue_tui.hooks.config import HookSetup, parse
 from flue_tui.hooks.lifecycle import SessionHooks
+from flue_tui.model.clients import client_for
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.permissions.policy import PermissionPolicy
 from flue_tui.runtime.checkpointing import TurnCheckpoints
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
+from flue_tui.ui import rewind as rewind_ui
 from tests.fakellm import Call, Turn
 from tests.images.pictures import png
 
@@ -290,3 +293,48 @@ def test_a_prompt_cancelled_while_its_checkpoint_runs_beside_the_request_leaves_
     again = asyncio.run(run())
     assert not again.is_error and again.text == "ok" and again.checkpoint == f"{s.id}/2"
     assert unretrieved == []
+
+
+def _lock_held(files: FileCheckpoints) -> bool:
+    """Whether a snapshot holds the store's lock now (a probe that takes it for an instant if free)."""
+    path = files.git.store / "flue.lock"
+    if not path.exists():
+        return False
+    with open(path, "a+b") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
+
+
+def test_an_undo_right_after_an_abort_waits_for_the_checkpoint_still_being_written(fakellm, tmp_path):
+    """Esc during the first request gives up waiting for a big tree's snapshot; its thread goes on
+    and writes checkpoint 1. An /undo at once (the session is idle) found no checkpoint 1 and said
+    none was taken; the store's lock is held by that snapshot, so the step waits for it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for i in range(8000):  # a snapshot that outlasts the request's start (the direct path's: no litellm)
+        (ws / f"f{i}.txt").write_text(str(i))
+    hold = threading.Event()
+    fakellm.script([Turn(text="never", stall_after=0, hold=hold)])
+    client = client_for("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    s = Session(model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=hook, after_prompt=hook.end)
+    files = FileCheckpoints(ws, checkpoints_home())
+
+    async def run() -> Any:
+        task = asyncio.ensure_future(s.prompt("go"))
+        for _ in range(30000):  # the request is out and the snapshot under way (or already done)
+            if fakellm.requests and (_lock_held(files) or files.numbered(s.id)):
+                break
+            await asyncio.sleep(0.001)
+        s.abort()
+        result = await task
+        hold.set()
+        assert result.aborted and not s.running
+        return await asyncio.to_thread(rewind_ui.undo, s, str(ws))
+
+    done = asyncio.run(run())
+    assert not done.error and done.message.startswith("Files are back to just before message 1:"), done.message
