@@ -338,3 +338,33 @@ def test_an_undo_right_after_an_abort_waits_for_the_checkpoint_still_being_writt
 
     done = asyncio.run(run())
     assert not done.error and done.message.startswith("Files are back to just before message 1:"), done.message
+
+
+def test_a_snapshot_that_fails_beside_the_request_is_one_notice_and_the_turn_goes_on(fakellm, tmp_path):
+    """The store cannot be made (its directory is a file): the failure arrives while the reply
+    streams; the reply's call still runs, the turn succeeds, and the next prompt says nothing more."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    home = checkpoints_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "checkpoints").write_text("not a directory")
+    fakellm.script([_write("v1"), Turn(text="done"), Turn(text="again")])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    s = Session(
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
+        before_prompt=hook, after_prompt=hook.end,
+    )  # fmt: skip
+    notices: list[str] = []
+    s.subscribe(lambda e: notices.append(e.message) if getattr(e, "level", None) == "warn" else None)
+
+    async def run() -> list[Any]:
+        return [await s.prompt("write"), await s.prompt("more")]
+
+    first, second = asyncio.run(run())
+    assert not first.is_error and first.text == "done" and first.checkpoint is None
+    assert not second.is_error and second.checkpoint is None and (ws / "a.txt").read_text() == "v1"
+    assert len(notices) == 1 and notices[0].startswith(
+        "[flue:checkpoints] File checkpoint before message 1 was not taken ("
+    ), notices
+    assert notices[0].endswith("; the conversation is still saved.")
