@@ -19,6 +19,7 @@ from typing import Any
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
+from flue_tui.core.events import Log
 from flue_tui.core.images import from_bytes
 from flue_tui.hooks.config import HookSetup, parse
 from flue_tui.hooks.lifecycle import SessionHooks
@@ -356,7 +357,7 @@ def test_a_snapshot_that_fails_beside_the_request_is_one_notice_and_the_turn_goe
         before_prompt=hook, after_prompt=hook.end,
     )  # fmt: skip
     notices: list[str] = []
-    s.subscribe(lambda e: notices.append(e.message) if getattr(e, "level", None) == "warn" else None)
+    s.subscribe(lambda e: notices.append(e.message) if isinstance(e, Log) and e.level == "warn" else None)
 
     async def run() -> list[Any]:
         return [await s.prompt("write"), await s.prompt("more")]
