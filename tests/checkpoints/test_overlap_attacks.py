@@ -369,3 +369,30 @@ def test_a_snapshot_that_fails_beside_the_request_is_one_notice_and_the_turn_goe
         "[flue:checkpoints] File checkpoint before message 1 was not taken ("
     ), notices
     assert notices[0].endswith("; the conversation is still saved.")
+
+
+def test_a_structured_result_runs_its_calls_only_once_the_checkpoint_is_whole(fakellm, tmp_path):
+    """`result_schema` (print mode's --json-schema, an SDK's output_format): the first reply writes
+    and finishes in one batch; the snapshot is held until that reply has fully streamed."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("v0")
+    write = Call(name="write", arguments={"path": "a.txt", "content": "v1"})
+    fakellm.script([Turn(calls=[write, Call("finish", {"result": 7})]), Turn(text="done")])
+    client = client_for("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    seen: dict[str, str] = {}
+
+    async def held(session: Session, text: str) -> str | None:
+        await _stream_consumed()
+        await asyncio.sleep(0.2)  # a batch not held back would run now (the assertion holds either way)
+        seen["at_snapshot"] = (ws / "a.txt").read_text()
+        return await hook(session, text)
+
+    s = Session(
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
+        before_prompt=held, after_prompt=hook.end,
+    )  # fmt: skip
+    result = asyncio.run(s.prompt("compute", result_schema={"type": "integer"}))
+    assert not result.is_error and result.structured_output == 7 and result.checkpoint == f"{s.id}/1"
+    assert seen["at_snapshot"] == "v0" and (ws / "a.txt").read_text() == "v1"
