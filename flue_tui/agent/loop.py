@@ -120,7 +120,9 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
     # The prompt's file checkpoint was taken beside this request (agent/pending.py): it is whole
     # before anything the reply leads to (tools, hooks, a compaction) can touch a file.
     await session.settle_checkpoint(signal)
-    if not task.done():
+    # An abort while it settled gave the checkpoint up: a whole reply's calls (and the policy's
+    # PreToolUse hooks, an overflow's compaction) must not run without it, so the turn ends aborted.
+    if not task.done() or signal.aborted:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         partial.stop_reason = "aborted"

@@ -17,16 +17,17 @@ from flue_tui.core.abort import AbortSignal
 
 
 class PendingCheckpoint:
-    def __init__(self, take: Coroutine[Any, Any, str | None]) -> None:
-        self._task = asyncio.ensure_future(take)
-        self._settled = False
+    def __init__(self, take: Coroutine[Any, Any, str | None] | None) -> None:
+        """`take` None: a prompt that takes no checkpoint (refused before anything runs)."""
+        self._task = asyncio.ensure_future(take) if take is not None else None
+        self._settled = take is None
         self.id: str | None = None
 
     async def settle(self, signal: AbortSignal) -> str | None:
         """The checkpoint's id once it is taken (None if it was not). An abort (SIGTERM, Esc) does
         not wait for the snapshot of a big tree: its thread is left to finish unawaited, and the
         aborted prompt keeps no checkpoint."""
-        if self._settled:
+        if self._settled or self._task is None:
             return self.id
         stop = asyncio.ensure_future(signal.wait())
         try:
@@ -43,7 +44,12 @@ class PendingCheckpoint:
         self.id = None if self._task.cancelled() else self._task.result()
         return self.id
 
+    def forget(self) -> None:
+        """The prompt never joined the history (a hook blocked it): it keeps no checkpoint."""
+        self.id = None
+
     def _give_up(self) -> None:
-        self._task.cancel()
+        if self._task is not None:
+            self._task.cancel()
         self._settled = True
         self.id = None

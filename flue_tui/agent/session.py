@@ -41,6 +41,10 @@ BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 AfterPrompt = Callable[["Session", str], Awaitable[None]]
 # Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
 # pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
+# Called with a checkpoint's id when its prompt never joined the history (a UserPromptSubmit hook
+# blocked it, after the checkpoint was taken): its number goes to the next prompt, so checkpoint N
+# stays the one before the Nth user message the history holds (`/rewind N`).
+DropPrompt = Callable[["Session", str], Awaitable[None]]
 PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
@@ -68,6 +72,7 @@ class Session:
         before_turn: Callable[[Session], Awaitable[None]] | None = None,
         before_prompt: BeforePrompt | None = None,
         after_prompt: AfterPrompt | None = None,
+        drop_prompt: DropPrompt | None = None,
         prompt_hooks: PromptHooks | None = None,
         after_tool: AfterTool | None = None,
         prompt_scope: PromptScope | None = None,
@@ -100,6 +105,7 @@ class Session:
         self.before_turn: Callable[[Session], Awaitable[None]] | None = before_turn
         self.before_prompt: BeforePrompt | None = before_prompt  # the file checkpoints
         self.after_prompt: AfterPrompt | None = after_prompt
+        self.drop_prompt: DropPrompt | None = drop_prompt
         self.prompt_hooks: PromptHooks | None = prompt_hooks  # UserPromptSubmit, Stop, PreCompact, ...
         self.prompt_scope: PromptScope | None = prompt_scope  # a custom command's model and tools
         self.max_budget_usd: float | None = max_budget_usd
@@ -203,7 +209,10 @@ class Session:
         began = time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
-        pending = self._pending = PendingCheckpoint(self._checkpoint(text))  # beside the first request
+        # A refused prompt never runs nor joins the history: it takes no checkpoint (nor its number).
+        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
+        pending = PendingCheckpoint(self._checkpoint(text) if refused is None else None)
+        self._pending = pending  # taken beside the first request
         if self.prompt_hooks is not None:  # a UserPromptSubmit hook may change files: the checkpoint comes first
             await self._settle(pending, signal)
         outcome: Outcome | None = None
@@ -212,8 +221,8 @@ class Session:
             for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
-        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
-        hooked = self.prompt_hooks is not None and refused is None
+        # An abort while the checkpoint settled gave it up: no hook may then change a file.
+        hooked = self.prompt_hooks is not None and refused is None and not signal.aborted
         blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
         blocked = blocked if refused is None else refused  # neither reaches the model nor the history
         if extra is not None:
@@ -232,8 +241,11 @@ class Session:
         if self.prompt_scope is not None:
             scope.enter_context(self.prompt_scope(self, sent, display))
         try:
-            if refused is not None or blocked is not None:
-                await pending.settle(signal)  # no request to overlap: the checkpoint is whole before the answer
+            if refused is None and blocked is not None:
+                dropped = await pending.settle(signal)  # settled before the hooks ran
+                pending.forget()
+                if dropped is not None and self.drop_prompt is not None:
+                    await self.drop_prompt(self, dropped)
             if refused is not None:
                 raise OperationFailed(refused)
             if blocked is not None:

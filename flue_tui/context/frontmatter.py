@@ -87,6 +87,7 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str
 # `: ` or ` #` inside, no tab, nothing unprintable (tests/context/test_frontmatter_simple.py holds
 # it equal to PyYAML's reading on every fixture).
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][\w-]*): +([^-?:,\[\]{}#&*!|>'\"%@`\s][^\t]*)")
+_MAX_KEY = 1024  # YAML's simple keys: a longer one is PyYAML's (and libyaml's) error, Flue's invalid YAML
 
 
 def _simple(block: str) -> dict[str, str] | None:
@@ -95,7 +96,7 @@ def _simple(block: str) -> dict[str, str] | None:
     data: dict[str, str] = {}
     for line in block.split("\n"):
         m = _SIMPLE_LINE.fullmatch(line.rstrip(" "))
-        if m is None or m.group(1) in data:
+        if m is None or m.group(1) in data or len(m.group(1)) > _MAX_KEY:
             return None
         value = m.group(2)
         if ": " in value or " #" in value or value.endswith(":") or not value.isprintable():
