@@ -171,6 +171,11 @@ def bench_turn(rounds: int) -> dict:
 
 FIRST_TOKEN_CHILD = r"""
 import asyncio, sys, time
+try:
+    from flue_tui.core.heap import hold_collections
+    hold_collections()  # as the `flue` entry does before it imports the app
+except ImportError:  # a tree from before the hold (a baseline checkout)
+    pass
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
@@ -194,6 +199,8 @@ asyncio.run(main())
 
 IDLE_CHILD = r"""
 import asyncio, sys, time
+from flue_tui.core.heap import hold_collections
+hold_collections()  # as the `flue` entry does before it imports the app
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp

@@ -4,7 +4,8 @@
     uv run python bench/tui.py --part first-frame|stream|soak [--turns 2000] [--json]
     uv run python bench/tui.py --part stream [--tokens 5000] [--markdown] [--profile FILE]
 
-first-frame  process launch → first frame (median of 5 fresh processes); litellm must not be loaded yet.
+first-frame  process launch → first frame (median of 5 fresh processes, interleaved with the bare app's, with
+             3 MCP servers configured, and through the `flue` entry); litellm must not be loaded yet.
 stream       one 20k-token reply at 2,000 tokens/s: last token → final frame, and the app's CPU
              (the server runs in its own process, so its CPU is not counted). litellm is not imported
              (the model takes the direct path, as in the app); FLUE_BENCH_LITELLM=1 imports it first.
@@ -34,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 FIRST_FRAME_CHILD = r"""
 import asyncio, sys, time
+from flue_tui.core.heap import hold_collections
+hold_collections()  # as the `flue` entry does before it imports the app
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
@@ -43,11 +46,36 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         while app.first_frame_at is None:
             await pilot.pause(0.002)
-        print(f"{time.time()} {app.litellm_loaded_at_first_frame} {time.process_time()} {'mcp' in sys.modules}",
-              flush=True)
+        # Stamped at the frame, as the bare app is (its callback prints at once); then, after the work
+        # the app starts synchronously once the frame is out, when the loop is free again.
+        at_frame = time.time() - (time.perf_counter() - app.first_frame_at)
+        print(f"{at_frame} {app.litellm_loaded_at_first_frame} {app.first_frame_cpu} {'mcp' in sys.modules} "
+              f"{time.time()} {time.process_time()}", flush=True)
         app.exit()
 
 asyncio.run(main())
+"""
+
+
+# The same frame reached through the `flue` entry itself (main(): its flags, settings and GC hold, then
+# the app), headless: what reading the flags costs before the app is imported counts here.
+ENTRY_CHILD = r"""
+import os, sys, time
+import textual.app
+import flue_tui.tui.support as support
+from flue_tui.cli.flue import main
+from flue_tui.tui.app import FlueApp
+
+support.tui_supported = lambda: True  # no terminal here: the app, headless, as run_test drives it
+run = textual.app.App.run
+textual.app.App.run = lambda self, *a, **k: run(self, *a, **dict(k, headless=True, size=(120, 40)))
+
+def at_frame(app):
+    print(f"{time.time()} {'litellm' in sys.modules} {time.process_time()}", flush=True)
+    os._exit(0)
+
+FlueApp._after_first_frame = at_frame
+main(["--model", "openai/fake", "--cwd", sys.argv[1]])
 """
 
 
@@ -92,46 +120,83 @@ def pct(values: list[float], p: float) -> float:
 
 
 # -- first frame ------------------------------------------------------------------------------------
-def _first_frames(child: str, runs: int, mcp_servers: int = 0) -> tuple[list[float], list[float], list[bool]]:
-    times, cpu, litellm_loaded = [], [], []
-    with tempfile.TemporaryDirectory() as cwd:
-        env = bytecode_env(dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
-                                FLUE_HOME=str(Path(cwd) / "home")))
-        if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
-            (Path(cwd) / "home").mkdir()
-            server = ROOT / "tests" / "mcp" / "server.py"
-            (Path(cwd) / "home" / "config.toml").write_text("".join(
-                f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
-                f'"stdio"]\n' for i in range(mcp_servers)))
-        for run in range(runs + 1):  # the first, untimed, writes the .pyc files
-            start = time.time()
-            proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
-                                  env=env, cwd=ROOT, timeout=120)
-            if run == 0:
-                continue
-            stamp, loaded, cpu_s, *mcp = proc.stdout.split()[:4]
-            times.append(float(stamp) - start)
-            cpu.append(float(cpu_s))
-            litellm_loaded.append(loaded == "True" or mcp == ["True"])
-    return times, cpu, litellm_loaded
+class _Frames:
+    """One child's runs: wall and CPU to the first frame, and (the app's) when its loop was free."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.cpu: list[float] = []
+        self.loaded: list[bool] = []
+        self.free: list[float] = []
+        self.free_cpu: list[float] = []
+
+
+def _home(cwd: str, mcp_servers: int) -> dict[str, str]:
+    env = bytecode_env(dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
+                            FLUE_HOME=str(Path(cwd) / "home")))
+    if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
+        (Path(cwd) / "home").mkdir()
+        server = ROOT / "tests" / "mcp" / "server.py"
+        (Path(cwd) / "home" / "config.toml").write_text("".join(
+            f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
+            f'"stdio"]\n' for i in range(mcp_servers)))
+    return env
+
+
+def _first_frames(children: dict[str, tuple[str, int]], runs: int) -> dict[str, _Frames]:
+    """Each child (script, MCP servers configured) `runs` times, interleaved round by round, so a
+    change in the machine's load falls on all of them alike."""
+    out = {name: _Frames() for name in children}
+    with tempfile.TemporaryDirectory() as plain, tempfile.TemporaryDirectory() as with_mcp:
+        dirs = {0: (plain, _home(plain, 0))}
+        for _, servers in children.values():
+            if servers and servers not in dirs:
+                dirs[servers] = (with_mcp, _home(with_mcp, servers))
+        for run in range(runs + 1):  # the first round, untimed, writes the .pyc files
+            for name, (child, servers) in children.items():
+                cwd, env = dirs[servers]
+                start = time.time()
+                proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
+                                      env=env, cwd=ROOT, timeout=120)
+                if run == 0:
+                    continue
+                stamp, loaded, cpu_s, *rest = proc.stdout.split()
+                f = out[name]
+                f.times.append(float(stamp) - start)
+                f.cpu.append(float(cpu_s))
+                f.loaded.append(loaded == "True" or rest[:1] == ["True"])
+                if rest[1:]:  # the app's: when the loop was free after the frame
+                    f.free.append(float(rest[1]) - start)
+                    f.free_cpu.append(float(rest[2]))
+    return out
 
 
 def bench_first_frame(runs: int = 5) -> dict:
-    times, cpu, litellm_loaded = _first_frames(FIRST_FRAME_CHILD, runs)
-    # With three MCP servers configured: they start after the first frame, so nothing may change.
-    mcp_times, mcp_cpu, mcp_loaded = _first_frames(FIRST_FRAME_CHILD, runs, mcp_servers=3)
-    # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
-    bare_times, bare_cpu, _ = _first_frames(BARE_CHILD, runs)
-    return {"first_frame_ms_median": round(1000 * statistics.median(times)),
-            "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare_times)),
-            "bare_textual_first_frame_cpu_ms_median": round(1000 * statistics.median(bare_cpu)),
-            "first_frame_ms_all": [round(1000 * t) for t in times],
+    med = lambda values: round(1000 * statistics.median(values))  # noqa: E731
+    frames = _first_frames({
+        "app": (FIRST_FRAME_CHILD, 0),
+        # With three MCP servers configured: they start after the first frame, so nothing may change.
+        "mcp": (FIRST_FRAME_CHILD, 3),
+        # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
+        "bare": (BARE_CHILD, 0),
+        "entry": (ENTRY_CHILD, 0),
+    }, runs)
+    app, mcp, bare, entry = frames["app"], frames["mcp"], frames["bare"], frames["entry"]
+    return {"first_frame_ms_median": med(app.times),
+            "bare_textual_first_frame_ms_median": med(bare.times),
+            "bare_textual_first_frame_cpu_ms_median": med(bare.cpu),
+            "first_frame_ms_all": [round(1000 * t) for t in app.times],
             # CPU the process spent up to its first frame: what the wall time is on an idle machine.
-            "first_frame_cpu_ms_median": round(1000 * statistics.median(cpu)),
-            "litellm_loaded_at_first_frame": any(litellm_loaded),
-            "first_frame_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_times)),
-            "first_frame_cpu_ms_median_3_mcp_servers": round(1000 * statistics.median(mcp_cpu)),
-            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp_loaded)}
+            "first_frame_cpu_ms_median": med(app.cpu),
+            # The frame plus what _after_first_frame starts synchronously (session start, warm-ups).
+            "loop_free_after_frame_ms_median": med(app.free),
+            "loop_free_after_frame_cpu_ms_median": med(app.free_cpu),
+            "entry_first_frame_ms_median": med(entry.times),
+            "entry_first_frame_cpu_ms_median": med(entry.cpu),
+            "litellm_loaded_at_first_frame": any(app.loaded) or any(entry.loaded),
+            "first_frame_ms_median_3_mcp_servers": med(mcp.times),
+            "first_frame_cpu_ms_median_3_mcp_servers": med(mcp.cpu),
+            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp.loaded)}
 
 
 # -- a scripted server in its own process ----------------------------------------------------------
@@ -544,6 +609,11 @@ def main() -> None:
         ff["first_frame_ratio"] = round(ff["first_frame_ms_median"] / ff["bare_textual_first_frame_ms_median"], 2)
         # CPU up to the frame: the wall ratio on an idle machine, steadier than wall on a loaded one.
         ff["first_frame_cpu_ratio"] = round(ff["first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
+        ff["entry_first_frame_ratio"] = round(ff["entry_first_frame_ms_median"] / ff["bare_textual_first_frame_ms_median"], 2)
+        ff["entry_first_frame_cpu_ratio"] = round(
+            ff["entry_first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
+        ff["loop_free_after_frame_cpu_ratio"] = round(
+            ff["loop_free_after_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
     if args.part in ("all", "quit"):
         results["quit"] = bench_quit()
     if args.part in ("all", "keys"):

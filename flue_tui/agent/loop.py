@@ -40,6 +40,7 @@ class LoopHost(CompactionHost, ToolHost, Protocol):
     def retry_base_ms(self) -> float: ...
     @property
     def before_turn(self) -> Callable[[Any], Awaitable[None]] | None: ...
+    async def settle_checkpoint(self, signal: AbortSignal) -> None: ...
 
 
 class Stats(Protocol):
@@ -116,7 +117,12 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
         await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         stop.cancel()
-    if not task.done():
+    # The prompt's file checkpoint was taken beside this request (agent/pending.py): it is whole
+    # before anything the reply leads to (tools, hooks, a compaction) can touch a file.
+    await session.settle_checkpoint(signal)
+    # An abort while it settled gave the checkpoint up: a whole reply's calls (and the policy's
+    # PreToolUse hooks, an overflow's compaction) must not run without it, so the turn ends aborted.
+    if not task.done() or signal.aborted:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         partial.stop_reason = "aborted"

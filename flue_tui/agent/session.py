@@ -12,6 +12,7 @@ from typing import Any
 from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
+from flue_tui.agent.pending import PendingCheckpoint
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
 from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
 from flue_tui.agent.toolrun import AfterTool, BeforeTool
@@ -40,6 +41,10 @@ BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
 AfterPrompt = Callable[["Session", str], Awaitable[None]]
 # Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
 # pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
+# Called with a checkpoint's id when its prompt never joined the history (a UserPromptSubmit hook
+# blocked it, after the checkpoint was taken): its number goes to the next prompt, so checkpoint N
+# stays the one before the Nth user message the history holds (`/rewind N`).
+DropPrompt = Callable[["Session", str], Awaitable[None]]
 PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
@@ -67,6 +72,7 @@ class Session:
         before_turn: Callable[[Session], Awaitable[None]] | None = None,
         before_prompt: BeforePrompt | None = None,
         after_prompt: AfterPrompt | None = None,
+        drop_prompt: DropPrompt | None = None,
         prompt_hooks: PromptHooks | None = None,
         after_tool: AfterTool | None = None,
         prompt_scope: PromptScope | None = None,
@@ -99,6 +105,7 @@ class Session:
         self.before_turn: Callable[[Session], Awaitable[None]] | None = before_turn
         self.before_prompt: BeforePrompt | None = before_prompt  # the file checkpoints
         self.after_prompt: AfterPrompt | None = after_prompt
+        self.drop_prompt: DropPrompt | None = drop_prompt
         self.prompt_hooks: PromptHooks | None = prompt_hooks  # UserPromptSubmit, Stop, PreCompact, ...
         self.prompt_scope: PromptScope | None = prompt_scope  # a custom command's model and tools
         self.max_budget_usd: float | None = max_budget_usd
@@ -107,6 +114,7 @@ class Session:
         # Rebuilds the system prompt (re-reading AGENTS.md and skills) after a compaction.
         self.recompose: Callable[[], str] | None = recompose
         self._signal: AbortSignal | None = None
+        self._pending: PendingCheckpoint | None = None  # the running prompt's checkpoint (agent/pending.py)
         # Set whenever no operation runs: front ends await it (wait_idle) instead of polling `running`.
         self._idle = asyncio.Event()
         self._idle.set()
@@ -201,15 +209,20 @@ class Session:
         began = time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
-        checkpoint = await self._snapshot(signal, text)
+        # A refused prompt never runs nor joins the history: it takes no checkpoint (nor its number).
+        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
+        pending = PendingCheckpoint(self._checkpoint(text) if refused is None else None)
+        self._pending = pending  # taken beside the first request
+        if self.prompt_hooks is not None:  # a UserPromptSubmit hook may change files: the checkpoint comes first
+            await self._settle(pending, signal)
         outcome: Outcome | None = None
         if result_schema is not None:
             outcome = Outcome()
             for tool in (FinishTool(result_schema, outcome), GiveUpTool(outcome)):
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
-        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
-        hooked = self.prompt_hooks is not None and refused is None
+        # An abort while the checkpoint settled gave it up: no hook may then change a file.
+        hooked = self.prompt_hooks is not None and refused is None and not signal.aborted
         blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
         blocked = blocked if refused is None else refused  # neither reaches the model nor the history
         if extra is not None:
@@ -228,6 +241,11 @@ class Session:
         if self.prompt_scope is not None:
             scope.enter_context(self.prompt_scope(self, sent, display))
         try:
+            if refused is None and blocked is not None:
+                dropped = await pending.settle(signal)  # settled before the hooks ran
+                pending.forget()
+                if dropped is not None and self.drop_prompt is not None:
+                    await self.drop_prompt(self, dropped)
             if refused is not None:
                 raise OperationFailed(refused)
             if blocked is not None:
@@ -256,12 +274,13 @@ class Session:
         finally:
             scope.close()
             self._done()
-            self._stats = None
+            self._stats = self._pending = None
             if outcome is not None:
                 self.tools.pop("finish", None)
                 self.tools.pop("give_up", None)
         if error is not None and subtype == "success":
             subtype = "error_during_execution"
+        checkpoint = await pending.settle(signal)  # settled already (by the loop, above, or given up on an abort)
         if not aborted:
             await self._turn_end(checkpoint)
         duration = int((time.monotonic() - began) * 1000)
@@ -302,23 +321,21 @@ class Session:
         self.reminder = None if text is None else (len(self.messages), text)
 
     async def _snapshot(self, signal: AbortSignal, text: str) -> str | None:
-        """The file checkpoint before a user message. An abort (SIGTERM, Esc) must not wait for the
-        snapshot of a big tree: the run stops now and the snapshot's thread is left to finish
-        unawaited (an aborted prompt keeps no checkpoint)."""
-        snapping = asyncio.ensure_future(self._checkpoint(text))
-        stop = asyncio.ensure_future(signal.wait())
+        """The file checkpoint before a user shell command, which touches files at once."""
+        return await self._settle(PendingCheckpoint(self._checkpoint(text)), signal)
+
+    async def _settle(self, pending: PendingCheckpoint, signal: AbortSignal) -> str | None:
         try:
-            await asyncio.wait({snapping, stop}, return_when=asyncio.FIRST_COMPLETED)
+            return await pending.settle(signal)
         except BaseException:  # cancelled while snapshotting: the session is not left busy
-            snapping.cancel()
-            self._signal = self._stats = None
+            self._signal = self._stats = self._pending = None
             self._idle.set()
             raise
-        finally:
-            stop.cancel()
-        if not snapping.done():
-            snapping.cancel()
-        return snapping.result() if snapping.done() and not snapping.cancelled() else None
+
+    async def settle_checkpoint(self, signal: AbortSignal) -> None:
+        """LoopHost: before anything after a model reply (tools, hooks, a compaction) may touch a file."""
+        if self._pending is not None:
+            await self._pending.settle(signal)
 
     async def shell(self, command: str) -> ShellResult:
         """`!command`: the user's own shell command (agent/usershell.py), its own operation."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flue_tui.core.messages import Usage
+from flue_tui.core.usage import Usage
 
 
 def prompt_tokens(usage: Usage) -> int:

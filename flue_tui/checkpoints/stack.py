@@ -32,9 +32,12 @@ def own_steps(files: FileCheckpoints, prefix: str) -> list[tuple[str, str]]:
 
 
 def rewind(files: FileCheckpoints, prefix: str, n: int, *, force: bool = False) -> Restored | None:
-    """Session `prefix`'s files back to checkpoint n; None: there is no checkpoint n."""
-    commit = files.resolve(f"{prefix}/{n}")
-    return None if commit is None else _step(files, prefix, commit, UNDO, force, None)
+    """Session `prefix`'s files back to checkpoint n; None: there is no checkpoint n. Looked up
+    under the store's lock: a snapshot still being taken (an aborted prompt's, left to finish in
+    its thread while the session is idle) is waited for, not reported as never taken."""
+    with files.git.locked():
+        commit = files.resolve(f"{prefix}/{n}")
+        return None if commit is None else _step(files, prefix, commit, UNDO, force, None)
 
 
 def undo(files: FileCheckpoints, prefix: str, *, force: bool = False) -> Restored | None:
@@ -72,15 +75,16 @@ def _step(files: FileCheckpoints, prefix: str, commit: str, push: str, force: bo
 
 
 def _pop(files: FileCheckpoints, prefix: str, stack: str, other: str, force: bool) -> Restored | None:
-    refs = files.refs(prefix)
-    points = _points(refs, stack)
-    if points:
-        top = f"{stack}/{max(points)}"
-    elif stack == UNDO and "undo" in refs:
-        top = "undo"  # the single undo point an older flue kept
-    else:
-        return None
-    return _step(files, prefix, refs[top], other, force, top)
+    with files.git.locked():  # the stack read where it is changed: another step may be under way
+        refs = files.refs(prefix)
+        points = _points(refs, stack)
+        if points:
+            top = f"{stack}/{max(points)}"
+        elif stack == UNDO and "undo" in refs:
+            top = "undo"  # the single undo point an older flue kept
+        else:
+            return None
+        return _step(files, prefix, refs[top], other, force, top)
 
 
 def _points(refs: dict[str, str], stack: str) -> list[int]:

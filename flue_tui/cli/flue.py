@@ -10,7 +10,7 @@ from flue_tui import __version__
 
 if TYPE_CHECKING:
     from flue_tui.config.settings import Settings
-    from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.headless.claude.flags import ClaudeOptions
     from flue_tui.runtime.start import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
@@ -401,6 +401,9 @@ def _run(
         from flue_tui.headless.plain import run_plain
 
         return run_plain(settings, args.prompt, sessions=sessions)
+    from flue_tui.core.heap import hold_collections
+
+    hold_collections()  # until the app's first frame (core/heap.py), Textual's import included
     from flue_tui.tui.app import run_tui
 
     return run_tui(settings, args.prompt, sessions=sessions)

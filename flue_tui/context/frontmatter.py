@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-
-import yaml
+from typing import Any
 
 _FENCE_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _NAME_RE = re.compile(r"^[a-z0-9-]+$")
@@ -26,7 +25,17 @@ class SkillDoc:
     allowed_tools: tuple[str, ...] = ()
 
 
-_FAST = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+def _yaml() -> Any:
+    """PyYAML, imported for the first file that has frontmatter (~20 ms of a start without any)."""
+    import yaml
+
+    return yaml
+
+
+def _fast_loader(yaml: Any) -> Any:
+    return getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+
+
 _PLAIN_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s].*?)[ \t]*$")
 
 
@@ -56,14 +65,17 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str
         )
     # Claude Code's files may come by the hundred (a commands folder): libyaml's loader, the same
     # FAILSAFE schema, when PyYAML has it; SKILL.md keeps the pure loader, whose errors Flue quotes.
-    loader = _FAST if lenient else yaml.BaseLoader
-    try:
-        # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
-        data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - BaseLoader builds no objects
-    except yaml.YAMLError as exc:
-        data = _lenient(match.group(1)) if lenient else None
-        if data is None:
-            raise SkillFormatError(f"[flue] {label}{path} has invalid YAML frontmatter. {exc}") from None
+    data = _simple(match.group(1))
+    if data is None:
+        yaml = _yaml()
+        loader = _fast_loader(yaml) if lenient else yaml.BaseLoader
+        try:
+            # BaseLoader = js-yaml's FAILSAFE schema: every scalar stays a string.
+            data = yaml.load(match.group(1), Loader=loader)  # noqa: S506 - BaseLoader builds no objects
+        except yaml.YAMLError as exc:
+            data = _lenient(match.group(1)) if lenient else None
+            if data is None:
+                raise SkillFormatError(f"[flue] {label}{path} has invalid YAML frontmatter. {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -71,9 +83,32 @@ def split_frontmatter(text: str, path: str, *, lenient: bool = False, label: str
     return data, text[match.end() :].strip()
 
 
+# `key: value` with a plain value YAML reads as that text and nothing else: no indicator first, no
+# `: ` or ` #` inside, no tab, nothing unprintable (tests/context/test_frontmatter_simple.py holds
+# it equal to PyYAML's reading on every fixture).
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][\w-]*): +([^-?:,\[\]{}#&*!|>'\"%@`\s][^\t]*)")
+_MAX_KEY = 1024  # YAML's simple keys: a longer one is PyYAML's (and libyaml's) error, Flue's invalid YAML
+
+
+def _simple(block: str) -> dict[str, str] | None:
+    """The common frontmatter (the packaged skills': `name:` and `description:` lines), read
+    without PyYAML; None for anything else, which PyYAML reads."""
+    data: dict[str, str] = {}
+    for line in block.split("\n"):
+        m = _SIMPLE_LINE.fullmatch(line.rstrip(" "))
+        if m is None or m.group(1) in data or len(m.group(1)) > _MAX_KEY:
+            return None
+        value = m.group(2)
+        if ": " in value or " #" in value or value.endswith(":") or not value.isprintable():
+            return None
+        data[m.group(1)] = value
+    return data
+
+
 def _lenient(block: str) -> object | None:
+    yaml = _yaml()
     try:
-        return yaml.load(_quoted(block), Loader=_FAST)  # noqa: S506 - BaseLoader builds no objects
+        return yaml.load(_quoted(block), Loader=_fast_loader(yaml))  # noqa: S506 - BaseLoader builds no objects
     except yaml.YAMLError:
         return None
 

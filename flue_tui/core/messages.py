@@ -8,45 +8,11 @@ from typing import Any, Literal
 
 from flue_tui.core.images import Image, from_dict, mention
 from flue_tui.core.traits import KINDS, OUTCOMES, ToolKind, ToolOutcome, legacy_outcome
+from flue_tui.core.usage import Usage  # its own module, for the app's first frame (see there)
 
 ATTACH_NOTE = "  ⎿ "  # starts each note under a prompt's display (ui/attach.py), one per `@path`
 
 StopReason = Literal["stop", "tool_calls", "length", "refusal", "error", "aborted"]
-
-
-@dataclass(slots=True)
-class Usage:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-    # False once any part had no known price: the cost is then unknown (a lower bound), not $0.
-    priced: bool = True
-
-    def add(self, other: Usage) -> None:
-        self.input += other.input
-        self.output += other.output
-        self.cache_read += other.cache_read
-        self.cache_write += other.cache_write
-        self.cost += other.cost
-        self.priced = self.priced and other.priced
-
-    @property
-    def known_cost(self) -> float | None:
-        """The cost in USD, or None when some turn's model had no known price."""
-        return self.cost if self.priced else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "input": self.input,
-            "output": self.output,
-            "cacheRead": self.cache_read,
-            "cacheWrite": self.cache_write,
-            "totalTokens": self.input + self.output,
-            "cost": round(self.cost, 10),
-            "priced": self.priced,
-        }
 
 
 @dataclass(slots=True)

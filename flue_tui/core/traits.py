@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE
-from flue_tui.core.details import ToolDetails
+
+if TYPE_CHECKING:  # the app imports this module before its first frame; the details classes cost ~7 ms
+    from flue_tui.core.details import ToolDetails
 
 ToolKind = Literal["read", "edit", "search", "execute", "delegate", "other"]
 KINDS: tuple[ToolKind, ...] = ("read", "edit", "search", "execute", "delegate", "other")

@@ -29,7 +29,7 @@ from flue_tui.ui.termsafe import terminal_safe
 
 if TYPE_CHECKING:
     from flue_tui.core.images import Image
-    from flue_tui.headless.claude.run import ClaudeOptions
+    from flue_tui.headless.claude.flags import ClaudeOptions
     from flue_tui.ui.attach import Attached
 
 EXIT_OK, EXIT_ERROR, EXIT_SIGINT, EXIT_SIGTERM = 0, 1, 130, 143

@@ -136,7 +136,7 @@ class DirectClient:
     def _client(self) -> Any:
         loop = asyncio.get_running_loop()
         if self._http is None or self._http[0] is not loop:
-            client = transport.new_client(self.timeout)
+            client = transport.new_client(self.timeout, self.route.url)
             self._http = (loop, client)
         return self._http[1]
 

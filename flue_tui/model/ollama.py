@@ -9,10 +9,8 @@ Modelfile's num_ctx, else the model's trained length capped at DEFAULT_CAP (memo
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-import urllib.request
 
 DEFAULT_CAP = 32768
 MAX_SHOW_BYTES = 4 << 20  # /api/show answers in kilobytes; a server sending more is not believed
@@ -29,6 +27,8 @@ def chat_model(model: str) -> str:
 
 
 def _show(base: str, name: str, timeout: float) -> dict:
+    import urllib.request  # with http.client and email: ~10 ms of every start, for an Ollama model only
+
     request = urllib.request.Request(
         f"{base.rstrip('/')}/api/show",
         data=json.dumps({"model": name}).encode(),
@@ -42,6 +42,8 @@ def _show(base: str, name: str, timeout: float) -> dict:
 def context_length(base: str, model: str, timeout: float = 3.0) -> int | None:
     """The num_ctx to send for `model`: the Modelfile's, else the trained length capped; None when
     the server does not answer (the request then fails with a clear connection error anyway)."""
+    import http.client
+
     try:
         info = _show(base, model.split("/", 1)[-1], timeout)
     except (OSError, ValueError, http.client.HTTPException):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -92,9 +93,15 @@ def warm(model: str | None, api_base: str | None, transport: str | None) -> None
 
         warm_in_background()
     elif model:
-        from flue_tui.model import transport as http
+        url = route(model, api_base, transport).url
+        threading.Thread(target=_warm_direct, args=(model, url), name="flue-http-warm", daemon=True).start()
 
-        http.warm_in_background()
+
+def _warm_direct(model: str, url: str) -> None:
+    from flue_tui.model import modelmap, transport
+
+    transport.warm(url)
+    modelmap.info(model)  # the map (~3 MB of JSON) the first request's max_tokens is read from
 
 
 def ready(model: str | None, api_base: str | None, transport: str | None) -> bool:

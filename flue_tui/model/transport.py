@@ -2,14 +2,15 @@
 
 An `httpx.AsyncClient` costs ~0.1 s of CPU the first time (the certificate bundle loaded into an
 SSL context, httpcore's modules imported on first use), and the first prompt paid it on the event
-loop, between Enter and its request. `warm_in_background()` (route.warm, at a front end's start)
-does both in a daemon thread, beside the session's start; `new_client` then reuses the context.
+loop, between Enter and its request. route.warm, at a front end's start, calls `warm()` in a
+daemon thread, beside the session's start; `new_client` then reuses the context.
 One context serves every client: it is what httpx builds for `verify=True` with `trust_env`
 (SSL_CERT_FILE / SSL_CERT_DIR honoured), and an SSLContext may be shared between connections.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 from typing import Any
 
@@ -25,20 +26,40 @@ def ssl_context() -> Any:
             if _context is None:
                 import httpx
 
-                context = httpx.create_ssl_context(verify=True, trust_env=True)
-                httpx.AsyncClient(verify=context)  # imports what a first client imports; no connection made
-                _context = context
+                _context = httpx.create_ssl_context(verify=True, trust_env=True)
     return _context
 
 
-def warm_in_background() -> None:
-    if _context is None:
-        threading.Thread(target=ssl_context, name="flue-http-warm", daemon=True).start()
+def _no_certificates() -> Any:
+    """For a plain-http endpoint (a local server: Ollama, llama.cpp, LM Studio, vLLM): no TLS
+    connection is ever made (redirects are not followed), so the certificate bundle (~50 ms of
+    CPU) is not loaded. The context verifies with no trusted certificate, so a TLS connection
+    through it could only fail."""
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, check_hostname: the defaults
 
 
-def new_client(timeout: float) -> Any:
+def warm(url: str) -> None:
+    """Blocking (route.warm calls it in a thread): the context `url` needs, and the modules a first
+    client and its first request import (httpcore's locks take anyio's asyncio backend)."""
+    import httpx
+
+    httpx.AsyncClient(verify=_verify(url))  # no connection is made
+    try:
+        importlib.import_module("anyio._backends._asyncio")
+    except ImportError:
+        pass
+
+
+def _verify(url: str) -> Any:
+    return _no_certificates() if url.startswith("http://") else ssl_context()
+
+
+def new_client(timeout: float, url: str) -> Any:
+    """A client for requests to `url`, the route's endpoint (model/route.py)."""
     import httpx
 
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=True, verify=ssl_context()
+        timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=True, verify=_verify(url)
     )

@@ -15,12 +15,14 @@ CLAUDE_MODE = {flue: claude for claude, flue in PERMISSION_MODES.items()}
 
 def permission_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Settings overrides from the flags (None leaves a setting at its default)."""
-    from flue_tui.permissions.rules import RuleError, parse_rules
+    rules = [*args.allowed_tools, *args.disallowed_tools]
+    if rules:  # the rules' modules (the shell reader, the sandbox's paths) only when there are rules
+        from flue_tui.permissions.rules import RuleError, parse_rules
 
-    try:  # a malformed rule is a usage error, reported before anything starts
-        parse_rules([*args.allowed_tools, *args.disallowed_tools])
-    except RuleError as exc:
-        raise ValueError(str(exc)) from None
+        try:  # a malformed rule is a usage error, reported before anything starts
+            parse_rules(rules)
+        except RuleError as exc:
+            raise ValueError(str(exc)) from None
     _choice("--permission-mode", args.permission_mode, tuple(dict.fromkeys((*MODE_CHOICES, *PERMISSION_MODES))))
     _choice("--sandbox", args.sandbox, SANDBOX_CHOICES)
     return {

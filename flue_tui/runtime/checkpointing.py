@@ -104,6 +104,25 @@ class TurnCheckpoints:
         except (GitFailed, OSError, ValueError) as exc:
             self._notice(session, f"The end of turn {n} was not kept ({exc}); a rewind will ask about its files.")
 
+    async def drop(self, session: Session, ref: str) -> None:
+        """Session.drop_prompt: checkpoint `ref`'s prompt never joined the history (a hook blocked
+        it). The next prompt takes its number, and the checkpoint goes now: a rewind meanwhile (the
+        next prompt's snapshot still running) must not find it under that number."""
+        n = ref.rpartition("/")[2]
+        if not n.isdigit() or int(n) != self.next - 1 or self.files is None:
+            return
+        self.next -= 1
+        files = self.files
+
+        def forget() -> None:
+            with files.git.locked():
+                files.update_refs({}, (ref,))
+
+        try:
+            await asyncio.to_thread(forget)
+        except (GitFailed, OSError, ValueError) as exc:
+            self._notice(session, f"The checkpoint of a blocked prompt was not removed ({exc}).")
+
     def warm(self) -> None:
         """Take an unnamed snapshot in the background, so the first prompt's checkpoint is incremental
         (the very first snapshot of a big tree hashes every file). For interactive sessions only:

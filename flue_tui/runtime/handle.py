@@ -16,7 +16,6 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.core.messages import UserMessage
 from flue_tui.runtime.start import Picker, SessionOptions, Started, announce, check_budget, start_session
 
 if TYPE_CHECKING:
@@ -86,6 +85,7 @@ class SessionHandle:
         if first is None:
             return "new session"
         from flue_tui.agent.usershell import title
+        from flue_tui.core.messages import UserMessage  # not before the app's first frame
         from flue_tui.store.sessions import title_from
 
         return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)

@@ -3,7 +3,6 @@ into it. Print mode, the plain front end and the TUI all start sessions through 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -13,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from flue_tui.config.errors import ConfigError
 
 if TYPE_CHECKING:
+    import argparse  # only the CLI's flags are read here; the app imports this module before its frame
+
     from flue_tui.agent.session import Session
     from flue_tui.config.settings import Settings
     from flue_tui.store.lock import SessionLock

@@ -187,6 +187,7 @@ class Runtime:
             before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
             before_prompt=checkpoints,
             after_prompt=checkpoints.end if checkpoints is not None else None,
+            drop_prompt=checkpoints.drop if checkpoints is not None else None,
             prompt_hooks=hooks,  # the root session's prompts and compactions
             # PostToolUse (none matching: nothing runs); task children take their parent's (Session)
             after_tool=hooks.post_tool if hooks is not None else None,

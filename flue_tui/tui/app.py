@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.core.heap import freeze_startup
+from flue_tui.core.heap import freeze_startup, release_collections
 from flue_tui.runtime.quitting import leave
 from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import approvals
@@ -94,6 +94,7 @@ class FlueApp(Prompting, AppFrontEnd):
         self.busy = False
         self.context_window: int | None = None
         self.first_frame_at: float | None = None
+        self.first_frame_cpu: float | None = None
         self.litellm_loaded_at_first_frame: bool | None = None
         self._flush_timer: Any = None
         self._flushing = False
@@ -140,13 +141,13 @@ class FlueApp(Prompting, AppFrontEnd):
 
     def _after_first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        self.first_frame_cpu = time.process_time()  # for bench/tui.py: the CPU up to the frame
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
         freeze_startup()  # Textual's and flue's modules, out of every full collection during a stream
         from flue_tui.model.route import warm
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # litellm, or the HTTP client
-        self._load_background()
-        self.ctl.start()
+        self.ctl.start()  # the background loads wait for it (replay_typed)
 
     @work(group="startup", exit_on_error=False)
     async def _load_background(self) -> None:
@@ -341,7 +342,11 @@ class FlueApp(Prompting, AppFrontEnd):
         await self._submitted(text)
 
     def replay_typed(self) -> None:
-        """The session start is over (SessionControl): what was typed meanwhile runs now."""
+        """The session start is over (SessionControl): what was typed meanwhile runs now. After the
+        first, the app's own loads begin: beside the start, their threads took two thirds of the
+        interpreter from it, and a prompt given at launch waited for them."""
+        if self.launching:
+            self._load_background()
         self.launching = False
         if self.typed_early:
             self.run_worker(self._replay(), group="replay", exit_on_error=False)
@@ -443,5 +448,6 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         print(f"flue: {exc}", file=sys.stderr)
         code = EXIT_CONFIG
     finally:
+        release_collections()  # an app that ended before its first frame
         app.ctl.close()
     leave(code if isinstance(code, int) else 0, app.ctl.resume_hint)  # after the alternate screen is gone

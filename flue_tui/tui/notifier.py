@@ -5,10 +5,12 @@ and BEL go to the terminal, unless `notify = false`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flue_tui.core.events import Event, Operation
 from flue_tui.ui.notify import notification, turn_message
+
+if TYPE_CHECKING:
+    from flue_tui.core.events import Event
 
 
 def terminal_writer(app: Any) -> Callable[[str], None]:
@@ -23,6 +25,8 @@ def terminal_writer(app: Any) -> Callable[[str], None]:
 def watch(app: Any, session: Any, write: Callable[[str], None] | None = None) -> Callable[[], None]:
     """Notify at the end of each of `session`'s prompts (not its task children's); returns the
     unsubscribe. The bytes go to `write`, else the app's `notify_write` if it has one, else the terminal."""
+    # Imported once a session exists: the event classes cost ~18 ms to create, before the first frame.
+    from flue_tui.core.events import Operation
 
     def on_event(event: Event) -> None:
         if not isinstance(event, Operation) or event.task_id is not None or event.parent_session is not None:

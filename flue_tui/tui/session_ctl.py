@@ -183,10 +183,13 @@ class SessionControl:
             return
         self.trust_asked = True
         from flue_tui.permissions.project import accept, pending
-        from flue_tui.tui.screens.trust import TrustScreen
 
         asked = await asyncio.to_thread(pending, self.settings)
-        if asked is None or not await self.app.push_screen_wait(TrustScreen(asked)):
+        if asked is None:
+            return
+        from flue_tui.tui.screens.trust import TrustScreen  # a screen's modules: only when it is shown
+
+        if not await self.app.push_screen_wait(TrustScreen(asked)):
             return  # "not now": the session starts with the one-line notice of what was ignored
         try:
             self.handle.settings = await asyncio.to_thread(accept, self.settings, asked)

@@ -6,10 +6,16 @@ so a retry says which attempt it is, what failed and how long flue waits.
 
 from __future__ import annotations
 
-from flue_tui.core.events import Log, Retry
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flue_tui.core.events import Log
 
 
 def log_line(event: Log) -> str:
+    # Imported when a log event comes: the app imports this module before its first frame.
+    from flue_tui.core.events import Retry
+
     if isinstance(event, Retry):
         what = [f"attempt {event.attempt} of {event.max_retries}"]
         if event.status is not None:

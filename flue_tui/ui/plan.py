@@ -7,10 +7,14 @@ never takes the screen. Item text is the model's: it goes through terminal_safe.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from flue_tui.core.details import PlanDetails
 from flue_tui.ui.termsafe import terminal_safe
+
+if TYPE_CHECKING:  # the app imports this before its first frame, a plan comes later
+    from flue_tui.core.details import PlanDetails
 
 MARKS = {"pending": ("☐", ""), "in_progress": ("▶", "bold"), "completed": ("☑", "dim strike")}
 

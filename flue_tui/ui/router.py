@@ -11,12 +11,10 @@ import copy
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from flue_tui.agent import usage_text
-from flue_tui.core import events as ev
-from flue_tui.core.details import PlanDetails
-from flue_tui.core.messages import Usage
+from flue_tui.core.usage import Usage
 from flue_tui.ui.bashes import SIGNAL as BG_SIGNAL
 from flue_tui.ui.logline import log_line
 from flue_tui.ui.termsafe import terminal_safe
@@ -31,6 +29,10 @@ from flue_tui.ui.transcript import (
     Transcript,
     UserEntry,
 )
+
+if TYPE_CHECKING:  # the event and details classes are imported where they are needed (see handle)
+    from flue_tui.core import events as ev
+    from flue_tui.core.details import PlanDetails
 
 
 @dataclass(slots=True)
@@ -163,15 +165,18 @@ class EventRouter:
         return t
 
     def handle(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TaskStart):
-            self._task_start(event)
+        # Dispatched by the class's name, so this module needs no import of core/events: creating
+        # its classes costs ~18 ms, and the app imports the router before its first frame.
+        name = type(event).__name__
+        if name == "TaskStart":
+            self._task_start(cast("ev.TaskStart", event))
             self.on_change()
             return
         t = self._transcript(event)
         if t is None:
             return  # an event of a child we never saw start (or a stale session)
         root = t is self.root
-        method = getattr(self, "_on_" + type(event).__name__, None)
+        method = getattr(self, "_on_" + name, None)
         if method is not None:
             method(event, t, root)
             self.on_change()
@@ -261,6 +266,8 @@ class EventRouter:
         if isinstance(entry, TaskEntry) and entry.answer is None:
             entry.answer = entry.result_text  # refused before its child ran (no TaskEnd): say why, as a resume does
         self.running.pop(e.tool_call_id, None)
+        from flue_tui.core.details import PlanDetails  # a tool's end: past the first frame
+
         plan = entry.info if root and not e.is_error else None
         if isinstance(plan, PlanDetails):  # todo_write's checklist (its traits' details type)
             self.plan = plan

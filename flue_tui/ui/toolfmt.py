@@ -12,7 +12,6 @@ import re
 
 from rich.text import Text
 
-from flue_tui.core.details import BashDetails, MatchDetails, ReadDetails
 from flue_tui.core.toolcall import call_summary, one_line
 from flue_tui.core.traits import OUTCOME_WORDS
 from flue_tui.ui.transcript import ToolEntry
@@ -52,6 +51,8 @@ def summary(entry: ToolEntry) -> str:
     """A few words on the outcome: lines read, +/- lines, exit code, matches."""
     if entry.status == "error":
         return OUTCOME_WORDS[entry.outcome or "error"]
+    from flue_tui.core.details import BashDetails, MatchDetails, ReadDetails  # not before the first frame
+
     info = entry.info
     if isinstance(info, ReadDetails) and info.lines is not None:
         # What was read, of how many: `160 of 229 lines`; a whole file reads as its length.
@@ -71,6 +72,8 @@ def summary(entry: ToolEntry) -> str:
 
 def exit_code(entry: ToolEntry) -> int | None:
     """A bash call's exit code, else None."""
+    from flue_tui.core.details import BashDetails  # not before the first frame
+
     info = entry.info
     return info.exit_code if isinstance(info, BashDetails) else None
 

@@ -4,15 +4,19 @@ message, numbered from 1; no git, a home directory or a too-big file is one noti
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
-from flue_tui.core.events import Log
+from flue_tui.core.events import Log, TextDelta
+from flue_tui.core.traits import ToolTraits
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.runtime.checkpointing import TurnCheckpoints
-from tests.fakellm import Turn
+from flue_tui.tools.base import ToolContext, ToolResult, prop, schema
+from tests.fakellm import Call, Turn
 
 
 def session(fakellm, ws: Path, done: int = 0) -> tuple[Session, list[str]]:
@@ -109,3 +113,90 @@ def test_flues_own_home_inside_the_workspace_is_never_captured_or_restored(tmp_p
     assert [c.path for c in files.diff(first.commit, files.snapshot().commit)] == ["a.txt"]
     files.restore(first.commit)
     assert (ws / "a.txt").read_text() == "v1" and (home / "sessions.db").read_text() == "v2"
+
+
+class _WriteA:
+    """A real tool that changes the workspace (the reply's call that the checkpoint must precede)."""
+
+    name = "write_a"
+    label = "Write A"
+    description = "Write a.txt."
+    traits = ToolTraits()
+    parameters = schema({"text": prop("string", "What to write")}, ["text"])
+
+    def __init__(self, ws: Path) -> None:
+        self.ws = ws
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        (self.ws / "a.txt").write_text(args["text"])
+        return ToolResult(text="written")
+
+
+def test_the_checkpoint_is_taken_beside_the_first_request_and_before_any_tool_runs(fakellm, tmp_path):
+    """The snapshot no longer delays the request (agent/pending.py); a reply's tool call still
+    waits for it. The snapshot is held until the reply with the call has streamed, so a tool run
+    early would be inside the checkpoint."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("v1")
+    fakellm.script([Turn(text="writing", calls=[Call(name="write_a", arguments={"text": "v2"})]), Turn(text="done")])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    hook = TurnCheckpoints(str(ws))
+    seen: dict[str, Any] = {}
+
+    async def held(session: Session, text: str) -> str | None:
+        for _ in range(3000):  # up to 30 s on a loaded machine: the request goes out meanwhile
+            if fakellm.requests and "text" in seen:
+                break
+            await asyncio.sleep(0.01)
+        seen["request_while_held"] = bool(fakellm.requests)
+        await asyncio.sleep(0.3)  # the rest of the reply arrives: a tool not held back would run now
+        seen["file_at_snapshot"] = (ws / "a.txt").read_text()
+        return await hook(session, text)
+
+    s = Session(
+        model=client,
+        tools=[_WriteA(ws)],
+        system_prompt="test",
+        cwd=str(ws),
+        retry_base_ms=5,
+        before_prompt=held,
+        after_prompt=hook.end,
+    )
+    s.subscribe(lambda e: seen.setdefault("text", e.text) if isinstance(e, TextDelta) else None)
+    result = asyncio.run(s.prompt("change a"))
+    assert seen["request_while_held"] and seen["file_at_snapshot"] == "v1"
+    assert result.checkpoint == f"{s.id}/1" and (ws / "a.txt").read_text() == "v2"
+    files = FileCheckpoints(ws, checkpoints_home())
+    files.restore(files.numbered(s.id)[1])
+    assert (ws / "a.txt").read_text() == "v1"
+
+
+def test_an_abort_while_the_checkpoint_is_taken_beside_the_request_keeps_none(fakellm, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hold = threading.Event()
+    fakellm.script([Turn(text="never seen", stall_after=0, hold=hold)])
+    client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
+    never = asyncio.Event()
+
+    async def stuck(session: Session, text: str) -> str | None:
+        await never.wait()  # a snapshot of a huge tree
+        return "never"
+
+    s = Session(model=client, tools=[], system_prompt="test", cwd=str(ws), retry_base_ms=5, before_prompt=stuck)
+
+    async def run() -> Any:
+        task = asyncio.ensure_future(s.prompt("go"))
+        for _ in range(3000):
+            if fakellm.requests:
+                break
+            await asyncio.sleep(0.01)
+        s.abort()
+        try:
+            return await task
+        finally:
+            hold.set()
+
+    result = asyncio.run(run())
+    assert result.aborted and result.checkpoint is None and not s.running

@@ -77,3 +77,26 @@ def test_a_stop_hook_that_always_blocks_ends_after_a_bound(fakellm, flue_main, t
     out = flue_main("-p", "go", "--model", "openai/fake", "--settings", _settings("Stop", script), cwd=tmp_path)
     assert out.code == 0, out.stderr
     assert len(fakellm.requests) == MAX_STOP_ROUNDS + 1
+
+
+def test_the_checkpoint_is_whole_before_a_user_prompt_submit_hook_changes_a_file(fakellm, flue_main, tmp_path):
+    """The checkpoint is taken beside the first request (agent/pending.py), but a hook may change
+    files: with hooks configured, it is taken before they run."""
+    from flue_tui.checkpoints import FileCheckpoints
+    from flue_tui.config.paths import checkpoints_home
+
+    (tmp_path / "a.txt").write_text("v1")
+    for i in range(3000):  # a snapshot slower than the hook's start: an early hook would be inside it
+        (tmp_path / f"f{i}.txt").write_text(str(i))
+    script = tmp_path / "change.py"
+    script.write_text(f"open({str(tmp_path / 'a.txt')!r}, 'w').write('changed by the hook')\n")
+    fakellm.script([Turn(text="ok")])
+    out = flue_main(
+        "-p", "hello", "--model", "openai/fake", "--output-format", "json",
+        "--settings", _settings("UserPromptSubmit", script), cwd=tmp_path,
+    )  # fmt: skip
+    assert out.code == 0, out.stderr
+    assert (tmp_path / "a.txt").read_text() == "changed by the hook"
+    files = FileCheckpoints(tmp_path, checkpoints_home())
+    files.restore(files.numbered(json.loads(out.stdout)["session_id"])[1])
+    assert (tmp_path / "a.txt").read_text() == "v1"

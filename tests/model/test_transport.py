@@ -1,4 +1,5 @@
-"""The direct path's shared SSL context (model/transport.py): warmed once, still verifying."""
+"""The direct path's shared SSL context (model/transport.py): warmed once, still verifying; a
+plain-http endpoint never loads the certificate bundle, and its context trusts nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def test_clients_share_one_verifying_context() -> None:
         t.join()
     context = transport.ssl_context()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
-    first, second = transport.new_client(5.0), transport.new_client(5.0)
+    url = "https://api.openai.com/v1/chat/completions"
+    first, second = transport.new_client(5.0, url), transport.new_client(5.0, url)
     assert first is not second
     assert transport.ssl_context() is context
 
@@ -33,3 +35,13 @@ def test_cert_file_from_the_environment_is_honoured(tmp_path, monkeypatch) -> No
         pass  # an empty bundle is refused by OpenSSL: it was read, not ignored for certifi's
     else:
         raise AssertionError("SSL_CERT_FILE was not read")
+
+
+def test_a_plain_http_endpoint_loads_no_certificates_and_could_not_make_a_tls_connection(monkeypatch) -> None:
+    monkeypatch.setattr(transport, "_context", None)
+    transport.warm("http://127.0.0.1:11434/v1/chat/completions")
+    client = transport.new_client(5.0, "http://localhost:8080/v1/chat/completions")
+    assert transport._context is None  # the bundle was never read
+    context = client._transport._pool._ssl_context  # what a TLS connection through it would use
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] == 0 and context is not transport.ssl_context()

@@ -47,3 +47,41 @@ def test_first_frame_before_litellm(tmp_path: Path):
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["imported_with_app"] is False
     assert result["at_first_frame"] is False
+
+
+HELD = r"""
+import asyncio, gc, sys
+from flue_tui.core import heap
+heap.HOLD_LIMIT_S = 600  # the hang bound must not end the hold on a slow, loaded machine
+heap.hold_collections()  # what the `flue` entry does before importing the app
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+
+async def main():
+    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    held = not gc.isenabled()
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.first_frame_at is None:
+            await pilot.pause(0.005)
+        print(held, gc.isenabled())
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+def test_the_collector_is_held_until_the_first_frame(tmp_path: Path):
+    env = dict(
+        os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test", FLUE_HOME=str(tmp_path / "home")
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", HELD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]

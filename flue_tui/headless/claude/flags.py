@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.permissions.flags import PERMISSION_MODES
@@ -145,10 +146,24 @@ def claude_settings(value: str | None) -> dict[str, Any]:
     return out
 
 
-def claude_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
-    """(ClaudeOptions for print mode, Settings overrides from --settings). Raises ValueError."""
-    from flue_tui.headless.claude.run import ClaudeOptions
+# Here, not beside print mode's run: every `flue` reads its flags, and run.py imports the whole agent
+# (~0.2 s of CPU) that the app only needs after its first frame.
+@dataclass(frozen=True, slots=True)
+class ClaudeOptions:
+    """What the Claude Code flags ask of print mode (flags that map onto Settings are already there)."""
 
+    input_format: str = "text"
+    tools: frozenset[str] | None = None  # None: every built-in tool
+    permission_prompt_tool: str | None = None
+    replay_user_messages: bool = False
+    add_dirs: tuple[str, ...] = ()
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    setting_sources: tuple[str, ...] | None = None
+
+
+def claude_options(args: argparse.Namespace) -> tuple[ClaudeOptions, dict[str, Any]]:
+    """(ClaudeOptions for print mode, Settings overrides from --settings). Raises ValueError."""
     if args.input_format == "stream-json" and args.output_format != "stream-json":
         raise ValueError("--input-format stream-json needs --output-format stream-json")
     if args.system_prompt is not None and args.system_prompt_file:

@@ -5,30 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import signal as _signal
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.session import OperationResult, Session
+from flue_tui.headless.claude.flags import ClaudeOptions
 from flue_tui.headless.claude.stream import ClaudeStream, Write, init_message
 from flue_tui.permissions.flags import CLAUDE_MODE
 
 if TYPE_CHECKING:
     from flue_tui.core.images import Image
     from flue_tui.runtime.handle import SessionHandle
-
-
-@dataclass(frozen=True, slots=True)
-class ClaudeOptions:
-    """What the Claude Code flags ask of print mode (flags that map onto Settings are already there)."""
-
-    input_format: str = "text"
-    tools: frozenset[str] | None = None  # None: every built-in tool
-    permission_prompt_tool: str | None = None
-    replay_user_messages: bool = False
-    add_dirs: tuple[str, ...] = ()
-    effort: str | None = None
-    max_thinking_tokens: int | None = None
-    setting_sources: tuple[str, ...] | None = None
 
 
 def claude_mode(session: Session) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from flue_tui.core.details import PlanDetails
 from flue_tui.ui.plan import plan_text, progress
+
+if TYPE_CHECKING:
+    from flue_tui.core.details import PlanDetails
 
 ROWS = 6  # item lines at most: an 80×24 screen keeps room for the conversation
 
