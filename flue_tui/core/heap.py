@@ -4,7 +4,7 @@ They live as long as the process, yet every full (generation 2) collection walks
 litellm imported that is ~400k objects, ~0.3 s of CPU each time, and a 20k-token reply in the app
 triggers a few. `gc.freeze()` moves everything alive now to the permanent generation, which the
 collector no longer scans; what is made afterwards is collected as before. Called once a phase
-of start-up is over (the app's first frame, litellm's import): what was garbage at that moment
+of start-up is over (the app's first session started, litellm imported): what was garbage then
 stays allocated, a one-off of a few kilobytes.
 
 Until the app's first session has started the collector is held off altogether
