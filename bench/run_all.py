@@ -2,7 +2,7 @@
 
 Usage: uv run python bench/run_all.py [NAME ...]   (names: print_overhead, first_call, stream, tools,
        sessions, sessions_import, tui, shell_rules, cost, checkpoints, acp_startup,
-       discovery, images)
+       discovery, images, direct)
 Each benchmark prints its own numbers (with ratios against a baseline run in the same process);
 this collects the lines that carry results. Expect several minutes on a 2-core machine.
 """
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["print_overhead", "first_call", "stream", "tools", "sessions", "sessions_import", "tui", "shell_rules", "cost", "checkpoints", "acp_startup", "discovery", "images"]
+ORDER = ["print_overhead", "first_call", "stream", "tools", "sessions", "sessions_import", "tui", "shell_rules", "cost", "checkpoints", "acp_startup", "discovery", "images", "direct"]
 RESULT = re.compile(r"\d.*(ms|MB|ratio|target|tok/s|%|µs)|\b(ratio|median|p95|peak)\b", re.IGNORECASE)
 
 

@@ -10,10 +10,22 @@ first reply (agent/loop.py), a UserPromptSubmit hook before it (session.py).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from flue_tui.core.abort import AbortSignal
+
+# Each is called with the Session (Any here: session.py imports this module).
+# Awaited once per prompt before its user message joins the history, with the prompt's text: the
+# file checkpoints take their snapshot here. Returns the checkpoint's id, or None. Must not raise.
+BeforePrompt = Callable[[Any, str], Awaitable[str | None]]
+# Awaited once a prompt that got a checkpoint has run (not when aborted), with that checkpoint's id:
+# the checkpoints keep the turn's end, so a rewind can tell this session's files from others'.
+AfterPrompt = Callable[[Any, str], Awaitable[None]]
+# Called with a checkpoint's id when its prompt never joined the history (a UserPromptSubmit hook
+# blocked it, after the checkpoint was taken): its number goes to the next prompt, so checkpoint N
+# stays the one before the Nth user message the history holds (`/rewind N`).
+DropPrompt = Callable[[Any, str], Awaitable[None]]
 
 
 class PendingCheckpoint:

@@ -12,7 +12,7 @@ from typing import Any
 from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
-from flue_tui.agent.pending import PendingCheckpoint
+from flue_tui.agent.pending import AfterPrompt, BeforePrompt, DropPrompt, PendingCheckpoint
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
 from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
 from flue_tui.agent.toolrun import AfterTool, BeforeTool
@@ -33,18 +33,8 @@ class SessionBusy(Exception):
 
 
 Subscriber = Callable[[Event], None]
-# Awaited once per prompt before its user message joins the history, with the prompt's text: the
-# file checkpoints take their snapshot here. Returns the checkpoint's id, or None. Must not raise.
-BeforePrompt = Callable[["Session", str], Awaitable[str | None]]
-# Awaited once a prompt that got a checkpoint has run (not when aborted), with that checkpoint's id:
-# the checkpoints keep the turn's end, so a rewind can tell this session's files from others'.
-AfterPrompt = Callable[["Session", str], Awaitable[None]]
 # Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
 # pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
-# Called with a checkpoint's id when its prompt never joined the history (a UserPromptSubmit hook
-# blocked it, after the checkpoint was taken): its number goes to the next prompt, so checkpoint N
-# stays the one before the Nth user message the history holds (`/rewind N`).
-DropPrompt = Callable[["Session", str], Awaitable[None]]
 PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 

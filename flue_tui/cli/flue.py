@@ -403,7 +403,7 @@ def _run(
         return run_plain(settings, args.prompt, sessions=sessions)
     from flue_tui.core.heap import hold_collections
 
-    hold_collections()  # until the app's first frame (core/heap.py), Textual's import included
+    hold_collections()  # until the app's first session has started (core/heap.py), Textual's import included
     from flue_tui.tui.app import run_tui
 
     return run_tui(settings, args.prompt, sessions=sessions)

@@ -4,14 +4,14 @@ They live as long as the process, yet every full (generation 2) collection walks
 litellm imported that is ~400k objects, ~0.3 s of CPU each time, and a 20k-token reply in the app
 triggers a few. `gc.freeze()` moves everything alive now to the permanent generation, which the
 collector no longer scans; what is made afterwards is collected as before. Called once a phase
-of start-up is over (the app's first frame, litellm's import): what was garbage at that moment
+of start-up is over (the app's first session started, litellm imported): what was garbage then
 stays allocated, a one-off of a few kilobytes.
 
-Before the app's first frame the collector is held off altogether (`hold_collections`, from the
-`flue` entry): importing Textual and flue and composing the screen leaves ~70k tracked objects
-that nearly all survive, so the ~125 collections up to the frame (15-20 ms here) find next to
-nothing (~2.7k objects of garbage, kept by the freeze), and the freeze at the frame moves them out
-of the collector's way without a scan. The hold is bounded: `freeze_startup` ends it, so does
+Until the app's first session has started the collector is held off altogether
+(`hold_collections`, from the `flue` entry): importing Textual and flue, composing the screen and
+building the session leave objects that nearly all survive, so the ~200 collections up to then
+(~40 ms here) find next to nothing (a few thousand objects of garbage, kept by the freeze), and
+the freeze then moves them out of the collector's way without a scan. The hold is bounded: `freeze_startup` ends it, so does
 `release_collections` (an app that ends before its frame), and a timer after HOLD_LIMIT_S (a start
 that hangs).
 """

@@ -29,6 +29,12 @@ def one_line(text: str, limit: int = 200) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def title_from(prompt: str, width: int = 60) -> str:
+    """A session's title: its first prompt on one line (the store's, the status bar's)."""
+    line = " ".join(prompt.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
 def call_summary(name: str, args: object, cwd: str = "") -> str:
     """The argument that says what the call is about: path, command, pattern, agent."""
     a = args if isinstance(args, dict) else {}

@@ -86,7 +86,7 @@ class SessionHandle:
             return "new session"
         from flue_tui.agent.usershell import title
         from flue_tui.core.messages import UserMessage  # not before the app's first frame
-        from flue_tui.store.sessions import title_from
+        from flue_tui.core.toolcall import title_from  # not the store's modules: sqlite3 on the app's loop
 
         return title_from(title(first.typed) if isinstance(first, UserMessage) else "", 32)
 

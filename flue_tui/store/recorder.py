@@ -20,9 +20,10 @@ from typing import Any
 
 from flue_tui.core.events import Event, MessageEnd, TaskStart, TextDelta, ThinkingDelta, TurnStart
 from flue_tui.core.messages import UserMessage
+from flue_tui.core.toolcall import title_from
 from flue_tui.store.db import StoreError, describe_failure, write
 from flue_tui.store.lock import SessionLock
-from flue_tui.store.sessions import SessionStore, title_from
+from flue_tui.store.sessions import SessionStore
 
 CHECKPOINT_S = 0.5
 

@@ -48,11 +48,6 @@ def check_name(name: str) -> str:
     return name
 
 
-def title_from(prompt: str, width: int = 60) -> str:
-    line = " ".join(prompt.split())
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
-
-
 class SessionStore(MessageLog):
     def __init__(self, opened: Opened) -> None:
         self.conn: sqlite3.Connection = opened.conn

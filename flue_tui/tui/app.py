@@ -143,7 +143,6 @@ class FlueApp(Prompting, AppFrontEnd):
         self.first_frame_at = time.perf_counter()
         self.first_frame_cpu = time.process_time()  # for bench/tui.py: the CPU up to the frame
         self.litellm_loaded_at_first_frame = "litellm" in sys.modules
-        freeze_startup()  # Textual's and flue's modules, out of every full collection during a stream
         from flue_tui.model.route import warm
 
         warm(self.settings.model, self.settings.api_base, self.settings.transport)  # litellm, or the HTTP client
@@ -346,6 +345,9 @@ class FlueApp(Prompting, AppFrontEnd):
         first, the app's own loads begin: beside the start, their threads took two thirds of the
         interpreter from it, and a prompt given at launch waited for them."""
         if self.launching:
+            # Start-up is over: its objects (Textual's, flue's, the session's) out of every full
+            # collection during a stream, and the collector held since the entry runs again.
+            freeze_startup()
             self._load_background()
         self.launching = False
         if self.typed_early:
