@@ -152,10 +152,14 @@ class FlueApp(Prompting, AppFrontEnd):
     async def _load_background(self) -> None:
         from flue_tui.tui.widgets import views
 
+        async def index_paths() -> None:
+            await asyncio.to_thread(self.paths.build)
+            self.prompt.paths_ready()  # an `@path` typed meanwhile gets its list now, not at the next key
+
         await asyncio.gather(
             asyncio.to_thread(views.warm),  # the reply's Markdown stack, before the first reply needs it
             asyncio.to_thread(self.history.load),
-            asyncio.to_thread(self.paths.build),
+            index_paths(),
             return_exceptions=True,
         )
 

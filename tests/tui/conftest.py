@@ -54,10 +54,11 @@ async def ready(pilot: Any) -> FlueApp:
 
 
 async def loaded(pilot: Any) -> FlueApp:
-    """Wait until the app's background loads (prompt history, path index) are done: they start with
-    the first frame, in the "startup" worker, which leaves the app's workers when it ends."""
+    """Wait until the app's background loads (prompt history, path index) are done: they start once
+    the first session start is over (`launching` ends), in the "startup" worker, which leaves the
+    app's workers when it ends."""
     app = await ready(pilot)
-    await wait_for(pilot, lambda: app.first_frame_at is not None and not any(w.group == "startup" for w in app.workers))
+    await wait_for(pilot, lambda: not app.launching and not any(w.group == "startup" for w in app.workers))
     return app
 
 

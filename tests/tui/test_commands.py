@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from flue_tui.config.settings import Settings
@@ -112,6 +113,40 @@ async def test_at_completes_paths_honouring_gitignore(make_app, work: Path):
         await pilot.press("tab")
         assert app.prompt.text == "look at @src/main.py "
         assert not app.completion.display
+
+
+async def test_enter_sends_a_path_prompt_while_the_files_are_still_being_indexed(make_app, fakellm, work: Path):
+    """`indexing files…` is a note, not a choice: Enter sends what was typed (before, it was eaten).
+    The index is built after the session's start, so a prompt typed at once meets it."""
+    from flue_tui.ui.pathindex import PathIndex
+
+    (work / "notes.txt").write_text("hi\n")
+    fakellm.script([Turn(text="It says hi.")])
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.prompt.paths = PathIndex(str(work))  # a real index, not built yet
+        await pilot.press(*"explain @notes.txt")
+        await wait_for(pilot, lambda: app.completion.display and app.completion.choice == "")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert fakellm.requests and "notes.txt" in str(fakellm.requests[0]["messages"])
+        assert app.prompt.text == ""
+
+
+async def test_an_at_path_typed_before_the_index_is_built_gets_its_list_when_it_is(make_app, work: Path):
+    from flue_tui.ui.pathindex import PathIndex
+
+    (work / "notes.txt").write_text("hi\n")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        app.prompt.paths = index = PathIndex(str(work))  # a real index, not built yet
+        await pilot.press(*"explain @note")
+        await wait_for(pilot, lambda: app.completion.display and app.completion.choice == "")
+        await asyncio.to_thread(index.build)
+        app.prompt.paths_ready()  # what the app calls once its index is built
+        await wait_for(pilot, lambda: app.completion.inserts == ["@notes.txt "])
 
 
 async def test_slash_completes_commands_and_help(make_app):

@@ -96,6 +96,8 @@ class PromptArea(TextArea):
             # Keys typed in a burst (a paste, a fast typist, tmux) are handled before the Changed
             # messages they caused, so the list may describe older text: bring it up to date.
             self._sync_completion()
+        if comp.display and key == "enter" and not comp.choice:
+            comp.hide()  # "indexing files…" is a note, not a choice: Enter sends what was typed
         if comp.display and key in ("up", "down", "tab", "enter", "escape"):
             if key == "up":
                 comp.action_cursor_up()
@@ -194,6 +196,12 @@ class PromptArea(TextArea):
         elif context.kind == "command":
             self.completion.show(context, self._command_items(context))
         else:
+            self._complete_paths(context)
+
+    def paths_ready(self) -> None:
+        """The path index is built: an `@path` waiting on "indexing files…" is completed now."""
+        context = self._completion_context()
+        if context is not None and context.kind == "path" and self.completion.display:
             self._complete_paths(context)
 
     @staticmethod
