@@ -19,11 +19,13 @@ import errno
 import fcntl
 import hashlib
 import os
+import time
 from pathlib import Path
 
 from flue_tui.store.db import MEMORY, StoreError
 
 LOCKS_SUFFIX = ".locks"
+DEAD_HOLDER_WAIT_S = 3.0
 
 
 class SessionInUse(StoreError):
@@ -84,7 +86,7 @@ def acquire(db_path: str, key: str, *, label: str, ref: str, owner: str) -> Sess
         except OSError as exc:
             raise StoreError(f"Cannot create the session lock {path}: {exc.strerror or exc}.") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock(fd)
         except OSError as exc:
             holder = _read(fd)
             os.close(fd)
@@ -102,6 +104,35 @@ def acquire(db_path: str, key: str, *, label: str, ref: str, owner: str) -> Sess
     lock = SessionLock(path, fd)
     _held[str(path)] = lock
     return lock
+
+
+def _lock(fd: int) -> None:
+    """flock, or OSError. A holder that has died (kill -9) may have left a child half-way between
+    fork and exec, which shares the lock until it closes its fds a moment later: for a holder whose
+    pid is gone, wait up to DEAD_HOLDER_WAIT_S for that, rather than name a dead process as busy."""
+    deadline = time.monotonic() + DEAD_HOLDER_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            holder = _read(fd)
+            pid = int(holder[0]) if holder and holder[0].isdigit() else 0
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK) or _alive(pid) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return True  # not known: treat as a live holder
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: it exists
+    return True
 
 
 def _same_file(fd: int, path: Path) -> bool:
