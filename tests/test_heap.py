@@ -42,3 +42,17 @@ def test_a_collector_turned_off_by_someone_else_stays_off():
     heap.hold_collections()
     heap.release_collections()
     assert not gc.isenabled()
+
+
+def test_after_start_up_the_young_generation_is_collected_less_often():
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, before[1], before[2])
+        heap.freeze_startup()
+        assert gc.get_threshold() == (heap.YOUNG_THRESHOLD, before[1], before[2])
+        gc.set_threshold(50_000, before[1], before[2])  # a higher one someone chose stays
+        heap.freeze_startup()
+        assert gc.get_threshold()[0] == 50_000
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

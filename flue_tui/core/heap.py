@@ -50,6 +50,15 @@ def release_collections() -> None:
         gc.enable()
 
 
+# Young collections: at the default 700 allocations a 20k-token stream in the app runs ~600 of
+# them (0.3-0.45 s of CPU per reply) that find next to nothing, since a chunk's dicts and strings
+# die by reference counting. At 10,000, ~30 (0.14 s); the young generation stays a few MB at most.
+YOUNG_THRESHOLD = 10_000
+
+
 def freeze_startup() -> None:
     gc.freeze()
+    young, middle, old = gc.get_threshold()
+    if 0 < young < YOUNG_THRESHOLD:  # 0: collection switched off by someone else, left so
+        gc.set_threshold(YOUNG_THRESHOLD, middle, old)
     release_collections()  # after the freeze: what the hold kept from the collector is never scanned
