@@ -27,6 +27,7 @@ from flue_tui.runtime.workers import DaemonExecutor
 from flue_tui.tui import approvals
 from flue_tui.tui.frontend import AppFrontEnd
 from flue_tui.tui.prompting import Prompting
+from flue_tui.tui.rendering import Rendering
 from flue_tui.tui.session_ctl import SessionControl
 from flue_tui.tui.widgets.conversation import Conversation
 from flue_tui.tui.widgets.plan import PlanPanel
@@ -39,8 +40,6 @@ from flue_tui.ui.pathindex import PathIndex
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.transcript import NoticeEntry, Transcript
 
-FLUSH_S = 0.066  # render budget while following the stream
-FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
 TICK_S = 0.25  # spinners and elapsed times
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this quits
 
@@ -52,7 +51,7 @@ def litellm_ready(settings: Settings) -> bool:
     return ready(settings.model, settings.api_base, settings.transport)
 
 
-class FlueApp(Prompting, AppFrontEnd):
+class FlueApp(Rendering, Prompting, AppFrontEnd):
     """The app; also the `FrontEnd` slash commands run over (ui/commands.py)."""
 
     CSS_PATH = "app.tcss"
@@ -163,58 +162,7 @@ class FlueApp(Prompting, AppFrontEnd):
             return_exceptions=True,
         )
 
-    # -- rendering ---------------------------------------------------------------------------------
-    def request_flush(self) -> None:
-        if self._flush_timer is None:
-            delay = FLUSH_S if self.conversation.following else FLUSH_AWAY_S
-            # A slow machine or a heavy flush: wait twice as long as the last flush took, so
-            # rendering never takes more than a third of the loop and keys (Esc) stay responsive;
-            # and never less than the last whole frame's CPU (below), or heavy frames (a
-            # Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
-            delay = max(delay, 2 * self._render_s, self._frame_s)
-            self._flush_timer = self.set_timer(delay, self._render_changes)
-
-    async def _render_changes(self) -> None:
-        self._flush_timer = None
-        if self._flushing:
-            self.request_flush()
-            return
-        self._flushing = True
-        began, cpu = time.perf_counter(), time.process_time()
-        try:
-            appended, dirty = self.router.take()
-            hosts: dict[int, tuple[Any, list]] = {}
-            for transcript, entry in appended:
-                if transcript.view is not None:
-                    hosts.setdefault(id(transcript), (transcript.view, []))[1].append(entry)
-            with self.batch_update():
-                for host, entries in hosts.values():
-                    if host.is_attached:
-                        await host.add_entries(entries)
-                for entry in dirty:
-                    view = entry.view
-                    if view is not None and view.is_attached:
-                        result = view.sync()
-                        if asyncio.iscoroutine(result):
-                            await result
-                if self.router.status_dirty:
-                    self.refresh_status()
-                if self.router.plan_dirty:
-                    self.router.plan_dirty = False
-                    self.plan_view.show(self.router.plan)
-        finally:
-            self._flushing = False
-            self._render_s = min(0.5, time.perf_counter() - began)
-            # The frame is the flush and then Textual's layout and compositing of what it changed,
-            # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
-            # paint includes waiting for Textual's update tick). The stream's own work in between
-            # counts too, so only a frame dearer than the flush interval slows the cadence.
-            self.call_after_refresh(self._frame_painted, cpu)
-        self._update_ticker()
-
-    def _frame_painted(self, cpu: float) -> None:
-        self._frame_s = min(0.5, time.process_time() - cpu)
-
+    # -- rendering: tui/rendering.py ------------------------------------------------------------------
     def _update_ticker(self) -> None:
         if self.busy or self.router.running:
             self.ticker.resume()

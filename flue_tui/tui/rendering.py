@@ -1,0 +1,79 @@
+"""The app's rendering of what changed: the session's events only touch plain data (ui/router.py),
+and a timer flushes it to the widgets at most every FLUSH_S while following the stream, so a fast
+stream never floods the UI. A mixin of FlueApp, kept apart so app.py stays the app's layout and
+keys; the attributes below are the app's own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+FLUSH_S = 0.066  # render budget while following the stream
+FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
+
+
+class Rendering:
+    router: Any
+    conversation: Any
+    plan_view: Any
+    _flush_timer: Any
+    _flushing: bool
+    _render_s: float  # how long the last flush took
+    _frame_s: float  # the CPU from a flush's start until it was painted (layout and compositing too)
+    set_timer: Any
+    batch_update: Any
+    call_after_refresh: Any
+    refresh_status: Any
+    _update_ticker: Any
+
+    def request_flush(self) -> None:
+        if self._flush_timer is None:
+            delay = FLUSH_S if self.conversation.following else FLUSH_AWAY_S
+            # A slow machine or a heavy flush: wait twice as long as the last flush took, so
+            # rendering never takes more than a third of the loop and keys (Esc) stay responsive;
+            # and never less than the last whole frame's CPU (below), or heavy frames (a
+            # Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
+            delay = max(delay, 2 * self._render_s, self._frame_s)
+            self._flush_timer = self.set_timer(delay, self._render_changes)
+
+    async def _render_changes(self) -> None:
+        self._flush_timer = None
+        if self._flushing:
+            self.request_flush()
+            return
+        self._flushing = True
+        began, cpu = time.perf_counter(), time.process_time()
+        try:
+            appended, dirty = self.router.take()
+            hosts: dict[int, tuple[Any, list]] = {}
+            for transcript, entry in appended:
+                if transcript.view is not None:
+                    hosts.setdefault(id(transcript), (transcript.view, []))[1].append(entry)
+            with self.batch_update():
+                for host, entries in hosts.values():
+                    if host.is_attached:
+                        await host.add_entries(entries)
+                for entry in dirty:
+                    view = entry.view
+                    if view is not None and view.is_attached:
+                        result = view.sync()
+                        if asyncio.iscoroutine(result):
+                            await result
+                if self.router.status_dirty:
+                    self.refresh_status()
+                if self.router.plan_dirty:
+                    self.router.plan_dirty = False
+                    self.plan_view.show(self.router.plan)
+        finally:
+            self._flushing = False
+            self._render_s = min(0.5, time.perf_counter() - began)
+            # The frame is the flush and then Textual's layout and compositing of what it changed,
+            # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
+            # paint includes waiting for Textual's update tick). The stream's own work in between
+            # counts too, so only a frame dearer than the flush interval slows the cadence.
+            self.call_after_refresh(self._frame_painted, cpu)
+        self._update_ticker()
+
+    def _frame_painted(self, cpu: float) -> None:
+        self._frame_s = min(0.5, time.process_time() - cpu)
