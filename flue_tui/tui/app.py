@@ -1,8 +1,8 @@
 """The Textual app: conversation, prompt and status bar around one Session.
 
-Events from the session only touch plain data (router.py); a timer renders what changed at most
-every FLUSH_S seconds, so a fast stream never floods the UI. litellm is never imported here: the
-first frame comes first, then the import warms in a background thread.
+Events from the session only touch plain data (router.py); a timer renders what changed at a
+bounded rate (tui/rendering.py), so a fast stream never floods the UI. litellm is never imported
+here: the first frame comes first, then the import warms in a background thread.
 """
 
 from __future__ import annotations
@@ -402,6 +402,6 @@ def run_tui(settings: Settings, prompt: str | None = None, *, sessions: Any = No
         print(f"flue: {exc}", file=sys.stderr)
         code = EXIT_CONFIG
     finally:
-        release_collections()  # an app that ended before its first frame
+        release_collections()  # an app that ended before its first session started
         app.ctl.close()
     leave(code if isinstance(code, int) else 0, app.ctl.resume_hint)  # after the alternate screen is gone
