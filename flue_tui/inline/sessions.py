@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from flue_tui.runtime.handle import SessionHandle
-from flue_tui.runtime.start import Picker, SessionOptions, Started, start_session
+from flue_tui.runtime.start import Picker, SessionOptions, Started
 
 
 class InlineSessions(SessionHandle):
@@ -17,7 +17,7 @@ class InlineSessions(SessionHandle):
     def begin(self, options: SessionOptions | None = None, picker: Picker | None = None) -> asyncio.Task[Started]:
         """Start a session in a thread; `ready()` waits for it."""
         options = options if options is not None else self.options
-        self._task = asyncio.ensure_future(asyncio.to_thread(start_session, self.settings, options, picker=picker))
+        self._task = asyncio.ensure_future(asyncio.to_thread(self.launch, options, picker=picker))
         self._pending = options
         self._began_with = self.settings.model
         return self._task

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
@@ -28,12 +29,21 @@ if TYPE_CHECKING:
     from flue_tui.store.values import SessionInfo
 
 
+# How long leaving waits for a start still under way (its SessionStart hooks may have run) so that
+# its session ends too; a start slower than this closes its session itself when it returns.
+END_WAIT_S = 5.0
+
+
 class SessionHandle:
     def __init__(self, settings: Settings, options: SessionOptions | None = None) -> None:
         self.settings = settings
         self.options = options
         self.started: Started | None = None
         self.name: str | None = None
+        self._starts = threading.Condition()
+        self._in_flight = 0  # start_session calls under way, in any thread
+        self._live: list[Started] = []  # started and not yet closed, adopted or not
+        self._gone: str | None = None  # the front end is leaving, for this SessionEnd reason
 
     # -- what is running -----------------------------------------------------------------------------
     @property
@@ -98,7 +108,7 @@ class SessionHandle:
         and make it the current session. Raises ConfigError / SessionStartError; the current stays."""
         options = options if options is not None else self.options
         began_with = self.settings.model
-        started = start_session(self.settings, options, picker=picker, source=source)
+        started = self.launch(options, picker=picker, source=source)
         self.close()
         self.adopt(started, options)
         self.catch_up(began_with)
@@ -113,7 +123,28 @@ class SessionHandle:
         except ValueError:  # the chosen model cannot be used after all: the settings say what runs
             self.settings = dataclasses.replace(self.settings, model=began_with)
 
+    def launch(self, options: SessionOptions | None, **kw: Any) -> Started:
+        """Blocking: start_session, known to `end` while it runs. A start that returns once the
+        front end has left is closed at once (its SessionEnd follows the SessionStart it ran)."""
+        with self._starts:
+            self._in_flight += 1
+        try:
+            started = start_session(self.settings, options, **kw)
+        finally:
+            with self._starts:
+                self._in_flight -= 1
+                self._starts.notify_all()
+        with self._starts:
+            self._live.append(started)
+            gone = self._gone
+        if gone is not None:
+            self._end_one(started, gone)
+        return started
+
     def adopt(self, started: Started, options: SessionOptions | None) -> None:
+        with self._starts:
+            if not any(s is started for s in self._live):
+                return  # closed already: the front end left while it was starting
         self.started = started
         resumed: SessionInfo | None = started.resumed
         self.name = (options.name if options is not None else None) or (resumed.label if resumed else None)
@@ -139,7 +170,7 @@ class SessionHandle:
         ConfigError and keeps the current session."""
         options = self.fresh_options(resume)
         source = "resume" if resume is not None else "clear"
-        started = await asyncio.to_thread(start_session, self.settings, options, announced=False)
+        started = await asyncio.to_thread(self.launch, options, announced=False)
         await self.stop()
         self.close(source)  # Claude Code's order: SessionEnd (clear or resume), then SessionStart
         await asyncio.to_thread(announce, started, source, self.settings.model)
@@ -277,8 +308,31 @@ class SessionHandle:
         """End the session: the SessionEnd hooks (`reason` as Claude Code's: clear, resume,
         prompt_input_exit, other), then the recording and the store let go."""
         started, self.started = self.started, None
-        if started is None:
-            return
+        if started is not None:
+            self._end_one(started, reason)
+
+    def settle_starts(self) -> None:
+        """The front end is leaving: a session still starting is waited for (up to END_WAIT_S),
+        so that what it recorded is there to look at and `end` closes it too."""
+        with self._starts:
+            self._starts.wait_for(lambda: self._in_flight == 0, timeout=END_WAIT_S)
+
+    def end(self, reason: str) -> None:
+        """Leave: every session this handle started and has not closed ends with `reason`, the
+        current one and any that finished starting but was never shown."""
+        self.settle_starts()
+        with self._starts:
+            self._gone = reason
+            live = [s for s in self._live if s is not self.started]
+        self.close(reason)
+        for started in live:
+            self._end_one(started, reason)
+
+    def _end_one(self, started: Started, reason: str) -> None:
+        with self._starts:
+            if not any(s is started for s in self._live):
+                return  # each session ends once
+            self._live = [s for s in self._live if s is not started]
         if started.hooks is not None:
             from flue_tui.hooks.lifecycle import blocking
 

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 def close_session(handle: SessionHandle) -> str | None:
     """Close the handle's session (the recorder writes any streamed draft first, see Recorder.close)
-    and return the line telling how to resume it, or None when nothing was saved."""
+    and return the line telling how to resume it, or None when nothing was saved. A session still
+    starting (/new, then quit at once) is waited for briefly and ends too."""
+    handle.settle_starts()
     started = handle.started
     hint = None
     if started is not None and started.store is not None and started.recorder is not None:
@@ -32,7 +34,7 @@ def close_session(handle: SessionHandle) -> str | None:
             info = None
         if info is not None:
             hint = resume_hint(info.name, info.id, handle.options.db if handle.options is not None else None)
-    handle.close("prompt_input_exit")  # the user left the prompt: Claude Code's SessionEnd reason
+    handle.end("prompt_input_exit")  # the user left the prompt: Claude Code's SessionEnd reason
     return hint
 
 

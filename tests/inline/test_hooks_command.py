@@ -59,3 +59,24 @@ def test_quitting_inline_ends_the_session_with_prompt_input_exit(inline, fakellm
     term.send("/quit\r")
     assert term.exit_code() == 0
     assert ended.read_text().split() == ["clear", "prompt_input_exit"]
+
+
+def test_quitting_inline_while_the_session_starts_still_ends_it(inline, fakellm, work: Path, tmp_path):
+    """/quit typed while the first session is still starting (its SessionStart hook has run and is
+    slow to leave): the session is waited for and gets its SessionEnd."""
+    import sys
+
+    log = tmp_path / "events.txt"
+    script = tmp_path / "log.py"
+    script.write_text(
+        "import json, sys, time\nd = json.load(sys.stdin)\n"
+        f"open({str(log)!r}, 'a').write(d['hook_event_name'] + ' ' + (d.get('source') or d.get('reason')) + '\\n')\n"
+        "if d['hook_event_name'] == 'SessionStart':\n    time.sleep(1.5)\n"
+    )
+    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}", "timeout": 120}]}]
+    hooks = {"SessionStart": command, "SessionEnd": command}
+    term = inline("--settings", json.dumps({"hooks": hooks}), cols=80, rows=24)
+    term.wait(lambda t: log.exists(), what="SessionStart", timeout=FIRST_REPLY_S)
+    term.send("/quit\r")
+    assert term.exit_code() == 0
+    assert log.read_text().splitlines() == ["SessionStart startup", "SessionEnd prompt_input_exit"]

@@ -67,3 +67,30 @@ async def test_new_and_quit_end_and_start_sessions_with_claude_codes_reasons(mak
         await submit(pilot, "/new")
         await wait_for(pilot, lambda: len(seen()) == 3 or None)
     assert seen()[1:] == [["SessionEnd", "clear"], ["SessionStart", "clear"], ["SessionEnd", "prompt_input_exit"]]
+
+
+async def test_quitting_while_the_next_session_starts_still_ends_it(make_app, fakellm, work: Path, tmp_path):
+    """/new, then quit before the new session has finished starting (its SessionStart hook has run
+    and is slow to leave): that session gets its SessionEnd too, not only the one before it."""
+    import sys
+
+    log = tmp_path / "events.jsonl"
+    script = tmp_path / "log.py"
+    script.write_text(
+        "import json, sys, time\nd = json.load(sys.stdin)\nwhat = d.get('source') or d.get('reason')\n"
+        f"open({str(log)!r}, 'a').write(json.dumps([d['hook_event_name'], what]) + '\\n')\n"
+        "if what == 'clear' and d['hook_event_name'] == 'SessionStart':\n    time.sleep(1.5)\n"
+    )
+    command = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}", "timeout": 120}]}]
+    fakellm.script([Turn(text="never asked")])
+    app = make_app(settings_hooks={"SessionStart": command, "SessionEnd": command})
+
+    def seen() -> list[list[str]]:
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: seen() == [["SessionStart", "startup"]] or None)
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: len(seen()) == 3 or None)  # the new start's hook is still running
+    assert seen()[1:] == [["SessionEnd", "clear"], ["SessionStart", "clear"], ["SessionEnd", "prompt_input_exit"]]
