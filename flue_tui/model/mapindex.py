@@ -7,8 +7,9 @@ bytes (~3 ms), checks they are the ones indexed (size and SHA-256), and decodes 
 asks for (~4 µs each).
 
 The index only says where to look; every value still comes from the map's own bytes, and each is
-checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, and
-the value is one JSON object ending before a `,`/`}`. An index that is missing, corrupt, written
+checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, found
+nowhere else in the map (so not an object nested in another entry under the same name), and the
+value is one JSON object ending before a `,`/`}`. An index that is missing, corrupt, written
 for another map (another litellm), a symlink, too large, or unreadable (its directory too) is not
 used: the map is parsed whole, as before, and a fresh index written beside it when that works. So
 a broken index costs the old 30 ms, never a wrong price or window.
@@ -21,14 +22,20 @@ import hashlib
 import json
 import os
 import re
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.paths import cache_dir
 from flue_tui.core.files import read_own_at
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 INDEX_NAME = "model-map-index.json"
 VERSION = 1
 MAX_INDEX_BYTES = 4 << 20  # ~5,000 entries take ~250 kB; a bigger file is not one flue wrote
+TMP_PREFIX = ".model-map-"
+TMP_STALE_S = 600.0  # writing an index takes milliseconds; a temporary file this old was abandoned
 
 _WS = re.compile(rb"[ \t\n\r]*")
 _decoder = json.JSONDecoder()
@@ -103,14 +110,31 @@ def entry_at(raw: bytes, key: str, offsets: Offsets) -> dict[str, Any]:
     head = raw[key_at:value_at].rstrip(b" \t\n\r")
     if before not in (b"{", b",") or after not in (b",", b"}") or not head.endswith(b":"):
         raise Stale(key)
+    quoted = head[:-1].rstrip(b" \t\n\r")
     try:
-        found = json.loads(head[:-1])
+        found = json.loads(quoted)
         value = json.loads(raw[value_at:end])
     except ValueError:
         raise Stale(key) from None
     if found != key or not isinstance(value, dict):
         raise Stale(key)
+    # The checks above also pass for an object nested in another entry under the same key (which
+    # the index may point at: any process of this user can write it). The key found as a key only
+    # here, in the whole map, means there is no such other place (~2 ms, once per model).
+    if _key_places(raw, quoted) != 1:
+        raise Stale(key)
     return value
+
+
+def _key_places(raw: bytes, quoted: bytes) -> int:
+    """How often `quoted` (a key's bytes, quotes included) is followed by a `:` in `raw`; as a
+    string value (a model naming its successor) it is not counted."""
+    places, at = 0, raw.find(quoted)
+    while at >= 0:
+        after = _skip(raw, at + len(quoted))
+        places += raw[after : after + 1] == b":"
+        at = raw.find(quoted, at + 1)
+    return places
 
 
 def fingerprint(raw: bytes) -> dict[str, Any]:
@@ -140,6 +164,20 @@ def load(raw: bytes) -> dict[str, Offsets] | None:
     return {key: (flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i, key in enumerate(keys)}
 
 
+def _sweep(folder: Path) -> None:
+    """Temporary files a killed writer left (kill -9 between writing and renaming): each is a whole
+    index, so without this every such kill would leave ~300 kB for good. One younger than
+    TMP_STALE_S may be another process's, still being written."""
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(folder) as found:
+        for entry in found:
+            if not entry.name.startswith(TMP_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                if now - entry.stat(follow_symlinks=False).st_mtime > TMP_STALE_S:
+                    os.unlink(entry.path)  # a link is removed itself, never what it points at
+
+
 def save(raw: bytes, where: dict[str, Offsets]) -> None:
     """Best effort: a directory that cannot be written just means the next run parses the map."""
     folder = cache_dir()
@@ -152,7 +190,8 @@ def save(raw: bytes, where: dict[str, Offsets]) -> None:
     tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".model-map-", dir=folder)  # 0600, created fresh (O_EXCL)
+        _sweep(folder)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=folder)  # 0600, created fresh (O_EXCL)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(body)
         os.replace(tmp, folder / INDEX_NAME)  # replaces a link planted there, never writes through it

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -29,13 +30,17 @@ def index_file() -> Path:
     return cache_dir() / mapindex.INDEX_NAME
 
 
+# No key twice (ENTRIES has gpt-4.1 inside sample_spec too: looking it up parses the map whole).
+UNIQUE = dict(ENTRIES, sample_spec={"nested": {"other": {"input_cost_per_token": 1.0}}})
+
+
 def test_the_first_read_writes_an_index_the_next_uses(tmp_path: Path) -> None:
-    path = write_map(tmp_path / "map.json")
+    path = write_map(tmp_path / "map.json", UNIQUE)
     first = modelmap.read(str(path))
     assert first.index is None and index_file().is_file()  # parsed whole, the index stored
     second = modelmap.read(str(path))
     assert second.index is not None  # found through the index
-    for key, value in ENTRIES.items():
+    for key, value in UNIQUE.items():
         assert second.get(key) == value == first.get(key)
     assert second.get("no-such-model") is None
     assert second.index is not None  # every entry was found where the index said
@@ -165,7 +170,11 @@ def test_scan_reads_as_json_loads(text: str) -> None:
     assert entries == json.loads(text)
     raw = text.encode()
     for key, offsets in where.items():
-        assert mapindex.entry_at(raw, key, offsets) == entries[key]
+        if text.count(json.dumps(key)) > 1:  # a key found twice: the map itself decides, parsed whole
+            with pytest.raises(mapindex.Stale):
+                mapindex.entry_at(raw, key, offsets)
+        else:
+            assert mapindex.entry_at(raw, key, offsets) == entries[key]
     assert all(isinstance(entries[key], dict) for key in where)
 
 
@@ -175,3 +184,46 @@ def test_a_broken_map_reads_as_no_map(tmp_path: Path, text: str) -> None:
     path.write_text(text)
     got = modelmap.read(str(path))
     assert got.get("a") is None and not index_file().exists()
+
+
+def test_offsets_at_an_object_nested_under_the_same_key_are_not_used(tmp_path: Path) -> None:
+    """ENTRIES' sample_spec holds an object under "gpt-4.1" too: an index (any process of this user
+    can write one) that points gpt-4.1 there must not price gpt-4.1 by it."""
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    stored = json.loads(index_file().read_text())
+    raw = path.read_bytes()
+    key_at = raw.index(b'"gpt-4.1"', raw.index(b'"nested"'))
+    value_at = raw.index(b"{", key_at)
+    end = raw.index(b"}", value_at) + 1
+    i = stored["keys"].index("gpt-4.1")
+    stored["offsets"][3 * i : 3 * i + 3] = [key_at, value_at, end]
+    index_file().write_text(json.dumps(stored))  # the map's fingerprint, offsets into sample_spec
+    got = modelmap.read(str(path))
+    assert got.index is not None
+    assert got.get("gpt-4.1") == ENTRIES["gpt-4.1"]  # not {"input_cost_per_token": 1.0}
+    assert got.index is None  # seen: the map was parsed whole
+
+
+def test_temporary_files_of_killed_writers_do_not_pile_up(tmp_path: Path) -> None:
+    """kill -9 between writing an index and renaming it leaves a whole index behind (~300 kB with
+    litellm's map): the next writer removes those, never one another process may still be writing."""
+    path = write_map(tmp_path / "map.json")
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    old = time.time() - 2 * mapindex.TMP_STALE_S
+    for i in range(30):
+        left = folder / f"{mapindex.TMP_PREFIX}{i:04d}"
+        left.write_text("{}")
+        os.utime(left, (old, old))
+    fresh = folder / f"{mapindex.TMP_PREFIX}being-written"
+    fresh.write_text("{")
+    outside = tmp_path / "not-flues.txt"
+    outside.write_text("kept")
+    link = folder / f"{mapindex.TMP_PREFIX}link"
+    link.symlink_to(outside)
+    os.utime(link, (old, old), follow_symlinks=False)
+    assert modelmap.read(str(path)).index is None  # no index yet: parsed whole, one written
+    assert sorted(p.name for p in folder.iterdir()) == sorted([fresh.name, mapindex.INDEX_NAME])
+    assert outside.read_text() == "kept"  # the link went, not what it points at
+    assert modelmap.read(str(path)).index is not None
