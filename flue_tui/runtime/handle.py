@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.errors import ConfigError
@@ -44,6 +45,7 @@ class SessionHandle:
         self._in_flight = 0  # start_session calls under way, in any thread
         self._live: list[Started] = []  # started and not yet closed, adopted or not
         self._gone: str | None = None  # the front end is leaving, for this SessionEnd reason
+        self._settle_by: float | None = None  # when leaving stops waiting for starts (monotonic)
 
     # -- what is running -----------------------------------------------------------------------------
     @property
@@ -313,9 +315,14 @@ class SessionHandle:
 
     def settle_starts(self) -> None:
         """The front end is leaving: a session still starting is waited for (up to END_WAIT_S),
-        so that what it recorded is there to look at and `end` closes it too."""
+        so that what it recorded is there to look at and `end` closes it too. The bound is one for
+        the whole leaving: the app closes from its quit, its unmount and its runner's `finally`,
+        and a start stuck in a hook must not be waited for again by each (15 s, not 5)."""
         with self._starts:
-            self._starts.wait_for(lambda: self._in_flight == 0, timeout=END_WAIT_S)
+            if self._settle_by is None:
+                self._settle_by = time.monotonic() + END_WAIT_S
+            left = self._settle_by - time.monotonic()
+            self._starts.wait_for(lambda: self._in_flight == 0, timeout=max(0.0, left))
 
     def end(self, reason: str) -> None:
         """Leave: every session this handle started and has not closed ends with `reason`, the

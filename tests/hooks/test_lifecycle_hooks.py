@@ -433,3 +433,36 @@ def test_a_start_slower_than_leaving_waits_closes_its_own_session(fakellm, tmp_p
     worker.join(60)
     assert [d["reason"] for d in _seen(ends)] == ["prompt_input_exit"]
     assert handle.started is None  # never adopted: the front end had left
+
+
+def test_leaving_waits_for_a_stuck_start_once_however_often_it_is_closed(fakellm, tmp_path, monkeypatch):
+    """The app closes its session from its quit, its unmount and its runner's `finally`: a start
+    stuck in a SessionStart hook is waited for up to END_WAIT_S once, not once for each."""
+    import threading
+
+    from flue_tui.runtime import handle as handle_module
+    from flue_tui.runtime.quitting import close_session
+
+    gate = tmp_path / "go"
+    start, starts = _logger(
+        tmp_path, "start", f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
+    )
+    end, ends = _logger(tmp_path, "end")
+    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
+    worker = threading.Thread(target=handle.start)
+    worker.start()
+    while not starts.exists():
+        threading.Event().wait(0.02)
+    try:
+        monkeypatch.setattr(handle_module, "END_WAIT_S", 0.05)
+        close_session(handle)  # the quit: gives up on the start
+        monkeypatch.setattr(handle_module, "END_WAIT_S", 3600.0)  # a bound that is not the first's
+        again = threading.Thread(target=lambda: (close_session(handle), close_session(handle)), daemon=True)
+        again.start()
+        again.join(60)
+        assert not again.is_alive()  # the unmount's and the finally's close did not wait again
+        assert worker.is_alive()  # the start is still stuck in its hook
+    finally:
+        gate.write_text("")  # the hook ends, however the test went
+    worker.join(60)
+    assert [d["reason"] for d in _seen(ends)] == ["prompt_input_exit"]  # its own close, once
