@@ -10,9 +10,9 @@ The index only says where to look; every value still comes from the map's own by
 checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, found
 nowhere else in the map (so not an object nested in another entry under the same name), and the
 value is one JSON object ending before a `,`/`}`. An index that is missing, corrupt, written
-for another map (another litellm), a symlink, too large, or unreadable (its directory too) is not
-used: the map is parsed whole, as before, and a fresh index written beside it when that works. So
-a broken index costs the old 30 ms, never a wrong price or window.
+for another map (another litellm), another user's, a symlink, too large, or unreadable (its
+directory too) is not used: the map is parsed whole, as before, and a fresh index written beside
+it when that works. So a broken index costs the old 30 ms, never a wrong price or window.
 """
 
 from __future__ import annotations
@@ -149,6 +149,8 @@ def load(raw: bytes) -> dict[str, Offsets] | None:
     except OSError:
         return None
     try:
+        if os.stat(INDEX_NAME, dir_fd=dir_fd, follow_symlinks=False).st_uid != os.geteuid():
+            return None  # another user's (a cache directory shared with others): replaced, not read
         data = json.loads(read_own_at(dir_fd, INDEX_NAME, str(folder / INDEX_NAME), MAX_INDEX_BYTES))
     except (OSError, ValueError):  # absent, a symlink (ELOOP), not a regular file, too large, not JSON
         return None

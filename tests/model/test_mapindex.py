@@ -227,3 +227,15 @@ def test_temporary_files_of_killed_writers_do_not_pile_up(tmp_path: Path) -> Non
     assert sorted(p.name for p in folder.iterdir()) == sorted([fresh.name, mapindex.INDEX_NAME])
     assert outside.read_text() == "kept"  # the link went, not what it points at
     assert modelmap.read(str(path)).index is not None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_an_index_of_another_user_is_not_used(tmp_path: Path) -> None:
+    """A cache directory shared with others (FLUE_HOME or XDG_CACHE_HOME in /tmp): an index someone
+    else put there is not read, and is replaced by this user's own."""
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    os.chown(index_file(), 65534, 65534)
+    assert modelmap.read(str(path)).index is None
+    assert index_file().stat().st_uid == os.geteuid()  # replaced by a fresh one of this user's
+    assert modelmap.read(str(path)).index is not None
