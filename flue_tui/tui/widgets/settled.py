@@ -21,9 +21,7 @@ Only for widgets mounted with an awaited mount or composed, as all of these are.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, TypeVar, cast
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Self, TypeVar, cast
 
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
