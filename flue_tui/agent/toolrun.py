@@ -122,13 +122,24 @@ async def _run_then_after(
     return (result if note is None else replace(result, text=f"{result.text}\n\n{note}")), outcome
 
 
+async def _recorded(i: int, running: Awaitable[Ended], finish: Callable[[int, Ended], None]) -> None:
+    """Run call i and record how it ended, inside its task: not in a done callback, which from
+    Python 3.12 on gather() may overtake (it takes a task that has already finished in at once,
+    before the task's callbacks ran), and the call would read as aborted though it ran."""
+    try:
+        ended = await running
+    except Exception as exc:  # a PostToolUse hook's crash: the call still ends, saying why
+        ended = _error(_exception_text(exc))
+    finish(i, ended)
+
+
 async def run_tool_batch(
     session: ToolHost, calls: list[ToolCall], signal: AbortSignal, *, truncated: bool = False
 ) -> list[ToolResultMessage]:
     results: list[Ended | None] = [None] * len(calls)
     started: list[float] = [0.0] * len(calls)
     durations: list[int | None] = [None] * len(calls)
-    pending: list[tuple[int, asyncio.Task[Ended]]] = []
+    pending: list[tuple[int, asyncio.Task[None]]] = []
     slots = asyncio.Semaphore(MAX_RUNNING)
 
     def finish(i: int, ended: Ended) -> None:
@@ -201,9 +212,8 @@ async def run_tool_batch(
         ctx = ToolContext(call_id=call.id, signal=signal, on_output=on_output, session=session)
         # Started in call order, so whatever a tool does before its first await (taking a file
         # lock) happens in dispatch order.
-        task = asyncio.ensure_future(_run_then_after(session, call, tool, args, ctx, signal, slots))
-        task.add_done_callback(lambda t, i=i: finish(i, t.result()) if not t.cancelled() else None)
-        pending.append((i, task))
+        running = _run_then_after(session, call, tool, args, ctx, signal, slots)
+        pending.append((i, asyncio.ensure_future(_recorded(i, running, finish))))
 
     if pending:
         await asyncio.gather(*(t for _, t in pending), return_exceptions=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from flue_tui.runtime.handle import SessionHandle
-from flue_tui.runtime.start import Picker, SessionOptions, Started
+from flue_tui.runtime.start import Picker, SessionOptions, SessionStartError, Started
 
 
 class InlineSessions(SessionHandle):
@@ -30,5 +30,6 @@ class InlineSessions(SessionHandle):
             assert self._task is not None
             self.adopt(await self._task, self._pending)
             self.catch_up(self._began_with)
-        assert self.started is not None
+        if self.started is None:  # adopt refused it: inline mode is closing (SessionHandle.end)
+            raise SessionStartError("flue is closing; the session was ended as it started.")
         return self.started
