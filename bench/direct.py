@@ -1,6 +1,7 @@
 """Issue 28's targets for the direct path, ratios against baselines measured in the same run.
 
     uv run python bench/direct.py [--part turn|first-token|idle|concurrent] [--rounds 5] [--runs 10]
+    uv run python bench/direct.py --part first-token --baseline /tmp/base   # + a checkout of main, same rounds
 
 turn         one `flue -p` job (prompt → one `read` → answer) on each direct path (OpenAI-style,
              Anthropic) and through litellm (FLUE_TRANSPORT=litellm), vs the same job by a ~40-line
@@ -179,19 +180,28 @@ except ImportError:  # a tree from before the hold (a baseline checkout)
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
-from flue_tui.core.events import TextDelta
 
 async def main():
     app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), prompt="say hello",
                   sessions=SessionOptions(persist=False))
     seen = []
-    async with app.run_test(size=(120, 40)) as pilot:
-        while app.session is None:
-            await pilot.pause(0.002)
-        app.session.subscribe(lambda e: seen.append(time.time()) if isinstance(e, TextDelta) and not seen else None)
-        while not seen:
-            await pilot.pause(0.002)
-        print(f"{seen[0]} {'litellm' in sys.modules} {time.process_time()}", flush=True)
+    token = asyncio.Event()
+    attach = FlueApp.attach
+
+    # The first TextDelta is stamped as the session hands it over. Subscribed as the app attaches
+    # the session, and awaited on an event: polling with pilot.pause() (it waits for every widget's
+    # queue and refreshes the screen's layout, every 2 ms) cost the app ~0.13 s of CPU up to the token.
+    async def attached(self, session, **kw):
+        from flue_tui.core.events import TextDelta  # where the app first imports it: its session start
+
+        session.subscribe(lambda e: (seen.append((time.time(), time.process_time())), token.set())
+                          if isinstance(e, TextDelta) and not seen else None)
+        return await attach(self, session, **kw)
+
+    FlueApp.attach = attached
+    async with app.run_test(size=(120, 40)):
+        await token.wait()
+        print(f"{seen[0][0]} {'litellm' in sys.modules} {seen[0][1]}", flush=True)
         app.exit()
 
 asyncio.run(main())
@@ -223,20 +233,27 @@ asyncio.run(main())
 """
 
 
-def _child(script: str, args: list[str], env: dict[str, str]) -> tuple[float, list[str]]:
+def _child(script: str, args: list[str], env: dict[str, str], tree: Path = ROOT) -> tuple[float, list[str]]:
+    """A fresh process running `script` with `tree`'s flue (its own .venv, its own .pyc cache)."""
+    python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
+    if tree != ROOT:
+        env = dict(env, PYTHONPYCACHEPREFIX=str(tree / ".flue-bench" / "pycache"))
     start = time.time()
-    proc = subprocess.run(
-        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
-    )
+    proc = subprocess.run([python, "-c", script, *args], capture_output=True, text=True, env=env, cwd=tree, timeout=300)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     return start, proc.stdout.split()
 
 
-def bench_first_token(rounds: int) -> dict:
+def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
+    """With `baseline` (another checkout with its own `uv sync`, e.g. `git worktree add /tmp/base
+    main --detach`): its first token too, in the same rounds, alternating which tree goes first."""
     from bench.tui import BARE_CHILD, bytecode_env
 
-    tokens, bare, loaded, cpu, bare_cpu = [], [], [], [], []
+    trees = {"": ROOT, **({"baseline_": baseline} if baseline is not None else {})}
+    tokens: dict[str, list[float]] = {label: [] for label in trees}
+    cpu: dict[str, list[float]] = {label: [] for label in trees}
+    bare, loaded, bare_cpu = [], [], []
     with FakeLLM(loop_script=True) as llm, tempfile.TemporaryDirectory() as work:
         llm.script([Turn(text="Hello from the wire.")])
         env = dict(
@@ -244,28 +261,34 @@ def bench_first_token(rounds: int) -> dict:
         )
         env.pop("FLUE_TRANSPORT", None)
         env = bytecode_env(env)
-        for run in range(rounds + 1):  # the first round, untimed, writes the .pyc files
-            start, out = _child(FIRST_TOKEN_CHILD, [work, "openai/fake"], env)
+        for run in range(rounds + 1):  # the first round, untimed, writes the .pyc files (and the map's index)
+            order = list(trees.items()) if run % 2 else list(trees.items())[::-1]
+            for label, tree in order:
+                start, out = _child(FIRST_TOKEN_CHILD, [work, "openai/fake"], env, tree)
+                if run:
+                    tokens[label].append(float(out[0]) - start)
+                    cpu[label].append(float(out[2]))
+                    loaded.append(out[1] == "True")
             start_bare, out_bare = _child(BARE_CHILD, [], env)
-            if run == 0:
-                continue
-            tokens.append(float(out[0]) - start)
-            loaded.append(out[1] == "True")
-            cpu.append(float(out[2]))
-            bare.append(float(out_bare[0]) - start_bare)
-            bare_cpu.append(float(out_bare[2]))
-    ratio = statistics.median(tokens) / statistics.median(bare)
-    return {
-        "first_token_ms_median": round(1000 * statistics.median(tokens)),
-        "first_token_ms_all": [round(1000 * t) for t in tokens],
-        "bare_textual_first_frame_ms_median": round(1000 * statistics.median(bare)),
-        "x_bare_textual": round(ratio, 2),
+            if run:
+                bare.append(float(out_bare[0]) - start_bare)
+                bare_cpu.append(float(out_bare[2]))
+    result: dict[str, object] = {}
+    for label in trees:
+        wall, used = statistics.median(tokens[label]), statistics.median(cpu[label])
+        result[f"{label}first_token_ms_median"] = round(1000 * wall)
+        result[f"{label}first_token_ms_all"] = [round(1000 * t) for t in tokens[label]]
+        result[f"{label}x_bare_textual"] = round(wall / statistics.median(bare), 2)
         # CPU up to the first token vs the bare app's up to its frame: the wall ratio on an idle machine.
-        "first_token_cpu_ms_median": round(1000 * statistics.median(cpu)),
-        "bare_textual_cpu_ms_median": round(1000 * statistics.median(bare_cpu)),
-        "x_bare_textual_cpu": round(statistics.median(cpu) / statistics.median(bare_cpu), 2),
-        "litellm_loaded": any(loaded),
-    }
+        result[f"{label}first_token_cpu_ms_median"] = round(1000 * used)
+        result[f"{label}x_bare_textual_cpu"] = round(used / statistics.median(bare_cpu), 2)
+    result["bare_textual_first_frame_ms_median"] = round(1000 * statistics.median(bare))
+    result["bare_textual_cpu_ms_median"] = round(1000 * statistics.median(bare_cpu))
+    if baseline is not None:
+        result["x_baseline"] = round(statistics.median(tokens[""]) / statistics.median(tokens["baseline_"]), 2)
+        result["x_baseline_cpu"] = round(statistics.median(cpu[""]) / statistics.median(cpu["baseline_"]), 2)
+    result["litellm_loaded"] = any(loaded)
+    return result
 
 
 def bench_idle(rounds: int) -> dict:
@@ -328,10 +351,11 @@ def main() -> None:
     parser.add_argument("--part", choices=["turn", "first-token", "idle", "concurrent"])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--baseline", type=Path, help="first-token: another checkout to measure in the same rounds")
     args = parser.parse_args()
     parts = {
         "turn": lambda: bench_turn(args.rounds),
-        "first-token": lambda: bench_first_token(args.rounds),
+        "first-token": lambda: bench_first_token(args.rounds, args.baseline),
         "idle": lambda: bench_idle(max(1, args.rounds // 2)),
         "concurrent": lambda: bench_concurrent(args.runs),
     }

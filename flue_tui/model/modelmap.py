@@ -1,5 +1,7 @@
 """litellm's model map (prices, context windows, reasoning support) read as data, without importing
-litellm: the JSON file its package ships, found by importlib and loaded once. The direct path
+litellm: the JSON file its package ships, found by importlib, read once per process, each entry
+parsed when first asked for (through mapindex.py's stored index; the whole map when there is none
+that fits). The direct path
 (direct_client.py) prices its turns and sizes its context from here; `tests/model/test_modelmap.py`
 holds the cost equal to `litellm.completion_cost` on the same usage.
 """
@@ -7,17 +9,45 @@ holds the cost equal to `litellm.completion_cost` on the same usage.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import re
 import threading
 from typing import Any
 
+from flue_tui.model import mapindex
+
 MAP_FILE = "model_prices_and_context_window_backup.json"
 _TIER = re.compile(r"^input_cost_per_token_above_(\d+)k_tokens$")
 
 _lock = threading.Lock()
-_loaded: dict[str, Any] | None = None
+
+
+class _Map:
+    """The map's bytes and what was read of them: every entry once parsed whole, else those asked
+    for, each found through the stored index (mapindex.py) and checked there."""
+
+    def __init__(self, raw: bytes, entries: dict[str, Any], index: dict[str, mapindex.Offsets] | None) -> None:
+        self.raw = raw
+        self.entries = entries
+        self.index = index  # None: `entries` is the whole map
+
+    def get(self, key: str) -> Any:
+        if self.index is None or key in self.entries:
+            return self.entries.get(key)
+        offsets = self.index.get(key)
+        if offsets is None:
+            return None
+        try:
+            value = mapindex.entry_at(self.raw, key, offsets)
+        except mapindex.Stale:  # an index that lies about these bytes: the map itself decides
+            whole = _parsed(self.raw)
+            self.entries, self.index = whole.entries, None
+            return self.entries.get(key)
+        self.entries[key] = value
+        return value
+
+
+_loaded: _Map | None = None
 
 
 def _path() -> str | None:
@@ -29,20 +59,36 @@ def _path() -> str | None:
     return None
 
 
-def _map() -> dict[str, Any]:
+def _parsed(raw: bytes) -> _Map:
+    """The whole map parsed, its index stored for the next process."""
+    try:
+        entries, where = mapindex.scan(raw)
+    except ValueError:
+        return _Map(raw, {}, None)
+    if where:
+        mapindex.save(raw, where)
+    return _Map(raw, entries, None)
+
+
+def read(path: str | None) -> _Map:
+    """The map at `path` (litellm's, or none): its index used when one fits, else parsed whole."""
+    raw = b""
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError:
+            raw = b""
+    index = mapindex.load(raw) if raw else None
+    return _Map(raw, {}, index) if index is not None else _parsed(raw)
+
+
+def _map() -> _Map:
     global _loaded
     if _loaded is None:
         with _lock:
             if _loaded is None:
-                data: Any = {}
-                path = _path()
-                if path is not None:
-                    try:
-                        with open(path, encoding="utf-8") as f:
-                            data = json.load(f)
-                    except (OSError, ValueError):
-                        data = {}
-                _loaded = data if isinstance(data, dict) else {}
+                _loaded = read(_path())
     return _loaded
 
 

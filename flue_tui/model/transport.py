@@ -11,6 +11,7 @@ One context serves every client: it is what httpx builds for `verify=True` with 
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from typing import Any
 
@@ -18,15 +19,37 @@ _lock = threading.Lock()
 _context: Any = None
 
 
+def httpx() -> Any:
+    """httpx, imported without its command-line client: httpx's `__init__` imports `httpx._main`
+    (click, pygments, rich's progress bars and tables, ~25 ms of CPU on the first request's path)
+    whenever click is installed, as litellm's dependencies make it. A None in sys.modules is
+    Python's way to make that one import fail, which httpx catches (`httpx.main` then says the CLI
+    needs its extras); the entry goes again at once, so an explicit `import httpx._main` still works."""
+    if "httpx" not in sys.modules:
+        with _lock:
+            if "httpx" not in sys.modules:
+                blocked = "httpx._main" not in sys.modules
+                if blocked:
+                    sys.modules["httpx._main"] = None  # pyright: ignore[reportArgumentType]
+                try:
+                    import httpx as module
+                finally:
+                    if blocked and sys.modules.get("httpx._main", ...) is None:
+                        del sys.modules["httpx._main"]
+                return module
+    import httpx as module
+
+    return module
+
+
 def ssl_context() -> Any:
     """The shared context (blocking the first time: call it in a thread to warm it)."""
     global _context
     if _context is None:
+        http = httpx()
         with _lock:
             if _context is None:
-                import httpx
-
-                _context = httpx.create_ssl_context(verify=True, trust_env=True)
+                _context = http.create_ssl_context(verify=True, trust_env=True)
     return _context
 
 
@@ -43,9 +66,7 @@ def _no_certificates() -> Any:
 def warm(url: str) -> None:
     """Blocking (route.warm calls it in a thread): the context `url` needs, and the modules a first
     client and its first request import (httpcore's locks take anyio's asyncio backend)."""
-    import httpx
-
-    httpx.AsyncClient(verify=_verify(url))  # no connection is made
+    httpx().AsyncClient(verify=_verify(url))  # no connection is made
     try:
         importlib.import_module("anyio._backends._asyncio")
     except ImportError:
@@ -58,8 +79,5 @@ def _verify(url: str) -> Any:
 
 def new_client(timeout: float, url: str) -> Any:
     """A client for requests to `url`, the route's endpoint (model/route.py)."""
-    import httpx
-
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=True, verify=_verify(url)
-    )
+    http = httpx()
+    return http.AsyncClient(timeout=http.Timeout(timeout), follow_redirects=False, trust_env=True, verify=_verify(url))

@@ -10,6 +10,7 @@ position, so `grep dd file` and `echo reboot` stay allowed.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -33,14 +34,27 @@ def _cmd(words: str) -> str:
 class CommandRule:
     name: str
     reason: str
-    pattern: re.Pattern[str]
+    source: str
+    flags: int = re.IGNORECASE
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        # Compiled when first matched, not when imported: the baseline's ~20 ms of compiling sat in
+        # every start (the permission scope imports the workspace sandbox), most of which never
+        # run `--sandbox workspace`.
+        return _compiled(self.source, self.flags)
 
     def refusal(self) -> str:
         return f'Command blocked by workspace sandbox rule "{self.name}": {self.reason}. Nothing was run.'
 
 
+@functools.cache
+def _compiled(source: str, flags: int) -> re.Pattern[str]:
+    return re.compile(source, flags)
+
+
 def _rule(name: str, reason: str, pattern: str, flags: int = re.IGNORECASE) -> CommandRule:
-    return CommandRule(name, reason, re.compile(pattern, flags))
+    return CommandRule(name, reason, pattern, flags)
 
 
 _PROTECTED = (
@@ -166,6 +180,7 @@ class CommandChecker:
         for name, pattern in blocklist:
             # Configured patterns compile as written (add `(?i)` for case-insensitive), like the seed's.
             rules.append(_rule(f"blocklist:{name}", f"matches the blocklist pattern {pattern!r}", pattern, 0))
+            rules[-1].pattern  # a pattern that does not compile fails here, as the checker is made  # noqa: B018
         self.blocklist: tuple[CommandRule, ...] = tuple(rules)
 
     def check(self, command: str) -> str | None:

@@ -4,6 +4,8 @@ plain-http endpoint never loads the certificate bundle, and its context trusts n
 from __future__ import annotations
 
 import ssl
+import subprocess
+import sys
 import threading
 
 from flue_tui.model import transport
@@ -45,3 +47,19 @@ def test_a_plain_http_endpoint_loads_no_certificates_and_could_not_make_a_tls_co
     context = client._transport._pool._ssl_context  # what a TLS connection through it would use
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     assert context.cert_store_stats()["x509_ca"] == 0 and context is not transport.ssl_context()
+
+
+def test_httpx_comes_without_its_command_line_client() -> None:
+    # A fresh interpreter: this one has httpx already. Its CLI (click, rich's progress bars) is not
+    # imported with it, and an explicit import of it still works afterwards.
+    script = (
+        "import sys\n"
+        "from flue_tui.model import transport\n"
+        "transport.warm('http://127.0.0.1:9/v1/chat/completions')\n"
+        "assert 'httpx' in sys.modules and 'httpx._main' not in sys.modules, sorted(sys.modules)\n"
+        "assert 'click' not in sys.modules\n"
+        "import httpx._main\n"
+        "assert callable(httpx._main.main)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

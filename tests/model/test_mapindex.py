@@ -1,0 +1,177 @@
+"""The model map's stored index (model/mapindex.py): used only when it describes the map's own bytes;
+anything else (corrupt, another map's, a symlink, an unreadable directory, offsets that point at
+the wrong entry) falls back to parsing the map whole. Never a wrong entry, so never a wrong price."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from flue_tui.config.paths import cache_dir
+from flue_tui.model import mapindex, modelmap
+
+ENTRIES = {
+    "gpt-4.1": {"input_cost_per_token": 2e-06, "output_cost_per_token": 8e-06, "litellm_provider": "openai"},
+    "anthropic/claude-x": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05, "max_input_tokens": 200000},
+    "sample_spec": {"nested": {"gpt-4.1": {"input_cost_per_token": 1.0}}},
+}
+
+
+def write_map(path: Path, entries: dict | None = None, indent: int | None = 4) -> Path:
+    path.write_text(json.dumps(entries or ENTRIES, indent=indent) + "\n")
+    return path
+
+
+def index_file() -> Path:
+    return cache_dir() / mapindex.INDEX_NAME
+
+
+def test_the_first_read_writes_an_index_the_next_uses(tmp_path: Path) -> None:
+    path = write_map(tmp_path / "map.json")
+    first = modelmap.read(str(path))
+    assert first.index is None and index_file().is_file()  # parsed whole, the index stored
+    second = modelmap.read(str(path))
+    assert second.index is not None  # found through the index
+    for key, value in ENTRIES.items():
+        assert second.get(key) == value == first.get(key)
+    assert second.get("no-such-model") is None
+    assert second.index is not None  # every entry was found where the index said
+
+
+def test_litellms_own_map_through_the_index_equals_json_load() -> None:
+    path = modelmap._path()
+    assert path is not None
+    with open(path, "rb") as f:
+        whole = json.loads(f.read())
+    modelmap.read(path)  # writes the index
+    indexed = modelmap.read(path)
+    assert indexed.index is not None
+    for key in list(whole)[:: max(1, len(whole) // 200)] + ["gpt-4.1", "claude-sonnet-4-5", "gemini/gemini-2.5-pro"]:
+        assert indexed.get(key) == whole.get(key)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{",
+        "not json",
+        '{"version": 1}',
+        "[]",
+        '{"version": 1, "map": {"size": 1, "sha256": "0"}, "keys": ["gpt-4.1"], "offsets": [1, 2, 3]}',
+        "\x00" * 100,
+        "\udcff",
+    ],
+)
+def test_a_corrupt_index_is_not_used(tmp_path: Path, text: str) -> None:
+    path = write_map(tmp_path / "map.json")
+    index_file().parent.mkdir(parents=True, exist_ok=True)
+    index_file().write_bytes(text.encode("utf-8", "surrogateescape"))
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1") == ENTRIES["gpt-4.1"]
+    assert modelmap.read(str(path)).index is not None  # the broken one was replaced by a good one
+
+
+def test_an_index_of_another_map_version_is_not_used(tmp_path: Path) -> None:
+    old = write_map(tmp_path / "old.json")
+    modelmap.read(str(old))  # the index of the old map
+    changed = dict(ENTRIES, **{"gpt-4.1": {**ENTRIES["gpt-4.1"], "input_cost_per_token": 9e-06}})
+    new = write_map(tmp_path / "new.json", changed)
+    got = modelmap.read(str(new))
+    assert got.index is None
+    assert got.get("gpt-4.1")["input_cost_per_token"] == 9e-06
+
+
+def test_offsets_that_point_at_another_entry_fall_back_to_the_whole_map(tmp_path: Path) -> None:
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    stored = json.loads(index_file().read_text())
+    keys, flat = stored["keys"], stored["offsets"]
+    a, b = keys.index("gpt-4.1"), keys.index("anthropic/claude-x")
+    flat[3 * a : 3 * a + 3], flat[3 * b : 3 * b + 3] = flat[3 * b : 3 * b + 3], flat[3 * a : 3 * a + 3]
+    index_file().write_text(json.dumps(stored))  # same map fingerprint, lying offsets
+    got = modelmap.read(str(path))
+    assert got.index is not None
+    assert got.get("gpt-4.1") == ENTRIES["gpt-4.1"]  # not claude-x's prices
+    assert got.index is None  # the lie was seen: the map was parsed whole
+
+
+@pytest.mark.parametrize("shift", [-1, 1, 7, 10**9])
+def test_offsets_shifted_anywhere_never_give_a_wrong_entry(tmp_path: Path, shift: int) -> None:
+    path = write_map(tmp_path / "map.json", indent=None)
+    modelmap.read(str(path))
+    stored = json.loads(index_file().read_text())
+    stored["offsets"] = [n + shift for n in stored["offsets"]]
+    index_file().write_text(json.dumps(stored))
+    got = modelmap.read(str(path))
+    for key, value in ENTRIES.items():
+        assert got.get(key) == value
+
+
+def test_an_index_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    elsewhere = tmp_path / "elsewhere.json"
+    index_file().rename(elsewhere)  # a good index, but behind a link
+    index_file().symlink_to(elsewhere)
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1") == ENTRIES["gpt-4.1"]
+    assert not index_file().is_symlink() and index_file().is_file()  # replaced, not written through
+    assert elsewhere.read_text() == index_file().read_text()  # the link's target left as it was
+
+
+def test_an_unusable_cache_directory_still_reads_the_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_map(tmp_path / "map.json")
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the directory goes")  # neither readable nor writable as one
+    monkeypatch.setenv("FLUE_HOME", str(blocked))
+    assert cache_dir() == blocked
+    for _ in range(2):
+        got = modelmap.read(str(path))
+        assert got.index is None and got.get("anthropic/claude-x") == ENTRIES["anthropic/claude-x"]
+
+
+def test_an_unreadable_index_is_not_used(tmp_path: Path) -> None:
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    index_file().unlink()
+    os.mkfifo(index_file())  # not a regular file: never opened for reading (it would block)
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1") == ENTRIES["gpt-4.1"]
+
+
+def test_a_huge_index_is_not_read(tmp_path: Path) -> None:
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    with open(index_file(), "ab") as f:
+        f.truncate(mapindex.MAX_INDEX_BYTES + 1)
+    assert modelmap.read(str(path)).index is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": {"x": 1}, "a": {"x": 2}}',  # a repeated key keeps the last, as json.loads
+        '{"a": 1, "b": {"x": 1}}',  # a value that is not an object is never indexed
+        '{ "a" : { "x" : [1, {"b": 2}] } ,\n\t"b\\"q" : {} }',
+        "{}",
+        '{"ünïcode": {"x": 1}, "a": {"y": 2}}',  # not ASCII: parsed whole, no offsets
+    ],
+)
+def test_scan_reads_as_json_loads(text: str) -> None:
+    entries, where = mapindex.scan(text.encode())
+    assert entries == json.loads(text)
+    raw = text.encode()
+    for key, offsets in where.items():
+        assert mapindex.entry_at(raw, key, offsets) == entries[key]
+    assert all(isinstance(entries[key], dict) for key in where)
+
+
+@pytest.mark.parametrize("text", ["[]", '{"a": 1', '{"a" 1}', '{"a": 1 "b": 2}', "", '"x"'])
+def test_a_broken_map_reads_as_no_map(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(text)
+    got = modelmap.read(str(path))
+    assert got.get("a") is None and not index_file().exists()
