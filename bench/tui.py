@@ -11,6 +11,9 @@ stream       one 20k-token reply at 2,000 tokens/s: last token → final frame, 
              (the model takes the direct path, as in the app); FLUE_BENCH_LITELLM=1 imports it first.
              --markdown: a reply of about the same length in headings, lists, code, tables and quotes
              (8-character chunks); --profile FILE: cProfile of the run with the app, for pstats.
+frames       the stream's reply replayed into the app 132 tokens a frame (2,000 tok/s at the 66 ms
+             flush), each frame flushed and painted before the next: the UI's CPU for the reply with
+             the same number of frames in every run (--markdown, --profile as for stream).
 esc          Esc → agent idle, during a running `sleep 30` and during a fast stream.
 soak         N short turns, then keystroke → screen latency (p50/p95) and RSS at checkpoints.
 
@@ -257,13 +260,74 @@ async def after_refresh(app) -> float:
 
 
 # -- stream -----------------------------------------------------------------------------------------
+class _FrameCost:
+    """CPU inside the app's flushes and inside Textual's screen updates (layout and compositing),
+    and how many layouts and paints the stream took: steadier than the process's CPU minus a
+    no-UI run's, which wanders by ±0.4 s on a shared box. The bench wraps Textual's screen
+    update, layout and paint (private methods; for counting only, the app never does)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.flush_cpu = self.update_cpu = 0.0
+        self.flushes = self.layouts = self.paints = 0
+
+    def install(self, app) -> None:
+        from textual.screen import Screen
+
+        frames, screen_cls, app_cls = self, Screen, type(app)
+        update, layout, paint, flush = (screen_cls._on_timer_update, screen_cls._refresh_layout,
+                                        screen_cls._compositor_refresh, app_cls._render_changes)
+
+        def timed_update(screen) -> None:
+            cpu = time.process_time()
+            try:
+                update(screen)
+            finally:
+                frames.update_cpu += time.process_time() - cpu
+
+        def counted_layout(screen, *args, **kw) -> None:
+            frames.layouts += 1
+            layout(screen, *args, **kw)
+
+        def counted_paint(screen) -> None:
+            frames.paints += 1
+            paint(screen)
+
+        async def timed_flush(app) -> None:
+            frames.flushes += 1
+            cpu = time.process_time()
+            try:
+                await flush(app)
+            finally:  # the flush awaits mounts: other tasks' CPU in between counts here too
+                frames.flush_cpu += time.process_time() - cpu
+
+        screen_cls._on_timer_update, screen_cls._refresh_layout = timed_update, counted_layout
+        screen_cls._compositor_refresh, app_cls._render_changes = counted_paint, timed_flush
+        self._restore = lambda: (setattr(screen_cls, "_on_timer_update", update),
+                                 setattr(screen_cls, "_refresh_layout", layout),
+                                 setattr(screen_cls, "_compositor_refresh", paint),
+                                 setattr(app_cls, "_render_changes", flush))
+
+    def result(self) -> dict:
+        self._restore()
+        return {"flushes": self.flushes, "layouts_per_flush": round(self.layouts / max(1, self.flushes), 2),
+                "paints_per_flush": round(self.paints / max(1, self.flushes), 2),
+                "flush_cpu_s": round(self.flush_cpu, 2), "screen_update_cpu_s": round(self.update_cpu, 2),
+                "frame_cpu_ms": round(1000 * (self.flush_cpu + self.update_cpu) / max(1, self.flushes), 1)}
+
+
 async def _stream(url: str, cwd: str, tokens: int) -> dict:
     from flue_tui.core.events import MessageEnd, TextDelta
     from flue_tui.ui.transcript import ReplyEntry
 
     app = make_app(url, cwd)
+    cost = _FrameCost()
+    cost.install(app)  # before the screen exists: its update timer holds the method it had then
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
+        cost.reset()  # the stream's frames only
         marks: dict[str, float] = {}
 
         def listen(event) -> None:
@@ -301,7 +365,7 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
                 "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
                 "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
                 "cpu_s": round(cpu, 2), "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
-                "widgets_after": widgets, "reply_chars": len(reply.text)}
+                "widgets_after": widgets, "reply_chars": len(reply.text), **cost.result()}
 
 
 async def _no_ui(url: str, cwd: str) -> dict:
@@ -371,6 +435,58 @@ def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = Fals
         finally:
             server.close()
     out["ui_cpu_s"] = round(out["cpu_s"] - out["no_ui_cpu_s"], 2)
+    return out
+
+
+# -- frames -----------------------------------------------------------------------------------------
+async def _frames(pieces: list[str], per_frame: int) -> dict:
+    """The reply's text events replayed into the app `per_frame` at a time, each batch flushed and
+    painted before the next: the UI's work for the reply at the stream's cadence, with the same
+    number of frames in every run (a live stream's flushes are paced by the frames' own CPU, so a
+    loaded box draws fewer, dearer ones) and no model client beside it."""
+    from flue_tui.core.events import TextDelta
+
+    with tempfile.TemporaryDirectory() as cwd:
+        os.environ["FLUE_HOME"] = str(Path(cwd) / "home")
+        app = make_app("http://127.0.0.1:9", cwd)  # never asked: the events come from here
+        cost = _FrameCost()
+        cost.install(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await settled(app)
+            await after_refresh(app)
+            session = app.session.id
+            cost.reset()
+            cpu0 = time.process_time()
+            for start in range(0, len(pieces), per_frame):
+                for piece in pieces[start : start + per_frame]:
+                    app.router.handle(TextDelta(session=session, text=piece))
+                await settled(app)
+                await after_refresh(app)
+            cpu = time.process_time() - cpu0
+            widgets = len(list(app.conversation.query("*")))
+            return {"frames": -(-len(pieces) // per_frame), "ui_cpu_s": round(cpu, 2), "widgets_after": widgets,
+                    **cost.result()}
+
+
+def bench_frames(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None) -> dict:
+    from tests.fakellm.script import generated_words
+
+    if markdown:  # as the stand-in streams it: 8 characters a chunk
+        text = markdown_reply(tokens * 133 // 20)
+        pieces = [text[i : i + 8] for i in range(0, len(text), 8)]
+    else:
+        pieces = generated_words(tokens)
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    out = asyncio.run(_frames(pieces, round(rate * 0.066)))  # tui/rendering.py's FLUSH_S
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     return out
 
 
@@ -595,7 +711,8 @@ def bench_keys_while_loading() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=("all", "first-frame", "quit", "keys", "stream", "esc", "soak"), default="all")
+    parser.add_argument("--part", choices=("all", "first-frame", "quit", "keys", "stream", "frames", "esc", "soak"),
+                        default="all")
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--markdown", action="store_true", help="stream: a Markdown-heavy reply")
@@ -620,6 +737,8 @@ def main() -> None:
         results["keys_while_loading"] = bench_keys_while_loading()
     if args.part in ("all", "stream"):
         results["stream"] = bench_stream(args.tokens, markdown=args.markdown, profile=args.profile)
+    if args.part in ("all", "frames"):
+        results["frames"] = bench_frames(args.tokens, markdown=args.markdown, profile=args.profile)
     if args.part in ("all", "esc"):
         results["esc"] = bench_esc()
     if args.part in ("all", "soak"):

@@ -28,13 +28,20 @@ class Rendering:
     _update_ticker: Any
 
     def request_flush(self) -> None:
+        ended, self.router.reply_ended = self.router.reply_ended, False
+        if ended and self._flush_timer is not None:
+            # The reply is whole: its last frame does not wait out the pacing below (a
+            # Markdown-heavy reply's last token was on screen up to a heavy frame's CPU later).
+            self._flush_timer.stop()
+            self._flush_timer = None
         if self._flush_timer is None:
             delay = FLUSH_S if self.conversation.following else FLUSH_AWAY_S
-            # A slow machine or a heavy flush: wait twice as long as the last flush took, so
-            # rendering never takes more than a third of the loop and keys (Esc) stay responsive;
-            # and never less than the last whole frame's CPU (below), or heavy frames (a
-            # Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
-            delay = max(delay, 2 * self._render_s, self._frame_s)
+            if not ended:
+                # A slow machine or a heavy flush: wait twice as long as the last flush took, so
+                # rendering never takes more than a third of the loop and keys (Esc) stay
+                # responsive; and never less than the last whole frame's CPU (below), or heavy
+                # frames (a Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
+                delay = max(delay, 2 * self._render_s, self._frame_s)
             self._flush_timer = self.set_timer(delay, self._render_changes)
 
     async def _render_changes(self) -> None:

@@ -97,6 +97,9 @@ class EventRouter:
         self.status_dirty = True
         self.plan: PlanDetails | None = None  # the root's last todo_write: the app's checklist panel
         self.plan_dirty = False
+        # The root's reply is whole (its message ended): the app draws its last frame at the plain
+        # cadence, not after the wait that paces heavy frames while text keeps coming.
+        self.reply_ended = False
         self._appended: list[tuple[Transcript, Entry]] = []
         self._dirty: dict[Entry, None] = {}
         # Streamed text waits here until the flush: `entry.text += token` per token would copy the
@@ -222,6 +225,7 @@ class EventRouter:
                 self._append(t, UserEntry(text=text))
         elif role == "assistant":
             self._touch(*t.end_stream())
+            self.reply_ended = self.reply_ended or root
             if e.message.get("stop_reason") == "error" and e.message.get("error") and not root:
                 self._append(t, NoticeEntry(text=str(e.message["error"]), level="error"))
 

@@ -1,11 +1,14 @@
-"""A long Markdown reply streamed in many flushes ends drawn exactly as the same text drawn at once."""
+"""A long Markdown reply streamed in many flushes ends drawn exactly as the same text drawn at once,
+and a whole reply's last frame comes at the plain cadence."""
 
 from __future__ import annotations
+
+import threading
 
 from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
 from flue_tui.ui.transcript import ReplyEntry
 from tests.fakellm.script import Turn
-from tests.tui.conftest import idle, ready, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
 
 SECTION = (
     "## Section {i}\n\n"
@@ -49,3 +52,23 @@ async def test_streamed_long_markdown_ends_as_a_one_shot_render(make_app, fakell
         for _ in range(3):
             await pilot.pause(0.1)
         assert _screen(app) == streamed
+
+
+async def test_a_whole_reply_is_drawn_without_waiting_out_the_pacing_of_heavy_frames(make_app, fakellm):
+    # While text keeps coming, a flush waits at least the last frame's CPU (tui/rendering.py), so
+    # heavy frames do not run back to back; the frame with the reply's last token did too, up to
+    # a heavy frame's CPU after the reply had ended.
+    text = "The first words, " + "then the rest of the answer " * 8 + "and the end."
+    rest = threading.Event()
+    fakellm.script(Turn(text=text, stall_after=3, hold=rest))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "answer")
+        await wait_for(pilot, lambda: "The first" in screen_text(pilot.app))
+        await wait_for(pilot, lambda: app._flush_timer is None and not app._flushing)
+        await pilot.pause()
+        app._frame_s = 3600.0  # as if the last frame had cost an hour of CPU
+        rest.set()
+        await wait_for(pilot, lambda: "and the end." in screen_text(pilot.app), timeout=60)
+        await idle(pilot, timeout=60)
