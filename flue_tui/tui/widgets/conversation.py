@@ -20,12 +20,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from flue_tui.tui.widgets.settled import Settled
 from flue_tui.tui.widgets.views import make_view
 from flue_tui.ui.transcript import Entry, Transcript
 
 
-class Conversation(Settled, VerticalScroll, can_focus=False):
+class Conversation(VerticalScroll, can_focus=False):
     BLANK = True
     # Weights approximate widget counts (Entry.weight): every layout costs O(mounted widgets).
     high_weight = 220  # trim the top once the mounted entries weigh more than this ...

@@ -19,9 +19,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
 
-from flue_tui.tui.widgets.settled import Settled, settled
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.transcript import ReplyEntry
 
@@ -61,7 +59,7 @@ def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
     return segments, src[start:]
 
 
-class FrozenMarkdown(Settled, Widget):
+class FrozenMarkdown(Widget):
     """Finished Markdown segments as one widget, each rendered once per width and kept as strips.
 
     A Static holding rich Markdown would re-render the whole text for every layout (to learn its
@@ -142,17 +140,13 @@ class FrozenMarkdown(Settled, Widget):
         self.refresh()
 
 
-class LiveMarkdown(Settled, Markdown):
-    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView.
-    Its blocks are Settled too (tui/widgets/settled.py): they grow on every flush."""
+class LiveMarkdown(Markdown):
+    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView."""
 
     BLANK = True
 
-    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
-        return settled(super().get_block_class(block_name))
 
-
-class ReplyView(Settled, VerticalGroup):
+class ReplyView(VerticalGroup):
     """The view of a ReplyEntry. `sync()` appends whatever text arrived since the last flush."""
 
     # A container draws only its background around its blocks: without BLANK, Textual renders the
