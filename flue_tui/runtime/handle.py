@@ -175,9 +175,24 @@ class SessionHandle:
         started = await asyncio.to_thread(self.launch, options, announced=False)
         await self.stop()
         self.close(source)  # Claude Code's order: SessionEnd (clear or resume), then SessionStart
-        await asyncio.to_thread(announce, started, source, self.settings.model)
+        await asyncio.to_thread(self._announce, started, source)
         self.adopt(started, options)
         return started
+
+    def _announce(self, started: Started, source: str) -> None:
+        """Blocking: the SessionStart of a session launched unannounced, counted as part of its
+        start: leaving meanwhile (during `stop`, or from another thread) waits for it and then ends
+        the session, and a session that leaving has ended already is not announced at all."""
+        with self._starts:
+            if not any(s is started for s in self._live):
+                return
+            self._in_flight += 1
+        try:
+            announce(started, source, self.settings.model)
+        finally:
+            with self._starts:
+                self._in_flight -= 1
+                self._starts.notify_all()
 
     def recent(self, limit: int = 15) -> list[Any]:
         store = self.store

@@ -459,3 +459,40 @@ def test_leaving_waits_for_a_stuck_start_once_however_often_it_is_closed(fakellm
         gate.write_text("")  # the hook ends, however the test went
     worker.join(60)
     assert [d["reason"] for d in _seen(ends)] == ["prompt_input_exit"]  # its own close, once
+
+
+def test_leaving_while_new_announces_its_session_ends_it_after_its_session_start(fakellm, tmp_path, monkeypatch):
+    """/new's SessionStart runs after the old session's SessionEnd; leaving while it runs waits for
+    it, so the new session's SessionEnd comes after its SessionStart has finished, never inside it."""
+    import asyncio
+    import threading
+
+    from flue_tui.runtime import handle as handle_module
+
+    monkeypatch.setattr(handle_module, "END_WAIT_S", 120.0)  # a bound no loaded machine reaches
+    gate, log = tmp_path / "go", tmp_path / "order.log"
+    record = (
+        f"open({str(log)!r}, 'a').write(d['hook_event_name'] + ' ' + str(d.get('source') or d.get('reason')) + '\\n')\n"
+    )
+    held = f"if d.get('source') == 'clear':\n    import os, time\n    while not os.path.exists({str(gate)!r}): time.sleep(0.02)\n    {record}"
+    start, starts = _logger(tmp_path, "start", record + held)
+    end, _ = _logger(tmp_path, "end", record)
+    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
+    handle.start()
+    replacing = threading.Thread(target=lambda: asyncio.run(handle.replace(None)))
+    replacing.start()
+    while len(_seen(starts)) < 2:
+        threading.Event().wait(0.02)  # /new's SessionStart has begun
+    leaving = threading.Thread(target=handle.end, args=("prompt_input_exit",))
+    leaving.start()
+    leaving.join(1.0)  # time for a leave that does not wait to end the session under the hook
+    gate.write_text("")
+    leaving.join(60)
+    replacing.join(60)
+    assert log.read_text().splitlines() == [
+        "SessionStart startup",
+        "SessionEnd clear",
+        "SessionStart clear",
+        "SessionStart clear",  # the hook's second line: it has finished
+        "SessionEnd prompt_input_exit",
+    ]
