@@ -40,6 +40,16 @@ def rewind(files: FileCheckpoints, prefix: str, n: int, *, force: bool = False) 
         return None if commit is None else _step(files, prefix, commit, UNDO, force, None)
 
 
+def carry(files: FileCheckpoints, source: str, target: str) -> None:
+    """Give `target` (the fork a code-and-conversation rewind continues on) `source`'s undo stack,
+    so /undo there puts back the files that rewind replaced, and walks back further as in `source`."""
+    with files.git.locked():
+        refs = files.refs(source)
+        kept = {f"{target}/{name}": c for name, c in refs.items() if name.split("/")[0] == UNDO or name == "undo"}
+        if kept:
+            files.update_refs(kept)
+
+
 def undo(files: FileCheckpoints, prefix: str, *, force: bool = False) -> Restored | None:
     """Restore the newest undo point (and push the state it replaces on the redo stack); None: none."""
     return _pop(files, prefix, UNDO, REDO, force)

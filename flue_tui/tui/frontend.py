@@ -73,6 +73,7 @@ class AppFrontEnd(App[int]):
     async def continue_on(self, session_id: str, prompt: str) -> None:
         await self.ctl.replace(session_id)
         self.prompt.set_text(prompt)
+        await self.ctl.wait_started()  # the caller goes on with the fork's session (ui/commands.py)
 
     # -- sessions ----------------------------------------------------------------------------------
     @property

@@ -58,6 +58,7 @@ class SessionControl:
         self.resume_hint: str | None = None  # printed after the app has left the terminal
         self.greeted = False  # this run's first session was welcomed before it started
         self.mode_hint = ""  # the mode it will start in, once read
+        self.starter: Any = None  # the worker of the newest start
 
     @property
     def settings(self) -> Settings:
@@ -93,12 +94,20 @@ class SessionControl:
     # -- starting ------------------------------------------------------------------------------------
     def start(self, options: Any = None, source: str | None = None) -> None:
         self.starting = True
-        self.app.run_worker(
+        self.starter = self.app.run_worker(
             self._start(options if options is not None else self.options, source),
             group="session",
             exclusive=True,
             exit_on_error=False,
         )
+
+    async def wait_started(self) -> None:
+        """Until the newest start has ended, however it ended (a rewind's fork: its session exists)."""
+        if self.starter is not None:
+            try:
+                await self.starter.wait()
+            except Exception:  # a failed start said why itself
+                pass
 
     async def _start(self, options: Any, source: str | None = None) -> None:
         try:

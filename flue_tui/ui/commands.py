@@ -396,3 +396,5 @@ async def _rewind(fe: FrontEnd, name: str, arg: str) -> None:
     fe.notice(done.message, "error" if done.error else "info")
     if done.fork_id is not None:
         await fe.continue_on(done.fork_id, done.prompt or "")
+        if done.stepped and fe.session is not None:
+            rw.stepped(fe.session)

@@ -41,6 +41,7 @@ class Rewound:
     prompt: str | None = None  # message N, to edit and send again
     error: bool = False
     foreign: tuple[str, ...] = ()  # refused: these files would be replaced; ask, then run it with force
+    stepped: bool = False  # the fork's newest change to the files is this rewind: its /undo undoes it
 
 
 def question(done: Rewound, most: int = 20) -> tuple[str, list[str]]:
@@ -112,7 +113,8 @@ def _told(done: Restored) -> str:
     return "".join(parts)
 
 
-def _stepped(session: Any) -> None:
+def stepped(session: Any) -> None:
+    """The newest change to `session`'s files was a rewind or an undo, not a turn: /undo undoes it."""
     hook = session.before_prompt
     if isinstance(hook, TurnCheckpoints):
         hook.stepped = True
@@ -133,7 +135,7 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str, force: bool = 
             return Rewound(f"No file checkpoint was taken before message {n}. Nothing was changed.", error=True)
         if not done.applied:
             return Rewound(_refused(done, f"/rewind {n} {what} {FORCE}"), error=True, foreign=done.foreign)
-        _stepped(session)
+        stepped(session)
         parts.append(
             f"Files are back to just before message {n}: {len(done.written)} written, "
             f"{len(done.removed)} removed.{_told(done)}"
@@ -149,11 +151,14 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str, force: bool = 
     label = info.label if info is not None else session.id
     fork = store.fork(session.id, before_seq=seq, title=f"{label} (rewound to message {n})")
     try:
-        files_for(cwd).copy(session.id, fork.id, below=n)
+        files = files_for(cwd)
+        files.copy(session.id, fork.id, below=n)
+        if what == "both":
+            stack.carry(files, session.id, fork.id)
     except (GitMissing, GitFailed, OSError, ValueError):
         pass
     parts.append(f"Continuing on a fork from just before message {n}; {label} stays as it was.")
-    return Rewound(" ".join(parts), fork_id=fork.id, prompt=chosen.text)
+    return Rewound(" ".join(parts), fork_id=fork.id, prompt=chosen.text, stepped=what == "both")
 
 
 def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
@@ -183,7 +188,7 @@ def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
         return Rewound(f"No file checkpoint was taken before message {last}. Nothing was changed.", error=True)
     if not done.applied:
         return Rewound(_refused(done, again), error=True, foreign=done.foreign)
-    _stepped(session)
+    stepped(session)
     return Rewound(
         f"Files are back to just before message {last}: {len(done.written)} written, "
         f"{len(done.removed)} removed.{_told(done)} /undo again puts them back."
@@ -200,7 +205,7 @@ def redo(session: Any, cwd: str, force: bool = False) -> Rewound:
         return Rewound("Nothing to redo: no rewind has been undone.", error=True)
     if not done.applied:
         return Rewound(_refused(done, f"/redo {FORCE}"), error=True, foreign=done.foreign)
-    _stepped(session)
+    stepped(session)
     return Rewound(
         f"Rewind redone: {len(done.written)} written, {len(done.removed)} removed.{_told(done)} /undo undoes it."
     )

@@ -88,3 +88,39 @@ async def test_a_rewind_that_would_replace_others_files_asks_and_undo_says_rewin
         await submit(pilot, "/redo")
         await wait_for(pilot, lambda: "Rewind redone" in screen_text(app))
         assert not (work / "other.txt").exists() and not (work / "a.txt").exists()
+
+
+async def test_undo_on_the_fork_puts_back_the_files_a_code_and_conversation_rewind_replaced(
+    make_app, fakellm, work: Path
+):
+    """The default rewind (code and conversation) continues on a fork; /undo there is the way back
+    /help names ("undo the last rewind"), so it puts the files back, never "nothing to undo" (or a
+    further rewind of the fork's last turn)."""
+    fakellm.script(
+        [
+            Turn(calls=[Call("write", {"path": "a.txt", "content": "one\n"}, id="w1")]),
+            Turn(text="Made."),
+            Turn(calls=[Call("write", {"path": "b.txt", "content": "two\n"}, id="w2")]),
+            Turn(text="Made b."),
+        ]
+    )
+    app = make_app(permission_mode="yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "make a")
+        await idle(pilot)
+        await submit(pilot, "make b")
+        await idle(pilot)
+        original = app.session.id
+
+        await submit(pilot, "/rewind 2")
+        await wait_for(pilot, lambda: app.session is not None and app.session.id != original)
+        await wait_for(pilot, lambda: app.prompt.text == "make b")
+        assert not (work / "b.txt").exists() and (work / "a.txt").exists()
+        app.prompt.set_text("")
+        await submit(pilot, "/undo")
+        await wait_for(pilot, lambda: "Rewind undone" in screen_text(app))
+        assert (work / "b.txt").read_text() == "two\n" and (work / "a.txt").read_text() == "one\n"
+        await submit(pilot, "/redo")
+        await wait_for(pilot, lambda: "Rewind redone" in screen_text(app))
+        assert not (work / "b.txt").exists() and (work / "a.txt").exists()
