@@ -59,6 +59,8 @@ async def test_new_then_picker_resumes_the_old_session(make_app, fakellm, work: 
         await wait_for(pilot, lambda: picker.shown)
         assert [s.id for s in picker.shown] == [first]  # the empty new session was never saved
         assert "remember alpha" in screen_text(app)
+        words = " ".join(screen_text(app).split())  # the title wraps under a long directory
+        assert "· 1 session " in words and "1 sessions" not in words, words
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session is not None and app.session.id == first)
         await idle(pilot)

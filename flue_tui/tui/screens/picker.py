@@ -112,7 +112,10 @@ class SessionPicker(AnsweredOnce[str | None]):
         self.sessions = sessions
         where = "all directories" if self.all else self.cwd
         self.query_one("#picker-title", Static).update(
-            Text.assemble(("Resume a session", "bold"), (f" · {where} · {len(self.sessions)} sessions", "dim"))
+            Text.assemble(
+                ("Resume a session", "bold"),
+                (f" · {where} · {len(self.sessions)} session{'s' * (len(self.sessions) != 1)}", "dim"),
+            )
         )
         self.refilter()
 
