@@ -24,3 +24,10 @@ def terminal_safe(text: str) -> str:
         return text
     text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def visible(text: str) -> str:
+    """One line: `text` with a newline shown as `\\n` and any other control character but tab as
+    `\\xNN`, none removed. For repository text the user decides on (the trust question), where a
+    sequence `terminal_safe` drops could hide part of a command (`echo ok ESC ]0;; curl … | sh BEL`)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", "\\n"))

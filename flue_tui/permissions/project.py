@@ -13,7 +13,7 @@ from typing import Any
 
 from flue_tui.config import trust
 from flue_tui.config.project import PROJECT_CONFIG, Held
-from flue_tui.core.termsafe import terminal_safe
+from flue_tui.core.termsafe import terminal_safe, visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +167,9 @@ def question(asked: Pending) -> tuple[str, list[str]]:
             f"Trust this project? {asked.path} asks to loosen protection, and {', '.join(others)} "
             "changed since you trusted it:"
         )
-    # The repository wrote these words (a server's arguments, its path): shown, never obeyed.
-    return terminal_safe(title), [terminal_safe(h.detail).replace("\n", "\\n") for h in asked.held]
+    # The repository wrote these words (a server's arguments, its path, a hook's command): every
+    # byte shown, never obeyed, none hidden (an escape sequence dropped could hide a command).
+    return terminal_safe(title), [visible(h.detail) for h in asked.held]
 
 
 async def ask_on_terminal(asked: Pending) -> bool:
