@@ -12,6 +12,7 @@ import re
 
 from rich.text import Text
 
+from flue_tui.core.termsafe import visible
 from flue_tui.core.toolcall import call_summary, one_line
 from flue_tui.core.traits import OUTCOME_WORDS
 from flue_tui.ui.transcript import ToolEntry
@@ -21,8 +22,9 @@ HUNK_RE = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 def key_argument(entry: ToolEntry) -> str:
-    """The entry's call as every surface names it (core/toolcall.py)."""
-    return call_summary(entry.name, entry.args, entry.cwd)
+    """The entry's call as every surface names it (core/toolcall.py), every byte of it shown: a
+    command can hide `; touch x` inside an escape sequence a terminal (or Rich) would swallow."""
+    return visible(call_summary(entry.name, entry.args, entry.cwd))
 
 
 def diff_counts(diff: str) -> tuple[int, int]:

@@ -142,3 +142,20 @@ async def test_a_long_diff_leaves_the_choices_and_the_note_on_an_80x24_screen(ma
         await idle(pilot)
         assert not (work / "big.txt").exists()
         assert "too big" in str(fakellm.requests[-1]["messages"][-1])
+
+
+async def test_a_command_hidden_in_an_escape_sequence_shows_in_the_transcript(make_app, fakellm, work):
+    """A model's command can hide `; touch PWNED` inside an OSC sequence; the transcript's line for
+    the call shows every byte of it (escapes as \\xNN), as the question did, never `echo hi` alone."""
+    hidden = "echo hi \x1b]0;; touch PWNED\x07"
+    fakellm.script([Turn(calls=[Call("bash", {"command": hidden}, id="b1")]), Turn(text="done")])
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        await _dialog(pilot)
+        assert "touch PWNED" in screen_text(app)
+        await pilot.press("escape")  # deny
+        await idle(pilot)
+        assert "bash  echo hi \\x1b]0;; touch PWNED\\x07" in screen_text(app), screen_text(app)
+    assert not (work / "PWNED").exists()
