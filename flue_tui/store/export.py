@@ -207,12 +207,14 @@ def write_markdown(path: str, render: Callable[[Clean], str]) -> None:
 
 
 def export_path(cwd: str, target: str | None, title: str) -> str:
-    """/export's file: the one given (relative to the session's directory), else a fresh name there."""
+    """/export's file: the one given (`~/` is the home, as in a shell; else relative to the
+    session's directory), else a fresh name there."""
     import datetime as _dt
     import os
     import re
 
     if target:
+        target = os.path.expanduser(target)
         return target if os.path.isabs(target) else os.path.join(cwd, target)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", title).strip("-")[:40] or "session"
     return os.path.join(cwd, f"flue-{slug}-{_dt.datetime.now():%Y%m%d-%H%M%S}.md")

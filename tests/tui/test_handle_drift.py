@@ -69,3 +69,19 @@ async def test_export_never_overwrites_a_file(make_app, fakellm, work: Path):
         await submit(pilot, "/export notes.md")
         await wait_for(pilot, lambda: any("already exists" in n for n in _notices(app)))
     assert (work / "notes.md").read_text() == "mine\n"
+
+
+async def test_export_to_a_home_path_writes_there(make_app, fakellm, work: Path, tmp_path: Path, monkeypatch):
+    """`/export ~/notes.md` is the user's home, as in a shell, never a `~` directory in the workspace."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    fakellm.script([Turn(text="An answer.")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "question")
+        await idle(pilot)
+        await submit(pilot, "/export ~/notes.md")
+        await wait_for(pilot, lambda: any("Exported" in n or "Cannot" in n for n in _notices(app)))
+    assert "An answer." in (home / "notes.md").read_text()
