@@ -225,7 +225,8 @@ class SessionHandle:
         """/model ID: this session's next turns and every later session; ValueError when it cannot."""
         from flue_tui.runtime.wiring import announce_fallback, main_client
 
-        if "/" not in model:
+        provider, _, name = model.partition("/")
+        if not provider or not name or any(c.isspace() for c in model):  # `/mode bogus` typed into the picker
             raise ValueError(f"Model ids are provider/model, e.g. anthropic/claude-sonnet-4-5 (got {model!r}).")
         settings = dataclasses.replace(self.settings, model=model)
         try:

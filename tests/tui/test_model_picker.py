@@ -132,3 +132,17 @@ def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: p
         await wait_for(pilot, lambda: len(picker.shown) == 6 and "ollama_chat/qwen3:8b" in screen_text(pilot.app))
 
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
+
+
+async def test_a_typed_id_that_is_not_provider_slash_model_is_refused(make_app, servers):
+    """The picker's free-typed id (no model matched) goes through the same check as `/model ID`:
+    `/mode bogus` (a command typed into the filter) is refused in one sentence, the model stays."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await _open(pilot)
+        await pilot.press(*"/mode bogus")
+        await wait_for(pilot, lambda: "no models match" in screen_text(app))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Model ids are provider/model" in screen_text(app))
+        assert app.settings.model == "openai/fake"
