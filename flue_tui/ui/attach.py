@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 MAX_FILE_CHARS = 50_000  # per file: about 12k tokens, cut with a note past it
 MAX_TOTAL_CHARS = 200_000  # per prompt: later paths are noted, not attached
 MAX_ENTRIES = 200  # per directory listing
-_MENTION = re.compile(r"(?<![\w@])@((?:[^\s\\]|\\ )+)")
+# `@path`, `@my\ file.txt`, or `@"my notes/a b.txt"` (the form the completions insert for a space).
+_MENTION = re.compile(r'(?<![\w@])@(?:"([^"\n]+)"|((?:[^\s\\]|\\ )+))')
 _TRAILING = ".,;:!?)]}'\""
 # A dropped path: absolute or ~/, quoted or with escaped spaces, naming an image, not after an `@`.
 _DROPPED = re.compile(r"(?<![\w@/])(?:'((?:/|~/)[^']+)'|\"((?:/|~/)[^\"]+)\"|((?:/|~/)(?:[^\s\\'\"]|\\ )+))")
@@ -211,7 +212,7 @@ def attach(
 
 def _mentions(prompt: str) -> list[str]:
     """Each `@path`, then each dropped path to an image (a path that is no image stays text)."""
-    found = [m.group(1).replace("\\ ", " ").rstrip(_TRAILING) for m in _MENTION.finditer(prompt)]
+    found = [m.group(1) or m.group(2).replace("\\ ", " ").rstrip(_TRAILING) for m in _MENTION.finditer(prompt)]
     for m in _DROPPED.finditer(prompt):
         path = next(g for g in m.groups() if g is not None).replace("\\ ", " ")
         if looks_like_image(path.rstrip(_TRAILING)):

@@ -117,6 +117,26 @@ async def test_at_completes_paths_honouring_gitignore(make_app, work: Path):
         assert not app.completion.display
 
 
+async def test_a_completed_path_with_spaces_is_attached(make_app, fakellm, work: Path):
+    """The completion quotes a path with spaces (`@"my notes/a b.txt"`); that form attaches the file
+    (before, it was left as typed and the model never saw the file)."""
+    (work / "my notes").mkdir()
+    (work / "my notes" / "a b.txt").write_text("spaced content\n")
+    fakellm.script([Turn(text="Read it.")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.paths.ready)
+        await pilot.press(*"explain ", "@", *"b.txt")
+        await wait_for(pilot, lambda: app.completion.display and app.completion.inserts)
+        assert app.completion.inserts[0] == '@"my notes/a b.txt" '
+        await pilot.press("tab", "enter")
+        await idle(pilot)
+        assert "attached my notes/a b.txt (1 line)" in screen_text(app), screen_text(app)
+    sent = fakellm.requests[-1]["messages"][-1]["content"]
+    assert "spaced content" in sent and sent.startswith('explain @"my notes/a b.txt"')
+
+
 async def test_enter_sends_a_path_prompt_while_the_files_are_still_being_indexed(make_app, fakellm, work: Path):
     """`indexing files…` is a note, not a choice: Enter sends what was typed (before, it was eaten).
     The index is built after the session's start, so a prompt typed at once meets it."""
