@@ -13,12 +13,11 @@ gets its text before its Markdown mounts it): mounting lays out the parent (Text
 `AwaitMount` refreshes it with `layout=True`), so the block's own request came due right after
 that layout, as a second one.
 
-Only the live reply at the conversation's root settles, and only while it streams. That second
-layout is also how Textual mends its own caches: a widget asking for a layout clears the cached
-arrangements of its auto-height ancestors, and nested auto-height containers (a task's steps
-shown with Ctrl+O in a resumed session) can be laid out once from a stale arrangement and need
-it. Without it, a task's child answer and result were once left at no height (f2eeb04). A
-finished reply, a resumed or backfilled one and a task child's are Textual's own widgets again,
+Only the live reply at the conversation's root settles, and only while it streams. Doing it for
+every reply (c5c8064) was reverted (f2eeb04): a resumed task's steps shown with Ctrl+O once kept
+their old height. The cause was Textual's note of what a layout must redo (fixed in
+tui/screens/main.py), and the second layouts removed here were what usually mended it; a
+finished reply, a resumed or backfilled one and a task child's are left to Textual all the same,
 and a reply's last frame (its entry done) is laid out the ordinary way.
 """
 
