@@ -19,23 +19,32 @@ _lock = threading.Lock()
 _context: Any = None
 
 
+# Imported with httpx only to be skipped: its command-line client (click, pygments, rich's progress
+# bars and tables, ~25 ms of CPU), and httpcore's HTTP/2 connections (h2, hpack, hyperframe, ~20 ms).
+# A direct-path request is HTTP/1.1, and httpcore imports its HTTP/2 module again when a connection
+# negotiates it (litellm's LITELLM_HTTP2), so nothing that asks for either is refused afterwards.
+_SKIPPED = ("httpx._main", "httpcore._async.http2", "httpcore._sync.http2")
+
+
 def httpx() -> Any:
-    """httpx, imported without its command-line client: httpx's `__init__` imports `httpx._main`
-    (click, pygments, rich's progress bars and tables, ~25 ms of CPU on the first request's path)
-    whenever click is installed, as litellm's dependencies make it. A None in sys.modules is
-    Python's way to make that one import fail, which httpx catches (`httpx.main` then says the CLI
-    needs its extras); the entry goes again at once, so an explicit `import httpx._main` still works."""
+    """httpx, imported without the modules in _SKIPPED. A None in sys.modules is Python's way to
+    make an import fail, which httpx and httpcore catch (`httpx.main` then says the CLI needs its
+    extras; httpcore's package-level HTTP/2 names become stand-ins no request reaches); the entries
+    go again at once, so an explicit `import httpx._main` or httpcore's own import of its HTTP/2
+    module still works."""
     if "httpx" not in sys.modules:
         with _lock:
             if "httpx" not in sys.modules:
-                blocked = "httpx._main" not in sys.modules
-                if blocked:
-                    sys.modules["httpx._main"] = None  # pyright: ignore[reportArgumentType]
+                blocked = [name for name in _SKIPPED if name not in sys.modules]
+                for name in blocked:
+                    sys.modules[name] = None  # pyright: ignore[reportArgumentType]
                 try:
+                    import httpcore  # noqa: F401  (httpx imports it with its first client: here, while skipped)
                     import httpx as module
                 finally:
-                    if blocked and sys.modules.get("httpx._main", ...) is None:
-                        del sys.modules["httpx._main"]
+                    for name in blocked:
+                        if sys.modules.get(name, ...) is None:
+                            del sys.modules[name]
                 return module
     import httpx as module
 

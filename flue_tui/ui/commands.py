@@ -277,7 +277,7 @@ def _skills(fe: FrontEnd) -> None:
 
 
 async def _cost(fe: FrontEnd) -> None:
-    from flue_tui.runtime.handle import cache_cost, cost_text
+    from flue_tui.runtime.costs import cache_cost, cost_text
 
     status, session, settings = fe.usage, fe.session, fe.settings
     window = await asyncio.to_thread(session.context_window) if session is not None else None

@@ -393,18 +393,29 @@ def test_what_session_hooks_say_to_the_user_shows_escapes_never_obeys_them(fakel
     assert "\x1b" not in out.stderr and "\x9b" not in out.stderr and "\x07" not in out.stderr
 
 
-def test_leaving_waits_for_a_start_under_way_and_ends_it(fakellm, tmp_path, monkeypatch):
-    """end() while a start is still running its SessionStart hook (in another thread, as every
-    front end starts): the start is waited for and its session ends with the reason given."""
+def _starting(fakellm, tmp_path, monkeypatch, hook_body: str):
+    """A handle whose start is under way in another thread (as every front end starts), held in its
+    SessionStart hook (`hook_body`, Python) once that hook has begun; its SessionEnd log beside it."""
     import threading
 
-    start, starts = _logger(tmp_path, "start", "import time\ntime.sleep(1)\n")
+    start, starts = _logger(tmp_path, "start", hook_body)
     end, ends = _logger(tmp_path, "end")
     handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
     worker = threading.Thread(target=handle.start)
     worker.start()
     while not starts.exists():
         threading.Event().wait(0.02)  # the hook has begun; the start has not returned
+    return handle, worker, ends
+
+
+def _held_until(gate) -> str:
+    return f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
+
+
+def test_leaving_waits_for_a_start_under_way_and_ends_it(fakellm, tmp_path, monkeypatch):
+    """end() while a start is still running its SessionStart hook (in another thread, as every
+    front end starts): the start is waited for and its session ends with the reason given."""
+    handle, worker, ends = _starting(fakellm, tmp_path, monkeypatch, "import time\ntime.sleep(1)\n")
     handle.end("prompt_input_exit")
     worker.join(60)
     assert [d["reason"] for d in _seen(ends)] == ["prompt_input_exit"]
@@ -412,21 +423,11 @@ def test_leaving_waits_for_a_start_under_way_and_ends_it(fakellm, tmp_path, monk
 
 
 def test_a_start_slower_than_leaving_waits_closes_its_own_session(fakellm, tmp_path, monkeypatch):
-    import threading
-
     from flue_tui.runtime import handle as handle_module
 
     monkeypatch.setattr(handle_module, "END_WAIT_S", 0.05)  # leaving gives up before the hook ends
     gate = tmp_path / "go"
-    start, starts = _logger(
-        tmp_path, "start", f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
-    )
-    end, ends = _logger(tmp_path, "end")
-    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
-    worker = threading.Thread(target=handle.start)
-    worker.start()
-    while not starts.exists():
-        threading.Event().wait(0.02)
+    handle, worker, ends = _starting(fakellm, tmp_path, monkeypatch, _held_until(gate))
     handle.end("prompt_input_exit")
     assert _seen(ends) == []  # nothing had finished starting
     gate.write_text("")
@@ -444,15 +445,7 @@ def test_leaving_waits_for_a_stuck_start_once_however_often_it_is_closed(fakellm
     from flue_tui.runtime.quitting import close_session
 
     gate = tmp_path / "go"
-    start, starts = _logger(
-        tmp_path, "start", f"import os, time\nwhile not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
-    )
-    end, ends = _logger(tmp_path, "end")
-    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
-    worker = threading.Thread(target=handle.start)
-    worker.start()
-    while not starts.exists():
-        threading.Event().wait(0.02)
+    handle, worker, ends = _starting(fakellm, tmp_path, monkeypatch, _held_until(gate))
     try:
         monkeypatch.setattr(handle_module, "END_WAIT_S", 0.05)
         close_session(handle)  # the quit: gives up on the start
@@ -466,3 +459,40 @@ def test_leaving_waits_for_a_stuck_start_once_however_often_it_is_closed(fakellm
         gate.write_text("")  # the hook ends, however the test went
     worker.join(60)
     assert [d["reason"] for d in _seen(ends)] == ["prompt_input_exit"]  # its own close, once
+
+
+def test_leaving_while_new_announces_its_session_ends_it_after_its_session_start(fakellm, tmp_path, monkeypatch):
+    """/new's SessionStart runs after the old session's SessionEnd; leaving while it runs waits for
+    it, so the new session's SessionEnd comes after its SessionStart has finished, never inside it."""
+    import asyncio
+    import threading
+
+    from flue_tui.runtime import handle as handle_module
+
+    monkeypatch.setattr(handle_module, "END_WAIT_S", 120.0)  # a bound no loaded machine reaches
+    gate, log = tmp_path / "go", tmp_path / "order.log"
+    record = (
+        f"open({str(log)!r}, 'a').write(d['hook_event_name'] + ' ' + str(d.get('source') or d.get('reason')) + '\\n')\n"
+    )
+    held = f"if d.get('source') == 'clear':\n    import os, time\n    while not os.path.exists({str(gate)!r}): time.sleep(0.02)\n    {record}"
+    start, starts = _logger(tmp_path, "start", record + held)
+    end, _ = _logger(tmp_path, "end", record)
+    handle = _handle(fakellm, tmp_path, monkeypatch, _settings(SessionStart=[("*", start)], SessionEnd=[("*", end)]))
+    handle.start()
+    replacing = threading.Thread(target=lambda: asyncio.run(handle.replace(None)))
+    replacing.start()
+    while len(_seen(starts)) < 2:
+        threading.Event().wait(0.02)  # /new's SessionStart has begun
+    leaving = threading.Thread(target=handle.end, args=("prompt_input_exit",))
+    leaving.start()
+    leaving.join(1.0)  # time for a leave that does not wait to end the session under the hook
+    gate.write_text("")
+    leaving.join(60)
+    replacing.join(60)
+    assert log.read_text().splitlines() == [
+        "SessionStart startup",
+        "SessionEnd clear",
+        "SessionStart clear",
+        "SessionStart clear",  # the hook's second line: it has finished
+        "SessionEnd prompt_input_exit",
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 from flue_tui.config.settings import Settings
 from flue_tui.core.messages import Usage
 from flue_tui.permissions.config import build_policy
-from flue_tui.runtime.handle import cost_text
+from flue_tui.runtime.costs import cost_text
 from flue_tui.ui.commands import parse, unknown_text
 from flue_tui.ui.permissions_text import describe
 from flue_tui.ui.status_text import prompt_parts
