@@ -9,6 +9,8 @@ import asyncio
 import time
 from typing import Any
 
+from flue_tui.tui.screens.main import MainScreen
+
 FLUSH_S = 0.066  # render budget while following the stream
 FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
 
@@ -26,6 +28,10 @@ class Rendering:
     call_after_refresh: Any
     refresh_status: Any
     _update_ticker: Any
+
+    def get_default_screen(self) -> MainScreen:
+        # Textual's screen with its note of what a layout must redo fixed (tui/screens/main.py).
+        return MainScreen(id="_default")
 
     def request_flush(self) -> None:
         ended, self.router.reply_ended = self.router.reply_ended, False

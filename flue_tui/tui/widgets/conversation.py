@@ -20,11 +20,12 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from flue_tui.tui.widgets.settled import Settled
 from flue_tui.tui.widgets.views import make_view
 from flue_tui.ui.transcript import Entry, Transcript
 
 
-class Conversation(VerticalScroll, can_focus=False):
+class Conversation(Settled, VerticalScroll, can_focus=False):
     BLANK = True
     # Weights approximate widget counts (Entry.weight): every layout costs O(mounted widgets).
     high_weight = 220  # trim the top once the mounted entries weigh more than this ...
@@ -40,6 +41,13 @@ class Conversation(VerticalScroll, can_focus=False):
         self.more_below = Static("", classes="more more-below")
         self._check_pending = False
         self._window = asyncio.Lock()
+
+    @property
+    def settling(self) -> bool:
+        """While the reply streaming at the end of it settles (tui/widgets/settled.py)."""
+        entries = self.transcript.entries
+        view = entries[-1].view if entries else None
+        return isinstance(view, Settled) and view.parent is self and view.settling
 
     def update_node_styles(self, animate: bool = True) -> None:
         # Hover/focus on the container must not restyle every block inside it (Toad does the same).

@@ -19,7 +19,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
+from flue_tui.tui.widgets.settled import Settled, settled
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.transcript import ReplyEntry
 
@@ -59,7 +61,7 @@ def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
     return segments, src[start:]
 
 
-class FrozenMarkdown(Widget):
+class FrozenMarkdown(Settled, Widget):
     """Finished Markdown segments as one widget, each rendered once per width and kept as strips.
 
     A Static holding rich Markdown would re-render the whole text for every layout (to learn its
@@ -140,18 +142,30 @@ class FrozenMarkdown(Widget):
         self.refresh()
 
 
-class LiveMarkdown(Markdown):
-    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView."""
+class LiveMarkdown(Settled, Markdown):
+    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView.
+    The blocks it makes while its reply streams settle too (tui/widgets/settled.py): they grow on
+    every flush."""
 
     BLANK = True
 
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        cls = super().get_block_class(block_name)
+        return settled(cls) if self.settling else cls
 
-class ReplyView(VerticalGroup):
+
+class ReplyView(Settled, VerticalGroup):
     """The view of a ReplyEntry. `sync()` appends whatever text arrived since the last flush."""
 
     # A container draws only its background around its blocks: without BLANK, Textual renders the
     # whole height of it (a long reply's ~1,500 blank lines) again on every frame its height grows.
     BLANK = True
+
+    @property
+    def settling(self) -> bool:
+        """Laid out once per flush (tui/widgets/settled.py) while it streams at the conversation's
+        root (the Conversation is Settled; a task's steps are not), never once it is whole."""
+        return self.entry.live and isinstance(self.parent, Settled)
 
     def __init__(self, entry: ReplyEntry) -> None:
         super().__init__(classes="reply")
