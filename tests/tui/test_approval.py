@@ -159,3 +159,28 @@ async def test_a_command_hidden_in_an_escape_sequence_shows_in_the_transcript(ma
         await idle(pilot)
         assert "bash  echo hi \\x1b]0;; touch PWNED\\x07" in screen_text(app), screen_text(app)
     assert not (work / "PWNED").exists()
+
+
+async def test_keys_typed_before_the_dialog_opened_answer_nothing(make_app, fakellm, work):
+    # The user types on while the agent works; the question comes up under their fingers. Keys the
+    # terminal sent before the dialog was there (stamped earlier, queued while the app was busy)
+    # are dropped, as inline mode drops its type-ahead: "2" must not allow `echo *` for the session.
+    from textual import events
+
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo one"}, id="b1")]), Turn(text="Done.")])
+    app = make_app(permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "go")
+        dialog = await _dialog(pilot)
+        for key in ("2", "a", "enter", "n"):
+            early = events.Key(key, key if len(key) == 1 else None)
+            early.time = dialog.opened_at - 0.5
+            app.post_message(early)
+        for _ in range(5):
+            await pilot.pause()  # each key handled: the agent still waits for the answer
+        assert app.screen is dialog and not dialog.query_one("#approval-note").display
+        await pilot.press("1")  # typed once the question is there: it answers
+        await wait_for(pilot, lambda: "Done." in screen_text(app))
+        assert _tool_result(fakellm, "b1") == "one"
+        assert policy_of(app.session).session_allow == []

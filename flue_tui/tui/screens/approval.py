@@ -3,13 +3,16 @@ deny with a note to the model.
 
 Keys: 1 or y allows once, 2 or a allows for the session, 3 or n opens the note field (Enter sends
 the refusal with it), Esc refuses at once without a note. Arrow keys and Enter work on the list too.
+A key typed before the dialog was there (queued while the app was busy with the call that asks, as
+the user typed on) answers nothing, as inline mode drops its type-ahead before asking.
 """
 
 from __future__ import annotations
 
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import on
+from textual import events, on
+from textual._time import get_time  # the clock Textual stamps input events with
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -65,6 +68,7 @@ class ApprovalScreen(Dialog[Approval]):
         super().__init__()
         self.request = request
         self.asker = asker  # "sub-agent flue-general (look around)" when a task's child asks
+        self.opened_at = get_time()  # replaced at mount: keys stamped before it were typed before it
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -89,6 +93,7 @@ class ApprovalScreen(Dialog[Approval]):
             yield note
 
     def on_mount(self) -> None:
+        self.opened_at = get_time()
         self._fit_body()
         # The choices may not be in the DOM yet when a dialog is pushed right after another one
         # was dismissed; focus them once they are.
@@ -108,6 +113,13 @@ class ApprovalScreen(Dialog[Approval]):
     def _focus_choices(self) -> None:
         for choices in self.query(OptionList):
             choices.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # Textual calls this before the screen's bindings and the list's Enter: a key stamped before
+        # the dialog was mounted is dropped (Ctrl+C still counts towards quitting).
+        if event.time < self.opened_at and event.key != "ctrl+c":
+            event.stop()
+            event.prevent_default()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
