@@ -94,3 +94,24 @@ async def test_a_hook_command_hidden_in_an_escape_sequence_is_shown_whole(fakell
         await pilot.press("n")
         await ready(pilot)
     assert not (work / "PWNED").exists()
+
+
+async def test_a_first_prompt_typed_as_the_question_comes_up_trusts_nothing(fakellm, work, monkeypatch):
+    # "yes, fix the tests" typed the moment flue starts: keys stamped before the question was there
+    # are not its answer ("y" would trust the folder and loosen its protection).
+    from textual import events
+
+    app = _app(fakellm, work, monkeypatch)
+    async with app.run_test(size=(110, 36)) as pilot:
+        question = await _question(pilot)
+        for key in ("y", "1", "enter"):
+            early = events.Key(key, key if len(key) == 1 else None)
+            early.time = question.opened_at - 0.5
+            app.post_message(early)
+        for _ in range(5):
+            await pilot.pause()
+        assert app.screen is question and app.session is None
+        await pilot.press("n")  # typed once it is there: it answers
+        await ready(pilot)
+        assert not app.settings.project_trusted and policy_of(app.session).mode == "ask"
+    assert pending(Settings.from_env(model="openai/fake", cwd=str(work), interactive=True)) is not None

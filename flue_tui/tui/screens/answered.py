@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual import events
+from textual._time import get_time  # the clock Textual stamps input events with
 from textual.await_complete import AwaitComplete
 from textual.screen import ModalScreen, Screen
 
@@ -35,3 +37,23 @@ class AnsweredOnce(Screen[ResultT]):
 class Dialog(ModalScreen[ResultT], AnsweredOnce[ResultT]):
     """A modal screen that answers once. ModalScreen first: Textual takes default CSS along the
     first base only, and a modal's see-through background is in ModalScreen's."""
+
+
+class Question(Dialog[ResultT]):
+    """A dialog answered with single keys (allow, trust, delete): a key stamped before it was
+    mounted was typed on while the app was busy bringing it up, before anyone could read it, and
+    answers nothing, as inline mode drops its type-ahead before it asks (Ctrl+C still counts
+    towards quitting). Pickers, whose typing filters a list, are plain Dialogs."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # pyright: ignore[reportArgumentType]
+        self.opened_at = get_time()  # once more at mount
+
+    def _on_mount(self, event: events.Mount) -> None:
+        self.opened_at = get_time()
+
+    def on_key(self, event: events.Key) -> None:
+        # Textual calls this before the screen's bindings and a focused list's Enter.
+        if event.time < self.opened_at and event.key != "ctrl+c":
+            event.stop()
+            event.prevent_default()

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import events, on
-from textual._time import get_time  # the clock Textual stamps input events with
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -21,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from flue_tui.permissions.asking import session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
-from flue_tui.tui.screens.answered import Dialog
+from flue_tui.tui.screens.answered import Question
 
 MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets its full arguments
 
@@ -45,7 +44,7 @@ NOTE_LINES = 4
 MIN_BODY_LINES = 3
 
 
-class ApprovalScreen(Dialog[Approval]):
+class ApprovalScreen(Question[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
     #approval { width: 90%; max-width: 120; height: auto; max-height: 100%; padding: 1 2;
@@ -68,7 +67,6 @@ class ApprovalScreen(Dialog[Approval]):
         super().__init__()
         self.request = request
         self.asker = asker  # "sub-agent flue-general (look around)" when a task's child asks
-        self.opened_at = get_time()  # replaced at mount: keys stamped before it were typed before it
 
     def compose(self) -> ComposeResult:
         r = self.request
@@ -93,7 +91,6 @@ class ApprovalScreen(Dialog[Approval]):
             yield note
 
     def on_mount(self) -> None:
-        self.opened_at = get_time()
         self._fit_body()
         # The choices may not be in the DOM yet when a dialog is pushed right after another one
         # was dismissed; focus them once they are.
@@ -113,13 +110,6 @@ class ApprovalScreen(Dialog[Approval]):
     def _focus_choices(self) -> None:
         for choices in self.query(OptionList):
             choices.focus()
-
-    def on_key(self, event: events.Key) -> None:
-        # Textual calls this before the screen's bindings and the list's Enter: a key stamped before
-        # the dialog was mounted is dropped (Ctrl+C still counts towards quitting).
-        if event.time < self.opened_at and event.key != "ctrl+c":
-            event.stop()
-            event.prevent_default()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

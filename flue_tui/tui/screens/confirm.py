@@ -14,10 +14,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from flue_tui.tui.screens.answered import Dialog
+from flue_tui.tui.screens.answered import Question
 
 
-class ConfirmScreen(Dialog[bool]):
+class ConfirmScreen(Question[bool]):
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
     #confirm { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from flue_tui.tui.screens.answered import AnsweredOnce, Dialog
+from flue_tui.tui.screens.answered import AnsweredOnce, Question
 
 LIMIT = 500
 
@@ -44,7 +44,7 @@ def session_label(info: Any, width: int = 48) -> Text:
     return text
 
 
-class ConfirmDelete(Dialog[bool]):
+class ConfirmDelete(Question[bool]):
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
     def __init__(self, question: str) -> None:

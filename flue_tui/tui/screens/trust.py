@@ -15,10 +15,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from flue_tui.permissions.project import Pending, question
-from flue_tui.tui.screens.answered import Dialog
+from flue_tui.tui.screens.answered import Question
 
 
-class TrustScreen(Dialog[bool]):
+class TrustScreen(Question[bool]):
     DEFAULT_CSS = """
     TrustScreen { align: center middle; }
     #trust { width: 90%; max-width: 120; height: auto; max-height: 90%; padding: 1 2;
