@@ -133,3 +133,16 @@ def make_app(fakellm, work: Path, monkeypatch: pytest.MonkeyPatch):
         return FlueApp(settings, prompt, sessions=options if options is not None else SessionOptions())
 
     return make
+
+
+async def typed_ahead(pilot, dialog, *keys: str) -> None:
+    """`keys` as the terminal would have sent them before `dialog` was mounted (typed on while the
+    app was busy bringing it up), each handled once this returns."""
+    from textual import events
+
+    for key in keys:
+        early = events.Key(key, key if len(key) == 1 else None)
+        early.time = dialog.opened_at - 0.5
+        pilot.app.post_message(early)
+    for _ in range(5):
+        await pilot.pause()

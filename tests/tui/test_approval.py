@@ -6,7 +6,7 @@ from __future__ import annotations
 from flue_tui.permissions.policy import policy_of
 from flue_tui.tui.screens.approval import ApprovalScreen
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, typed_ahead, wait_for
 
 
 def _tool_result(fakellm, call_id: str) -> str:
@@ -165,20 +165,13 @@ async def test_keys_typed_before_the_dialog_opened_answer_nothing(make_app, fake
     # The user types on while the agent works; the question comes up under their fingers. Keys the
     # terminal sent before the dialog was there (stamped earlier, queued while the app was busy)
     # are dropped, as inline mode drops its type-ahead: "2" must not allow `echo *` for the session.
-    from textual import events
-
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo one"}, id="b1")]), Turn(text="Done.")])
     app = make_app(permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await submit(pilot, "go")
         dialog = await _dialog(pilot)
-        for key in ("2", "a", "enter", "n"):
-            early = events.Key(key, key if len(key) == 1 else None)
-            early.time = dialog.opened_at - 0.5
-            app.post_message(early)
-        for _ in range(5):
-            await pilot.pause()  # each key handled: the agent still waits for the answer
+        await typed_ahead(pilot, dialog, "2", "a", "enter", "n")
         assert app.screen is dialog and not dialog.query_one("#approval-note").display
         await pilot.press("1")  # typed once the question is there: it answers
         await wait_for(pilot, lambda: "Done." in screen_text(app))

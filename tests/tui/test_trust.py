@@ -13,7 +13,7 @@ from flue_tui.tui.screens.approval import ApprovalScreen
 from flue_tui.tui.screens.trust import TrustScreen
 from tests.fakellm.script import Call, Turn
 from tests.security.test_project_trust import _repo
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, ready, screen_text, submit, typed_ahead, wait_for
 
 
 def _app(fakellm, work, monkeypatch) -> FlueApp:
@@ -99,17 +99,10 @@ async def test_a_hook_command_hidden_in_an_escape_sequence_is_shown_whole(fakell
 async def test_a_first_prompt_typed_as_the_question_comes_up_trusts_nothing(fakellm, work, monkeypatch):
     # "yes, fix the tests" typed the moment flue starts: keys stamped before the question was there
     # are not its answer ("y" would trust the folder and loosen its protection).
-    from textual import events
-
     app = _app(fakellm, work, monkeypatch)
     async with app.run_test(size=(110, 36)) as pilot:
         question = await _question(pilot)
-        for key in ("y", "1", "enter"):
-            early = events.Key(key, key if len(key) == 1 else None)
-            early.time = question.opened_at - 0.5
-            app.post_message(early)
-        for _ in range(5):
-            await pilot.pause()
+        await typed_ahead(pilot, question, "y", "1", "enter")
         assert app.screen is question and app.session is None
         await pilot.press("n")  # typed once it is there: it answers
         await ready(pilot)
