@@ -150,6 +150,7 @@ class DirectClient:
         parse = wire_anthropic.Parser().chunk if self.route.wire == "anthropic" else _openai_chunk
         http = self._client()
         response = None
+        bounded = None
         try:
             request = http.build_request("POST", self.route.url, headers=headers, content=payload)
             response = await within(self.idle_timeout, http.send(request, stream=True))
@@ -166,7 +167,8 @@ class DirectClient:
                     kind="server",
                     retryable=True,
                 )
-            async for name, data in IdleBounded(events(response.aiter_bytes()), self.idle_timeout):
+            bounded = IdleBounded(events(response.aiter_bytes()), self.idle_timeout)
+            async for name, data in bounded:
                 chunk = parse(name, data)
                 if chunk is None:  # [DONE], a ping, an event that carries nothing the fold reads
                     continue
@@ -181,6 +183,8 @@ class DirectClient:
         except Exception as exc:
             raise self._map_error(exc) from None
         finally:
+            if bounded is not None:
+                bounded.close()
             if response is not None:
                 try:
                     await response.aclose()

@@ -114,14 +114,58 @@ async def within(seconds: float, awaitable: Awaitable[Any]) -> Any:
 
 class IdleBounded:
     """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
-    chunk is timed: the consumer's own time between chunks is not the provider's silence."""
+    chunk is timed: the consumer's own time between chunks is not the provider's silence.
+
+    One timer watches the whole stream (a scope per chunk, as `within` is, cost ~12 % of the direct
+    path's CPU at 2,000 tokens a second): it notes when a wait began, re-arms itself for that wait's
+    deadline, and cancels the waiting task only when one wait has lasted `seconds`. `close()` stops
+    it; the clients call it when they stop reading."""
 
     def __init__(self, stream: Any, seconds: float) -> None:
         self.chunks = stream.__aiter__()
         self.seconds = seconds
+        self._since: float | None = None  # loop time the current wait began; None between waits
+        self._task: asyncio.Task[Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._expired = False
+        self._closed = False
 
     def __aiter__(self) -> IdleBounded:
         return self
 
     async def __anext__(self) -> Any:
-        return await within(self.seconds, self.chunks.__anext__())
+        loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._since = loop.time()
+        if self._timer is None and not self._closed:
+            self._timer = loop.call_at(self._since + self.seconds, self._check, loop)
+        try:
+            return await self.chunks.__anext__()
+        except asyncio.CancelledError:
+            if self._expired and self._task is not None and self._task.uncancel() == 0:
+                raise idle_error(self.seconds) from None
+            raise  # someone else's cancel (Esc, quit): theirs, not a timeout
+        except StopAsyncIteration:
+            self.close()
+            raise
+        finally:
+            self._since = None
+
+    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._timer = None
+        if self._closed or self._task is None or self._task.done():
+            return
+        since = self._since
+        now = loop.time()
+        if since is not None and now >= since + self.seconds - 0.001:  # call_at may fire a hair early
+            self._expired = True
+            self._closed = True
+            self._task.cancel()
+            return
+        self._timer = loop.call_at((now if since is None else since) + self.seconds, self._check, loop)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None

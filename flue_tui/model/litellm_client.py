@@ -231,8 +231,9 @@ class LiteLLMClient:
             chunks, direct = provider_chunks(stream)
             self.last_direct = direct
             early = None if direct else _EarlyUsage(stream)
+            bounded = IdleBounded(chunks, self.idle_timeout)
             try:
-                async for chunk in IdleBounded(chunks, self.idle_timeout):
+                async for chunk in bounded:
                     if isinstance(chunk, dict):
                         chunk = from_generic(litellm, chunk)
                     had_usage = bool(getattr(chunk, "usage", None))
@@ -252,6 +253,8 @@ class LiteLLMClient:
                 if not direct:
                     raise
                 raise mapped(exc, self.model, stream) from exc  # what the wrapper would have raised
+            finally:
+                bounded.close()
         except ModelError:
             raise
         except Exception as exc:  # litellm wraps provider and transport failures in its own types

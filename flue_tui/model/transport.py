@@ -15,6 +15,8 @@ import sys
 import threading
 from typing import Any
 
+from flue_tui.model.coalesce import coalesce
+
 _lock = threading.Lock()
 _context: Any = None
 
@@ -89,4 +91,8 @@ def _verify(url: str) -> Any:
 def new_client(timeout: float, url: str) -> Any:
     """A client for requests to `url`, the route's endpoint (model/route.py)."""
     http = httpx()
-    return http.AsyncClient(timeout=http.Timeout(timeout), follow_redirects=False, trust_env=True, verify=_verify(url))
+    client = http.AsyncClient(
+        timeout=http.Timeout(timeout), follow_redirects=False, trust_env=True, verify=_verify(url)
+    )
+    coalesce(client)  # a fast stream's socket reads, gathered (coalesce.py)
+    return client

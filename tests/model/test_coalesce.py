@@ -1,0 +1,201 @@
+"""A fast stream's socket reads, gathered (model/coalesce.py), and the one timer that bounds a
+stream's silences (failures.IdleBounded): the same bytes in the same order, fewer reads, the first
+reads after a request never held, and a silence, a slow consumer or an outside cancel each what
+it was before."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from httpcore._backends.anyio import AnyIOBackend
+
+from flue_tui.model import coalesce, transport
+from flue_tui.model.failures import IdleBounded
+
+PIECES = 300
+
+
+def _server(pieces: int, gap: float) -> tuple[socket.socket, threading.Thread]:
+    """A TCP server that, once the client writes a line, sends `pieces` numbered lines one by one."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(100)
+            for i in range(pieces):
+                conn.sendall(b"%05d\n" % i)
+                time.sleep(gap)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+class Counted(coalesce.CoalescedStream):
+    reads = 0
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self.reads += 1
+        return await super().read(max_bytes, timeout)
+
+
+async def _read_all(listener: socket.socket) -> tuple[bytes, int, float]:
+    raw = await AnyIOBackend().connect_tcp("127.0.0.1", listener.getsockname()[1])
+    stream = Counted(raw)
+    await stream.write(b"go\n")
+    started = time.monotonic()
+    data = b""
+    while piece := await stream.read(65536):
+        data += piece
+    elapsed = time.monotonic() - started
+    await stream.aclose()
+    return data, stream.reads, elapsed
+
+
+def test_a_fast_stream_is_read_whole_in_order_and_at_most_once_per_interval(monkeypatch) -> None:
+    monkeypatch.setattr(coalesce, "READ_EVERY", 0.05)
+    listener, thread = _server(PIECES, 0.001)
+    with listener:
+        data, reads, elapsed = asyncio.run(_read_all(listener))
+    thread.join()
+    assert data == b"".join(b"%05d\n" % i for i in range(PIECES))
+    # Two free reads, then one per interval at most, whatever the machine's load made the
+    # sending take (the final read, the empty one, included).
+    assert reads <= 2 + elapsed / 0.05 + 2
+    assert reads < PIECES / 3
+
+
+def test_the_first_reads_after_a_request_are_not_held(monkeypatch) -> None:
+    # An interval no test would wait out: the head and the first event still come at once, after
+    # the first request and after the next one on the same connection.
+    monkeypatch.setattr(coalesce, "READ_EVERY", 3600.0)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            for _ in range(2):
+                conn.recv(100)
+                conn.sendall(b"head\n")
+                time.sleep(0.05)
+                conn.sendall(b"first\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    async def exchange() -> list[bytes]:
+        raw = await AnyIOBackend().connect_tcp("127.0.0.1", listener.getsockname()[1])
+        stream = coalesce.CoalescedStream(raw)
+        got = []
+        for _ in range(2):
+            await stream.write(b"ask\n")
+            seen = b""
+            while seen.count(b"\n") < 2:
+                seen += await asyncio.wait_for(stream.read(65536), 60)
+            got.append(seen)
+        await stream.aclose()
+        return got
+
+    with listener:
+        assert asyncio.run(exchange()) == [b"head\nfirst\n", b"head\nfirst\n"]
+    thread.join()
+
+
+def test_every_pool_of_the_client_takes_the_coalescing_backend(monkeypatch) -> None:
+    # Its own and the proxies' it mounts from the environment: these are httpx's and httpcore's
+    # attributes, so this pins that the locked releases still have them.
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    client = transport.new_client(5.0, "https://api.openai.com/v1/chat/completions")
+    pools = [client._transport._pool, *(t._pool for t in client._mounts.values() if t is not None)]
+    assert len(pools) >= 2
+    assert all(isinstance(pool._network_backend, coalesce.CoalescedBackend) for pool in pools)
+    assert coalesce.coalesce(client)  # again: nothing wrapped twice
+    assert not isinstance(client._transport._pool._network_backend._backend, coalesce.CoalescedBackend)
+
+
+def test_a_client_without_those_attributes_is_left_as_it_was() -> None:
+    class Other:
+        pass
+
+    assert coalesce.coalesce(Other()) is False
+
+
+# -- IdleBounded ------------------------------------------------------------------------------------
+async def _paced(gaps: list[float]) -> AsyncIterator[int]:
+    for i, gap in enumerate(gaps):
+        await asyncio.sleep(gap)
+        yield i
+
+
+def test_a_silence_longer_than_the_bound_is_the_idle_timeout() -> None:
+    async def run() -> str:
+        bounded = IdleBounded(_paced([0, 3600]), 0.2)
+        try:
+            async for _ in bounded:
+                pass
+        except Exception as exc:
+            return str(exc)
+        finally:
+            bounded.close()
+        return "no timeout"
+
+    assert asyncio.run(run()) == "The provider sent nothing for 0.2 s: the request timed out (idle timeout)."
+
+
+def test_a_slow_consumer_is_not_the_providers_silence() -> None:
+    # Each chunk is there at once; the consumer takes longer than the bound between them.
+    async def run() -> list[int]:
+        got = []
+        bounded = IdleBounded(_paced([0, 0, 0]), 0.1)
+        async for i in bounded:
+            got.append(i)
+            await asyncio.sleep(0.3)
+        return got
+
+    assert asyncio.run(run()) == [0, 1, 2]
+
+
+def test_an_outside_cancel_while_waiting_stays_a_cancel() -> None:
+    async def run() -> tuple[bool, int]:
+        bounded = IdleBounded(_paced([3600]), 3600)
+
+        async def consume() -> None:
+            async for _ in bounded:
+                pass
+
+        task = asyncio.ensure_future(consume())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return task.cancelled(), task.cancelling()
+
+    assert asyncio.run(run()) == (True, 1)
+
+
+def test_a_stream_left_early_stops_its_timer() -> None:
+    # Read one chunk and leave: after close() no timer of this stream is left on the loop (one would
+    # re-arm itself every bound for as long as the session's loop runs).
+    async def run() -> tuple[int, int]:
+        bounded = IdleBounded(_paced([0, 3600]), 0.1)
+        async for _ in bounded:
+            break
+        loop = asyncio.get_running_loop()
+
+        def ours() -> int:
+            scheduled = loop._scheduled  # type: ignore[attr-defined]
+            return sum(1 for h in scheduled if not h.cancelled() and getattr(h._callback, "__self__", None) is bounded)
+
+        before = ours()
+        bounded.close()
+        await asyncio.sleep(0.3)
+        return before, ours()
+
+    assert asyncio.run(run()) == (1, 0)
