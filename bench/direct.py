@@ -173,6 +173,11 @@ def bench_turn(rounds: int) -> dict:
 FIRST_TOKEN_CHILD = r"""
 import asyncio, sys, time
 try:
+    from flue_tui.core import classcode
+    classcode.install()  # the `flue` entry's first step: dataclasses' methods compiled once
+except ImportError:  # a tree from before it (a baseline checkout)
+    pass
+try:
     from flue_tui.core.heap import hold_collections
     hold_collections()  # as the `flue` entry does before it imports the app
 except ImportError:  # a tree from before the hold (a baseline checkout)
@@ -209,6 +214,11 @@ asyncio.run(main())
 
 IDLE_CHILD = r"""
 import asyncio, sys, time
+try:
+    from flue_tui.core import classcode
+    classcode.install()  # the `flue` entry's first step: dataclasses' methods compiled once
+except ImportError:  # a tree from before it (a baseline checkout)
+    pass
 from flue_tui.core.heap import hold_collections
 hold_collections()  # as the `flue` entry does before it imports the app
 from flue_tui.config.settings import Settings

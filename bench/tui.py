@@ -38,6 +38,11 @@ sys.path.insert(0, str(ROOT))
 
 FIRST_FRAME_CHILD = r"""
 import asyncio, sys, time
+try:
+    from flue_tui.core import classcode
+    classcode.install()  # the `flue` entry's first step: dataclasses' methods compiled once
+except ImportError:  # a tree from before it (a baseline checkout)
+    pass
 from flue_tui.core.heap import hold_collections
 hold_collections()  # as the `flue` entry does before it imports the app
 from flue_tui.config.settings import Settings
@@ -64,6 +69,11 @@ asyncio.run(main())
 # the app), headless: what reading the flags costs before the app is imported counts here.
 ENTRY_CHILD = r"""
 import os, sys, time
+try:
+    from flue_tui.core import classcode
+    classcode.install()  # the `flue` entry's first step: dataclasses' methods compiled once
+except ImportError:  # a tree from before it (a baseline checkout)
+    pass
 import textual.app
 import flue_tui.tui.support as support
 from flue_tui.cli.flue import main
@@ -75,6 +85,8 @@ textual.app.App.run = lambda self, *a, **k: run(self, *a, **dict(k, headless=Tru
 
 def at_frame(app):
     print(f"{time.time()} {'litellm' in sys.modules} {time.process_time()}", flush=True)
+    import atexit
+    atexit._run_exitfuncs()  # as the app's quit does (exit_now), after the stamp: the cache saved
     os._exit(0)
 
 FlueApp._after_first_frame = at_frame

@@ -223,6 +223,9 @@ def _enter_worktree(name: str, cwd: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from flue_tui.core import classcode
+
+    classcode.install()  # first: every class defined from here on reuses its compiled methods
     try:
         return _main(argv)
     except BaseException as exc:  # only print mode installs the handler that raises Signalled
