@@ -81,9 +81,7 @@ def test_a_changed_class_is_compiled_afresh(cache) -> None:
     assert counts["misses"] > 0
 
 
-@pytest.mark.parametrize(
-    "content", ["empty", "garbage", "wrong magic", "truncated", "not a dict", "values not code"]
-)
+@pytest.mark.parametrize("content", ["empty", "garbage", "wrong magic", "truncated", "not a dict", "values not code"])
 def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> None:
     import importlib.util
     import marshal
