@@ -44,19 +44,29 @@ assert not hasattr(p, "__dict__")
 """
 
 
-def _run(path: Path, body: str, *, env: dict[str, str] | None = None, extra: str = "") -> dict:
+def _run(
+    path: Path | None,
+    body: str,
+    *,
+    env: dict[str, str] | None = None,
+    extra: str = "",
+    pre: str = "",
+    python: str = sys.executable,
+    cwd: Path | None = None,
+) -> dict:
     script = (
         "import json, sys\n"
         "from pathlib import Path\n"
         "from flue_tui.core import classcode\n"
-        f"classcode.install(Path({str(path)!r}))\n"
+        f"{pre}\n"
+        f"classcode.install({'None' if path is None else f'Path({str(path)!r})'})\n"
         f"{body}\n{extra}\n"
         "classcode.save()\n"
         "print(json.dumps(classcode.counts))\n"
     )
     run_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     run_env.update(env or {})
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=run_env)
+    out = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=120, env=run_env, cwd=cwd)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -164,3 +174,87 @@ def test_the_flue_entry_installs_it_first() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_a_full_cache_keeps_what_this_run_used_and_drops_what_no_one_defines_any_more(cache) -> None:
+    stale = "from dataclasses import make_dataclass\nfor i in range(30):\n    make_dataclass(f'Old{i}', [f'old{i}'])\n"
+    small = "classcode.MAX_ENTRIES = 20"
+    _run(cache, stale, pre=small)  # a full file of classes a later release no longer has
+    assert _run(cache, CLASSES + CHECK, pre=small)["misses"] > 0
+    assert _run(cache, CLASSES + CHECK, pre=small)["misses"] == 0  # kept, the stale ones dropped
+
+
+def _clone(root: Path, mtime: int) -> Path:
+    """flue's package as a checkout writes it: the same text, files of their own, mtime of the moment."""
+    for name in ("__init__.py", "core/__init__.py", "core/classcode.py"):
+        source = Path(__file__).parent.parent / "flue_tui" / name
+        target = root / "flue_tui" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+        os.utime(target, ns=(mtime, mtime))
+    return root / "flue_tui" / "core" / "__pycache__"
+
+
+def test_a_cache_file_that_came_with_a_cloned_repository_is_not_read(tmp_path) -> None:
+    """A repository may commit __pycache__: a default .pyc is checked against its source's mtime
+    and size, and so is this file (against classcode.py's), even when the checkout gives it the
+    owner and mode of one flue wrote."""
+    one, other = tmp_path / "one", tmp_path / "other"
+    cached = _clone(one, 1_700_000_000_000_000_000)
+    _run(
+        None,
+        CLASSES,
+        env={"PYTHONPATH": str(one)},
+        cwd=one,
+        extra=f"assert classcode.__file__.startswith({str(one)!r}), classcode.__file__",
+    )
+    [planted] = cached.glob("dataclass-code.*.bin")  # the cache beside that checkout's bytecode
+    target = _clone(other, 1_700_000_999_000_000_000)
+    target.mkdir(parents=True)
+    (target / planted.name).write_bytes(planted.read_bytes())
+    (target / planted.name).chmod(0o600)
+    counts = _run(None, CLASSES + CHECK, env={"PYTHONPATH": str(other)}, cwd=other)
+    assert counts["hits"] == 0 and counts["misses"] > 0
+    assert _run(None, CLASSES + CHECK, env={"PYTHONPATH": str(other)}, cwd=other)["misses"] == 0  # its own
+
+
+def test_a_cache_file_others_may_write_is_not_read(cache) -> None:
+    _run(cache, CLASSES)
+    cache.chmod(0o620)
+    assert _run(cache, CLASSES + CHECK)["hits"] == 0
+
+
+def test_a_killed_saves_temporary_file_is_removed_by_the_next_save_and_a_fresh_one_left(cache) -> None:
+    cache.parent.mkdir(parents=True)
+    old, fresh = cache.parent / ".dataclass-code.killed", cache.parent / ".dataclass-code.underway"
+    old.write_bytes(b"half a save")
+    fresh.write_bytes(b"another process, saving now")
+    an_hour_ago = int(__import__("time").time()) - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+    _run(cache, CLASSES + CHECK)
+    assert not old.exists() and fresh.exists() and cache.is_file()
+
+
+def test_other_calls_of_exec_are_the_builtins_as_given() -> None:
+    from flue_tui.core import classcode
+
+    scope: dict = {}
+    if sys.version_info >= (3, 13):
+        classcode._exec("x = 1", globals=scope)  # keyword globals: 3.13's exec takes them
+    else:
+        classcode._exec("x = 1", scope, closure=None)
+    classcode._exec(compile("y = 2", "<string>", "exec"), scope)
+    assert scope["x"] == 1 and scope["y"] == 2
+
+
+@pytest.mark.parametrize("version", ["3.11.7", "3.12.1", "3.13.0"])
+def test_a_cache_written_by_one_python_is_never_used_by_another(cache, version) -> None:
+    minor = version.rsplit(".", 1)[0]
+    other = Path(f"/root/.pyenv/versions/{version}/bin/python{minor}")
+    if not other.exists() or minor == f"{sys.version_info[0]}.{sys.version_info[1]}":
+        pytest.skip(f"no other Python {minor} here")
+    repo = {"PYTHONPATH": str(Path(__file__).parent.parent)}
+    _run(cache, CLASSES + CHECK)
+    assert _run(cache, CLASSES + CHECK, python=str(other), env=repo)["hits"] == 0
+    assert _run(cache, CLASSES + CHECK, python=str(other), env=repo)["misses"] == 0  # now its own
+    assert _run(cache, CLASSES + CHECK)["hits"] == 0

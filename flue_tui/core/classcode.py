@@ -11,8 +11,15 @@ at exit, writes what was compiled new.
 The entry is keyed by the whole text, so a changed class compiles afresh; the file is the
 interpreter's (its magic number heads it) and lives where Python writes flue's bytecode, written
 the same way: only when bytecode is written at all (PYTHONDONTWRITEBYTECODE, `-B`), atomically,
-never through a symlink. Whoever can write that directory can already write flue's .pyc files:
-no one gains anything by this file they did not have. Anything unreadable is no cache.
+never through a symlink. Whoever can write that directory can already write flue's .pyc files
+(an unchecked-hash .pyc is loaded without looking at its source): no one gains anything by this
+file they did not have. It is still held to more than a .pyc is: it must be the user's own, written
+by no one else (no group or world write bit), and stamped with this install's classcode.py (its
+mtime and size, as a .pyc is with its source's, and the -O level), so a file that came with a
+cloned repository, a copied tree or another install is not read. Anything else is no cache.
+
+The file keeps at most MAX_ENTRIES texts, those this run used first: classes a library no longer
+defines (an upgrade changes their text) fall off the end instead of filling it for good.
 """
 
 from __future__ import annotations
@@ -32,9 +39,12 @@ from typing import Any
 
 MAX_BYTES = 8 << 20  # the file: ~0.3 MB for every class flue defines; past this it is not ours
 MAX_ENTRIES = 4000  # compiled texts kept: flue's, its libraries', a few hundred each
+STALE_S = 600.0  # a temporary file this old is a killed save's, not one under way
+_TMP_PREFIX = ".dataclass-code."
 
 _lock = threading.Lock()
-_codes: dict[str, Any] = {}
+_codes: dict[str, Any] = {}  # the file's entries and this run's
+_used: dict[str, Any] = {}  # this run's, in the order first used: what the file keeps first
 _new = 0  # entries compiled since the file was read
 _path: Path | None = None
 counts = {"hits": 0, "misses": 0}
@@ -46,10 +56,11 @@ def cache_path() -> Path:
     return compiled.with_name(f"dataclass-code.{sys.implementation.cache_tag}.bin")
 
 
-def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:
-    """`exec` as the dataclasses module calls it, with its text compiled once."""
-    if not isinstance(source, str) or globals is None or kw:
-        return builtins.exec(source, globals, locals, **kw)
+def _exec(source: Any, *args: Any, **kw: Any) -> None:
+    """`exec` as the dataclasses module calls it, with its text compiled once. Any other call
+    (a code object, globals by keyword, a closure) is the builtin's, as it was given."""
+    if not isinstance(source, str) or not args or args[0] is None or kw or len(args) > 2:
+        return builtins.exec(source, *args, **kw)
     code = _codes.get(source)
     if code is None:
         counts["misses"] += 1
@@ -57,12 +68,14 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
         code = compile(source, "<string>", "exec", dont_inherit=True)
         global _new
         with _lock:
-            if len(_codes) < MAX_ENTRIES:
-                _codes[source] = code
+            if len(_used) < MAX_ENTRIES:
+                _codes[source] = _used[source] = code
                 _new += 1
     else:
         counts["hits"] += 1
-    builtins.exec(code, globals, locals)
+        if source not in _used and len(_used) < MAX_ENTRIES:
+            _used[source] = code
+    builtins.exec(code, *args)
 
 
 def install(path: Path | None = None) -> None:
@@ -83,12 +96,23 @@ def uninstall() -> None:
         if getattr(dataclasses, "exec", None) is _exec:
             del dataclasses.exec  # pyright: ignore[reportAttributeAccessIssue]
         _codes.clear()
+        _used.clear()
         _new, _path = 0, None
 
 
 def _uid() -> int:
     getuid = getattr(os, "getuid", None)
     return getuid() if getuid is not None else 0  # Windows: no owners to compare (st_uid is 0)
+
+
+def _stamp() -> bytes | None:
+    """What ties the file to this install: classcode.py's mtime and size, and the -O level."""
+    try:
+        info = os.stat(__file__)
+    except OSError:
+        return None
+    mtime, size = info.st_mtime_ns & (1 << 64) - 1, info.st_size & (1 << 64) - 1
+    return mtime.to_bytes(8, "little") + size.to_bytes(8, "little") + bytes([sys.flags.optimize & 0xFF])
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -98,7 +122,9 @@ def _read(path: Path) -> dict[str, Any]:
         return {}
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES or info.st_uid != _uid():
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return {}
+        if info.st_uid != _uid() or info.st_mode & 0o022:  # another's, or writable by others
             return {}
         with os.fdopen(fd, "rb", closefd=False) as f:
             raw = f.read(MAX_BYTES + 1)
@@ -106,11 +132,12 @@ def _read(path: Path) -> dict[str, Any]:
         return {}
     finally:
         os.close(fd)
-    magic = importlib.util.MAGIC_NUMBER
-    if len(raw) > MAX_BYTES or not raw.startswith(magic):
+    stamp = _stamp()
+    head = importlib.util.MAGIC_NUMBER + (stamp or b"")
+    if stamp is None or len(raw) > MAX_BYTES or not raw.startswith(head):
         return {}
     try:
-        table = marshal.loads(raw[len(magic) :])
+        table = marshal.loads(raw[len(head) :])
     except (EOFError, ValueError, TypeError):
         return {}
     if not isinstance(table, dict):
@@ -127,9 +154,16 @@ def save() -> None:
         path = _path
         if path is None or _new == 0 or sys.dont_write_bytecode:
             return
-        table, _new = dict(_codes), 0
+        table, _new = dict(_used), 0
+        for source, code in _codes.items():  # then what earlier runs kept, oldest use last
+            if len(table) >= MAX_ENTRIES:
+                break
+            table.setdefault(source, code)
+    stamp = _stamp()
+    if stamp is None:
+        return
     try:
-        data = importlib.util.MAGIC_NUMBER + marshal.dumps(table)
+        data = importlib.util.MAGIC_NUMBER + stamp + marshal.dumps(table)
     except ValueError:
         return
     if len(data) > MAX_BYTES:
@@ -138,7 +172,7 @@ def save() -> None:
 
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".dataclass-code.")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TMP_PREFIX)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -146,3 +180,22 @@ def save() -> None:
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            return
+        _sweep(path.parent)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files of saves killed half-way (kill -9, power loss): each would
+    otherwise stay in flue's bytecode directory for good. One younger than STALE_S may be another
+    process's save under way, and is left alone."""
+    import time
+
+    cutoff = time.time() - STALE_S
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.startswith(_TMP_PREFIX):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and info.st_uid == _uid() and info.st_mtime < cutoff:
+                    os.unlink(entry.path)
