@@ -43,6 +43,70 @@ assert Bag().items == [] and Bag().items is not Bag().items and Bag([1]) == Bag(
 assert not hasattr(p, "__dict__")
 """
 
+UNUSUAL = """
+import weakref
+from dataclasses import dataclass, field, InitVar, KW_ONLY, fields, replace, astuple
+from typing import ClassVar
+
+@dataclass(kw_only=True)
+class K:
+    a: int
+    b: str = "b"
+
+@dataclass
+class M:
+    x: int
+    _: KW_ONLY
+    y: int = 2
+    scale: InitVar[int] = 1
+    total: int = field(init=False, default=0)
+    count: ClassVar[int] = 0
+    def __post_init__(self, scale):
+        self.total = (self.x + self.y) * scale
+
+@dataclass(slots=True, weakref_slot=True, order=True, unsafe_hash=True)
+class S:
+    a: int
+    b: int = 0
+
+@dataclass(eq=False, repr=False, match_args=False)
+class Bare:
+    v: int = 1
+
+@dataclass
+class Base:
+    a: int = 0
+@dataclass(frozen=False)
+class Child(Base):
+    b: list = field(default_factory=lambda: [1])
+    café: str = "é\\u00ff\\U0001f600"
+
+def make():
+    @dataclass
+    class Inner:
+        q: int = 3
+    return Inner
+"""
+CHECKU = """
+assert K(a=1) == K(a=1, b="b") and repr(K(a=1)) == "K(a=1, b='b')"
+try:
+    K(1)
+except TypeError:
+    pass
+else:
+    raise AssertionError
+m = M(1, y=3, scale=2)
+assert m.total == 8 and [f.name for f in fields(M)] == ["x", "y", "total"] and M.count == 0
+assert S(1) < S(2) and hash(S(1, 2)) == hash(S(1, 2)) and weakref.ref(S(1)) is not None and not hasattr(S(1), "__dict__")
+assert S.__match_args__ == ("a", "b") and not hasattr(Bare, "__match_args__") and Bare() != Bare()
+c = Child(5)
+assert c == Child(5) and c.b == [1] and c.café == "é\\u00ff\\U0001f600" and repr(c).startswith("Child(a=5, b=[1], café=")
+assert make()().q == 3 and make() is not make()
+match S(1, 2):
+    case S(a, b):
+        assert (a, b) == (1, 2)
+"""
+
 
 def _run(
     path: Path | None,
@@ -82,6 +146,28 @@ def test_a_second_process_reuses_the_compiled_methods_and_its_classes_behave_the
     second = _run(cache, CLASSES + CHECK)
     assert second["misses"] == 0 and second["hits"] == first["misses"]
     assert cache.stat().st_mode & 0o077 == 0  # the user's own, like the rest of flue's files
+
+
+def test_every_kind_of_dataclass_behaves_the_same_from_the_cache(cache) -> None:
+    """kw_only, KW_ONLY, InitVar, __post_init__, ClassVar, slots with a weakref slot, order,
+    unsafe_hash, match_args off, inheritance, non-ASCII names and defaults, a class in a function."""
+    first = _run(cache, UNUSUAL + CHECKU)
+    second = _run(cache, UNUSUAL + CHECKU)
+    assert first["misses"] > 0 and second["misses"] == 0 and second["hits"] == first["hits"] + first["misses"]
+
+
+def test_processes_saving_at_once_leave_one_whole_file_and_no_temporary_ones(cache) -> None:
+    import concurrent.futures
+
+    bodies = [
+        f"from dataclasses import make_dataclass\nfor i in range(40):\n    make_dataclass(f'P{n}_{{i}}', ['a{n}'])\n"
+        for n in range(6)
+    ]
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        list(pool.map(lambda body: _run(cache, body), bodies))
+    assert [p.name for p in cache.parent.iterdir()] == [cache.name]
+    counts = _run(cache, "\n".join(bodies))
+    assert counts["hits"] >= 40  # one writer's whole table, whichever was last
 
 
 def test_a_changed_class_is_compiled_afresh(cache) -> None:
