@@ -15,7 +15,14 @@ import pytest
 from httpcore._backends.anyio import AnyIOBackend
 
 from flue_tui.model import coalesce, transport
+from flue_tui.model.base import ModelError, TurnResponse
+from flue_tui.model.direct_client import DirectClient
 from flue_tui.model.failures import IdleBounded
+from flue_tui.model.route import route
+from tests.fakellm import Call, Turn
+from tests.model.conftest import SONNET
+
+GPT = "openai/gpt-4.1"
 
 PIECES = 300
 
@@ -199,3 +206,103 @@ def test_a_stream_left_early_stops_its_timer() -> None:
         return before, ours()
 
     assert asyncio.run(run()) == (1, 0)
+
+
+# -- the direct path, end to end against the stand-ins ----------------------------------------------
+def _direct(wire: str, server) -> DirectClient:
+    model = GPT if wire == "openai" else SONNET
+    base = {"api_base": server.base_url} if wire == "openai" else {}
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_API_BASE": server.base_url}
+    return DirectClient(model, route=route(model, base.get("api_base"), environ=env), api_key="sk-test", **base)
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_a_cancel_in_the_coalescing_wait_is_a_cancel_and_the_next_turn_reads_its_own_reply_whole(
+    request, monkeypatch, wire
+) -> None:
+    """Esc while a read waits out the interval: a plain cancel (no idle-timeout error), and the
+    connection is not handed to the next turn half-read: that turn, a tool call, reads its own."""
+    server = request.getfixturevalue("fakellm" if wire == "openai" else "fakeanthropic")
+    hold = threading.Event()
+    server.script(
+        [
+            Turn(text=" ".join(f"w{i}" for i in range(200)), stall_after=3, hold=hold),
+            Turn(text="Reading.", calls=[Call(name="read", arguments={"path": "a.txt"})]),
+        ]
+    )
+    client = _direct(wire, server)
+    messages = [{"role": "user", "content": "hi"}]
+
+    async def run() -> tuple[bool, int, object]:
+        monkeypatch.setattr(coalesce, "READ_EVERY", 3600.0)  # past the free reads, a read waits "forever"
+        seen = asyncio.Event()
+
+        async def first() -> None:
+            async for _item in client.stream_turn(messages, []):
+                seen.set()
+
+        task = asyncio.ensure_future(first())
+        waited = asyncio.ensure_future(seen.wait())
+        await asyncio.wait([task, waited], timeout=60, return_when=asyncio.FIRST_COMPLETED)
+        assert seen.is_set() and not task.done()  # read its head and a first event, now held
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        hold.set()  # the rest of the first reply is sent now, to a connection that must be gone
+        monkeypatch.setattr(coalesce, "READ_EVERY", 0.010)
+        items = [item async for item in client.stream_turn(messages, [])]
+        return task.cancelled(), task.cancelling(), items[-1]
+
+    cancelled, cancelling, reply = asyncio.run(run())
+    assert cancelled and cancelling == 1
+    assert isinstance(reply, TurnResponse) and reply.text == "Reading."
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("read", {"path": "a.txt"})]
+
+
+def test_an_outside_cancel_at_the_moment_the_idle_timer_fires_stays_a_cancel() -> None:
+    async def run() -> tuple[bool, int]:
+        bounded = IdleBounded(_paced([3600]), 0.2)
+
+        async def consume() -> None:
+            async for _ in bounded:
+                pass
+
+        task = asyncio.ensure_future(consume())
+        while bounded._timer is None:
+            await asyncio.sleep(0)
+        loop = asyncio.get_running_loop()
+        loop.call_at(bounded._timer.when(), task.cancel)  # the same loop turn as the timer, either order
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return task.cancelled(), task.cancelling()
+
+    assert asyncio.run(run()) == (True, 1)  # the timer's own cancel taken back, the outside one kept
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_turns_on_one_kept_alive_connection_and_a_server_that_drops_one_mid_stream(request, wire) -> None:
+    server = request.getfixturevalue("fakellm" if wire == "openai" else "fakeanthropic")
+    words = " ".join(f"w{i}" for i in range(300))
+    server.script([Turn(text=words), Turn(text=words), Turn(text=words, disconnect_after=5), Turn(text="after")])
+    client = _direct(wire, server)
+    messages = [{"role": "user", "content": "hi"}]
+
+    async def run() -> tuple[list[object], int]:
+        out: list[object] = []
+        pool = client._client()._transport._pool  # type: ignore[attr-defined]
+        for _ in range(2):
+            out.append([item async for item in client.stream_turn(messages, [])][-1].text)  # type: ignore[union-attr]
+        kept = len(pool.connections)
+        try:
+            async for _item in client.stream_turn(messages, []):
+                pass
+        except ModelError as exc:
+            out.append((exc.kind, exc.retryable))
+        out.append([item async for item in client.stream_turn(messages, [])][-1].text)  # type: ignore[union-attr]
+        return out, kept
+
+    out, kept = asyncio.run(run())
+    assert kept == 1  # the second turn went on the first one's connection
+    assert out == [words, words, ("connection", True), "after"]
