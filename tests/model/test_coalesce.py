@@ -6,6 +6,7 @@ it was before."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -306,3 +307,58 @@ def test_turns_on_one_kept_alive_connection_and_a_server_that_drops_one_mid_stre
     out, kept = asyncio.run(run())
     assert kept == 1  # the second turn went on the first one's connection
     assert out == [words, words, ("connection", True), "after"]
+
+
+def _forwarding_proxy() -> tuple[socket.socket, list[bytes]]:
+    """A plain-HTTP forward proxy (what HTTP_PROXY names): it takes the request with its absolute
+    URL, opens the origin and pipes both ways, and keeps the request lines it saw."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[bytes] = []
+
+    def pipe(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n" not in head:
+                head += conn.recv(65536)
+            line = head.split(b"\r\n", 1)[0]
+            seen.append(line)
+            netloc = line.split()[1].split(b"/")[2].decode()
+            host, port = netloc.rsplit(":", 1)
+            origin = socket.create_connection((host, int(port)))
+            origin.sendall(head)
+            threading.Thread(target=pipe, args=(conn, origin), daemon=True).start()
+            threading.Thread(target=pipe, args=(origin, conn), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, seen
+
+
+def test_a_stream_through_a_proxy_from_the_environment_is_read_whole(fakellm, monkeypatch) -> None:
+    proxy, seen = _forwarding_proxy()
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.getsockname()[1]}")
+    words = " ".join(f"w{i}" for i in range(500))
+    fakellm.script([Turn(text=words), Turn(text="Reading.", calls=[Call(name="read", arguments={"path": "a.txt"})])])
+    client = _direct("openai", fakellm)
+
+    async def run() -> list[object]:
+        messages = [{"role": "user", "content": "hi"}]
+        return [[item async for item in client.stream_turn(messages, [])][-1] for _ in range(2)]
+
+    with proxy:
+        first, second = asyncio.run(run())
+    assert seen and all(line.startswith(b"POST http://127.0.0.1:") for line in seen)
+    assert getattr(first, "text", None) == words
+    assert [(c.name, c.arguments) for c in getattr(second, "tool_calls", [])] == [("read", {"path": "a.txt"})]
