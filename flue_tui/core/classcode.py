@@ -110,13 +110,13 @@ def _read(path: Path) -> dict[str, Any]:
     if len(raw) > MAX_BYTES or not raw.startswith(magic):
         return {}
     try:
-        table = marshal.loads(raw[len(magic) :])
+        texts, codes = marshal.loads(raw[len(magic) :])
     except (EOFError, ValueError, TypeError):
         return {}
-    if not isinstance(table, dict):
+    if not isinstance(texts, list) or not isinstance(codes, list) or len(texts) != len(codes):
         return {}
     code_type = type(_read.__code__)
-    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, code_type)}
+    return {k: v for k, v in zip(texts, codes, strict=True) if isinstance(k, str) and isinstance(v, code_type)}
 
 
 def save() -> None:
@@ -129,7 +129,8 @@ def save() -> None:
             return
         table, _new = dict(_codes), 0
     try:
-        data = importlib.util.MAGIC_NUMBER + marshal.dumps(table)
+        # Two lists, not the dict: marshal reads a dict of ~1,000 long str keys ~3× slower.
+        data = importlib.util.MAGIC_NUMBER + marshal.dumps([list(table), list(table.values())])
     except ValueError:
         return
     if len(data) > MAX_BYTES:
