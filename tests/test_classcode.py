@@ -177,20 +177,38 @@ def test_a_changed_class_is_compiled_afresh(cache) -> None:
     assert counts["misses"] > 0
 
 
-@pytest.mark.parametrize("content", ["empty", "garbage", "wrong magic", "truncated", "not a dict", "values not code"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "empty",
+        "garbage",
+        "wrong magic",
+        "another install's stamp",
+        "truncated",
+        "not two lists",
+        "lists of two lengths",
+        "values not code",
+    ],
+)
 def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> None:
     import importlib.util
     import marshal
 
-    magic = importlib.util.MAGIC_NUMBER
-    good = magic + marshal.dumps({"def f(): pass": compile("pass", "<string>", "exec")})
+    from flue_tui.core import classcode
+
+    stamp = classcode._stamp()  # this install's, as the process run below computes it
+    assert stamp is not None
+    magic = importlib.util.MAGIC_NUMBER + stamp
+    good = magic + marshal.dumps([["def f(): pass"], [compile("pass", "<string>", "exec")]])
     data = {
         "empty": b"",
         "garbage": magic + os.urandom(4096),
         "wrong magic": b"\x00\x00\r\n" + good[4:],
+        "another install's stamp": good[:4] + bytes(len(stamp)) + good[len(magic) :],
         "truncated": good[: len(good) // 2],
-        "not a dict": magic + marshal.dumps([1, 2, 3]),
-        "values not code": magic + marshal.dumps({"def __create_fn__(): pass": "print('owned')"}),
+        "not two lists": magic + marshal.dumps({"def f(): pass": compile("pass", "<string>", "exec")}),
+        "lists of two lengths": magic + marshal.dumps([["a", "b"], [compile("pass", "<string>", "exec")]]),
+        "values not code": magic + marshal.dumps([["def __create_fn__(): pass"], ["print('owned')"]]),
     }[content]
     cache.parent.mkdir(parents=True)
     cache.write_bytes(data)

@@ -228,6 +228,8 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         usage = getattr(session, "usage", None)
         if usage is not None:  # a resumed session's stored total, its tasks' included
             self.router.status.set_total(usage)
+        if resumed:
+            self.router.status.resume_context(list(session.messages))
         session.subscribe(self.router.handle)
         jobs = jobs_of(session)
         if jobs is not None:

@@ -107,3 +107,24 @@ async def test_an_attachment_prompt_names_the_session_as_typed(make_app, fakellm
         store = app.ctl.store
         info = store.get(sid)
         assert info is not None and info.title == "explain @notes.txt"
+
+
+async def test_a_resumed_session_shows_its_context_share_before_the_next_turn(make_app, fakellm, work: Path):
+    # "ctx %" is the last turn's measured prompt over the model's window: a resumed session has
+    # that turn in its history, so the bar shows it at once, as it did when the session was left.
+    fakellm.script([Turn(text="Hello there.")])
+    app = make_app(model="openai/gpt-4o")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "say hello")
+        await idle(pilot)
+        live = await wait_for(pilot, lambda: "ctx " in (bar := status_bar(app)) and bar)
+        sid = app.session.id
+
+    resumed = make_app(options=SessionOptions(resume=sid), model="openai/gpt-4o")
+    async with resumed.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await idle(pilot)
+        again = await wait_for(pilot, lambda: "ctx " in (bar := status_bar(resumed)) and bar)
+    assert live.split("ctx ")[1].split()[0] == again.split("ctx ")[1].split()[0]
+    assert resumed.router.status.context_tokens == app.router.status.context_tokens > 0
