@@ -117,6 +117,7 @@ def _run(
     pre: str = "",
     python: str = sys.executable,
     cwd: Path | None = None,
+    flags: tuple[str, ...] = (),
 ) -> dict:
     script = (
         "import json, sys\n"
@@ -130,7 +131,9 @@ def _run(
     )
     run_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     run_env.update(env or {})
-    out = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=120, env=run_env, cwd=cwd)
+    out = subprocess.run(
+        [python, *flags, "-c", script], capture_output=True, text=True, timeout=120, env=run_env, cwd=cwd
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -320,6 +323,16 @@ def test_a_cache_file_that_came_with_a_cloned_repository_is_not_read(tmp_path) -
     counts = _run(None, CLASSES + CHECK, env={"PYTHONPATH": str(other)}, cwd=other)
     assert counts["hits"] == 0 and counts["misses"] > 0
     assert _run(None, CLASSES + CHECK, env={"PYTHONPATH": str(other)}, cwd=other)["misses"] == 0  # its own
+
+
+def test_runs_with_and_without_optimisation_keep_a_cache_each(tmp_path) -> None:
+    root = tmp_path / "checkout"
+    _clone(root, 1_700_000_000_000_000_000)
+    env = {"PYTHONPATH": str(root)}
+    _run(None, CLASSES, env=env, cwd=root)
+    assert _run(None, CLASSES, env=env, cwd=root, flags=("-O",))["misses"] > 0
+    assert _run(None, CLASSES, env=env, cwd=root)["misses"] == 0  # not thrown away by the -O run
+    assert _run(None, CLASSES, env=env, cwd=root, flags=("-O",))["misses"] == 0
 
 
 def test_a_cache_file_others_may_write_is_not_read(cache) -> None:

@@ -51,9 +51,12 @@ counts = {"hits": 0, "misses": 0}
 
 
 def cache_path() -> Path:
-    """Where Python keeps this module's bytecode (PYTHONPYCACHEPREFIX honoured), this file's name."""
+    """Where Python keeps this module's bytecode (PYTHONPYCACHEPREFIX honoured), this file's name;
+    one of its own for each -O level, as a .pyc has (else runs with and without -O take turns
+    throwing the other's away)."""
     compiled = Path(importlib.util.cache_from_source(__file__))
-    return compiled.with_name(f"dataclass-code.{sys.implementation.cache_tag}.bin")
+    opt = f".opt-{sys.flags.optimize}" if sys.flags.optimize else ""
+    return compiled.with_name(f"dataclass-code.{sys.implementation.cache_tag}{opt}.bin")
 
 
 def _exec(source: Any, *args: Any, **kw: Any) -> None:
