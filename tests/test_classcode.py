@@ -291,6 +291,14 @@ def test_a_full_cache_keeps_what_this_run_used_and_drops_what_no_one_defines_any
     assert _run(cache, CLASSES + CHECK, pre=small)["misses"] == 0  # kept, the stale ones dropped
 
 
+def test_classes_that_outgrow_the_files_bound_leave_it_with_the_first_used(cache) -> None:
+    many = "from dataclasses import make_dataclass\nfor i in range(300):\n    make_dataclass(f'Big{i}', [f'b{i}_{j}' for j in range(20)])\n"
+    small = "classcode.MAX_BYTES = 200_000"
+    _run(cache, CLASSES + CHECK + many, pre=small)
+    assert 0 < cache.stat().st_size <= 200_000
+    assert _run(cache, CLASSES + CHECK, pre=small)["misses"] == 0
+
+
 def _clone(root: Path, mtime: int) -> Path:
     """flue's package as a checkout writes it: the same text, files of their own, mtime of the moment."""
     for name in ("__init__.py", "core/__init__.py", "core/classcode.py"):

@@ -18,7 +18,7 @@ by no one else (no group or world write bit), and stamped with this install's cl
 mtime and size, as a .pyc is with its source's, and the -O level), so a file that came with a
 cloned repository, a copied tree or another install is not read. Anything else is no cache.
 
-The file keeps at most MAX_ENTRIES texts, those this run used first: classes a library no longer
+The file keeps at most MAX_ENTRIES texts (and MAX_BYTES), those this run used first: classes a library no longer
 defines (an upgrade changes their text) fall off the end instead of filling it for good.
 """
 
@@ -165,13 +165,18 @@ def save() -> None:
     stamp = _stamp()
     if stamp is None:
         return
-    try:
-        # Two lists, not the dict: marshal reads a dict of ~1,000 long str keys ~3× slower.
-        data = importlib.util.MAGIC_NUMBER + stamp + marshal.dumps([list(table), list(table.values())])
-    except ValueError:
-        return
-    if len(data) > MAX_BYTES:
-        return
+    texts, codes = list(table), list(table.values())
+    while True:
+        try:
+            # Two lists, not the dict: marshal reads a dict of ~1,000 long str keys ~3× slower.
+            data = importlib.util.MAGIC_NUMBER + stamp + marshal.dumps([texts, codes])
+        except ValueError:
+            return
+        if len(data) <= MAX_BYTES:
+            break
+        if len(texts) <= 1:
+            return
+        del texts[len(texts) // 2 :], codes[len(codes) // 2 :]  # past the bound: the first-used half
     import tempfile  # here: its own imports (random, shutil) are not start-up's
 
     with contextlib.suppress(OSError):
