@@ -18,8 +18,9 @@ by no one else (no group or world write bit), and stamped with this install's cl
 mtime and size, as a .pyc is with its source's, and the -O level), so a file that came with a
 cloned repository, a copied tree or another install is not read. Anything else is no cache.
 
-The file keeps at most MAX_ENTRIES texts (and MAX_BYTES), those this run used first: classes a library no longer
-defines (an upgrade changes their text) fall off the end instead of filling it for good.
+The file keeps at most MAX_ENTRIES texts and MAX_BYTES, those this run used first: classes a
+library no longer defines (an upgrade changes their text) fall off the end instead of filling it
+for good.
 """
 
 from __future__ import annotations
