@@ -270,6 +270,20 @@ def test_an_unwritable_directory_leaves_the_run_as_it_was(cache) -> None:
     assert counts["misses"] > 0
 
 
+def test_an_interpreter_that_keeps_no_bytecode_starts_flue_without_the_cache() -> None:
+    script = (
+        "import sys\n"
+        "sys.implementation.cache_tag = None\n"  # as one without bytecode caching reports it
+        "from flue_tui.cli.flue import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "from dataclasses import dataclass\n"
+        "@dataclass\nclass P:\n    x: int = 1\n"
+        "assert P() == P(1)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
 def test_the_flue_entry_installs_it_first() -> None:
     script = (
         "import dataclasses\n"

@@ -88,7 +88,10 @@ def install(path: Path | None = None) -> None:
     with _lock:
         if getattr(dataclasses, "exec", None) is _exec:
             return
-        _path = path or cache_path()
+        try:
+            _path = path or cache_path()
+        except (NotImplementedError, ValueError):  # an interpreter that keeps no bytecode (no cache_tag)
+            return
         _codes.update(_read(_path))
         dataclasses.exec = _exec  # pyright: ignore[reportAttributeAccessIssue]  # found before the builtin
         atexit.register(save)  # exit_now runs the atexit handlers too
