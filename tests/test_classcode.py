@@ -357,6 +357,26 @@ def test_runs_with_and_without_optimisation_keep_a_cache_each(tmp_path) -> None:
     assert _run(None, CLASSES, env=env, cwd=root, flags=("-O",))["misses"] == 0
 
 
+def test_a_shared_pycache_prefix_holds_the_file_and_one_another_user_planted_there_is_not_read(tmp_path) -> None:
+    """PYTHONPYCACHEPREFIX pointing at a world-writable place: the file goes there, and one that
+    another user put there (theirs, though valid in every other way) is no cache."""
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user takes root")
+    root, prefix = tmp_path / "checkout", tmp_path / "shared"
+    _clone(root, 1_700_000_000_000_000_000)
+    prefix.mkdir(mode=0o777)
+    prefix.chmod(0o1777)
+    env = {"PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": str(prefix)}
+    _run(None, CLASSES, env=env, cwd=root)
+    [planted] = prefix.rglob("dataclass-code.*.bin")
+    assert not (root / "flue_tui" / "core" / "__pycache__").exists() or not any(
+        (root / "flue_tui" / "core" / "__pycache__").glob("dataclass-code.*")
+    )
+    assert _run(None, CLASSES + CHECK, env=env, cwd=root)["misses"] == 0
+    os.chown(planted, 65534, 65534)
+    assert _run(None, CLASSES + CHECK, env=env, cwd=root)["hits"] == 0
+
+
 def test_a_cache_file_others_may_write_is_not_read(cache) -> None:
     _run(cache, CLASSES)
     cache.chmod(0o620)
