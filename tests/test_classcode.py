@@ -157,12 +157,13 @@ def test_an_unwritable_directory_leaves_the_run_as_it_was(cache) -> None:
     assert counts["misses"] > 0
 
 
-def test_the_flue_entry_installs_it_first() -> None:
+def test_the_flue_entry_installs_it_once_the_flags_are_read() -> None:
+    # After argv is parsed (--help and --version import only the CLI), before anything else.
     script = (
         "import dataclasses\n"
         "from flue_tui.cli.flue import main\n"
         "from flue_tui.core import classcode\n"
-        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "main(['--plain', '--model', 'nobody/none', '--cwd', '/nonexistent-dir-for-flue'])\n"
         "print(getattr(dataclasses, 'exec', None) is classcode._exec)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
