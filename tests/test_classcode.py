@@ -275,7 +275,9 @@ def test_an_interpreter_that_keeps_no_bytecode_starts_flue_without_the_cache() -
         "import sys\n"
         "sys.implementation.cache_tag = None\n"  # as one without bytecode caching reports it
         "from flue_tui.cli.flue import main\n"
-        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "from flue_tui.core import classcode\n"
+        "try:\n    main(['--plain', '--model', 'nobody/none', '--cwd', '/nonexistent-dir-for-flue'])\n"
+        "except SystemExit:\n    pass\n"
         "from dataclasses import dataclass\n"
         "@dataclass\nclass P:\n    x: int = 1\n"
         "assert P() == P(1)\n"
@@ -284,12 +286,13 @@ def test_an_interpreter_that_keeps_no_bytecode_starts_flue_without_the_cache() -
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 
-def test_the_flue_entry_installs_it_first() -> None:
+def test_the_flue_entry_installs_it_once_the_flags_are_read() -> None:
+    # After argv is parsed (--help and --version import only the CLI), before anything else.
     script = (
         "import dataclasses\n"
         "from flue_tui.cli.flue import main\n"
         "from flue_tui.core import classcode\n"
-        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "main(['--plain', '--model', 'nobody/none', '--cwd', '/nonexistent-dir-for-flue'])\n"
         "print(getattr(dataclasses, 'exec', None) is classcode._exec)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -223,9 +223,6 @@ def _enter_worktree(name: str, cwd: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from flue_tui.core import classcode
-
-    classcode.install()  # first: every class defined from here on reuses its compiled methods
     try:
         return _main(argv)
     except BaseException as exc:  # only print mode installs the handler that raises Signalled
@@ -273,7 +270,10 @@ def _main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["acp"]:  # a mode, never a prompt (`flue -p acp` stays one)
         argv = ["--acp", *argv[1:]]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help and --version end here, having imported only the CLI
+    from flue_tui.core import classcode
+
+    classcode.install()  # before the rest: every class defined from here on reuses its compiled methods
     if args.input_format == "stream-json":
         args.print_mode = True  # the Agent SDK never passes -p
     try:

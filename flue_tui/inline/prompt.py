@@ -27,7 +27,7 @@ from flue_tui.ui.pathindex import PathIndex, completion_text
 QUIT_WINDOW_S = 3.0  # a second Ctrl+C at the prompt within this quits
 QUIT = object()  # what read() returns when the user asked to leave
 WOKEN = object()  # what read() returns when wake() took the prompt away (what was typed comes back)
-AT_RE = re.compile(r'(?:^|\s)@("?)([^\s"]*)$')
+AT_RE = re.compile(r'(?:^|\s)@(?:(")([^"]*)|()([^\s"]*))$')  # an open quote takes spaces until it closes
 
 
 class SharedHistory(History):
@@ -88,8 +88,8 @@ class InlineCompleter(Completer):
         m = AT_RE.search(before)
         if m is None or not self.paths.ready:
             return
-        query = m.group(2)
-        start = -(len(query) + 1 + len(m.group(1)))
+        quote, query = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        start = -(len(query) + 1 + len(quote))
         for path in self.paths.search(query, 40):
             yield Completion(completion_text(path), start_position=start, display=path)
 

@@ -137,5 +137,8 @@ class PathIndex:
 
 
 def completion_text(path: str) -> str:
-    """How a path is inserted after `@` (quoted when it has spaces)."""
-    return f'@"{path}"' if " " in path else f"@{path}"
+    """How a path is inserted after `@` (quoted when it has spaces). A directory's quote is left
+    open: what is typed next goes on inside it (`@"my dir/a`), not after it (`@"my dir/"a`)."""
+    if " " not in path:
+        return f"@{path}"
+    return f'@"{path}' if path.endswith("/") else f'@"{path}"'

@@ -223,6 +223,13 @@ def test_completer_paths_and_commands(tmp_path: Path):
     assert complete("/co") == ["/compact", "/cost"]
     assert complete("/compact now") == []
     assert complete("email me@") == []  # `@` inside a word is not a path
+    (tmp_path / "my dir").mkdir()
+    (tmp_path / "my dir" / "a b.txt").write_text("")
+    paths.build()
+    start = [c for c in completer.get_completions(Document("@my"), None)]
+    assert '@"my dir/' in [c.text for c in start]  # a directory's quote stays open
+    inside = [c for c in completer.get_completions(Document('see @"my dir/a b'), None)]
+    assert [c.text for c in inside] == ['@"my dir/a b.txt"'] and inside[0].start_position == -len('@"my dir/a b')
 
 
 async def test_renderer_shows_task_list_items_as_boxes():

@@ -4,7 +4,7 @@ the status bar, Shift+Tab and /mode."""
 from __future__ import annotations
 
 from flue_tui.permissions.policy import policy_of
-from flue_tui.tui.screens.approval import ApprovalScreen
+from flue_tui.tui.screens.approval import NOTE_PLACEHOLDER, ApprovalScreen
 from tests.fakellm.script import Call, Turn
 from tests.tui.conftest import idle, ready, screen_text, status_bar, submit, typed_ahead, wait_for
 
@@ -138,6 +138,7 @@ async def test_a_long_diff_leaves_the_choices_and_the_note_on_an_80x24_screen(ma
             pilot, lambda: (n := dialog.query_one("#approval-note")).display and n.region.height and n
         )
         assert note.region.bottom <= 24, note.region
+        assert NOTE_PLACEHOLDER in screen_text(app)  # read whole at 80 columns, not cut
         await pilot.press(*"too big", "enter")
         await idle(pilot)
         assert not (work / "big.txt").exists()

@@ -314,3 +314,29 @@ async def test_screenshot_without_a_downloads_folder_goes_to_flue_home(make_app,
         app.deliver_screenshot()
         shots = tmp_path / "fluehome" / "screenshots"
         await wait_for(pilot, lambda: shots.is_dir() and any(shots.glob("*.svg")), timeout=60)
+
+
+async def test_typing_on_after_a_completed_directory_with_spaces_stays_inside_its_quote(make_app, fakellm, work: Path):
+    """`@"my notes/` + Tab leaves the quote open, so the file typed next completes inside it and is
+    attached (before: `@"my notes/"a`, which neither completed nor attached)."""
+    (work / "my notes").mkdir()
+    (work / "my notes" / "a b.txt").write_text("spaced content\n")
+    fakellm.script([Turn(text="Read it.")])
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.paths.ready)
+        await pilot.press(*"explain ", "@", *"my")
+        await wait_for(pilot, lambda: app.completion.display and '@"my notes/' in app.completion.inserts)
+        while app.completion.choice != '@"my notes/':
+            await pilot.press("down")
+        await pilot.press("tab")
+        assert app.prompt.text == 'explain @"my notes/'
+        await pilot.press(*"a b")
+        await wait_for(pilot, lambda: app.completion.display and app.completion.inserts)
+        assert app.completion.inserts[0] == '@"my notes/a b.txt" '
+        await pilot.press("tab", "enter")
+        await idle(pilot)
+        assert "attached my notes/a b.txt (1 line)" in screen_text(app), screen_text(app)
+    sent = fakellm.requests[-1]["messages"][-1]["content"]
+    assert "spaced content" in sent and sent.startswith('explain @"my notes/a b.txt"')

@@ -38,6 +38,7 @@ async def test_undo_then_rewind_code_and_conversation(make_app, fakellm, work: P
         await pilot.press("escape", "escape")  # Esc Esc on the empty prompt: the same picker as /rewind
         screen = await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen)
         assert [p.number for p in screen.points] == [2, 1]  # newest first
+        assert "no file checkpoint" not in screen_text(app)  # every point has files: nothing to explain
         await pilot.press("enter")  # message 2
         await wait_for(pilot, lambda: screen.chosen is not None)
         await pilot.press("enter")  # restore code and conversation
@@ -124,3 +125,24 @@ async def test_undo_on_the_fork_puts_back_the_files_a_code_and_conversation_rewi
         await submit(pilot, "/redo")
         await wait_for(pilot, lambda: "Rewind redone" in screen_text(app))
         assert not (work / "b.txt").exists() and (work / "a.txt").exists()
+
+
+async def test_the_rewind_legend_explains_no_files_only_when_a_point_has_none(make_app, work: Path):
+    # A point without a file checkpoint (a session from before them, a folder that could not be
+    # snapshotted) is marked "(no files)", and only then does the legend say what that means.
+    from flue_tui.ui.rewind import Point
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for points, explained in (
+            ([Point(1, "first", True), Point(2, "second", True)], False),
+            ([Point(1, "first", False), Point(2, "second", True)], True),
+        ):
+            screen = RewindScreen(points)
+            app.push_screen(screen)
+            text = await wait_for(pilot, lambda: "Rewind to just before" in (t := screen_text(app)) and t)
+            assert ("'(no files)': no file checkpoint" in text) is explained
+            assert ("  (no files)" in text) is explained
+            await pilot.press("escape")
+            await wait_for(pilot, lambda shown=screen: app.screen is not shown)

@@ -22,6 +22,7 @@ from flue_tui.permissions.asking import session_label
 from flue_tui.permissions.policy import Approval, ApprovalRequest
 from flue_tui.tui.screens.answered import Question
 
+NOTE_PLACEHOLDER = "Why not? (optional) · Enter denies · Esc: without a note"
 MAX_BODY_LINES = 400  # a huge diff is cut for the dialog; the tool still gets its full arguments
 
 
@@ -84,9 +85,8 @@ class ApprovalScreen(Question[Approval]):
                 Option(Text.assemble(("3 ", "dim"), "Deny, with a note to the model"), id="deny"),
                 id="approval-choices",
             )
-            note = Input(
-                placeholder="Why not? (optional; Enter sends the refusal, Esc without a note)", id="approval-note"
-            )
+            # Short enough to be read whole at 80 columns (the field's room there is ~60).
+            note = Input(placeholder=NOTE_PLACEHOLDER, id="approval-note")
             note.display = False
             yield note
 

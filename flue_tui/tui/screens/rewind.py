@@ -36,7 +36,10 @@ class RewindScreen(Dialog[tuple[int, str] | None]):
         with Vertical(id="rewind"):
             yield Static(Text("Rewind to just before which message?", style="bold"), id="rewind-title")
             yield OptionList(*[self._option(p) for p in self.points], id="rewind-list")
-            yield Static(Text("enter: choose · esc: cancel · '(no files)': no file checkpoint", style="dim"))
+            legend = "enter: choose · esc: cancel"
+            if not all(p.has_files for p in self.points):  # explained only where it is shown
+                legend += " · '(no files)': no file checkpoint"
+            yield Static(Text(legend, style="dim"), id="rewind-legend")
 
     @staticmethod
     def _option(p: Point) -> Option:

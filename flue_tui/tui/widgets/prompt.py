@@ -21,7 +21,7 @@ from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex, completion_text
 
 COMMAND_RE = re.compile(r"/(\S*)")
-PATH_RE = re.compile(r'(?:^|\s)@("?[^\s"]*)$')
+PATH_RE = re.compile(r'(?:^|\s)@("[^"]*|[^\s"]*)$')  # an open quote takes spaces until it closes
 
 
 @dataclass(frozen=True, slots=True)
