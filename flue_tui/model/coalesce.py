@@ -7,8 +7,9 @@ shows a token sooner than the front ends' flush (66 ms) or a reader's eye, so on
 reads come faster than READ_EVERY the next read waits out the rest of it and the kernel gathers
 what arrived meanwhile into one read: the same bytes, in the same order, ~10× fewer reads.
 
-The first reads after each request (the status line, the first token) are never held, and a slow
-stream (one read per READ_EVERY or less) is read exactly as before. httpcore lets a connection
+The first reads after each request (the status line, the first token) are never held, nor a read
+after one of BURST bytes or more (a burst, as from a proxy that buffered a whole reply), and a slow stream (one read per
+READ_EVERY or less) is read exactly as before. httpcore lets a connection
 pool take its own network backend; this one wraps the backend the pool already had.
 """
 
@@ -19,6 +20,7 @@ import time
 from typing import Any
 
 READ_EVERY = 0.010  # seconds between reads of a fast stream: ~100 reads a second at most
+BURST = 16 << 10  # bytes in one read past what 10 ms of any token stream brings (~4 KiB at 2,000 tok/s)
 _FREE_READS = 2  # reads after each write that never wait: the response's head and its first event
 
 
@@ -39,9 +41,12 @@ class CoalescedStream:
             if wait > 0:
                 await asyncio.sleep(wait)
         try:
-            return await self._stream.read(max_bytes, timeout)
+            data = await self._stream.read(max_bytes, timeout)
         finally:
             self._last = time.monotonic()
+        if len(data) >= BURST:  # not a token stream's trickle: more is waiting, the next is not held
+            self._free = max(self._free, 1)
+        return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._free = _FREE_READS  # a new request: its answer's first reads are not held

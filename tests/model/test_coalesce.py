@@ -115,6 +115,48 @@ def test_the_first_reads_after_a_request_are_not_held(monkeypatch) -> None:
     thread.join()
 
 
+def test_a_read_after_a_burst_is_not_held(monkeypatch) -> None:
+    # A read of BURST bytes or more is no token stream's trickle: the one after it is not held, so
+    # 4 MiB sent at once (a proxy that buffered a whole reply) is not read 64 KiB per interval.
+    listener = socket.create_server(("127.0.0.1", 0))
+    burst = bytes(range(256)) * (16 << 10)  # 4 MiB
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(100)
+            conn.sendall(burst)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    waits: list[tuple[int, bool]] = []  # (bytes of the read before, whether this read waited)
+
+    class Watched(coalesce.CoalescedStream):
+        async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            held = self._free == 0 and self._last + coalesce.READ_EVERY > time.monotonic()
+            waits.append((self.before, held))
+            data = await super().read(max_bytes, timeout)
+            self.before = len(data)
+            return data
+
+    async def exchange() -> bytes:
+        raw = await AnyIOBackend().connect_tcp("127.0.0.1", listener.getsockname()[1])
+        stream = Watched(raw)
+        stream.before = 0
+        await stream.write(b"ask\n")
+        seen = b""
+        while len(seen) < len(burst):
+            seen += await stream.read(65536)
+        await stream.aclose()
+        return seen
+
+    with listener:
+        assert asyncio.run(exchange()) == burst
+    thread.join()
+    assert not [before for before, held in waits if held and before >= coalesce.BURST]
+    assert sum(1 for before, _ in waits if before >= coalesce.BURST) > 0  # there were bursts to follow
+
+
 def test_every_pool_of_the_client_takes_the_coalescing_backend(monkeypatch) -> None:
     # Its own and the proxies' it mounts from the environment: these are httpx's and httpcore's
     # attributes, so this pins that the locked releases still have them.
