@@ -8,9 +8,9 @@ reads come faster than READ_EVERY the next read waits out the rest of it and the
 what arrived meanwhile into one read: the same bytes, in the same order, ~10× fewer reads.
 
 The first reads after each request (the status line, the first token) are never held, nor a read
-after one of BURST bytes or more (a burst, as from a proxy that buffered a whole reply), and a slow stream (one read per
-READ_EVERY or less) is read exactly as before. httpcore lets a connection
-pool take its own network backend; this one wraps the backend the pool already had.
+after one of BURST bytes or more (a burst, as from a proxy that buffered a whole reply), and a slow
+stream (one read per READ_EVERY or less) is read exactly as before. httpcore lets a connection pool
+take its own network backend; this one wraps the backend the pool already had.
 """
 
 from __future__ import annotations
