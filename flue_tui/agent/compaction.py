@@ -108,7 +108,8 @@ def usage_tokens(usage: Usage) -> int:
     return usage.input + usage.output + usage.cache_read + usage.cache_write
 
 
-def _usable(m: Message) -> bool:
+def usable(m: Message) -> bool:
+    """Whether a message is a real turn: an assistant turn that errored or was aborted is not."""
     return not (isinstance(m, AssistantMessage) and m.stop_reason in ("error", "aborted"))
 
 
@@ -116,7 +117,7 @@ def context_tokens(context: list[Message]) -> int:
     """The last real assistant turn's measured usage plus estimates for what came after it."""
     for i in range(len(context) - 1, -1, -1):
         m = context[i]
-        if isinstance(m, AssistantMessage) and _usable(m) and m.usage is not None:
+        if isinstance(m, AssistantMessage) and usable(m) and m.usage is not None:
             return usage_tokens(m.usage) + sum(estimate(x) for x in context[i + 1 :])
     return sum(estimate(m) for m in context)
 
@@ -214,7 +215,7 @@ async def _summarise(
 
 def nothing_to_compact(session: CompactionHost) -> str:
     """Why `/compact` did nothing, in the words a user reads: compaction keeps the recent part verbatim."""
-    context = [m for m in model_context(session.messages) if _usable(m)]
+    context = [m for m in model_context(session.messages) if usable(m)]
     previous = next((m for m in reversed(session.messages) if isinstance(m, CompactionMessage)), None)
     body = context[(1 + (previous.request is not None)) if previous else 0 :]
     if not body:
@@ -229,7 +230,7 @@ def nothing_to_compact(session: CompactionHost) -> str:
 
 async def compact(session: CompactionHost, reason: Reason, focus: str | None = None) -> CompactionMessage | None:
     """Summarise and append a CompactionMessage; None when there is nothing to compact."""
-    context = [m for m in model_context(session.messages) if _usable(m)]
+    context = [m for m in model_context(session.messages) if usable(m)]
     previous = next((m for m in reversed(session.messages) if isinstance(m, CompactionMessage)), None)
     head = (1 + (previous.request is not None)) if previous else 0
     body = context[head:]
@@ -346,7 +347,7 @@ def over_threshold(session: CompactionHost) -> tuple[int, int, int] | None:
     if not session.compaction.auto or not window:
         return None
     last = next((m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None)
-    if last is None or not _usable(last) or last.usage is None:
+    if last is None or not usable(last) or last.usage is None:
         return None
     reserve, _ = derive_settings(session.compaction, window, session.model.max_output_tokens())
     tokens = usage_tokens(last.usage)

@@ -73,12 +73,13 @@ class Status:
     def resume_context(self, messages: list[Any]) -> None:
         """A resumed session's context as its last turn measured it (what add_usage set then), so
         "ctx %" shows before the next turn; unknown (0) when a compaction came after that turn."""
+        from flue_tui.agent.compaction import usable
         from flue_tui.core.messages import AssistantMessage, CompactionMessage
 
         for m in reversed(messages):
             if isinstance(m, CompactionMessage):
                 return
-            if isinstance(m, AssistantMessage) and m.usage is not None and m.stop_reason not in ("error", "aborted"):
+            if isinstance(m, AssistantMessage) and m.usage is not None and usable(m):
                 self.context_tokens = usage_text.prompt_tokens(m.usage) + m.usage.output
                 return
 
