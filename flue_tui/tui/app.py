@@ -98,6 +98,7 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         self._flush_timer: Any = None
         self._flushing = False
         self._render_s = 0.0  # how long the last render of changes took
+        self._flushed_at = -1.0e9  # when it ended: none yet, so the first change is flushed at once
         self._frame_s = 0.0  # the CPU from its start until it was painted (layout and compositing too)
         self._ctrl_c_at = 0.0
         self._esc_at = 0.0  # Esc Esc on an empty, idle prompt opens /rewind (as in Claude Code)

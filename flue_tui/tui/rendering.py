@@ -1,7 +1,7 @@
 """The app's rendering of what changed: the session's events only touch plain data (ui/router.py),
 and a timer flushes it to the widgets at most every FLUSH_S while following the stream, so a fast
-stream never floods the UI. A mixin of FlueApp, kept apart so app.py stays the app's layout and
-keys; the attributes below are the app's own."""
+stream never floods the UI, counted from the last flush (ui/pacing.py). A mixin of FlueApp, kept
+apart so app.py stays the app's layout and keys; the attributes below are the app's own."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from flue_tui.tui.screens.main import MainScreen
+from flue_tui.ui.pacing import flush_wait
 
 FLUSH_S = 0.066  # render budget while following the stream
 FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
@@ -22,6 +23,7 @@ class Rendering:
     _flush_timer: Any
     _flushing: bool
     _render_s: float  # how long the last flush took
+    _flushed_at: float  # when the last flush ended (perf_counter)
     _frame_s: float  # the CPU from a flush's start until it was painted (layout and compositing too)
     set_timer: Any
     batch_update: Any
@@ -48,7 +50,10 @@ class Rendering:
                 # responsive; and never less than the last whole frame's CPU (below), or heavy
                 # frames (a Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
                 delay = max(delay, 2 * self._render_s, self._frame_s)
-            self._flush_timer = self.set_timer(delay, self._render_changes)
+            now = time.perf_counter()
+            # A change during a flush: paced from now (the flush's end is later), never polled.
+            wait = flush_wait(now if self._flushing else self._flushed_at, delay, now)
+            self._flush_timer = self.set_timer(wait, self._render_changes)
 
     async def _render_changes(self) -> None:
         self._flush_timer = None
@@ -80,7 +85,10 @@ class Rendering:
                     self.plan_view.show(self.router.plan)
         finally:
             self._flushing = False
-            self._render_s = min(0.5, time.perf_counter() - began)
+            # Paced from the flush's end: with a steady stream the idle time after each flush is
+            # the whole interval, as when it counted from the change that followed it.
+            self._flushed_at = time.perf_counter()
+            self._render_s = min(0.5, self._flushed_at - began)
             # The frame is the flush and then Textual's layout and compositing of what it changed,
             # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
             # paint includes waiting for Textual's update tick). The stream's own work in between

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
 from flue_tui.ui.transcript import ReplyEntry
 from tests.fakellm.script import Turn
@@ -72,3 +74,27 @@ async def test_a_whole_reply_is_drawn_without_waiting_out_the_pacing_of_heavy_fr
         rest.set()
         await wait_for(pilot, lambda: "and the end." in screen_text(pilot.app), timeout=60)
         await idle(pilot, timeout=60)
+
+
+def test_flushes_keep_their_pace_and_one_after_a_quiet_spell_goes_at_once():
+    from flue_tui.ui.pacing import MIN_WAIT_S, flush_wait
+
+    assert flush_wait(last=10.0, pace=0.066, now=10.016) == pytest.approx(0.05)  # paced from the last flush
+    assert flush_wait(last=10.0, pace=0.066, now=12.0) == MIN_WAIT_S  # quiet: at once (never a 0 interval)
+    assert flush_wait(last=-1.0e9, pace=0.25, now=0.0) == MIN_WAIT_S  # nothing flushed yet
+
+
+async def test_what_follows_a_quiet_spell_is_drawn_without_waiting_a_whole_interval(make_app, fakellm, monkeypatch):
+    # A reply's first token (here: the prompt's own line) used to wait FLUSH_S after it arrived,
+    # even when nothing had been drawn for a long time.
+    from flue_tui.tui import rendering
+
+    fakellm.script(Turn(text="An answer."))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app._flush_timer is None and not app._flushing)
+        monkeypatch.setattr(rendering, "FLUSH_S", 3600.0)  # an interval no test would wait out
+        app._flushed_at = -1.0e9  # the last flush long ago
+        await submit(pilot, "a question after a pause")
+        await wait_for(pilot, lambda: "a question after a pause" in screen_text(pilot.app), timeout=60)
