@@ -263,8 +263,11 @@ def _direct(wire: str, server) -> DirectClient:
 def test_a_cancel_in_the_coalescing_wait_is_a_cancel_and_the_next_turn_reads_its_own_reply_whole(
     request, monkeypatch, wire
 ) -> None:
-    """Esc while a read waits out the interval: a plain cancel (no idle-timeout error), and the
-    connection is not handed to the next turn half-read: that turn, a tool call, reads its own."""
+    """Esc while the stream is held (a read waiting out the interval, or the socket): a plain
+    cancel (no idle-timeout error), and the connection is not handed to the next turn half-read:
+    that turn, a tool call, reads its own. The interval turns long only once a first event is in:
+    how the head and the first events split into reads is the kernel's (on a loaded machine the
+    first text could need a third read), and the wait itself is pinned below."""
     server = request.getfixturevalue("fakellm" if wire == "openai" else "fakeanthropic")
     hold = threading.Event()
     server.script(
@@ -277,11 +280,11 @@ def test_a_cancel_in_the_coalescing_wait_is_a_cancel_and_the_next_turn_reads_its
     messages = [{"role": "user", "content": "hi"}]
 
     async def run() -> tuple[bool, int, object]:
-        monkeypatch.setattr(coalesce, "READ_EVERY", 3600.0)  # past the free reads, a read waits "forever"
         seen = asyncio.Event()
 
         async def first() -> None:
             async for _item in client.stream_turn(messages, []):
+                monkeypatch.setattr(coalesce, "READ_EVERY", 3600.0)  # from now on a held read waits "forever"
                 seen.set()
 
         task = asyncio.ensure_future(first())
@@ -302,6 +305,44 @@ def test_a_cancel_in_the_coalescing_wait_is_a_cancel_and_the_next_turn_reads_its
     assert cancelled and cancelling == 1
     assert isinstance(reply, TurnResponse) and reply.text == "Reading."
     assert [(c.name, c.arguments) for c in reply.tool_calls] == [("read", {"path": "a.txt"})]
+
+
+def test_a_cancel_while_a_read_waits_out_the_interval_is_a_cancel(monkeypatch) -> None:
+    monkeypatch.setattr(coalesce, "READ_EVERY", 3600.0)
+    listener = socket.create_server(("127.0.0.1", 0))
+    second = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(100)
+            conn.sendall(b"head\n")
+            second.wait(60)
+            conn.sendall(b"first\n")
+            conn.recv(100)  # until the client has gone
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    async def run() -> tuple[list[bytes], bool, int]:
+        raw = await AnyIOBackend().connect_tcp("127.0.0.1", listener.getsockname()[1])
+        stream = coalesce.CoalescedStream(raw)
+        await stream.write(b"go\n")
+        got = [await stream.read(65536)]
+        second.set()  # one piece per free read, whatever the machine's load
+        got.append(await stream.read(65536))
+        task = asyncio.ensure_future(stream.read(65536))  # not free: it waits out the interval
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await stream.aclose()
+        return got, task.cancelled(), task.cancelling()
+
+    with listener:
+        got, cancelled, cancelling = asyncio.run(run())
+    thread.join(timeout=60)
+    assert got == [b"head\n", b"first\n"] and cancelled and cancelling == 1
 
 
 def test_an_outside_cancel_at_the_moment_the_idle_timer_fires_stays_a_cancel() -> None:
