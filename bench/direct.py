@@ -1,6 +1,6 @@
 """Issue 28's targets for the direct path, ratios against baselines measured in the same run.
 
-    uv run python bench/direct.py [--part turn|first-token|idle|concurrent] [--rounds 5] [--runs 10]
+    uv run python bench/direct.py [--part turn|first-token|reply-start|idle|concurrent] [--rounds 5] [--runs 10]
     uv run python bench/direct.py --part first-token --baseline /tmp/base   # + a checkout of main, same rounds
 
 turn         one `flue -p` job (prompt → one `read` → answer) on each direct path (OpenAI-style,
@@ -9,7 +9,10 @@ turn         one `flue -p` job (prompt → one `read` → answer) on each direct
              the openai SDK itself. CPU (user+sys) and peak RSS per process (wait4), fresh processes,
              alternating, medians. Targets: CPU ≤ 1.5× the httpx loop, peak RSS ≤ 100 MB.
 first-token  process start → first token of a prompt given at launch in the app (Textual headless,
-             the real FlueApp), vs a bare Textual app's first frame. Target ≤ 1.5×.
+             the real FlueApp), vs a bare Textual app's first frame. Target ≤ 1.5×. Twice: as the
+             session hands the token over, and painted (the first flush showing the reply's text).
+reply-start  in a warm app, each next reply's first token handed over → painted (the flush pacing's
+             share of what the user waits), against --baseline in the same rounds.
 idle         the app's RSS once started and idle, direct path and litellm. Target ≤ 90 MB.
 concurrent   N `flue -p` jobs at once: the sum of their peak RSS (an upper bound of the peak),
              extrapolated to 50. Target ≤ 5 GB for 50; all N must answer.
@@ -204,13 +207,107 @@ async def main():
         return await attach(self, session, **kw)
 
     FlueApp.attach = attached
+
+    # The token on screen: the first flush that shows the reply's text, once Textual has painted it
+    # (what the user sees; it needs the reply's Markdown stack, which the event above does not).
+    painted = asyncio.Event()
+    flush = FlueApp._render_changes
+
+    async def rendered(self):
+        await flush(self)
+        view = next((e.view for e in self.transcript.entries if type(e).__name__ == "ReplyEntry"), None)
+        if seen and not painted.is_set() and view is not None and view.is_attached:
+            self.call_after_refresh(lambda: painted.is_set() or (shown.append((time.time(), time.process_time())),
+                                                                 painted.set()))
+
+    shown = []
+    FlueApp._render_changes = rendered
     async with app.run_test(size=(120, 40)):
         await token.wait()
-        print(f"{seen[0][0]} {'litellm' in sys.modules} {seen[0][1]}", flush=True)
+        await painted.wait()
+        print(f"{seen[0][0]} {'litellm' in sys.modules} {seen[0][1]} {shown[0][0]} {shown[0][1]}", flush=True)
         app.exit()
 
 asyncio.run(main())
 """
+
+# In a warm app (its first turn over), each next reply: its first token handed over by the session
+# → painted (the first flush showing it, once Textual has drawn it), from a stand-in that takes
+# 0.3 s to its first token as a real model does: the flush pacing's share of what the user waits.
+REPLY_START_CHILD = r"""
+import asyncio, statistics, sys, time
+try:
+    from flue_tui.core import classcode
+    classcode.install()
+except ImportError:
+    pass
+from flue_tui.config.settings import Settings
+from flue_tui.core.events import TextDelta
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+
+async def main():
+    app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    waits = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.session is None or app.launching:
+            await pilot.pause(0.01)
+        for turn in range(int(sys.argv[3]) + 1):
+            got, painted = [], asyncio.Event()
+            before = sum(type(e).__name__ == "ReplyEntry" for e in app.transcript.entries)
+            unsubscribe = app.session.subscribe(
+                lambda e: got.append(time.perf_counter()) if isinstance(e, TextDelta) and not got else None)
+            flush = app._render_changes
+
+            async def rendered():
+                await flush()
+                replies = [e for e in app.transcript.entries if type(e).__name__ == "ReplyEntry"]
+                if got and not painted.is_set() and len(replies) > before and replies[-1].view is not None:
+                    app.call_after_refresh(lambda: painted.is_set() or (got.append(time.perf_counter()), painted.set()))
+
+            app._render_changes = rendered
+            app.send(f"question {turn}")
+            await painted.wait()
+            del app._render_changes
+            if callable(unsubscribe):
+                unsubscribe()
+            while app.busy:
+                await pilot.pause(0.01)
+            await pilot.pause(0.3)  # a quiet spell, as a person reading the answer
+            if turn:  # the first warms the reply's views
+                waits.append(got[1] - got[0])
+        print(f"{statistics.median(waits)}", flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+def bench_reply_start(rounds: int, baseline: Path | None = None) -> dict:
+    """Token handed over → painted, for the next replies of a warm app (median per process, then
+    the median of `rounds` processes), with `baseline`'s tree in the same rounds."""
+    from bench.tui import bytecode_env
+
+    trees = {"": ROOT, **({"baseline_": baseline} if baseline is not None else {})}
+    waits: dict[str, list[float]] = {label: [] for label in trees}
+    with FakeLLM(loop_script=True) as llm, tempfile.TemporaryDirectory() as work:
+        llm.script([Turn(text="An answer, short.", delay=0.3)])  # a model that thinks 0.3 s first, as real ones do
+        env = dict(
+            os.environ, OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-bench", FLUE_HOME=str(Path(work) / "home")
+        )
+        env.pop("FLUE_TRANSPORT", None)
+        env = bytecode_env(env)
+        for run in range(rounds):
+            for label, tree in list(trees.items()) if run % 2 else list(trees.items())[::-1]:
+                _, out = _child(REPLY_START_CHILD, [work, "openai/fake", "6"], env, tree)
+                waits[label].append(float(out[0]))
+    result: dict[str, object] = {}
+    for label in trees:
+        result[f"{label}token_to_paint_ms_median"] = round(1000 * statistics.median(waits[label]), 1)
+    if baseline is not None:
+        result["x_baseline"] = round(statistics.median(waits[""]) / statistics.median(waits["baseline_"]), 2)
+    return result
+
 
 IDLE_CHILD = r"""
 import asyncio, sys, time
@@ -263,6 +360,8 @@ def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
     trees = {"": ROOT, **({"baseline_": baseline} if baseline is not None else {})}
     tokens: dict[str, list[float]] = {label: [] for label in trees}
     cpu: dict[str, list[float]] = {label: [] for label in trees}
+    paints: dict[str, list[float]] = {label: [] for label in trees}
+    paint_cpu: dict[str, list[float]] = {label: [] for label in trees}
     bare, loaded, bare_cpu = [], [], []
     with FakeLLM(loop_script=True) as llm, tempfile.TemporaryDirectory() as work:
         llm.script([Turn(text="Hello from the wire.")])
@@ -278,6 +377,8 @@ def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
                 if run:
                     tokens[label].append(float(out[0]) - start)
                     cpu[label].append(float(out[2]))
+                    paints[label].append(float(out[3]) - start)
+                    paint_cpu[label].append(float(out[4]))
                     loaded.append(out[1] == "True")
             start_bare, out_bare = _child(BARE_CHILD, [], env)
             if run:
@@ -292,11 +393,16 @@ def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
         # CPU up to the first token vs the bare app's up to its frame: the wall ratio on an idle machine.
         result[f"{label}first_token_cpu_ms_median"] = round(1000 * used)
         result[f"{label}x_bare_textual_cpu"] = round(used / statistics.median(bare_cpu), 2)
+        shown, shown_cpu = statistics.median(paints[label]), statistics.median(paint_cpu[label])
+        result[f"{label}first_paint_ms_median"] = round(1000 * shown)
+        result[f"{label}paint_x_bare_textual"] = round(shown / statistics.median(bare), 2)
+        result[f"{label}paint_x_bare_textual_cpu"] = round(shown_cpu / statistics.median(bare_cpu), 2)
     result["bare_textual_first_frame_ms_median"] = round(1000 * statistics.median(bare))
     result["bare_textual_cpu_ms_median"] = round(1000 * statistics.median(bare_cpu))
     if baseline is not None:
         result["x_baseline"] = round(statistics.median(tokens[""]) / statistics.median(tokens["baseline_"]), 2)
         result["x_baseline_cpu"] = round(statistics.median(cpu[""]) / statistics.median(cpu["baseline_"]), 2)
+        result["paint_x_baseline"] = round(statistics.median(paints[""]) / statistics.median(paints["baseline_"]), 2)
     result["litellm_loaded"] = any(loaded)
     return result
 
@@ -358,14 +464,15 @@ def bench_concurrent(runs: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=["turn", "first-token", "idle", "concurrent"])
+    parser.add_argument("--part", choices=["turn", "first-token", "reply-start", "idle", "concurrent"])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--baseline", type=Path, help="first-token: another checkout to measure in the same rounds")
+    parser.add_argument("--baseline", type=Path, help="first-token, reply-start: another checkout, same rounds")
     args = parser.parse_args()
     parts = {
         "turn": lambda: bench_turn(args.rounds),
         "first-token": lambda: bench_first_token(args.rounds, args.baseline),
+        "reply-start": lambda: bench_reply_start(args.rounds, args.baseline),
         "idle": lambda: bench_idle(max(1, args.rounds // 2)),
         "concurrent": lambda: bench_concurrent(args.runs),
     }
