@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flue_tui.checkpoints import FileCheckpoints  # noqa: E402
+from flue_tui.checkpoints import FileCheckpoints
 
 
 def make_tree(root: Path, files: int) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakellm import Call, FakeAnthropic, Turn  # noqa: E402
-from tests.fakellm.script import generated_words  # noqa: E402
+from tests.fakellm import Call, FakeAnthropic, Turn
+from tests.fakellm.script import generated_words
 
 TURNS = 40
 PREFIX_TOKENS = 6000

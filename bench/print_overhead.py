@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakellm import FakeLLM, Turn  # noqa: E402
+from tests.fakellm import FakeLLM, Turn
 
 BARE = """
 import asyncio, os, sys

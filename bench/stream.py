@@ -152,8 +152,8 @@ async def litellm_client(url: str) -> Stream:
 
 async def flue_client(url: str) -> Stream:
     _litellm()
-    from flue_tui.core.events import TextDelta
     from flue_tui.agent.session import Session
+    from flue_tui.core.events import TextDelta
     from flue_tui.model.litellm_client import LiteLLMClient
 
     async def run(n: int) -> int:

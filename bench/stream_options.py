@@ -145,8 +145,8 @@ def _flue(client_path: str, model: str) -> Callable[[str], Awaitable[Stream]]:
         _litellm()
         import importlib
 
-        from flue_tui.core.events import TextDelta
         from flue_tui.agent.session import Session
+        from flue_tui.core.events import TextDelta
 
         module, name = client_path.rsplit(".", 1)
         cls = getattr(importlib.import_module(module), name)

@@ -18,8 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from flue_tui.core.abort import AbortSignal  # noqa: E402
 from flue_tui.sandbox.local import LocalSandbox  # noqa: E402
-from flue_tui.core.abort import AbortSignal
 from flue_tui.tools.base import ToolContext  # noqa: E402
 from flue_tui.tools.grep import GrepTool, find_rg  # noqa: E402
 
@@ -101,12 +101,12 @@ def bench_grep(tmp: str) -> None:
         for pattern, label in ((r"needle_\d+", "1,000 matches"), ("sigma value_1[0-9] ", "~41,000 matches")):
             direct = [rg, "--line-number", "--with-filename", "--color", "never", "--", pattern, "."]
 
-            async def via_tool() -> float:
+            async def via_tool(pattern: str = pattern) -> float:
                 t = time.perf_counter()
                 await tool.execute({"pattern": pattern}, ctx)
                 return time.perf_counter() - t
 
-            def via_rg(new_session: bool = True) -> float:
+            def via_rg(new_session: bool = True, direct: list[str] = direct) -> float:
                 # The tool's command runs in its own session (setsid, as Flue's local() does);
                 # with sched_autogroup on a loaded machine that alone changes CPU share, so the
                 # main comparison gives raw rg the same placement.

@@ -131,7 +131,7 @@ def bytecode_env(env: dict[str, str]) -> dict[str, str]:
 
 def pct(values: list[float], p: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
 # -- first frame ------------------------------------------------------------------------------------
@@ -382,8 +382,8 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
 
 async def _no_ui(url: str, cwd: str) -> dict:
     """The same stream with no UI at all: what litellm and the agent loop cost by themselves."""
-    from flue_tui.core.events import TextDelta
     from flue_tui.config.settings import Settings
+    from flue_tui.core.events import TextDelta
     from flue_tui.runtime.start import SessionOptions, start_session
 
     settings = Settings.from_env(model="openai/fake", cwd=cwd)
