@@ -142,7 +142,8 @@ class Renderer:
                 self._loop.call_soon_threadsafe(self._wake)
             return
         self._loop = loop
-        due = loop.time() + flush_wait(self._flushed_at, FLUSH_S, loop.time())
+        now = loop.time()
+        due = now + flush_wait(self._flushed_at, FLUSH_S, now)
         # The spinner's tick may be pending (up to TICK_S away): a change is drawn at its own pace.
         if self._timer is None or self._timer.when() > due:
             self._cancel()
