@@ -31,7 +31,6 @@ from flue_tui.ui import toolfmt
 from flue_tui.ui.backfill import Tools, make_backfill
 from flue_tui.ui.hanging import Hanging
 from flue_tui.ui.mdtext import task_boxes
-from flue_tui.ui.pacing import flush_wait
 from flue_tui.ui.plan import plan_text
 from flue_tui.ui.router import EventRouter
 from flue_tui.ui.termsafe import terminal_safe
@@ -78,7 +77,6 @@ class Renderer:
         self._reset()
         self._live: Live | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._flushed_at = -1.0e9  # the loop's clock at the last flush: none yet
         self._loop: asyncio.AbstractEventLoop | None = None
         self._held = False
         self._last: str | None = None  # kind of the last thing printed, for blank-line spacing
@@ -142,12 +140,8 @@ class Renderer:
                 self._loop.call_soon_threadsafe(self._wake)
             return
         self._loop = loop
-        now = loop.time()
-        due = now + flush_wait(self._flushed_at, FLUSH_S, now)
-        # The spinner's tick may be pending (up to TICK_S away): a change is drawn at its own pace.
-        if self._timer is None or self._timer.when() > due:
-            self._cancel()
-            self._timer = loop.call_at(due, self.flush)
+        if self._timer is None:
+            self._timer = loop.call_later(FLUSH_S, self.flush)
 
     def typed(self, text: str) -> None:
         """What was typed at the prompt, as it stood there (`› `, continuations under it), wrapped
@@ -221,8 +215,6 @@ class Renderer:
         self._cancel()
         if self._held:
             return
-        if self._loop is not None:
-            self._flushed_at = self._loop.time()
         self.router.take()
         self._walk(self.router.root)  # task children are walked from their call, in order
         self._update_live()

@@ -246,23 +246,3 @@ async def test_renderer_shows_task_list_items_as_boxes():
     renderer.finish()
     text = out.getvalue()
     assert "☑ read it" in text and "☐ fix it" in text and "[x]" not in text
-
-
-async def test_a_reply_is_drawn_at_its_own_pace_not_the_spinners(monkeypatch):
-    # While the model thinks, the spinner's tick is the pending timer (TICK_S away); the reply's
-    # first token used to wait for it.
-    from flue_tui.inline import renderer as inline_renderer
-
-    monkeypatch.setattr(inline_renderer, "TICK_S", 3600.0)  # a tick no test would wait out
-    out = io.StringIO()
-    renderer = Renderer(Console(file=out, width=80, force_terminal=True, color_system=None), "/tmp")
-    renderer.begin_turn("a question")
-    renderer.handle(ev.OperationStart(session="ses_r", operation_id="op1"))
-    renderer.handle(ev.TurnStart(session="ses_r", turn_id="t1"))
-    renderer.handle(ev.TextDelta(session="ses_r", text="The first words of the answer"))
-    for _ in range(6000):  # up to a minute on a loaded machine; the pace is FLUSH_S
-        if "The first words" in out.getvalue():
-            break
-        await asyncio.sleep(0.01)
-    assert "The first words" in out.getvalue()
-    renderer.finish()
