@@ -186,12 +186,17 @@ try:
 except ImportError:  # a tree from before the hold (a baseline checkout)
     pass
 from flue_tui.config.settings import Settings
+settings = Settings.from_env(model=sys.argv[2], cwd=sys.argv[1])
+try:
+    from flue_tui.model.route import beside
+    beside(settings.model, settings.api_base, settings.transport)  # as the `flue` entry does before the UI
+except ImportError:  # a tree from before the relay (a baseline checkout)
+    pass
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
 async def main():
-    app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), prompt="say hello",
-                  sessions=SessionOptions(persist=False))
+    app = FlueApp(settings, prompt="say hello", sessions=SessionOptions(persist=False))
     seen = []
     token = asyncio.Event()
     attach = FlueApp.attach

@@ -394,7 +394,10 @@ def _run(
             claude=claude,
             images=tuple(args.image or ()),
         )
+    from flue_tui.model.route import beside
+
     if settings.ui_mode == "inline" and sys.stdin.isatty() and sys.stdout.isatty():
+        beside(settings.model, settings.api_base, settings.transport)  # the HTTP client's own process
         from flue_tui.inline import run_inline
 
         return run_inline(settings, args.prompt, sessions=sessions)
@@ -404,6 +407,7 @@ def _run(
         from flue_tui.headless.plain import run_plain
 
         return run_plain(settings, args.prompt, sessions=sessions)
+    beside(settings.model, settings.api_base, settings.transport)  # while Textual imports, on the other core
     from flue_tui.core.heap import hold_collections
 
     hold_collections()  # until the app's first session has started (core/heap.py), Textual's import included

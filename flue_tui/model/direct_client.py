@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
 from flue_tui.core.messages import Usage
-from flue_tui.model import modelmap, transport, turn_params, wire_anthropic, wire_openai
+from flue_tui.model import modelmap, relay, transport, turn_params, wire_anthropic, wire_openai
 from flue_tui.model.base import ModelError, StreamItem
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import StreamEndedEarly
@@ -140,6 +141,17 @@ class DirectClient:
             self._http = (loop, client)
         return self._http[1]
 
+    async def _send(self, headers: dict[str, str], payload: bytes) -> Any:
+        """The request, through the relay when one runs (relay.py), else this process's client."""
+        beside = relay.current()
+        if beside is not None:
+            response = await beside.send(self.route.url, headers, payload, self.timeout)
+            if response is not None:
+                return response
+        http = self._client()
+        request = http.build_request("POST", self.route.url, headers=headers, content=payload)
+        return await http.send(request, stream=True)
+
     # -- the turn ------------------------------------------------------------------------------------
     async def stream_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int | None = None
@@ -148,12 +160,10 @@ class DirectClient:
         headers["content-type"] = "application/json"
         fold = Fold(self._usage, self.max_reply_chars)
         parse = wire_anthropic.Parser().chunk if self.route.wire == "anthropic" else _openai_chunk
-        http = self._client()
         response = None
         bounded = None
         try:
-            request = http.build_request("POST", self.route.url, headers=headers, content=payload)
-            response = await within(self.idle_timeout, http.send(request, stream=True))
+            response = await within(self.idle_timeout, self._send(headers, payload))
             if response.status_code >= 400:
                 raise await self._http_error(response)
             if response.status_code >= 300:  # never followed: the key stays with the address configured
@@ -218,8 +228,12 @@ class DirectClient:
         return model_error(failure, message, status, model=self.model, api_base=self.api_base)
 
     def _map_error(self, exc: BaseException) -> ModelError:
-        import httpx
-
+        if isinstance(exc, relay.RelayFailure):  # worded as the same failure in process, below
+            if exc.kind == "connect":
+                return self._error("connection", "Connection error.", None)
+            if exc.kind == "transport":
+                return self._error("connection", CUT_MESSAGE, None)
+            return self._error("other", exc.text, None)
         if isinstance(exc, ProviderFailure):
             return self._error(_status_failure(exc.status, exc.message), exc.message, exc.status)
         if isinstance(exc, (Malformed, StreamFault)):
@@ -227,6 +241,9 @@ class DirectClient:
             return self._error("connection", text, None)
         if isinstance(exc, StreamEndedEarly):
             return self._error("other", str(exc), None)
+        httpx = sys.modules.get("httpx")  # not loaded: the failure is not one of its errors
+        if httpx is None:
+            return self._error("other", f"{type(exc).__name__}: {exc}", None)
         if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
             return self._error("connection", "Connection error.", None)
         if isinstance(exc, httpx.TransportError):

@@ -97,10 +97,20 @@ def warm(model: str | None, api_base: str | None, transport: str | None) -> None
         threading.Thread(target=_warm_direct, args=(model, url), name="flue-http-warm", daemon=True).start()
 
 
-def _warm_direct(model: str, url: str) -> None:
-    from flue_tui.model import modelmap, transport
+def beside(model: str | None, api_base: str | None, transport: str | None) -> None:
+    """For a front end with a UI, before it imports the UI: a direct-path model's HTTP client starts
+    in a process of its own (relay.py), on the core the UI leaves free."""
+    if model and not needs_litellm(model, api_base, transport):
+        from flue_tui.model import relay
 
-    transport.warm(url)
+        relay.start(route(model, api_base, transport).url)
+
+
+def _warm_direct(model: str, url: str) -> None:
+    from flue_tui.model import modelmap, relay, transport
+
+    if relay.current() is None:  # the relay, when it runs, holds the client
+        transport.warm(url)
     modelmap.info(model)  # the map (~3 MB of JSON) the first request's max_tokens is read from
 
 

@@ -41,3 +41,16 @@ def claude_session(anthropic_env):
         return Session(model=client, tools=[Lookup()], system_prompt="You are a test. " * 50, retry_base_ms=5)
 
     return make
+
+
+@pytest.fixture(params=["in process", "relay"])
+def either_side(request):
+    """Each direct-path test twice: with the HTTP client in this process, and in the relay's
+    (model/relay.py), which must read every provider, sound or hostile, the same way."""
+    from flue_tui.model import relay
+
+    if request.param == "relay":
+        relay.start("http://127.0.0.1/")
+        assert relay.current() is not None
+    yield request.param
+    relay.stop()

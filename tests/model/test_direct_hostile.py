@@ -19,6 +19,8 @@ from flue_tui.model.base import ModelError, TurnResponse
 from flue_tui.model.clients import client_for
 from flue_tui.model.sse import MAX_IDLE_LINES
 
+pytestmark = pytest.mark.usefixtures("either_side")  # in process and through the relay
+
 KEY = "sk-secret-0123456789abcdef"
 
 

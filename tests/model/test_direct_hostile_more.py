@@ -15,6 +15,8 @@ from flue_tui.model.sse import MAX_IDLE_LINES
 from tests.fakellm import Call, Turn
 from tests.model.test_direct_hostile import END, Script, client, event, hostile, one_sentence, outcome  # noqa: F401
 
+pytestmark = pytest.mark.usefixtures("either_side")  # in process and through the relay
+
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_a_redirect_is_not_followed_and_the_key_stays_home(hostile, status: int) -> None:  # noqa: F811

@@ -19,6 +19,8 @@ from flue_tui.tools import builtin_tools
 from tests.fakellm import Call, Turn
 from tests.model.conftest import SONNET
 
+pytestmark = pytest.mark.usefixtures("either_side")  # in process and through the relay
+
 GPT = "openai/gpt-4.1"
 
 
