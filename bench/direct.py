@@ -324,21 +324,26 @@ except ImportError:  # a tree from before it (a baseline checkout)
 from flue_tui.core.heap import hold_collections
 hold_collections()  # as the `flue` entry does before it imports the app
 from flue_tui.config.settings import Settings
+settings = Settings.from_env(model=sys.argv[2], cwd=sys.argv[1])
+from flue_tui.model.route import beside
+beside(settings.model, settings.api_base, settings.transport)  # as the `flue` entry does: the relay
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
 
-def rss():
-    for line in open("/proc/self/status"):
+def rss(pid="self"):
+    for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
 
 async def main():
-    app = FlueApp(Settings.from_env(model=sys.argv[2], cwd=sys.argv[1]), sessions=SessionOptions(persist=False))
+    app = FlueApp(settings, sessions=SessionOptions(persist=False))
     async with app.run_test(size=(120, 40)) as pilot:
         while app.session is None or app.first_frame_at is None:
             await pilot.pause(0.01)
         await pilot.pause(3.0)  # idle: the background loads (history, paths, a litellm warm-up) are done
-        print(f"{rss():.1f} {'litellm' in sys.modules}", flush=True)
+        from flue_tui.model import relay
+        beside_rss = rss(relay.current().proc.pid) if relay.current() else 0.0
+        print(f"{rss():.1f} {'litellm' in sys.modules} {beside_rss:.1f}", flush=True)
         app.exit()
 
 asyncio.run(main())
@@ -422,12 +427,16 @@ def bench_idle(rounds: int) -> dict:
             FLUE_HOME=str(Path(work) / "home"),
         )
         for transport in ("auto", "litellm"):
-            values, loaded = [], []
+            values, loaded, relays = [], [], []
             for _ in range(rounds):
                 _, out = _child(IDLE_CHILD, [work, "openai/fake"], {**env, "FLUE_TRANSPORT": transport})
                 values.append(float(out[0]))
                 loaded.append(out[1] == "True")
+                relays.append(float(out[2]))
             result[f"idle_rss_mb_{transport}"] = round(statistics.median(values), 1)
+            if any(relays):  # the relay's own (its pages are its own: a fresh interpreter, not a fork)
+                result[f"relay_rss_mb_{transport}"] = round(statistics.median(relays), 1)
+                result[f"idle_rss_mb_{transport}_with_relay"] = round(statistics.median(map(sum, zip(values, relays))), 1)
             result[f"litellm_loaded_{transport}"] = any(loaded)
     return result
 

@@ -419,8 +419,23 @@ def markdown_reply(chars: int) -> str:
     return "".join(out)
 
 
-def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None) -> dict:
+def _cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None,
+                 relayed: bool = False) -> dict:
+    """`relayed`: the HTTP client in the relay's process (model/relay.py), as the `flue` entry runs
+    the app; its CPU is reported apart (`relay_cpu_s`) and in `cpu_with_relay_s`."""
     out: dict = {}
+    if relayed:
+        from flue_tui.model import relay
+
+        relay.start("http://127.0.0.1/")
+        assert relay.current() is not None
+        relay_pid = relay.current().proc.pid
+        out["relay_cpu_s"] = 0.0
     # 8 characters a chunk: about as many chunks as the same length of generated words.
     turn = {"text": markdown_reply(tokens * 133 // 20), "tokens_per_second": rate} if markdown else {
         "text_tokens": tokens, "tokens_per_second": rate}
@@ -436,7 +451,10 @@ def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = Fals
 
                         profiler = cProfile.Profile()
                         profiler.enable()
+                    before = _cpu_of(relay_pid) if relayed else 0.0
                     out.update(asyncio.run(_stream(server.url, cwd, tokens)))
+                    if relayed:
+                        out["relay_cpu_s"] = round(_cpu_of(relay_pid) - before, 2)
                     if profiler is not None:
                         profiler.disable()
                         profiler.dump_stats(profile)
@@ -447,6 +465,8 @@ def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = Fals
         finally:
             server.close()
     out["ui_cpu_s"] = round(out["cpu_s"] - out["no_ui_cpu_s"], 2)
+    if relayed:
+        out["cpu_with_relay_s"] = round(out["cpu_s"] + out["relay_cpu_s"], 2)
     return out
 
 
@@ -729,6 +749,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--markdown", action="store_true", help="stream: a Markdown-heavy reply")
     parser.add_argument("--profile", help="stream: write a cProfile of the app's run to this file")
+    parser.add_argument("--relay", action="store_true", help="stream: the HTTP client in the relay's process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict] = {}
@@ -748,7 +769,7 @@ def main() -> None:
     if args.part in ("all", "keys"):
         results["keys_while_loading"] = bench_keys_while_loading()
     if args.part in ("all", "stream"):
-        results["stream"] = bench_stream(args.tokens, markdown=args.markdown, profile=args.profile)
+        results["stream"] = bench_stream(args.tokens, markdown=args.markdown, profile=args.profile, relayed=args.relay)
     if args.part in ("all", "frames"):
         results["frames"] = bench_frames(args.tokens, markdown=args.markdown, profile=args.profile)
     if args.part in ("all", "esc"):
