@@ -4,6 +4,8 @@ with flue."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -36,37 +38,9 @@ def _connections_to(port: int) -> set[str]:
     return inodes
 
 
-def _sockets_of(pid: int) -> set[str]:
-    held = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = str(fd.readlink())
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            held.add(target[8:-1])
-    return held
-
-
-def test_inline_mode_answers_through_its_relay_and_takes_it_along_on_quit(inline, fakellm) -> None:
-    fakellm.script([Turn(text="Relayed answer.")])
-    term = inline(rows=24, cols=80)
-    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
-    flue = term.child.pid
-    relays = _relays_of(flue)
-    assert len(relays) == 1, "no relay beside inline mode"
-    term.send("hello\r")
-    term.wait_for("Relayed answer.")
-    port = int(fakellm.base_url.rsplit(":", 1)[1].split("/")[0])
-    provider = _connections_to(port)  # the pool keeps the connection for the next request
-    assert provider & _sockets_of(relays[0]), "the relay holds no connection to the provider"
-    assert not provider & _sockets_of(flue), "flue's own process talked to the provider"
-    term.send("/quit\r")
-    assert term.exit_code() == 0
-    deadline = time.monotonic() + 60  # generous: returns once it is gone
-    while not _ended(relays[0]):
-        assert time.monotonic() < deadline, "the relay outlived flue"
-        time.sleep(0.05)
+def _provider_connections(fakellm: object) -> set[str]:
+    port = int(str(fakellm.base_url).rsplit(":", 1)[1].split("/")[0])  # pyright: ignore[reportAttributeAccessIssue]
+    return _connections_to(port)
 
 
 def _ended(pid: int) -> bool:
@@ -74,3 +48,42 @@ def _ended(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
     except OSError:
         return True
+
+
+def _eventually(check, what: str, seconds: float = 60.0) -> None:  # generous: returns once true
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.05)
+
+
+def test_inline_mode_answers_through_its_relay_and_takes_it_along_on_quit(inline, fakellm) -> None:
+    fakellm.script([Turn(text="Relayed answer.")])
+    term = inline(rows=24, cols=80)
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
+    relays = _relays_of(term.child.pid)
+    assert len(relays) == 1, "no relay beside inline mode"
+    term.send("hello\r")
+    term.wait_for("Relayed answer.")
+    term.send("/quit\r")
+    assert term.exit_code() == 0
+    _eventually(lambda: _ended(relays[0]), "the relay gone with flue")
+
+
+def test_the_provider_connection_is_the_relays_and_flue_carries_on_without_it(inline, fakellm) -> None:
+    """Who holds the connection, seen without reading either process's fd table (both are
+    non-dumpable): once the relay is killed, every connection to the provider leaves ESTABLISHED,
+    which one of flue's own would not (flue lives on). The next prompt is then sent from flue."""
+    fakellm.script([Turn(text="Relayed answer."), Turn(text="Answered here.")])
+    term = inline(rows=24, cols=80)
+    term.wait(lambda t: "›" in term.prompt_line(), what="the prompt")
+    (relay,) = _relays_of(term.child.pid)
+    term.send("hello\r")
+    term.wait_for("Relayed answer.")
+    held = _provider_connections(fakellm)
+    assert held, "no connection kept for the next request"
+    os.kill(relay, signal.SIGKILL)
+    _eventually(lambda: not held & _provider_connections(fakellm), "the connections gone with the relay")
+    term.send("again\r")
+    term.wait_for("Answered here.")
+    assert term.child.isalive()

@@ -264,7 +264,10 @@ def test_a_turn_through_the_relay_takes_nothing_from_a_cloned_repository(tmp_pat
     proc = _parent(
         tmp_path,
         """
-        environ = open(f"/proc/{relay.current().proc.pid}/environ", "rb").read()
+        try:  # unreadable once the relay has hardened itself (non-dumpable): the key is out of reach
+            environ = open(f"/proc/{relay.current().proc.pid}/environ", "rb").read()
+        except PermissionError:
+            environ = b""
         c = client_for("openai/gpt-4.1", api_base=sys.argv[1])
         async def go():
             return [i async for i in c.stream_turn([{"role": "user", "content": "hi"}], [])][-1].text
