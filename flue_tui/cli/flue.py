@@ -274,6 +274,12 @@ def _main(argv: list[str] | None = None) -> int:
     from flue_tui.core import classcode
 
     classcode.install()  # before the rest: every class defined from here on reuses its compiled methods
+    from flue_tui.sandbox import procguard
+
+    # Here, on the main thread before any other starts: a capability drop holds for the thread that
+    # makes it and the threads it starts later, and the sandbox is built in a worker thread, whose
+    # drop left the event loop's thread, which spawns every command, holding CAP_SYS_PTRACE.
+    procguard.harden()
     if args.input_format == "stream-json":
         args.print_mode = True  # the Agent SDK never passes -p
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,6 +31,14 @@ from flue_tui.model.wire_openai import Malformed, ProviderFailure
 
 MAX_ERROR_BODY = 64 << 10  # an error body past this is cut: its message is at the start
 ANTHROPIC_VERSION = "2023-06-01"
+RELAY_ENDED = (
+    "Connection lost: flue's HTTP relay process ended before the reply was complete"
+    " (the next request goes from flue itself)"
+)
+LOCAL_REFUSAL = (
+    "The request was not sent: the API key or a header holds characters HTTP does not allow"
+    " (a line break or a control character)"
+)
 
 
 class DirectClient:
@@ -228,12 +235,6 @@ class DirectClient:
         return model_error(failure, message, status, model=self.model, api_base=self.api_base)
 
     def _map_error(self, exc: BaseException) -> ModelError:
-        if isinstance(exc, relay.RelayFailure):  # worded as the same failure in process, below
-            if exc.kind == "connect":
-                return self._error("connection", "Connection error.", None)
-            if exc.kind == "transport":
-                return self._error("connection", CUT_MESSAGE, None)
-            return self._error("other", exc.text, None)
         if isinstance(exc, ProviderFailure):
             return self._error(_status_failure(exc.status, exc.message), exc.message, exc.status)
         if isinstance(exc, (Malformed, StreamFault)):
@@ -241,14 +242,16 @@ class DirectClient:
             return self._error("connection", text, None)
         if isinstance(exc, StreamEndedEarly):
             return self._error("other", str(exc), None)
-        httpx = sys.modules.get("httpx")  # not loaded: the failure is not one of its errors
-        if httpx is None:
-            return self._error("other", f"{type(exc).__name__}: {exc}", None)
-        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        kind, text = (exc.kind, exc.text) if isinstance(exc, relay.RelayFailure) else transport.failure(exc)
+        if kind == "connect":
             return self._error("connection", "Connection error.", None)
-        if isinstance(exc, httpx.TransportError):
+        if kind == "transport":
             return self._error("connection", CUT_MESSAGE, None)
-        return self._error("other", f"{type(exc).__name__}: {exc}", None)
+        if kind == "relay":
+            return self._error("connection", RELAY_ENDED, None)
+        if kind == "local":
+            return self._error("bad_request", LOCAL_REFUSAL, None)
+        return self._error("other", text, None)
 
 
 def _openai_chunk(name: str, data: str) -> Any:

@@ -93,9 +93,17 @@ class Relay:
         self._lock = threading.Lock()
 
     def alive(self) -> bool:
-        if self._state != "gone" and self.proc.poll() is not None:
-            self._state = "gone"
+        if self._state != "gone" and (self.proc.poll() is not None or _stopped(self.proc.pid)):
+            self.abandon()
         return self._state != "gone"
+
+    def abandon(self) -> None:
+        """Never asked again: stopped, wedged or broken. Killed, so a stopped one is no orphan."""
+        self.stop()
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
 
     def _wait_ready(self) -> bool:
         """Blocking: its ready byte, at most READY_S away. Once, whoever asks first."""
@@ -108,13 +116,13 @@ class Relay:
                     ok = False
                 self._state = "ready" if ok else "gone"
                 if not ok:
-                    self.stop()
+                    self.abandon()
             return self._state == "ready" and self.alive()
 
     async def usable(self) -> bool:
         if self._state == "ready":
             return self.alive()
-        if self._state == "gone":
+        if not self.alive():
             return False
         return await asyncio.to_thread(self._wait_ready)
 
@@ -124,11 +132,11 @@ class Relay:
             return None
         ours, theirs = socket.socketpair()
         try:
-            with self._lock:
-                socket.send_fds(self.control, [b"q"], [theirs.fileno()])
+            with self._lock:  # never blocks the loop: a relay that stopped reading is given up
+                socket.send_fds(self.control, [b"q"], [theirs.fileno()], socket.MSG_DONTWAIT)
         except OSError:
             ours.close()
-            self._state = "gone"
+            self.abandon()
             return None
         finally:
             theirs.close()
@@ -164,8 +172,11 @@ async def _frame(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
             raise RelayFailure("transport", "The relay sent a frame past its bound.")
         return kind, await reader.readexactly(size)
     except (asyncio.IncompleteReadError, ConnectionError) as exc:
-        _gone_if_dead()
-        raise RelayFailure("transport", "The relay's stream ended early.") from exc
+        # It always ends a request with a frame: without one it died (or broke), whatever the
+        # provider did. A live one that closed unasked is not trusted with another request.
+        if _current is not None:
+            _current.abandon()
+        raise RelayFailure("relay", "The relay ended during the request.") from exc
 
 
 def _failure(kind: bytes, payload: bytes) -> RelayFailure:
@@ -178,13 +189,25 @@ def _failure(kind: bytes, payload: bytes) -> RelayFailure:
     return RelayFailure("transport", "The relay sent a frame it should not have.")
 
 
+# Hardened (non-dumpable, its environment block scrubbed) and bound to flue's life (PDEATHSIG) before
+# it imports anything else; then relay_main runs. argv: the control socket's fd, the URL, flue's pid.
+_BOOT = (
+    "import sys; from flue_tui.sandbox import procguard; procguard.harden(); procguard.child_setup(int(sys.argv[3]))"
+    "; from flue_tui.model.relay_main import run; run()"
+)
 _current: Relay | None = None
 _start_lock = threading.Lock()
 
 
-def _gone_if_dead() -> None:
-    if _current is not None:
-        _current.alive()
+def _stopped(pid: int) -> bool:
+    """SIGSTOP'd (or traced): it would hold every request until the idle timeout. Linux's /proc;
+    elsewhere never."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"T", b"t")
 
 
 def wanted(environ: Mapping[str, str] = os.environ) -> bool:
@@ -202,8 +225,10 @@ def start(url: str, environ: Mapping[str, str] = os.environ) -> None:
         try:
             ours, theirs = socket.socketpair()
             env = {k: v for k, v in environ.items() if k in _ENV or k.lower().endswith("_proxy")}
+            if "PYTHONPATH" in env:  # an empty or relative entry is the working directory: a repository's modules
+                env["PYTHONPATH"] = os.pathsep.join(p for p in env["PYTHONPATH"].split(os.pathsep) if os.path.isabs(p))
             proc = subprocess.Popen(
-                [sys.executable, "-P", "-m", "flue_tui.model.relay_main", str(theirs.fileno()), url],
+                [sys.executable, "-P", "-c", _BOOT, str(theirs.fileno()), url, str(os.getpid())],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

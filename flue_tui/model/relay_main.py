@@ -1,11 +1,11 @@
 """The relay's own process: the direct path's HTTP client, on a core beside the front end's.
 
-Run by relay.py as `python -P -m flue_tui.model.relay_main FD URL` (-P: a cloned repository's
-`httpx.py` in the working directory is never imported). FD is its end of a
+Run by relay.py (`python -P -c BOOT FD URL PID`: -P, a cloned repository's `httpx.py` in the
+working directory is never imported; BOOT hardens it before anything else). FD is its end of a
 socket pair with flue: flue sends one descriptor per request over it (SCM_RIGHTS), a socket of its
 own pair, and the request and its answer travel on that socket alone (relay.py describes the
 frames), so one slow reader never holds another's stream back and closing it cancels the request.
-When flue's end closes (flue exited, or was killed by SIGKILL), the relay exits.
+When flue's end closes (flue exited), the relay exits; killed (SIGKILL), PDEATHSIG takes it along.
 
 It holds provider keys while a request runs, so it is hardened like flue (sandbox/procguard.py):
 non-dumpable, its /proc entries out of the commands' reach; its environment holds no key.
@@ -101,22 +101,12 @@ class Relay:
             writer.write(_frame(b"Z", b""))
             await writer.drain()
         except Exception as exc:
+            kind, text = self.transport.failure(exc)  # worded by flue's DirectClient, as in process
             try:
-                writer.write(_frame(b"E", json.dumps(_failure(http, exc)).encode()))
+                writer.write(_frame(b"E", json.dumps({"kind": kind, "text": text}).encode()))
                 await writer.drain()
             except OSError:
                 pass  # flue is not listening any more
-
-
-def _failure(http: Any, exc: BaseException) -> dict[str, str]:
-    """What flue's DirectClient needs to word the failure as its in-process client would."""
-    if isinstance(exc, (http.ConnectError, http.ConnectTimeout)):
-        kind = "connect"
-    elif isinstance(exc, http.TransportError):
-        kind = "transport"
-    else:
-        kind = "other"
-    return {"kind": kind, "text": f"{type(exc).__name__}: {exc}"}
 
 
 async def main(fd: int, url: str) -> None:
@@ -149,16 +139,10 @@ async def main(fd: int, url: str) -> None:
 
 
 def run() -> None:
+    """After relay.py's boot line has hardened the process (procguard) and bound it to flue's life."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl+C is flue's to handle
-    from flue_tui.sandbox import procguard
-
-    procguard.harden()
     try:
         asyncio.run(main(int(sys.argv[1]), sys.argv[2]))
     except BaseException:
         pass
     os._exit(0)  # nothing to tear down: no buffered output, no state
-
-
-if __name__ == "__main__":
-    run()

@@ -96,3 +96,24 @@ def new_client(timeout: float, url: str) -> Any:
     )
     coalesce(client)  # a fast stream's socket reads, gathered (coalesce.py)
     return client
+
+
+def failure(exc: BaseException) -> tuple[str, str]:
+    """(kind, text) of a failed request, for direct_client.py to word, in process or from the relay:
+    connect, transport (the connection broke), local (flue refused to put it on the wire: a header
+    or address HTTP does not allow; the text is left out, it may hold the key), scheme, or other."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups wrap the cause
+        exc = exc.exceptions[0]
+    http = sys.modules.get("httpx")
+    text = f"{type(exc).__name__}: {exc}"
+    if http is None:
+        return "other", text
+    if isinstance(exc, http.UnsupportedProtocol):
+        return "scheme", str(exc)
+    if isinstance(exc, (http.ConnectError, http.ConnectTimeout)):
+        return "connect", text
+    if isinstance(exc, http.LocalProtocolError):
+        return "local", ""
+    if isinstance(exc, http.TransportError):
+        return "transport", text
+    return "other", text

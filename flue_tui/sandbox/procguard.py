@@ -88,7 +88,9 @@ _harden_lock = threading.Lock()
 
 
 def harden() -> None:
-    """Make flue's /proc entries unreadable to its commands; idempotent, silent where unsupported."""
+    """Make flue's /proc entries unreadable to its commands; idempotent, silent where unsupported.
+    The capability drop holds for the calling thread and the threads it starts afterwards: the
+    `flue` entry calls this on the main thread before any other starts."""
     global _hardened
     with _harden_lock:
         if _hardened or _prctl is None:

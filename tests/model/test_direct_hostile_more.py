@@ -128,3 +128,19 @@ def test_endless_tool_call_ids_are_cut_at_the_reply_bound(hostile) -> None:  # n
     done = outcome(client(base, max_reply_chars=50_000))
     assert isinstance(done, TurnResponse) and done.finish_reason == "length", done
     assert sum(len(c.id) for c in done.tool_calls) <= 60_000
+
+
+@pytest.mark.parametrize("bad", ["\n", "\r\nX-Injected: 1", "\x00"])
+def test_a_key_http_cannot_carry_is_refused_before_sending_and_never_shown(hostile, bad: str) -> None:  # noqa: F811
+    """A key pasted with a line break (or worse): the request never leaves, and the sentence says
+    why without the key (h11's own message quotes the header). It read as the provider cutting
+    the connection, in process and through the relay."""
+    from flue_tui.model.clients import client_for
+    from flue_tui.model.direct_client import LOCAL_REFUSAL
+
+    base, script = hostile
+    key = "sk-secret-0123456789" + bad + "abcdef"
+    result = outcome(client_for("openai/gpt-4.1", api_base=base, api_key=key))
+    assert isinstance(result, ModelError) and result.message == LOCAL_REFUSAL
+    assert "sk-secret" not in result.message + (result.hint or "") and not result.retryable
+    assert script.seen == []  # nothing reached the provider

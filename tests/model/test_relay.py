@@ -26,7 +26,7 @@ from aiohttp import web
 from flue_tui.model import relay
 from flue_tui.model.base import ModelError, TurnResponse
 from flue_tui.model.clients import client_for
-from flue_tui.model.errors import CUT_MESSAGE
+from flue_tui.model.direct_client import RELAY_ENDED
 from tests.fakellm import Turn
 from tests.model.test_direct_hostile import END, KEY, event
 
@@ -131,7 +131,7 @@ async def _first_then(c: Any, then: Any) -> Any:
 def test_a_relay_killed_mid_stream_is_one_sentence_and_the_next_turn_runs_here(server, relayed) -> None:
     base, s = server
     result = asyncio.run(_first_then(_client(base), lambda: os.kill(relayed.proc.pid, signal.SIGKILL)))
-    assert isinstance(result, ModelError) and result.message.startswith(CUT_MESSAGE.split(":")[0])
+    assert isinstance(result, ModelError) and result.message == RELAY_ENDED  # not blamed on the provider
     assert result.retryable and "\n" not in result.message and KEY not in result.message
     assert relay.current() is None  # a dead relay is not asked again
     s.hold = False
@@ -228,7 +228,7 @@ def _parent(work: Path, script: str, **env: str) -> subprocess.Popen[str]:
         relay.start(sys.argv[1])
         """
     ) + textwrap.dedent(script)
-    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **{k: v for k, v in env.items() if k != "BASE"}}
     return subprocess.Popen(
         [
             sys.executable,
@@ -284,4 +284,66 @@ def test_a_turn_through_the_relay_takes_nothing_from_a_cloned_repository(tmp_pat
         "key": False,
         "relayed": True,
     }
+    assert not marker.exists()
+
+
+def test_a_stopped_relay_is_given_up_and_not_left_stopped(server, relayed) -> None:
+    """SIGSTOP'd, it would hold every request until the idle timeout and, its control socket full,
+    the event loop itself: the next request goes from here, and the relay is killed."""
+    base, s = server
+    s.hold = False
+    assert relayed._wait_ready()
+    os.kill(relayed.proc.pid, signal.SIGSTOP)
+    try:
+        result = asyncio.run(_first_then(_client(base), None))
+        assert isinstance(result, TurnResponse) and result.text == "first "
+        assert relay.current() is None
+        _eventually(lambda: _gone(relayed.proc.pid) or relayed.proc.poll() is not None, "the stopped relay killed")
+    finally:
+        try:
+            os.kill(relayed.proc.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_stopped_relay_still_ends_with_flue(tmp_path: Path) -> None:
+    """Stopped, it never reads its control socket's end: PDEATHSIG takes it along instead (set by
+    its boot line, before it says it is ready)."""
+    proc = _parent(
+        tmp_path, "relay.current()._wait_ready()\nprint(relay.current().proc.pid, flush=True)\ntime.sleep(120)\n"
+    )
+    assert proc.stdout is not None
+    pid = int(proc.stdout.readline())
+    os.kill(pid, signal.SIGSTOP)
+    proc.kill()
+    proc.wait(30)
+    try:
+        _eventually(lambda: _gone(pid), "the stopped relay gone after flue's SIGKILL")
+    finally:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+
+
+def test_an_empty_pythonpath_entry_does_not_bring_the_repository_in(tmp_path: Path, fakellm) -> None:
+    """`export PYTHONPATH=$PYTHONPATH:/x` with none set gives ":/x", whose empty entry is the
+    working directory: the relay is given only the absolute entries."""
+    fakellm.script([Turn(text="Through the relay.")])
+    marker = tmp_path / "ran"
+    (tmp_path / "httpx.py").write_text(f"open({str(marker)!r}, 'w').write('httpx')\n")  # flue itself never imports it
+    proc = _parent(
+        tmp_path,
+        """
+        c = client_for("openai/gpt-4.1", api_base=sys.argv[1])
+        async def go():
+            return [i async for i in c.stream_turn([{"role": "user", "content": "hi"}], [])][-1].text
+        print(asyncio.run(go()), relay.current() is not None)
+        """,
+        BASE=fakellm.base_url,
+        OPENAI_API_KEY="sk-relay-secret",
+        PYTHONPATH=f":{ROOT}",
+    )
+    out, _ = proc.communicate(timeout=120)
+    assert out.split()[-4:] == ["Through", "the", "relay.", "True"]
     assert not marker.exists()
