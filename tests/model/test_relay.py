@@ -294,6 +294,9 @@ def test_a_stopped_relay_is_given_up_and_not_left_stopped(server, relayed) -> No
     s.hold = False
     assert relayed._wait_ready()
     os.kill(relayed.proc.pid, signal.SIGSTOP)
+    # Stopped once the kernel has had it take the signal: a request handed over before that waits
+    # for the idle timeout (as a relay stopped mid-request does); the next one is sent from here.
+    _eventually(lambda: relay._stopped(relayed.proc.pid), "the relay stopped")
     try:
         result = asyncio.run(_first_then(_client(base), None))
         assert isinstance(result, TurnResponse) and result.text == "first "
