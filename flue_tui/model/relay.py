@@ -146,8 +146,8 @@ class Relay:
             try:
                 writer.write(HEAD.pack(len(head)) + head.encode() + body)
                 await writer.drain()
-            except OSError as exc:  # it died before reading the request
-                self.alive()
+            except OSError as exc:  # it died (or broke) before reading the request
+                self.abandon()
                 raise RelayFailure("connect", "The relay is gone.") from exc
             kind, payload = await _frame(reader)
             if kind != b"H":

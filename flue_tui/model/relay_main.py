@@ -48,11 +48,11 @@ class Relay:
         try:
             size = HEAD.unpack(await reader.readexactly(HEAD.size))[0]
             if size > MAX_HEAD:
-                return
+                raise ValueError("a head past its bound")
             head = json.loads(await reader.readexactly(size))
             body = await reader.readexactly(int(head["length"]))
         except (asyncio.IncompleteReadError, ValueError, KeyError, TypeError, OSError):
-            writer.close()
+            writer.close()  # not flue's request: flue reads the end without a frame as the relay failing
             return
         answer: list[Any] = []  # the provider's response, once it has one
         forward = asyncio.create_task(self._forward(head, body, writer, answer))
