@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from flue_tui.cli.doctor import run_doctor
 from flue_tui.config.settings import ollama_model
+from flue_tui.model.relay import RELAYED
 
 
 def checks(capsys, *argv: str) -> tuple[int, dict[str, list[dict]]]:
@@ -105,8 +106,14 @@ def test_doctor_names_the_path_and_the_setting_that_forces_litellm(
     monkeypatch.chdir(tmp_path)
     _, found = checks(capsys, "--model", "openai/fake")
     assert found["path"][0]["detail"] == f"direct (OpenAI chat completions, {fakellm.base_url}/chat/completions)"
+    assert found["relay"][0]["detail"] == RELAYED
+    monkeypatch.setenv("FLUE_RELAY", "off")
+    _, found = checks(capsys, "--model", "openai/fake")
+    assert found["relay"][0]["detail"] == "off (FLUE_RELAY): every request from flue's own process"
+    monkeypatch.delenv("FLUE_RELAY")
     _, found = checks(capsys, "--model", "gemini/gemini-2.5-pro")
     assert found["path"][0]["detail"] == "litellm (gemini is served through litellm)"
+    assert "relay" not in found  # litellm's requests never go through it
     monkeypatch.setenv("FLUE_TRANSPORT", "litellm")
     _, found = checks(capsys, "--model", "openai/fake")
     assert found["path"][0]["detail"] == "litellm (transport = litellm)"

@@ -155,7 +155,14 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
     from flue_tui.model.ollama import is_ollama
     from flue_tui.model.route import route
 
-    checks.append(Check("ok", "path", route(settings.model, settings.api_base, settings.transport).label))
+    path = route(settings.model, settings.api_base, settings.transport)
+    checks.append(Check("ok", "path", path.label))
+    if path.wire is not None:
+        from flue_tui.model.relay import RELAYED, wanted
+
+        checks.append(
+            Check("ok", "relay", RELAYED if wanted() else "off (FLUE_RELAY): every request from flue's own process")
+        )
 
     if is_ollama(settings.model):
         return checks + _ollama(settings, timeout)

@@ -195,6 +195,7 @@ _BOOT = (
     "import sys; from flue_tui.sandbox import procguard; procguard.harden(); procguard.child_setup(int(sys.argv[3]))"
     "; from flue_tui.model.relay_main import run; run()"
 )
+RELAYED = "the app and inline mode send from a process beside the UI (FLUE_RELAY=off: from flue's own)"
 _current: Relay | None = None
 _start_lock = threading.Lock()
 
