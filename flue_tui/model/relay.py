@@ -119,12 +119,28 @@ class Relay:
                     self.abandon()
             return self._state == "ready" and self.alive()
 
+    def _ready_now(self) -> bool:
+        """On the loop, never blocking: whether its ready byte has come (it has, by the first prompt,
+        as a rule: a thread to wait for it cost that prompt 4-10 ms)."""
+        if not self._lock.acquire(blocking=False):
+            return False  # a thread is waiting for it
+        try:
+            if self._state == "starting" and select.select([self.control], [], [], 0)[0]:
+                self._state = "ready" if self.control.recv(1) == b"R" else "gone"
+        except OSError:
+            self._state = "gone"
+        finally:
+            self._lock.release()
+        if self._state == "gone":
+            self.abandon()
+        return self._state == "ready"
+
     async def usable(self) -> bool:
         if self._state == "ready":
             return self.alive()
         if not self.alive():
             return False
-        return await asyncio.to_thread(self._wait_ready)
+        return self._ready_now() or await asyncio.to_thread(self._wait_ready)
 
     async def send(self, url: str, headers: Mapping[str, str], body: bytes, timeout: float) -> Response | None:
         """The request, sent through the relay; None when it cannot take it (nothing was sent)."""
