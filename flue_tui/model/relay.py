@@ -269,7 +269,8 @@ def current() -> Relay | None:
 
 
 def stop() -> None:
-    """For tests and a front end's end: the relay exits once its control socket closes."""
+    """For tests (a front end never calls it: its exit closes the control socket, and PDEATHSIG
+    covers a kill): the relay exits once its control socket closes."""
     global _current
     with _start_lock:
         if _current is not None:
