@@ -8,6 +8,7 @@ here: the first frame comes first, then the import warms in a background thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections import deque
@@ -42,6 +43,9 @@ from flue_tui.ui.transcript import NoticeEntry, Transcript
 
 TICK_S = 0.25  # spinners and elapsed times
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this quits
+# How long the background loads wait for the first answer's frame (_load_background): about what
+# the fastest hosted models take to a first token, so before one of theirs the loads are done.
+HOLD_LOADS_S = 0.25
 
 
 def litellm_ready(settings: Settings) -> bool:
@@ -97,6 +101,8 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         self.litellm_loaded_at_first_frame: bool | None = None
         self._flush_timer: Any = None
         self._flushing = False
+        self._draws_answer = False  # the flush under way shows the start of a reply (rendering.py)
+        self.answer_drawn = asyncio.Event()  # a reply's first text has been painted
         self._render_s = 0.0  # how long the last render of changes took
         self._flushed_at = -1.0e9  # when it ended: none yet, so the first change is flushed at once
         self._frame_s = 0.0  # the CPU from its start until it was painted (layout and compositing too)
@@ -149,19 +155,30 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         self.ctl.start()  # the background loads wait for it (replay_typed)
 
     @work(group="startup", exit_on_error=False)
-    async def _load_background(self) -> None:
+    async def _load_background(self, hold: float = 0.0) -> None:
+        """The Markdown stack, the prompt history and the path index, in threads. `hold`: a prompt
+        is being answered (given at launch, or typed while the session started), so they wait for
+        its answer's first frame, at most `hold` seconds: one interpreter runs them and that
+        frame, and their ~0.1 s of CPU came before it when the model answered at once. A model
+        that takes longer to answer than the hold finds them done before its first token."""
         from flue_tui.tui.widgets import views
+
+        if hold:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.answer_drawn.wait(), hold)
 
         async def index_paths() -> None:
             await asyncio.to_thread(self.paths.build)
             self.prompt.paths_ready()  # an `@path` typed meanwhile gets its list now, not at the next key
 
-        await asyncio.gather(
-            asyncio.to_thread(views.warm),  # the reply's Markdown stack, before the first reply needs it
-            asyncio.to_thread(self.history.load),
-            index_paths(),
-            return_exceptions=True,
-        )
+        async def markdown() -> None:
+            await asyncio.to_thread(views.warm)
+            from flue_tui.tui.widgets.reply import drawn_plain
+
+            self.router.redraw(*drawn_plain())  # a reply drawn plain meanwhile is drawn as Markdown now
+            self.request_flush()
+
+        await asyncio.gather(markdown(), asyncio.to_thread(self.history.load), index_paths(), return_exceptions=True)
 
     # -- rendering: tui/rendering.py ------------------------------------------------------------------
     def _update_ticker(self) -> None:
@@ -303,7 +320,7 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
             # Start-up is over: its objects (Textual's, flue's, the session's) out of every full
             # collection during a stream, and the collector held since the entry runs again.
             freeze_startup()
-            self._load_background()
+            self._load_background(HOLD_LOADS_S if self.busy or self.typed_early else 0.0)
         self.launching = False
         if self.typed_early:
             self.run_worker(self._replay(), group="replay", exit_on_error=False)

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from flue_tui.tui.screens.main import MainScreen
-from flue_tui.ui.pacing import flush_wait
+from flue_tui.ui.pacing import MIN_WAIT_S, flush_wait
 
 FLUSH_S = 0.066  # render budget while following the stream
 FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
@@ -25,6 +25,8 @@ class Rendering:
     _render_s: float  # how long the last flush took
     _flushed_at: float  # when the last flush ended (perf_counter)
     _frame_s: float  # the CPU from a flush's start until it was painted (layout and compositing too)
+    _draws_answer: bool  # the flush set for a reply's first text
+    answer_drawn: asyncio.Event  # set once such a flush is painted
     set_timer: Any
     batch_update: Any
     call_after_refresh: Any
@@ -36,7 +38,17 @@ class Rendering:
         return MainScreen(id="_default")
 
     def request_flush(self) -> None:
+        started, self.router.reply_started = self.router.reply_started, False
         ended, self.router.reply_ended = self.router.reply_ended, False
+        if started:
+            # A reply's first text is drawn at once: the pace bounds how often a stream redraws,
+            # not how soon its answer shows (a model answering at once came a pace after the
+            # prompt's own frame). One extra frame a reply at most.
+            if self._flush_timer is not None:
+                self._flush_timer.stop()
+            self._draws_answer = True
+            self._flush_timer = self.set_timer(MIN_WAIT_S, self._render_changes)
+            return
         if ended and self._flush_timer is not None:
             # The reply is whole: its last frame does not wait out the pacing below (a
             # Markdown-heavy reply's last token was on screen up to a heavy frame's CPU later).
@@ -93,8 +105,11 @@ class Rendering:
             # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
             # paint includes waiting for Textual's update tick). The stream's own work in between
             # counts too, so only a frame dearer than the flush interval slows the cadence.
-            self.call_after_refresh(self._frame_painted, cpu)
+            answer, self._draws_answer = self._draws_answer, False
+            self.call_after_refresh(self._frame_painted, cpu, answer)
         self._update_ticker()
 
-    def _frame_painted(self, cpu: float) -> None:
+    def _frame_painted(self, cpu: float, answer: bool = False) -> None:
         self._frame_s = min(0.5, time.process_time() - cpu)
+        if answer:
+            self.answer_drawn.set()

@@ -113,6 +113,8 @@ class EventRouter:
         # The root's reply is whole (its message ended): the app draws its last frame at the plain
         # cadence, not after the wait that paces heavy frames while text keeps coming.
         self.reply_ended = False
+        # The root's reply has begun (its first text): the app draws it at once, unpaced.
+        self.reply_started = False
         self._appended: list[tuple[Transcript, Entry]] = []
         self._dirty: dict[Entry, None] = {}
         # Streamed text waits here until the flush: `entry.text += token` per token would copy the
@@ -155,6 +157,11 @@ class EventRouter:
     def _touch(self, *entries: Entry) -> None:
         for e in entries:
             self._dirty[e] = None
+
+    def redraw(self, *entries: Entry) -> None:
+        """`entries` are drawn again at the next flush, with no new event (a reply drawn plain
+        until the app's Markdown stack loaded: tui/widgets/reply.py)."""
+        self._touch(*entries)
 
     def add(self, entry: Entry, transcript: Transcript | None = None) -> Entry:
         """Add an entry that did not come from an event (a notice, a queued prompt)."""
@@ -203,8 +210,9 @@ class EventRouter:
             self._touch(t.thinking)
             t.thinking = None
         if t.reply is None:
-            t.reply = ReplyEntry()
+            t.reply = ReplyEntry(streamed=True)
             self._append(t, t.reply)
+            self.reply_started = self.reply_started or root
         self._add_text(t.reply, e.text)
         if root:
             self.set_activity("writing")

@@ -109,6 +109,7 @@ class ReplyEntry(Entry):
 
     text: str = ""
     done: bool = False
+    streamed: bool = False  # arrived in this run's stream (not read back from the store)
 
     @property
     def live(self) -> bool:

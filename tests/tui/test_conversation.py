@@ -11,7 +11,7 @@ from flue_tui.tui.widgets.task import TaskView
 from flue_tui.tui.widgets.tool import ToolView
 from flue_tui.ui.transcript import ReplyEntry, TaskEntry, ToolEntry, UserEntry
 from tests.fakellm.script import Call, Turn
-from tests.tui.conftest import idle, ready, screen_text, submit, wait_for
+from tests.tui.conftest import idle, loaded, ready, screen_text, submit, wait_for
 
 
 def _tools(app) -> list[ToolEntry]:
@@ -24,7 +24,7 @@ async def test_prompt_streams_markdown(make_app, fakellm):
     fakellm.script(Turn(text=text, stall_after=5, hold=rest))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
+        await loaded(pilot)  # the Markdown stack too: before it, a streaming reply is drawn plain
         await submit(pilot, "make a plan")
         # Part of the reply is on screen while the rest is still streaming.
         await wait_for(pilot, lambda: "the plan" in screen_text(pilot.app))

@@ -8,7 +8,8 @@ from flue_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.store.db import write
 from flue_tui.store.sessions import SessionStore
-from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
+from flue_tui.tui.widgets.reply import LIVE_BLOCKS, ReplyView
+from flue_tui.tui.widgets.replymd import FrozenMarkdown
 from flue_tui.ui.transcript import ReplyEntry, UserEntry
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for

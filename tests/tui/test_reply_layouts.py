@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 
 from flue_tui.runtime.start import SessionOptions
-from flue_tui.tui.widgets.reply import FrozenMarkdown, ReplyView
+from flue_tui.tui.widgets.reply import ReplyView
+from flue_tui.tui.widgets.replymd import FrozenMarkdown
 from flue_tui.tui.widgets.settled import Settled, SettledBlock
 from flue_tui.ui.transcript import ReplyEntry
 from tests.tui.conftest import idle, loaded, ready, screen_text, wait_for

@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from flue_tui.tui.widgets.reply import LIVE_BLOCKS, FrozenMarkdown, ReplyView
+from flue_tui.tui.widgets.reply import LIVE_BLOCKS, ReplyView
+from flue_tui.tui.widgets.replymd import FrozenMarkdown
 from flue_tui.ui.transcript import ReplyEntry
 from tests.fakellm.script import Turn
 from tests.tui.conftest import idle, ready, screen_text, submit, wait_for

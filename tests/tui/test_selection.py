@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
 
-from flue_tui.tui.widgets.reply import FrozenMarkdown
+from flue_tui.tui.widgets.replymd import FrozenMarkdown
 
 SOURCE = "# Title\n\nFirst paragraph with **bold** words.\n\nSecond paragraph.\n"
 

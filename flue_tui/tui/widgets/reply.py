@@ -6,24 +6,33 @@ blocks is frozen (rendered by rich, cached per width) into the reply's one froze
 live Markdown restarts with the remainder. The groups are those `split_frozen` makes of the
 finished text, so a streamed reply ends drawn exactly as the same text drawn at once (a resumed
 session, a reply scrolled back into view). A 20k-token reply stays at a few dozen widgets.
+
+The Markdown widgets are replymd.py's, whose import is the Markdown stack. A reply streamed
+before the app's background warm-up has imported it (a prompt given at launch, answered at once)
+shows its text plain, as one block spaced as a paragraph is, and is drawn as Markdown at the first
+flush after the warm-up (the app redraws every view drawn_plain() names). A reply read back from
+the store (a resumed session) is always drawn as Markdown: a whole conversation would otherwise
+change its look under the user's eyes.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import weakref
+from typing import TYPE_CHECKING
 
-from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual.containers import VerticalGroup
-from textual.geometry import Size
-from textual.selection import Selection
-from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets import Static
 
-from flue_tui.tui.widgets.settled import Settled, settled
+from flue_tui.tui.widgets.settled import Settled
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.transcript import ReplyEntry
+
+if TYPE_CHECKING:
+    from flue_tui.tui.widgets.replymd import FrozenMarkdown, LiveMarkdown
 
 LIVE_BLOCKS = 24
 FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -48,6 +57,19 @@ def safe_cut(src: str) -> int:
     return cuts[-1] if cuts else 0
 
 
+def markdown_ready() -> bool:
+    """replymd.py and the Markdown stack are wholly imported (by views.warm, or anyone before)."""
+    return getattr(sys.modules.get("flue_tui.tui.widgets.replymd"), "LOADED", False)
+
+
+_plain: weakref.WeakSet[ReplyView] = weakref.WeakSet()  # the views drawing their text plain
+
+
+def drawn_plain() -> list[ReplyEntry]:
+    """The replies whose views draw them plain: Markdown at their next sync, once it is ready."""
+    return [view.entry for view in list(_plain)]
+
+
 def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
     """A finished reply as frozen segments of about `blocks` blocks each, plus a live tail."""
     cuts = [c for c in cut_points(src) if c < len(src)]
@@ -59,99 +81,6 @@ def split_frozen(src: str, blocks: int = LIVE_BLOCKS) -> tuple[list[str], str]:
         segments.append(src[start : cuts[i]])
         start = cuts[i]
     return segments, src[start:]
-
-
-class FrozenMarkdown(Settled, Widget):
-    """Finished Markdown segments as one widget, each rendered once per width and kept as strips.
-
-    A Static holding rich Markdown would re-render the whole text for every layout (to learn its
-    height), and a long reply is laid out on every flush; this renders again only on a resize, and
-    a segment frozen later renders only itself. One widget for all of them: a widget per segment
-    made every layout of a long reply dearer the longer it grew. Segments are a blank line apart,
-    as the separate widgets' top margin spaced them.
-    """
-
-    DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
-
-    def __init__(self, *segments: str) -> None:
-        super().__init__(classes="frozen")
-        self.segments = list(segments)
-        self._parts: list[list[Strip]] = []  # each segment's lines at self._width
-        self._strips: list[Strip] = []
-        self._width = -1
-
-    @property
-    def source(self) -> str:
-        return "".join(self.segments)
-
-    def extend(self, segments: list[str]) -> None:
-        self.segments.extend(segments)  # drawn at the next layout, as a new widget's would be
-        self.refresh(layout=True)
-
-    def _render_segment(self, source: str, width: int) -> list[Strip]:
-        console = self.app.console
-        options = console.options.update(width=width, height=None, highlight=False)
-        markdown = RichMarkdown(task_boxes(source.rstrip()), code_theme="monokai", hyperlinks=False)
-        return [Strip(line).simplify() for line in console.render_lines(markdown, options, pad=False)]
-
-    def _join(self) -> None:
-        strips: list[Strip] = []
-        for part in self._parts:
-            if strips:
-                strips.append(Strip([], 0))
-            strips.extend(part)
-        self._strips = strips
-
-    def _render_at(self, width: int) -> list[Strip]:
-        if width <= 0:
-            return self._strips
-        if width != self._width:
-            self._parts, self._width = [], width
-        if len(self._parts) < len(self.segments):
-            self._parts.extend(self._render_segment(seg, width) for seg in self.segments[len(self._parts) :])
-            self._join()
-        return self._strips
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._render_at(width))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_region.width
-        strips = self._render_at(width)
-        if y >= len(strips):
-            return Strip.blank(width, self.rich_style)
-        strip = strips[y]
-        selection = self.text_selection
-        span = selection.get_span(y) if selection is not None else None
-        if span is not None:
-            # Selection works on the text as drawn, like Textual's Log: highlight the span here.
-            start, end = span
-            end = strip.cell_length if end == -1 else min(end, strip.cell_length)
-            if end > start:
-                left, middle, right = strip.divide([start, end, strip.cell_length])
-                style = self.screen.get_component_rich_style("screen--selection")
-                strip = Strip.join([left, middle.apply_style(style), right])
-        return strip.apply_style(self.rich_style).extend_cell_length(width, self.rich_style)
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected part of the text as drawn (so copy gives what the user sees)."""
-        text = "\n".join(strip.text.rstrip() for strip in self._strips)
-        return selection.extract(text), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()
-
-
-class LiveMarkdown(Settled, Markdown):
-    """The live part: a container only (its blocks draw the text), so it is BLANK like ReplyView.
-    The blocks it makes while its reply streams settle too (tui/widgets/settled.py): they grow on
-    every flush."""
-
-    BLANK = True
-
-    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
-        cls = super().get_block_class(block_name)
-        return settled(cls) if self.settling else cls
 
 
 class ReplyView(Settled, VerticalGroup):
@@ -171,20 +100,35 @@ class ReplyView(Settled, VerticalGroup):
         super().__init__(classes="reply")
         self.entry = entry
         self.shown = 0
-        self.md = LiveMarkdown(classes="live", open_links=False)
+        self.md: LiveMarkdown | None = None  # the live Markdown, once drawn as Markdown
         self.frozen: FrozenMarkdown | None = None
+        self.plain: Static | None = None  # the text as it is, until the Markdown stack is loaded
         self._live = ""  # the live Markdown's source as received (its own may have task boxes)
 
     def compose(self):
+        if self.entry.streamed and not markdown_ready():
+            self.plain = Static(Text(self.entry.text), classes="plain")
+            self.shown = len(self.entry.text)
+            _plain.add(self)
+            yield self.plain
+        else:
+            yield from self._markdown()
+
+    def _markdown(self) -> list[Widget]:
+        """The Markdown widgets for the text so far (imported here, on the loop, if the warm-up has
+        not done it yet); the live tail is appended by the next sync."""
+        from flue_tui.tui.widgets.replymd import FrozenMarkdown, LiveMarkdown
+
+        self.md = LiveMarkdown(classes="live", open_links=False)
+        self._live = ""
         frozen, tail = split_frozen(self.entry.text)
-        if frozen:
-            self.frozen = FrozenMarkdown(*frozen)
-            yield self.frozen
+        self.frozen = FrozenMarkdown(*frozen) if frozen else None
         self.shown = len(self.entry.text) - len(tail)
-        yield self.md
+        return [self.frozen, self.md] if self.frozen is not None else [self.md]
 
     async def on_mount(self) -> None:
-        if not self.md.is_attached:
+        shown = self.md or self.plain
+        if shown is None or not shown.is_attached:
             # Trimmed out of the conversation's window before its Mount event ran (scrolling fast
             # through a long session): it will never be seen, and its Markdown cannot take blocks.
             return
@@ -201,8 +145,22 @@ class ReplyView(Settled, VerticalGroup):
         return self.entry.text
 
     async def sync(self) -> None:
+        plain = self.plain
+        if plain is not None:
+            if not plain.is_attached:
+                return
+            if not markdown_ready():
+                if len(self.entry.text) > self.shown:
+                    self.shown = len(self.entry.text)
+                    plain.update(Text(self.entry.text))
+                return
+            self.plain = None
+            _plain.discard(self)
+            await self.mount_all(self._markdown(), before=plain)
+            await plain.remove()
+        md = self.md
         text = self.entry.text
-        if len(text) <= self.shown or not self.md.is_attached:
+        if md is None or len(text) <= self.shown or not md.is_attached:
             return
         fragment = text[self.shown :]
         self.shown = len(text)
@@ -213,14 +171,16 @@ class ReplyView(Settled, VerticalGroup):
         if not segments:
             boxed = task_boxes(self._live)
             if boxed != self._live or "☑" in self._live or "☐" in self._live:  # a task list (rare): whole
-                await self.md.update(boxed)
+                await md.update(boxed)
             else:
-                await self.md.append(fragment)
+                await md.append(fragment)
             return
         if self.frozen is None:
+            from flue_tui.tui.widgets.replymd import FrozenMarkdown
+
             self.frozen = FrozenMarkdown(*segments)
-            await self.mount(self.frozen, before=self.md)
+            await self.mount(self.frozen, before=md)
         else:
             self.frozen.extend(segments)
         self._live = rest
-        await self.md.update(task_boxes(rest))
+        await md.update(task_boxes(rest))

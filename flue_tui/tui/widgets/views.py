@@ -3,7 +3,7 @@
 Each view's module is imported when its first entry is shown: the first frame holds only the
 welcome notice, and the reply view's Markdown stack (rich.markdown, markdown-it) is about half of
 the app's start-up CPU. `warm()` imports the rest in a thread after that frame, so the first reply
-does not pay for it on the event loop.
+does not pay for it on the event loop (until it has, a streaming reply is drawn plain: reply.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def warm() -> None:
     """Import every view module (blocking: the app calls it in a thread after the first frame)."""
     import importlib
 
-    for name in ("reply", "task"):  # task.py imports tool.py
+    for name in ("reply", "replymd", "task"):  # task.py imports tool.py
         importlib.import_module(f"flue_tui.tui.widgets.{name}")
 
 
