@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -231,10 +230,16 @@ def _hooks_of(data: Any, path: Path, skipped: list[str] | None) -> list[Hook]:
 def from_toml(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     """`[hooks]` of flue's own config.toml (config/files.py has checked the TOML itself)."""
     try:
-        with open_regular(str(path)) as fh:
-            data = tomllib.load(fh)
+        fh = open_regular(str(path))
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from None
+    import tomllib  # only with a file to read, as config/files.py: ~2 ms of every session's start
+
+    try:
+        with fh:
+            data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}") from None
     return parse(data["hooks"], str(path), skipped) if "hooks" in data else []

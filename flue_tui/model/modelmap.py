@@ -26,7 +26,7 @@ class _Map:
     """The map's bytes and what was read of them: every entry once parsed whole, else those asked
     for, each found through the stored index (mapindex.py) and checked there."""
 
-    def __init__(self, raw: bytes, entries: dict[str, Any], index: dict[str, mapindex.Offsets] | None) -> None:
+    def __init__(self, raw: bytes, entries: dict[str, Any], index: mapindex.Index | None) -> None:
         self.raw = raw
         self.entries = entries
         self.index = index  # None: `entries` is the whole map
@@ -34,10 +34,10 @@ class _Map:
     def get(self, key: str) -> Any:
         if self.index is None or key in self.entries:
             return self.entries.get(key)
-        offsets = self.index.get(key)
-        if offsets is None:
-            return None
         try:
+            offsets = self.index.get(key)
+            if offsets is None:
+                return None
             value = mapindex.entry_at(self.raw, key, offsets)
         except mapindex.Stale:  # an index that lies about these bytes: the map itself decides
             whole = _parsed(self.raw)

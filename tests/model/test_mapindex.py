@@ -103,6 +103,24 @@ def test_offsets_that_point_at_another_entry_fall_back_to_the_whole_map(tmp_path
     assert got.index is None  # the lie was seen: the map was parsed whole
 
 
+@pytest.mark.parametrize("bad", ["12", None, 1.5, True, [1], -(2**70)])
+def test_a_malformed_entry_is_seen_when_it_is_asked_for(tmp_path: Path, bad: object) -> None:
+    """Entries are checked one by one, as they are asked for (not all ~5,000 each start): a key
+    whose offsets are not integers reads from the map whole; the other keys' still serve."""
+    path = write_map(tmp_path / "map.json", UNIQUE)
+    modelmap.read(str(path))
+    stored = json.loads(index_file().read_text())
+    stored["offsets"][3 * stored["keys"].index("gpt-4.1") + 1] = bad
+    stored["keys"].append(7)  # not a key at all: never matches one asked for
+    stored["offsets"] += [1, 2, 3]
+    index_file().write_text(json.dumps(stored))
+    got = modelmap.read(str(path))
+    assert got.get("anthropic/claude-x") == UNIQUE["anthropic/claude-x"] and got.index is not None
+    assert got.get("gpt-4.1") == UNIQUE["gpt-4.1"]
+    assert got.index is None  # the malformed entry was seen: the map was parsed whole
+    assert got.get("no-such-model") is None
+
+
 @pytest.mark.parametrize("shift", [-1, 1, 7, 10**9])
 def test_offsets_shifted_anywhere_never_give_a_wrong_entry(tmp_path: Path, shift: int) -> None:
     path = write_map(tmp_path / "map.json", indent=None)
