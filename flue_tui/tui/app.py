@@ -172,11 +172,13 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
             self.prompt.paths_ready()  # an `@path` typed meanwhile gets its list now, not at the next key
 
         async def markdown() -> None:
-            await asyncio.to_thread(views.warm)
             from flue_tui.tui.widgets.reply import drawn_plain
 
-            self.router.redraw(*drawn_plain())  # a reply drawn plain meanwhile is drawn as Markdown now
-            self.request_flush()
+            try:
+                await asyncio.to_thread(views.warm)
+            finally:  # even if a later import failed: the Markdown stack may be there
+                self.router.redraw(*drawn_plain())  # a reply drawn plain meanwhile is drawn as Markdown now
+                self.request_flush()
 
         await asyncio.gather(markdown(), asyncio.to_thread(self.history.load), index_paths(), return_exceptions=True)
 

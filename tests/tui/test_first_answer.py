@@ -118,9 +118,9 @@ def test_a_launch_prompts_answer_is_drawn_plain_then_as_markdown(fakellm, work: 
 
 
 WIDGETS = r"""
-import asyncio, json
+import asyncio, json, sys
 from textual.app import App
-from flue_tui.tui.widgets.reply import ReplyView, drawn_plain, markdown_ready
+from flue_tui.tui.widgets.reply import PLAIN_MAX, ReplyView, drawn_plain, markdown_ready
 from flue_tui.ui.transcript import ReplyEntry
 
 async def main():
@@ -136,7 +136,15 @@ async def main():
         out["sources"] = [streamed.md.source, stored.md.source]
         print(json.dumps(out))
 
-asyncio.run(main())
+async def long():
+    # A fresh interpreter again: a streamed reply past PLAIN_MAX is Markdown at once (wrapping it
+    # whole at every flush would cost more than the import).
+    async with App().run_test() as pilot:
+        view = ReplyView(ReplyEntry(text="word " * (PLAIN_MAX // 5 + 1), streamed=True))
+        await pilot.app.mount(view)
+        print(json.dumps({"long_plain": view.plain is not None, "ready": markdown_ready()}))
+
+asyncio.run(long() if sys.argv[1:] == ["long"] else main())
 """
 
 
@@ -157,6 +165,55 @@ def test_only_a_reply_of_this_runs_stream_is_ever_drawn_plain(tmp_path: Path):
         "redraw_after": [],
         "sources": ["**one**", "**two**"],
     }
+    out = subprocess.run([sys.executable, "-c", WIDGETS, "long"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"long_plain": False, "ready": True}
+
+
+# The warm-up fails after the Markdown stack came in (the task view's module cannot be imported).
+BROKEN_WARM = r"""
+import asyncio, json, sys
+sys.modules["flue_tui.tui.widgets.task"] = None  # any import of it raises ImportError
+from flue_tui.config.settings import Settings
+from flue_tui.runtime.start import SessionOptions
+from flue_tui.tui.app import FlueApp
+from flue_tui.ui.transcript import ReplyEntry
+
+def screen(app):
+    return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
+
+async def main():
+    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), prompt="say it",
+                  sessions=SessionOptions(persist=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.answer_drawn.wait()
+        reply = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
+        first = reply.view.plain is not None
+        for _ in range(6000):  # bounded: a failure prints the screen
+            if not app.busy and reply.view.md is not None and "Old answer" in screen(app):
+                break
+            await pilot.pause(0.01)
+        print(json.dumps({"first_plain": first, "md": reply.view.md is not None, "screen": screen(app)}))
+        app.exit()
+
+asyncio.run(main())
+"""
+
+
+def test_a_plain_reply_is_drawn_as_markdown_even_if_the_warm_up_fails_later(fakellm, work: Path):
+    """The reply is whole, so no more text would redraw it: the end of the warm-up does, however
+    it ended (here the task view's import fails after the Markdown stack's succeeded)."""
+    fakellm.script(Turn(text="Old **answer**"))
+    proc = _child(BROKEN_WARM, work, fakellm)
+    try:
+        result = _line(proc)
+        assert result["first_plain"] is True and result["md"] is True, result["screen"]
+        assert "Old answer" in result["screen"] and "**answer**" not in result["screen"]
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
 
 
 async def test_the_background_loads_wait_for_the_answer_only_so_long(make_app, fakellm):

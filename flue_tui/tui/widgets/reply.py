@@ -10,9 +10,9 @@ session, a reply scrolled back into view). A 20k-token reply stays at a few doze
 The Markdown widgets are replymd.py's, whose import is the Markdown stack. A reply streamed
 before the app's background warm-up has imported it (a prompt given at launch, answered at once)
 shows its text plain, as one block spaced as a paragraph is, and is drawn as Markdown at the first
-flush after the warm-up (the app redraws every view drawn_plain() names). A reply read back from
-the store (a resumed session) is always drawn as Markdown: a whole conversation would otherwise
-change its look under the user's eyes.
+flush after the warm-up (the app redraws every view drawn_plain() names), or once it is longer
+than PLAIN_MAX. A reply read back from the store (a resumed session) is always drawn as Markdown:
+a whole conversation would otherwise change its look under the user's eyes.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from flue_tui.tui.widgets.replymd import FrozenMarkdown, LiveMarkdown
 
 LIVE_BLOCKS = 24
+# A reply drawn plain is wrapped whole at every flush: past this many characters (the warm-up slow
+# or failed) it is drawn as Markdown, importing the stack on the loop if it must.
+PLAIN_MAX = 16_000
 FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
@@ -106,7 +109,7 @@ class ReplyView(Settled, VerticalGroup):
         self._live = ""  # the live Markdown's source as received (its own may have task boxes)
 
     def compose(self):
-        if self.entry.streamed and not markdown_ready():
+        if self.entry.streamed and len(self.entry.text) <= PLAIN_MAX and not markdown_ready():
             self.plain = Static(Text(self.entry.text), classes="plain")
             self.shown = len(self.entry.text)
             _plain.add(self)
@@ -149,7 +152,7 @@ class ReplyView(Settled, VerticalGroup):
         if plain is not None:
             if not plain.is_attached:
                 return
-            if not markdown_ready():
+            if len(self.entry.text) <= PLAIN_MAX and not markdown_ready():
                 if len(self.entry.text) > self.shown:
                     self.shown = len(self.entry.text)
                     plain.update(Text(self.entry.text))
