@@ -407,6 +407,9 @@ def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
         result[f"{label}first_paint_ms_median"] = round(1000 * shown)
         result[f"{label}paint_x_bare_textual"] = round(shown / statistics.median(bare), 2)
         result[f"{label}paint_x_bare_textual_cpu"] = round(shown_cpu / statistics.median(bare_cpu), 2)
+        # What the user waits between the two: the flush pacing and the reply view's first frame.
+        waits = [p - t for p, t in zip(paints[label], tokens[label], strict=True)]
+        result[f"{label}token_to_paint_ms_median"] = round(1000 * statistics.median(waits))
     result["bare_textual_first_frame_ms_median"] = round(1000 * statistics.median(bare))
     result["bare_textual_cpu_ms_median"] = round(1000 * statistics.median(bare_cpu))
     if baseline is not None:
