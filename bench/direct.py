@@ -439,7 +439,7 @@ def bench_idle(rounds: int) -> dict:
             result[f"idle_rss_mb_{transport}"] = round(statistics.median(values), 1)
             if any(relays):  # the relay's own (its pages are its own: a fresh interpreter, not a fork)
                 result[f"relay_rss_mb_{transport}"] = round(statistics.median(relays), 1)
-                result[f"idle_rss_mb_{transport}_with_relay"] = round(statistics.median(map(sum, zip(values, relays))), 1)
+                result[f"idle_rss_mb_{transport}_with_relay"] = round(statistics.median(map(sum, zip(values, relays, strict=False))), 1)
             result[f"litellm_loaded_{transport}"] = any(loaded)
     return result
 
