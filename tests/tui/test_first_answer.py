@@ -21,20 +21,28 @@ from tests.tui.conftest import idle, loaded, screen_text, submit, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 
 # A fresh interpreter, as `flue "…"` is: nothing has imported the Markdown stack yet.
-LAUNCH = r"""
-import asyncio, json, sys
+APP = r"""
 from flue_tui.config.settings import Settings
 from flue_tui.runtime.start import SessionOptions
 from flue_tui.tui.app import FlueApp
-from flue_tui.tui.widgets.reply import markdown_ready
 from flue_tui.ui.transcript import ReplyEntry
 
 def screen(app):
     return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
 
+def launched():  # the app as `flue "say it"` starts it
+    return FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), prompt="say it",
+                   sessions=SessionOptions(persist=False))
+"""
+
+LAUNCH = (
+    "import asyncio, json, sys\n"
+    + APP
+    + r"""
+from flue_tui.tui.widgets.reply import markdown_ready
+
 async def main():
-    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), prompt="say it",
-                  sessions=SessionOptions(persist=False))
+    app = launched()
     async with app.run_test(size=(80, 24)) as pilot:
         # Woken with the app's own waiter for this event, before anything it starts has run.
         await app.answer_drawn.wait()
@@ -57,6 +65,7 @@ async def main():
 
 asyncio.run(main())
 """
+)
 
 
 def _child(script: str, work: Path, fakellm) -> subprocess.Popen[str]:
@@ -171,20 +180,13 @@ def test_only_a_reply_of_this_runs_stream_is_ever_drawn_plain(tmp_path: Path):
 
 
 # The warm-up fails after the Markdown stack came in (the task view's module cannot be imported).
-BROKEN_WARM = r"""
-import asyncio, json, sys
-sys.modules["flue_tui.tui.widgets.task"] = None  # any import of it raises ImportError
-from flue_tui.config.settings import Settings
-from flue_tui.runtime.start import SessionOptions
-from flue_tui.tui.app import FlueApp
-from flue_tui.ui.transcript import ReplyEntry
-
-def screen(app):
-    return "\n".join(s.text.rstrip() for s in app.screen._compositor.render_strips())
-
+BROKEN_WARM = (
+    "import asyncio, json, sys\n"
+    'sys.modules["flue_tui.tui.widgets.task"] = None  # any import of it raises ImportError\n'
+    + APP
+    + r"""
 async def main():
-    app = FlueApp(Settings.from_env(model="openai/fake", cwd=sys.argv[1]), prompt="say it",
-                  sessions=SessionOptions(persist=False))
+    app = launched()
     async with app.run_test(size=(80, 24)) as pilot:
         await app.answer_drawn.wait()
         reply = next(e for e in app.transcript.entries if isinstance(e, ReplyEntry))
@@ -198,6 +200,7 @@ async def main():
 
 asyncio.run(main())
 """
+)
 
 
 def test_a_plain_reply_is_drawn_as_markdown_even_if_the_warm_up_fails_later(fakellm, work: Path):
