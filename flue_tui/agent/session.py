@@ -7,16 +7,14 @@ import contextlib
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flue_tui.agent import usershell
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.pending import AfterPrompt, BeforePrompt, DropPrompt, PendingCheckpoint
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
 from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
 from flue_tui.agent.toolrun import AfterTool, BeforeTool
-from flue_tui.agent.usershell import ShellResult
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.core.ids import new_id
@@ -26,6 +24,9 @@ from flue_tui.model.base import ModelClient
 from flue_tui.model.modelmap import no_vision, supports_vision
 from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
+
+if TYPE_CHECKING:
+    from flue_tui.agent.usershell import ShellResult  # `!command` (its module: at the first one)
 
 
 class SessionBusy(Exception):
@@ -334,6 +335,8 @@ class Session:
         began = time.monotonic()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="shell"))
         try:
+            from flue_tui.agent import usershell
+
             result = await usershell.run(self, command, signal, self._snapshot)
             if not result.aborted:
                 await self._turn_end(result.checkpoint)

@@ -15,11 +15,13 @@ import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.mcp.config import McpSetup, ServerConfig
-from flue_tui.mcp.connection import Connection
 from flue_tui.mcp.tools import PREFIX, McpTool, tool_name
+
+if TYPE_CHECKING:  # the connection's module (~2 ms): imported once a server is configured
+    from flue_tui.mcp.connection import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class McpManager:
                 self._spawn(conn.stop())
         for name, config in wanted.items():
             if name not in self.conns:
+                from flue_tui.mcp.connection import Connection
+
                 self.conns[name] = Connection(config, cwd, self._changed, lambda: self.sdk_send)
         self._rebuild()
         for session in list(self.sessions):

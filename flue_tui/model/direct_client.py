@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from flue_tui.core.messages import Usage
-from flue_tui.model import modelmap, relay, transport, turn_params, wire_anthropic, wire_openai
+from flue_tui.model import modelmap, relay, transport, turn_params, wire_openai  # wire_anthropic: in its turns
 from flue_tui.model.base import ModelError, StreamItem
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import StreamEndedEarly
@@ -137,6 +137,8 @@ class DirectClient:
         if self.prompt_cache:
             messages, tools = with_breakpoints(messages, tools)
         if self.route.wire == "anthropic":
+            from flue_tui.model import wire_anthropic
+
             headers = {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION, "accept": "application/json"}
             return headers, wire_anthropic.body(name, messages, tools, params)
         return {"Authorization": f"Bearer {key}"}, wire_openai.body(name, messages, tools, params)
@@ -166,7 +168,7 @@ class DirectClient:
         headers, payload = self._request(messages, tools, max_tokens)
         headers["content-type"] = "application/json"
         fold = Fold(self._usage, self.max_reply_chars)
-        parse = wire_anthropic.Parser().chunk if self.route.wire == "anthropic" else _openai_chunk
+        parse = _anthropic_parser() if self.route.wire == "anthropic" else _openai_chunk
         response = None
         bounded = None
         try:
@@ -256,6 +258,12 @@ class DirectClient:
 
 def _openai_chunk(name: str, data: str) -> Any:
     return wire_openai.chunk(data)
+
+
+def _anthropic_parser() -> Any:
+    from flue_tui.model import wire_anthropic
+
+    return wire_anthropic.Parser().chunk
 
 
 def _openai_message(text: str) -> str:

@@ -15,9 +15,6 @@ from flue_tui.core.decision import ALLOW, Decision, Verdict
 from flue_tui.core.traits import ToolTraits, traits_of
 from flue_tui.permissions.approval import Approval as Approval  # re-exported: askers import it from here
 from flue_tui.permissions.approval import ApprovalRequest, Asker
-from flue_tui.permissions.asking import preview
-from flue_tui.permissions.git import git_cwds, repository_programs
-from flue_tui.permissions.readonly import read_only
 from flue_tui.permissions.rules import (
     FILE_PATH,
     Rule,
@@ -27,8 +24,10 @@ from flue_tui.permissions.rules import (
     session_rules_for,
     unseen_by_deny,
 )
-from flue_tui.permissions.scope import GIT_WHY, always_asks, changed_by_command, within
-from flue_tui.permissions.shell import read_command
+
+# What judges a call (the shell reader, the workspace's scope, git's configuration, a question's
+# preview: ~7 ms of modules) is imported by the methods that judge, at the session's first tool
+# call: a policy is built at every session's start, before its first token.
 
 MODES = ("ask", "accept-edits", "plan", "yolo")
 # Tools whose calls are bash commands under another name: the same rules, guard and questions.
@@ -64,7 +63,6 @@ ALWAYS_TEXT = (
     "Permission denied: {tool} would change {path}, {why}; flue asks before every such change whatever "
     "the mode and rules say, and no one can approve it in this run (print mode never asks)."
 )
-GIT_TEXT = ALWAYS_TEXT.replace("{why}", GIT_WHY)
 REPO_GIT_TEXT = (
     "Permission denied: bash would run git in a repository that can make git run programs ({why}); "
     "a rule allows the command, not what the repository's own configuration runs, so flue asks, and no "
@@ -150,6 +148,9 @@ class PermissionPolicy:
     # -- deciding ---------------------------------------------------------------------------------
     def decide(self, tool_name: str, args: dict[str, Any], tool: Any) -> Decision:
         """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
+        from flue_tui.permissions.readonly import read_only
+        from flue_tui.permissions.scope import always_asks, changed_by_command
+
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
         traits = traits_of(tool)
         kind = traits.kind
@@ -199,6 +200,9 @@ class PermissionPolicy:
         """A rule vouches for a git command, not for the repository it runs in (permissions/git.py)."""
         if not isinstance(command, str):
             return None
+        from flue_tui.permissions.git import git_cwds, repository_programs
+        from flue_tui.permissions.shell import read_command
+
         for cwd, hooks_run in git_cwds(read_command(command).commands, base):
             why = repository_programs(cwd, hooks_run)
             if why is not None:
@@ -235,6 +239,8 @@ class PermissionPolicy:
         return refusal
 
     def _within(self, path: str, base: str) -> bool:
+        from flue_tui.permissions.scope import within
+
         return within(path, base, (self.root, *self.add_dirs))
 
     def _may_write(self, path: str, base: str) -> bool:
@@ -310,6 +316,8 @@ class PermissionPolicy:
             decision = self.decide(tool_name, args, tool)  # an earlier answer may have settled it
             if decision.verdict != "ask" and not (forced and decision.verdict == "allow"):
                 return decision
+            from flue_tui.permissions.asking import preview
+
             traits = traits_of(tool)
             title, body, body_kind = await preview(tool_name, args, tool)
             request = ApprovalRequest(

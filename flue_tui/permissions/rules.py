@@ -16,11 +16,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flue_tui.core.traits import ToolTraits
-from flue_tui.permissions.scope import after_cd
-from flue_tui.permissions.shell import Reading, SimpleCommand, read_command
+
+# The shell reader (permissions/shell.py, scope.py: ~5 ms of modules) is imported by the functions
+# that read a command, at the first bash call they judge: parsing the rules at a session's start,
+# before its first token, needs none of it.
+if TYPE_CHECKING:
+    from flue_tui.permissions.shell import Reading, SimpleCommand
 
 # A file a call reads or writes outside its tool's own arguments (a shell redirection, an `@path`
 # attachment), judged by the `write`/`read` rules as those tools' path argument is.
@@ -141,6 +145,8 @@ def matches(
     if subject is None:
         return None
     if traits.shell:
+        from flue_tui.permissions.shell import read_command
+
         reading = read_command(subject)
         return _bash_deny(rules, reading) if deny else _bash_allow(rules, reading)
     subjects = _path_subjects(subject, base, root, strict=not deny) if traits.subject_is_path else [subject]
@@ -155,6 +161,9 @@ def redirect_targets(traits: ToolTraits, args: dict[str, Any]) -> tuple[str, ...
     command = traits.subject_of(args) if traits.shell else None
     if command is None:
         return ()
+    from flue_tui.permissions.scope import after_cd
+    from flue_tui.permissions.shell import read_command
+
     reading = read_command(command)
     return after_cd(reading, reading.writes)
 
@@ -176,7 +185,11 @@ def unseen_by_deny(
     if command is None:
         return None
     rule = next((r for r in rules if r.covers_tool(tool_name) and r.pattern), None)
-    unclear = read_command(command).unclear if rule is not None else ()
+    if rule is None:
+        return None
+    from flue_tui.permissions.shell import read_command
+
+    unclear = read_command(command).unclear
     return (rule, unclear[0]) if rule is not None and unclear else None
 
 
@@ -235,6 +248,8 @@ def session_rules_for(tool_name: str, traits: ToolTraits, args: dict[str, Any]) 
     none when the command is unclear, since no rule could allow it."""
     command = traits.subject_of(args) if traits.shell else None
     if command is not None:
+        from flue_tui.permissions.shell import read_command
+
         reading = read_command(command)
         if reading.unclear:
             return []

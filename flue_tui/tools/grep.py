@@ -6,7 +6,6 @@ import asyncio
 import os
 import re
 import shutil
-import sysconfig
 import weakref
 from typing import Any
 
@@ -41,6 +40,8 @@ def find_rg() -> str | None:
     chosen = os.environ.get("FLUE_RG")
     if chosen:
         return chosen if chosen != "none" and os.path.exists(chosen) else None
+    import sysconfig  # its first search's: not every session start's
+
     exe = "rg.exe" if os.name == "nt" else "rg"
     cand = os.path.join(sysconfig.get_path("scripts"), exe)
     return cand if os.path.exists(cand) else shutil.which(exe)

@@ -232,7 +232,6 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         # and the backfill's modules are ~0.1 s of the app's start-up CPU.
         from flue_tui.tools.background import jobs_of
         from flue_tui.tools.todo import latest_plan
-        from flue_tui.ui.backfill import make_backfill
 
         # What was said before the run's first session started (the welcome, "Trusted …") stays.
         before = self.transcript.entries if self.transcript.session_id is None and not resumed else []
@@ -240,6 +239,8 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         self.transcript.entries.extend(before)
         self.router = EventRouter(self.transcript, self.request_flush, cwd=self.settings.cwd)
         if resumed and session.messages:
+            from flue_tui.ui.backfill import make_backfill
+
             self.transcript.backfill = make_backfill(
                 list(session.messages), self.settings.cwd, self.ctl.store, session.id, tools=session.tools
             )
