@@ -69,6 +69,8 @@ class CompactionFailed(Exception):
 
 @dataclass(slots=True)
 class CompactionConfig:
+    """How a session compacts its history: when on its own, what it keeps, and with which model."""
+
     auto: bool = True  # threshold compaction; overflow recovery and /compact work regardless
     reserve_tokens: int | None = None
     keep_recent_tokens: int | None = None

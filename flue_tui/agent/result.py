@@ -13,6 +13,8 @@ Subtype = Literal["success", "error_max_turns", "error_max_budget_usd", "error_d
 
 @dataclass(slots=True)
 class RunStats:
+    """One operation's model turns, time spent waiting on the model, and usage."""
+
     turns: int = 0
     api_ms: float = 0.0
     usage: Usage = field(default_factory=Usage)

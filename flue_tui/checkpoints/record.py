@@ -19,6 +19,8 @@ _MAX_BYTES = 4 * 1024 * 1024  # a commit message this long is slow to read back;
 
 @dataclass(frozen=True, slots=True)
 class Record:
+    """What a checkpoint left out: ignored paths and those it skipped, kept in its commit message."""
+
     ignored: frozenset[str]  # "dir/" for a whole ignored directory
     skipped: frozenset[str]  # over the size cap, unreadable, nested repositories ("dir/")
 

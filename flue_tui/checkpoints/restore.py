@@ -33,6 +33,8 @@ _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXE
 
 @dataclass(frozen=True, slots=True)
 class RawChange:
+    """One line of `git diff --raw` between the workspace and a checkpoint."""
+
     old_mode: str
     new_mode: str
     new_sha: str
@@ -42,6 +44,8 @@ class RawChange:
 
 @dataclass(slots=True)
 class Applied:
+    """What a restore wrote, removed, and could not put back."""
+
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not restored)

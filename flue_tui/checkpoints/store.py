@@ -37,6 +37,8 @@ _LAST = "HEAD"
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
+    """One checkpoint taken: its commit and tree, how much changed, and what was not captured."""
+
     commit: str
     tree: str
     changed: int  # paths that differ from the previous snapshot in this store (0: nothing changed)
@@ -45,12 +47,16 @@ class Snapshot:
 
 @dataclass(frozen=True, slots=True)
 class Change:
+    """A path that changed between two checkpoints: added, modified or deleted."""
+
     status: str  # "added" | "modified" | "deleted"
     path: str
 
 
 @dataclass(frozen=True, slots=True)
 class Restored:
+    """What a restore did, or would do when it was refused: the snapshot just before it undoes it."""
+
     before: Snapshot  # the workspace just before the restore: restoring it undoes the restore
     written: tuple[str, ...]
     removed: tuple[str, ...]

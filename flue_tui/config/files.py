@@ -89,6 +89,8 @@ ENV_VARS = {
 
 @dataclass(frozen=True, slots=True)
 class Layer:
+    """One config source's settings, flat, with what a project file may not set until it is trusted."""
+
     source: str  # a file path or "environment"
     values: dict[str, Any]  # flat: "model", "env", "ui.mode", ...
     held: tuple[Held, ...] = ()  # a project's loosening settings, waiting for trust (config/project.py)

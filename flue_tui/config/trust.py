@@ -36,6 +36,8 @@ class TrustError(ConfigError):
 
 @dataclass(frozen=True, slots=True)
 class TrustEntry:
+    """A trusted directory and the digest of each of its files when the user trusted it."""
+
     directory: str
     files: tuple[tuple[str, str], ...]  # (path relative to the directory, sha256 when trusted)
     trusted_at: str

@@ -12,6 +12,8 @@ from flue_tui.core.files import SpecialFile, read_regular_text
 
 @dataclass(frozen=True, slots=True)
 class WorkspaceContext:
+    """What the system prompt says of the workspace: its instructions files and its listing."""
+
     cwd: str
     instructions: str  # ~/.claude/CLAUDE.md, AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, trimmed, blank-line joined
     listing: tuple[str, ...]  # names only, byte-sorted, dotfiles included

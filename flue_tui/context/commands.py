@@ -38,6 +38,8 @@ CLAUDE_ALIASES = ("sonnet", "opus", "haiku", "opusplan")
 
 @dataclass(frozen=True, slots=True)
 class ClaudeCommand:
+    """A Claude Code custom command (`.claude/commands/*.md`) as `/name` runs it."""
+
     name: str  # "workflow:rca"
     description: str
     source: CommandSource
@@ -90,6 +92,8 @@ def _words(args: str) -> list[str]:
 
 @dataclass(slots=True)
 class CommandSet:
+    """The custom commands found, and one warning per file that was refused."""
+
     commands: list[ClaudeCommand] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -16,6 +16,8 @@ class SkillFormatError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SkillDoc:
+    """A SKILL.md file read: its frontmatter fields and its body."""
+
     name: str
     description: str
     body: str

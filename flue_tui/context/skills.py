@@ -21,6 +21,8 @@ PACKAGED_ROOT = "/.flue/packaged-skills"
 
 @dataclass(frozen=True, slots=True)
 class Skill:
+    """A skill the model can activate: its name, description and where its files are."""
+
     name: str
     description: str
     source: SkillSource
@@ -34,6 +36,8 @@ class Skill:
 
 @dataclass(slots=True)
 class SkillSet:
+    """The skills found, the custom commands beside them, and one warning per refused file."""
+
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     commands: list[ClaudeCommand] = field(default_factory=list)  # `/name` only; the model never activates one

@@ -21,6 +21,8 @@ GENERAL_DESCRIPTION = (
 
 @dataclass(frozen=True, slots=True)
 class Subagent:
+    """An agent a `task` call can delegate to: its instructions, model and tools."""
+
     name: str
     description: str
     instructions: str = ""  # the body of its .md file; flue-general has none
@@ -37,6 +39,8 @@ GENERAL = Subagent(name="flue-general", description=GENERAL_DESCRIPTION)
 
 @dataclass(slots=True)
 class Roster:
+    """The subagents found, and one warning per file that was refused."""
+
     agents: list[Subagent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -17,6 +17,8 @@ Verdict = Literal["allow", "ask", "deny"]
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The policy's answer before a call: allow (maybe with a rewritten input), ask or deny."""
+
     verdict: Verdict
     reason: str | None = None  # the refusal, for "deny"; for "ask", the refusal when no one can be asked
     args: dict[str, Any] | None = None  # "allow" with a rewritten input: run with this instead

@@ -28,6 +28,8 @@ def _str(value: Any) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class BashDetails:
+    """The bash tool's details: the command, how it exited, and how long it ran."""
+
     command: str
     exit_code: int | None  # 124 when flue's timeout ended the command
     duration_ms: int
@@ -42,6 +44,8 @@ class BashDetails:
 
 @dataclass(frozen=True, slots=True)
 class ReadDetails:
+    """The read tool's details: the file, its size in lines or bytes, and how much was shown."""
+
     path: str
     lines: int | None = None  # the file's line count (a text file)
     size: int | None = None  # bytes (a binary file, not shown)
@@ -67,6 +71,8 @@ class ReadDetails:
 
 @dataclass(frozen=True, slots=True)
 class WriteDetails:
+    """The write tool's details: the file, its size, and the diff of the change."""
+
     path: str
     size: int  # JS string length, which Flue calls bytes
     diff: str  # unified diff of the change; "" when identical or too large
@@ -81,6 +87,8 @@ class WriteDetails:
 
 @dataclass(frozen=True, slots=True)
 class EditDetails:
+    """The edit tool's details: the file, the diff, and how many replacements a replaceAll made."""
+
     path: str
     diff: str
     replacements: int | None = None  # replaceAll only
@@ -149,6 +157,8 @@ TODO_STATUSES = ("pending", "in_progress", "completed")
 
 @dataclass(frozen=True, slots=True)
 class Todo:
+    """One item of the plan `todo_write` keeps."""
+
     content: str
     status: str  # one of TODO_STATUSES
 

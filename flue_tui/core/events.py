@@ -19,6 +19,8 @@ def _camel(name: str) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
+    """What every event carries: the session it came from, and the task and parent of a sub-agent's."""
+
     type: ClassVar[str] = "event"
     # Fields for in-process subscribers only, never serialised (a tool's traits are not JSON).
     local: ClassVar[tuple[str, ...]] = ()
@@ -42,6 +44,8 @@ OperationKind = Literal["prompt", "skill", "task", "shell", "compact"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OperationStart(Event):
+    """An operation (a prompt, a skill, a task, a `!command`, a compaction) has started."""
+
     type: ClassVar[str] = "operation_start"
     operation_id: str
     operation_kind: OperationKind = "prompt"
@@ -49,6 +53,8 @@ class OperationStart(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Operation(Event):
+    """An operation has ended: how long it took, and its error if it failed."""
+
     type: ClassVar[str] = "operation"
     operation_id: str
     operation_kind: OperationKind
@@ -61,6 +67,8 @@ class Operation(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStart(Event):
+    """A model request of an operation is about to go out."""
+
     type: ClassVar[str] = "turn_start"
     turn_id: str
     purpose: str = "agent"
@@ -82,12 +90,16 @@ class Turn(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextDelta(Event):
+    """A piece of the model's reply text, as it streams."""
+
     type: ClassVar[str] = "text_delta"
     text: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThinkingDelta(Event):
+    """A piece of the model's thinking, as it streams."""
+
     type: ClassVar[str] = "thinking_delta"
     delta: str
 
@@ -153,6 +165,8 @@ class TaskStart(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskEnd(Event):
+    """A sub-agent's task has ended, with its result."""
+
     type: ClassVar[str] = "task"
     agent: str | None
     is_error: bool
@@ -173,6 +187,8 @@ class UsageEvent(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Log(Event):
+    """A line for the user (Flue's `log` event): information, a warning or an error."""
+
     type: ClassVar[str] = "log"
     level: Literal["info", "warn", "error"]
     message: str
@@ -225,11 +241,15 @@ class Fallback(Log):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Idle(Event):
+    """The session has nothing running."""
+
     type: ClassVar[str] = "idle"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompactionStart(Event):
+    """A compaction has started, and why."""
+
     type: ClassVar[str] = "compaction_start"
     reason: Literal["threshold", "overflow", "manual"]
     estimated_tokens: int
@@ -237,6 +257,8 @@ class CompactionStart(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Compaction(Event):
+    """A compaction has ended: the history's length before and after, and its error if it failed."""
+
     type: ClassVar[str] = "compaction"
     messages_before: int
     messages_after: int

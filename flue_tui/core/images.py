@@ -34,6 +34,8 @@ class ImageRefused(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Image:
+    """An image attached to a prompt: its type, digest and size, and its bytes when they are held."""
+
     media_type: str
     sha256: str
     size: int

@@ -17,6 +17,8 @@ StopReason = Literal["stop", "tool_calls", "length", "refusal", "error", "aborte
 
 @dataclass(slots=True)
 class ToolCall:
+    """A tool call the model made: its id, name and parsed arguments."""
+
     id: str
     name: str
     arguments: dict[str, Any]
@@ -28,6 +30,8 @@ class ToolCall:
 
 @dataclass(slots=True)
 class UserMessage:
+    """A user's message: what the model reads, and what the user typed when that differs."""
+
     content: str
     # What the user typed when `content` is its expansion (a skill run's `/review x`, a prompt with
     # `@path` attachments): the transcript and the title show this; the model only ever sees `content`.
@@ -50,6 +54,8 @@ class UserMessage:
 
 @dataclass(slots=True)
 class AssistantMessage:
+    """A model reply: its text, thinking and tool calls, with why it stopped and what it used."""
+
     text: str = ""
     thinking: str = ""
     # Anthropic-style blocks ({type: thinking, thinking, signature} or {type: redacted_thinking,
@@ -65,6 +71,8 @@ class AssistantMessage:
 
 @dataclass(slots=True)
 class ToolResultMessage:
+    """A tool call's result as the model reads it, with how it ended and its details."""
+
     tool_call_id: str
     tool_name: str
     text: str

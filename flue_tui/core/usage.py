@@ -13,6 +13,8 @@ from typing import Any
 
 @dataclass(slots=True)
 class Usage:
+    """Token counts and cost of one model turn or a running total."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0

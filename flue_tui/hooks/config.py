@@ -60,6 +60,8 @@ MAX_FILE = 1 << 20  # a settings file is small; a huge one is refused, never rea
 
 @dataclass(frozen=True, slots=True)
 class Hook:
+    """One hook command for one event, with the tools it matches and where it came from."""
+
     event: str
     matcher: str  # "" or "*": every tool
     command: str
@@ -90,6 +92,8 @@ class Hook:
 
 @dataclass(frozen=True, slots=True)
 class HookSetup:
+    """The hooks that run, the notices about them, and a project's hooks waiting for trust."""
+
     hooks: tuple[Hook, ...] = ()
     notices: tuple[str, ...] = ()
     held: tuple[Hook, ...] = ()  # a project's hooks waiting for trust

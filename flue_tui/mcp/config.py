@@ -57,6 +57,8 @@ KNOWN = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
+    """One configured MCP server: how to reach it and where it was configured."""
+
     name: str
     transport: Transport
     source: str  # the file it came from, or "--mcp-config"
@@ -82,6 +84,8 @@ class ServerConfig:
 
 @dataclass(frozen=True, slots=True)
 class McpSetup:
+    """The MCP servers to start, the notices about them, and a project's servers waiting for trust."""
+
     servers: tuple[ServerConfig, ...] = ()
     notices: tuple[str, ...] = ()
     held: tuple[ServerConfig, ...] = field(default=())  # the project's servers waiting for trust

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the connection's module (~2 ms): imported once a server is 
 
 @dataclass(frozen=True, slots=True)
 class ServerStatus:
+    """One MCP server's state as `/mcp` and `flue mcp` report it."""
+
     name: str
     status: str
     transport: str

@@ -21,6 +21,8 @@ def _get(obj: Any, key: str) -> Any:
 
 @dataclass
 class _PendingCall:
+    """A tool call being streamed: its id, and its name and argument pieces so far."""
+
     id: str | None = None
     name: list[str] = field(default_factory=list)
     args: list[str] = field(default_factory=list)

@@ -22,11 +22,15 @@ TRANSIENT_RE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class TextChunk:
+    """A piece of reply text from the model's stream."""
+
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class ThinkingChunk:
+    """A piece of thinking from the model's stream."""
+
     text: str
 
 

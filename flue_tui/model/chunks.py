@@ -56,6 +56,8 @@ def provider_chunks(wrapper: Any) -> tuple[AsyncIterator[Any], bool]:
 # dicts (below) and the direct path's (wire_openai.py, wire_anthropic.py).
 @dataclass(slots=True)
 class Delta:
+    """What one streamed chunk adds to the reply: text, tool call pieces, thinking."""
+
     content: str | None
     tool_calls: list[Any] | None
     reasoning_content: str | None = None
@@ -64,12 +66,16 @@ class Delta:
 
 @dataclass(slots=True)
 class Choice:
+    """A streamed chunk's one choice: its delta, and why the reply stopped if it did."""
+
     delta: Delta
     finish_reason: str | None
 
 
 @dataclass(slots=True)
 class Chunk:
+    """One streamed chunk in the shape the fold reads, whichever path it came from."""
+
     choices: list[Choice]
     usage: Any
 

@@ -44,6 +44,8 @@ def openai_base(environ: Mapping[str, str] = os.environ) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class KeyNeed:
+    """Whether a model needs an API key, which variable holds it, and whether it is set."""
+
     provider: str  # "openai" when the model names none
     var: str  # the variable that would hold the key; "" when none is ever needed (Ollama)
     present: bool  # that variable is set

@@ -48,6 +48,8 @@ class ProviderFailure(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Details:
+    """OpenAI's `prompt_tokens_details`: how many prompt tokens came from its cache."""
+
     cached_tokens: int = 0
 
 

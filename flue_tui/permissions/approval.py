@@ -26,6 +26,8 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class Approval:
+    """A person's answer to a permission question."""
+
     choice: Literal["once", "session", "deny"]
     note: str = ""  # with "deny": shown to the model so it can work around the refusal
     # With "once": the arguments to run instead (the Agent SDK's updatedInput); checked like the model's.

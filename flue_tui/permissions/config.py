@@ -35,6 +35,8 @@ SANDBOXES = ("local", "workspace")
 
 @dataclass(slots=True)
 class PermissionConfig:
+    """The `[permissions]` settings as read from the config files and flags."""
+
     mode: str | None = None
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)

@@ -98,6 +98,8 @@ class Guard(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Denial:
+    """A call the policy refused, as Claude Code reports it in `permission_denials`."""
+
     tool_name: str
     tool_use_id: str
     tool_input: dict[str, Any]
@@ -110,6 +112,8 @@ class Denial:
 
 @dataclass(slots=True)
 class PermissionPolicy:
+    """The permission mode, rules and guard every tool call is checked against."""
+
     mode: str = "yolo"
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)

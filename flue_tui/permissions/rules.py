@@ -49,6 +49,8 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A permission rule: the tool it names, and the pattern over the call's subject, if any."""
+
     tool: str  # lower-case tool name, or "*" for every tool
     pattern: str | None  # None: the whole tool
     text: str  # as written, quoted back in refusals

@@ -31,6 +31,8 @@ class SessionStartError(ConfigError):
 
 @dataclass(frozen=True, slots=True)
 class SessionOptions:
+    """Which session a front end starts (new, named, resumed, continued or forked) and how it is stored."""
+
     name: str | None = None
     resume: str | None = None
     pick: bool = False

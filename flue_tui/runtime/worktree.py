@@ -38,6 +38,8 @@ class WorktreeError(ConfigError):
 
 @dataclass(frozen=True, slots=True)
 class Worktree:
+    """A worktree `flue -w NAME` runs in: its path and branch, and whether this call made it."""
+
     name: str
     path: str
     branch: str | None  # None: detached HEAD

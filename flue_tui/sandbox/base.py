@@ -11,6 +11,8 @@ from flue_tui.core.abort import AbortSignal, OutputCallback
 
 @dataclass(frozen=True, slots=True)
 class ExecResult:
+    """How a command run in the sandbox ended: its output and its exit code."""
+
     stdout: str
     stderr: str
     exit_code: int

@@ -32,6 +32,8 @@ def _cmd(words: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CommandRule:
+    """A pattern of the bash blocklist, and why a command that matches it is refused."""
+
     name: str
     reason: str
     source: str

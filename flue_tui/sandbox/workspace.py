@@ -64,6 +64,8 @@ _probes: dict[tuple[str, bool], str | None] = {}  # (bwrap path, network) -> pro
 
 @dataclass(frozen=True, slots=True)
 class Bwrap:
+    """The bubblewrap binary `--sandbox workspace` runs commands in, with or without network."""
+
     path: str
     network: bool = False
 

@@ -30,6 +30,8 @@ _RECENT = 8 * 1024
 
 @dataclass(slots=True)
 class Job:
+    """A background command: its output so far, what the model has not read yet, and how it ended."""
+
     id: str
     command: str
     description: str

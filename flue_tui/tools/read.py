@@ -39,6 +39,8 @@ COLLECT_BYTES = 3 * MAX_READ_BYTES + 16
 
 @dataclass(slots=True)
 class _Scan:
+    """What reading a file's start found: whether it is binary, its newlines, the bytes wanted."""
+
     binary_size: int | None  # set when the file looks binary
     newlines: int
     collected: bytes  # raw bytes from the start of the wanted line, bounded

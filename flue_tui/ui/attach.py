@@ -49,6 +49,8 @@ _DROPPED = re.compile(r"(?<![\w@/])(?:'((?:/|~/)[^']+)'|\"((?:/|~/)[^\"]+)\"|((?
 
 @dataclass(frozen=True, slots=True)
 class Attached:
+    """A prompt with its `@path` attachments: what is sent, and what the transcript shows."""
+
     text: str  # what is sent: the typed prompt and the attached contents
     display: str | None  # what the transcript shows: the typed text and one note per path (None: as sent)
     notes: tuple[str, ...] = ()

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Command:
+    """A slash command as typed: its name, its arguments, and its help line."""
+
     name: str
     args: str
     help: str

@@ -15,6 +15,8 @@ SEP = " · "
 
 @dataclass(frozen=True, slots=True)
 class Part:
+    """One part of the status line, and how it gives way when the line is too narrow."""
+
     text: str
     keep: int  # higher stays longer: the lowest is dropped first
     style: str = ""

@@ -94,11 +94,15 @@ class Entry:
 
 @dataclass(eq=False, slots=True)
 class UserEntry(Entry):
+    """A prompt the user sent, as the transcript shows it."""
+
     text: str = ""
 
 
 @dataclass(eq=False, slots=True)
 class NoticeEntry(Entry):
+    """A notice in the transcript: a welcome, an info line, a warning or an error."""
+
     text: str = ""
     level: str = "info"  # info | warn | error
 
@@ -123,6 +127,8 @@ class ReplyEntry(Entry):
 
 @dataclass(eq=False, slots=True)
 class ThinkingEntry(Entry):
+    """The model's thinking in the transcript, folded unless expanded."""
+
     text: str = ""
     done: bool = False
     expanded: bool = False
@@ -134,6 +140,8 @@ class ThinkingEntry(Entry):
 
 @dataclass(eq=False, slots=True)
 class ToolEntry(Entry):
+    """A tool call in the transcript: its arguments, its state, and its output so far."""
+
     call_id: str = ""
     name: str = ""
     args: dict[str, Any] = field(default_factory=dict)

@@ -26,6 +26,8 @@ PATH_RE = re.compile(r'(?:^|\s)@("[^"]*|[^\s"]*)$')  # an open quote takes space
 
 @dataclass(frozen=True, slots=True)
 class Context:
+    """What the prompt's cursor is completing: a command or a path, the text typed, where it starts."""
+
     kind: str  # "command" | "path"
     query: str
     start: tuple[int, int]
