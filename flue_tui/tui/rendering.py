@@ -11,9 +11,11 @@ from typing import Any
 
 from flue_tui.tui.screens.main import MainScreen
 from flue_tui.ui.pacing import MIN_WAIT_S, flush_wait
+from flue_tui.ui.transcript import ReplyEntry
 
 FLUSH_S = 0.066  # render budget while following the stream
 FLUSH_AWAY_S = 0.25  # ... and while the user has scrolled up to read
+PAINT_WAITS = 100  # refreshes a reply's first frame may wait for its layout (_frame_painted)
 
 
 class Rendering:
@@ -105,11 +107,27 @@ class Rendering:
             # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
             # paint includes waiting for Textual's update tick). The stream's own work in between
             # counts too, so only a frame dearer than the flush interval slows the cadence.
-            answer, self._draws_answer = self._draws_answer, False
+            answer = self._answer_view(appended) if self._draws_answer else None
+            self._draws_answer = False
             self.call_after_refresh(self._frame_painted, cpu, answer)
         self._update_ticker()
 
-    def _frame_painted(self, cpu: float, answer: bool = False) -> None:
+    def _answer_view(self, appended: list) -> Any:
+        """The view of the reply whose first text this flush draws (the root's newest)."""
+        for transcript, entry in reversed(appended):
+            if transcript is self.router.root and isinstance(entry, ReplyEntry):
+                return entry.view
+        return None
+
+    def _frame_painted(self, cpu: float, answer: Any = None, waits: int = 0) -> None:
         self._frame_s = min(0.5, time.process_time() - cpu)
-        if answer:
-            self.answer_drawn.set()
+        if answer is None:
+            return
+        # Textual runs this once its screen has nothing dirty, which can come before a widget
+        # mounted by the flush has asked for its layout (each widget asks from its own task, so
+        # under load the screen can be idle first): the answer is painted once it is in the
+        # screen's map. Bounded, for a view that will never be laid out (removed meanwhile).
+        if answer.is_attached and answer not in answer.screen._compositor and waits < PAINT_WAITS:
+            self.call_after_refresh(self._frame_painted, cpu, answer, waits + 1)
+            return
+        self.answer_drawn.set()

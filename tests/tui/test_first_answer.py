@@ -4,14 +4,17 @@ prompt to answer, the app's background loads wait for that frame (tui/app.py).""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from flue_tui.tui import rendering
 from flue_tui.ui.transcript import ReplyEntry
@@ -250,3 +253,20 @@ async def test_a_replys_first_text_is_not_paced(make_app, fakellm, monkeypatch: 
             assert not reply.done
         finally:
             rest.set()
+
+
+async def test_the_answer_counts_as_painted_once_it_is_laid_out(make_app):
+    """Textual runs an after-refresh callback once its screen has nothing dirty, which can come
+    before a widget the flush mounted has asked for its layout (each widget asks from its own task:
+    on a loaded machine the screen can be idle first). The answer's frame waits for the layout."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        view = Static("First words.")
+        with app.batch_update():  # mounted, its layout held until the batch ends
+            await app.conversation.mount(view)
+            assert view.is_attached and view not in app.screen._compositor
+            app._frame_painted(time.process_time(), view)
+            assert not app.answer_drawn.is_set()
+        await asyncio.wait_for(app.answer_drawn.wait(), 60)
+        assert view in app.screen._compositor and "First words." in screen_text(app)
