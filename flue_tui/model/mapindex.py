@@ -1,10 +1,11 @@
 """Where each model's entry sits in litellm's model map, kept between runs (modelmap.py reads it).
 
 Parsing the whole map (~3.5 MB of JSON) cost ~30 ms of CPU in every process, before a first
-request could be sized. The index is a small JSON file in flue's cache directory: for each
-top-level key of the map, the byte offsets of the key and of its value. A process reads the map's
-bytes (~3 ms), checks they are the ones indexed (size and SHA-256), and decodes only the entries it
-asks for (~4 µs each).
+request could be sized. The index is a small text file in flue's cache directory: a stamp of the
+map file it was made from (its size, times, inode: as Python stamps a .pyc with its source), then
+one line per top-level key of the map, the key as JSON and the byte offsets of the key and of its
+value. A process reads the map's bytes (~3 ms), checks the stamp, and finds the line of each key
+it asks for without parsing the rest (a JSON index and a SHA-256 of the map cost ~6 ms more).
 
 The index only says where to look; every value still comes from the map's own bytes, and each is
 checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, found
@@ -18,7 +19,6 @@ it when that works. So a broken index costs the old 30 ms, never a wrong price o
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -31,8 +31,9 @@ from flue_tui.core.files import read_own_at
 if TYPE_CHECKING:
     from pathlib import Path
 
-INDEX_NAME = "model-map-index.json"
-VERSION = 1
+INDEX_NAME = "model-map-index"
+OLD_NAMES = ("model-map-index.json",)  # version 1's (JSON, the map's SHA-256): removed when one is written
+HEAD = b"flue model-map index 2\n"
 MAX_INDEX_BYTES = 4 << 20  # ~5,000 entries take ~250 kB; a bigger file is not one flue wrote
 TMP_PREFIX = ".model-map-"
 TMP_STALE_S = 600.0  # writing an index takes milliseconds; a temporary file this old was abandoned
@@ -137,12 +138,15 @@ def _key_places(raw: bytes, quoted: bytes) -> int:
     return places
 
 
-def fingerprint(raw: bytes) -> dict[str, Any]:
-    return {"size": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+def stamp(info: os.stat_result) -> bytes:
+    """What ties an index to one map file: a changed or replaced file has another."""
+    fields = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+    return json.dumps(fields).encode() + b"\n"
 
 
-def load(raw: bytes) -> Index | None:
-    """The stored index of these map bytes, or None (missing, unreadable, another map's, broken)."""
+def load(raw: bytes, made: bytes) -> Index | None:
+    """The stored index of these map bytes (`made`: their file's stamp), or None (missing,
+    unreadable, another map's, broken)."""
     folder = cache_dir()
     try:
         dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -151,36 +155,37 @@ def load(raw: bytes) -> Index | None:
     try:
         if os.stat(INDEX_NAME, dir_fd=dir_fd, follow_symlinks=False).st_uid != os.geteuid():
             return None  # another user's (a cache directory shared with others): replaced, not read
-        data = json.loads(read_own_at(dir_fd, INDEX_NAME, str(folder / INDEX_NAME), MAX_INDEX_BYTES))
-    except (OSError, ValueError):  # absent, a symlink (ELOOP), not a regular file, too large, not JSON
+        data = read_own_at(dir_fd, INDEX_NAME, str(folder / INDEX_NAME), MAX_INDEX_BYTES)
+    except OSError:  # absent, a symlink (ELOOP), not a regular file, too large
         return None
     finally:
         os.close(dir_fd)
-    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("map") != fingerprint(raw):
+    head = HEAD + made
+    if not data.startswith(head) or not data.endswith(b"\n"):
         return None
-    keys, flat = data.get("keys"), data.get("offsets")
-    if not (isinstance(keys, list) and isinstance(flat, list) and len(flat) == 3 * len(keys)):
-        return None
-    return Index(keys, flat)
+    return Index(data, len(head) - 1)
 
 
 class Index:
-    """The stored index, each entry's offsets checked when that entry is asked for: checking all
-    ~5,000 and making a dict of them cost ~4 ms of every process's first request, for the one or
-    two models it asks for. A malformed entry is Stale, as one pointing at the wrong bytes is."""
+    """The stored index, each line read and checked when its key is asked for: parsing all ~5,000
+    each start cost ~4 ms of every process's first request, for the one or two models it asks for.
+    A malformed line is Stale, as one pointing at the wrong bytes is."""
 
-    def __init__(self, keys: list[Any], flat: list[Any]) -> None:
-        self._keys, self._flat = keys, flat
+    def __init__(self, data: bytes, lines_at: int) -> None:
+        self._data, self._at = data, lines_at  # _at: the newline before the first key's line
 
     def get(self, key: str) -> Offsets | None:
-        try:
-            i = self._keys.index(key)
-        except ValueError:
+        # A key is written as JSON (ASCII, escaped), so it holds no raw tab or newline: the first
+        # line that starts with it and a tab is its own.
+        quoted = json.dumps(key).encode()
+        at = self._data.find(b"\n" + quoted + b"\t", self._at)
+        if at < 0:
             return None
-        offsets = self._flat[3 * i : 3 * i + 3]
-        if not all(type(n) is int for n in offsets):
+        line = self._data[at + len(quoted) + 2 : self._data.index(b"\n", at + 1)]
+        numbers = line.split(b"\t")
+        if len(numbers) != 3 or not all(n.isdigit() and len(n) <= 12 for n in numbers):
             raise Stale(key)
-        return offsets[0], offsets[1], offsets[2]
+        return int(numbers[0]), int(numbers[1]), int(numbers[2])
 
 
 def _sweep(folder: Path) -> None:
@@ -197,24 +202,25 @@ def _sweep(folder: Path) -> None:
                     os.unlink(entry.path)  # a link is removed itself, never what it points at
 
 
-def save(raw: bytes, where: dict[str, Offsets]) -> None:
+def save(raw: bytes, where: dict[str, Offsets], made: bytes) -> None:
     """Best effort: a directory that cannot be written just means the next run parses the map."""
     folder = cache_dir()
     import tempfile  # only when an index is written: once per litellm version
 
-    flat = [n for offsets in where.values() for n in offsets]
-    body = json.dumps(
-        {"version": VERSION, "map": fingerprint(raw), "keys": list(where), "offsets": flat}, separators=(",", ":")
-    )
+    lines = [HEAD, made]
+    lines += [b"%s\t%d\t%d\t%d\n" % (json.dumps(key).encode(), *offsets) for key, offsets in where.items()]
     tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         _sweep(folder)
         fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=folder)  # 0600, created fresh (O_EXCL)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"".join(lines))
         os.replace(tmp, folder / INDEX_NAME)  # replaces a link planted there, never writes through it
         tmp = None
+        for old in OLD_NAMES:
+            with contextlib.suppress(OSError):
+                os.unlink(folder / old)  # a link is removed itself, never what it points at
     except OSError:
         pass
     finally:

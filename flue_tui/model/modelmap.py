@@ -26,10 +26,13 @@ class _Map:
     """The map's bytes and what was read of them: every entry once parsed whole, else those asked
     for, each found through the stored index (mapindex.py) and checked there."""
 
-    def __init__(self, raw: bytes, entries: dict[str, Any], index: mapindex.Index | None) -> None:
+    def __init__(
+        self, raw: bytes, entries: dict[str, Any], index: mapindex.Index | None, made: bytes | None = None
+    ) -> None:
         self.raw = raw
         self.entries = entries
         self.index = index  # None: `entries` is the whole map
+        self.made = made  # the stamp of the file `raw` came from (mapindex.stamp), to index it again
 
     def get(self, key: str) -> Any:
         if self.index is None or key in self.entries:
@@ -40,7 +43,7 @@ class _Map:
                 return None
             value = mapindex.entry_at(self.raw, key, offsets)
         except mapindex.Stale:  # an index that lies about these bytes: the map itself decides
-            whole = _parsed(self.raw)
+            whole = _parsed(self.raw, self.made)
             self.entries, self.index = whole.entries, None
             return self.entries.get(key)
         self.entries[key] = value
@@ -59,28 +62,33 @@ def _path() -> str | None:
     return None
 
 
-def _parsed(raw: bytes) -> _Map:
-    """The whole map parsed, its index stored for the next process."""
+def _parsed(raw: bytes, made: bytes | None) -> _Map:
+    """The whole map parsed, its index stored for the next process (`made`: the stamp of the file
+    the bytes came from; None, a file that changed while it was read: no index of it)."""
     try:
         entries, where = mapindex.scan(raw)
     except ValueError:
         return _Map(raw, {}, None)
-    if where:
-        mapindex.save(raw, where)
+    if where and made is not None:
+        mapindex.save(raw, where, made)
     return _Map(raw, entries, None)
 
 
 def read(path: str | None) -> _Map:
     """The map at `path` (litellm's, or none): its index used when one fits, else parsed whole."""
-    raw = b""
+    raw, made = b"", None
     if path is not None:
         try:
             with open(path, "rb") as f:
+                before = os.fstat(f.fileno())
                 raw = f.read()
+                after = mapindex.stamp(os.fstat(f.fileno()))
         except OSError:
             raw = b""
-    index = mapindex.load(raw) if raw else None
-    return _Map(raw, {}, index) if index is not None else _parsed(raw)
+        else:
+            made = after if after == mapindex.stamp(before) and before.st_size == len(raw) else None
+    index = mapindex.load(raw, made) if raw and made is not None else None
+    return _Map(raw, {}, index, made) if index is not None else _parsed(raw, made)
 
 
 def _map() -> _Map:

@@ -30,6 +30,21 @@ def index_file() -> Path:
     return cache_dir() / mapindex.INDEX_NAME
 
 
+def read_index() -> tuple[list[str], list[list[str]]]:
+    """The stored index as an attacker would edit it: its head lines, and per key its line's fields
+    (the key as JSON, then the offsets of the key, of its value and past the value)."""
+    lines = index_file().read_text().split("\n")
+    return lines[:2], [line.split("\t") for line in lines[2:-1]]
+
+
+def write_index(head: list[str], rows: list[list[str]]) -> None:
+    index_file().write_text("\n".join(head + ["\t".join(map(str, row)) for row in rows]) + "\n")
+
+
+def row(rows: list[list[str]], key: str) -> list[str]:
+    return next(r for r in rows if r[0] == json.dumps(key))
+
+
 # No key twice (ENTRIES has gpt-4.1 inside sample_spec too: looking it up parses the map whole).
 UNIQUE = dict(ENTRIES, sample_spec={"nested": {"other": {"input_cost_per_token": 1.0}}})
 
@@ -68,6 +83,8 @@ def test_litellms_own_map_through_the_index_equals_json_load() -> None:
         '{"version": 1, "map": {"size": 1, "sha256": "0"}, "keys": ["gpt-4.1"], "offsets": [1, 2, 3]}',
         "\x00" * 100,
         "\udcff",
+        mapindex.HEAD.decode(),
+        mapindex.HEAD.decode() + "[1, 2, 3, 4, 5]\n" + '"gpt-4.1"\t1\t2\t3\n',  # another file's stamp
     ],
 )
 def test_a_corrupt_index_is_not_used(tmp_path: Path, text: str) -> None:
@@ -77,6 +94,49 @@ def test_a_corrupt_index_is_not_used(tmp_path: Path, text: str) -> None:
     got = modelmap.read(str(path))
     assert got.index is None and got.get("gpt-4.1") == ENTRIES["gpt-4.1"]
     assert modelmap.read(str(path)).index is not None  # the broken one was replaced by a good one
+
+
+def test_a_stamped_index_with_broken_lines_is_not_believed(tmp_path: Path) -> None:
+    """The map's own stamp, lines that are not what flue writes: each key asked for is read right."""
+    path = write_map(tmp_path / "map.json", UNIQUE)
+    modelmap.read(str(path))
+    head, rows = read_index()
+    for broken in (["1", "2"], ["", "", ""], ["1", "2", "3", "4"], ["1 ", "2", "3"], ["9" * 13, "1", "2"]):
+        write_index(head, [[json.dumps("gpt-4.1"), *broken], *rows])  # the first line of a key is its own
+        got = modelmap.read(str(path))
+        assert got.get("gpt-4.1") == UNIQUE["gpt-4.1"] and got.get("anthropic/claude-x") == UNIQUE["anthropic/claude-x"]
+
+
+def test_a_changed_map_file_is_not_read_through_the_old_index(tmp_path: Path) -> None:
+    """Stamped as a .pyc is with its source: the same path rewritten (an upgrade of litellm in
+    place), even to the same size, is another map."""
+    path = write_map(tmp_path / "map.json", UNIQUE)
+    modelmap.read(str(path))
+    changed = dict(UNIQUE, **{"gpt-4.1": {**UNIQUE["gpt-4.1"], "input_cost_per_token": 3e-06}})
+    text = json.dumps(changed, indent=4) + "\n"
+    assert len(text) == path.stat().st_size  # same size, other bytes
+    path.write_text(text)
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1")["input_cost_per_token"] == 3e-06
+
+
+def test_keys_json_escapes_are_found_exactly(tmp_path: Path) -> None:
+    entries = {"a\tb": {"x": 1}, "a": {"x": 2}, 'q"uote': {"x": 3}, "b\\n": {"x": 4}, "b\n": {"x": 5}}
+    path = write_map(tmp_path / "map.json", entries)
+    modelmap.read(str(path))
+    got = modelmap.read(str(path))
+    assert got.index is not None
+    assert [got.get(k) for k in entries] == list(entries.values()) and got.index is not None
+    assert got.get("a\t") is None and got.get("b") is None
+
+
+def test_the_old_json_index_goes_when_a_new_one_is_written(tmp_path: Path) -> None:
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    old = folder / mapindex.OLD_NAMES[0]
+    old.write_text('{"version": 1}')
+    modelmap.read(str(write_map(tmp_path / "map.json")))
+    assert not old.exists() and index_file().is_file()
 
 
 def test_an_index_of_another_map_version_is_not_used(tmp_path: Path) -> None:
@@ -92,11 +152,10 @@ def test_an_index_of_another_map_version_is_not_used(tmp_path: Path) -> None:
 def test_offsets_that_point_at_another_entry_fall_back_to_the_whole_map(tmp_path: Path) -> None:
     path = write_map(tmp_path / "map.json")
     modelmap.read(str(path))
-    stored = json.loads(index_file().read_text())
-    keys, flat = stored["keys"], stored["offsets"]
-    a, b = keys.index("gpt-4.1"), keys.index("anthropic/claude-x")
-    flat[3 * a : 3 * a + 3], flat[3 * b : 3 * b + 3] = flat[3 * b : 3 * b + 3], flat[3 * a : 3 * a + 3]
-    index_file().write_text(json.dumps(stored))  # same map fingerprint, lying offsets
+    head, rows = read_index()
+    a, b = row(rows, "gpt-4.1"), row(rows, "anthropic/claude-x")
+    a[1:], b[1:] = b[1:], a[1:]
+    write_index(head, rows)  # the map's own stamp, lying offsets
     got = modelmap.read(str(path))
     assert got.index is not None
     assert got.get("gpt-4.1") == ENTRIES["gpt-4.1"]  # not claude-x's prices
@@ -109,11 +168,10 @@ def test_a_malformed_entry_is_seen_when_it_is_asked_for(tmp_path: Path, bad: obj
     whose offsets are not integers reads from the map whole; the other keys' still serve."""
     path = write_map(tmp_path / "map.json", UNIQUE)
     modelmap.read(str(path))
-    stored = json.loads(index_file().read_text())
-    stored["offsets"][3 * stored["keys"].index("gpt-4.1") + 1] = bad
-    stored["keys"].append(7)  # not a key at all: never matches one asked for
-    stored["offsets"] += [1, 2, 3]
-    index_file().write_text(json.dumps(stored))
+    head, rows = read_index()
+    row(rows, "gpt-4.1")[2] = json.dumps(bad)
+    rows.append(["7", "1", "2", "3"])  # not a key at all: never matches one asked for
+    write_index(head, rows)
     got = modelmap.read(str(path))
     assert got.get("anthropic/claude-x") == UNIQUE["anthropic/claude-x"] and got.index is not None
     assert got.get("gpt-4.1") == UNIQUE["gpt-4.1"]
@@ -125,9 +183,8 @@ def test_a_malformed_entry_is_seen_when_it_is_asked_for(tmp_path: Path, bad: obj
 def test_offsets_shifted_anywhere_never_give_a_wrong_entry(tmp_path: Path, shift: int) -> None:
     path = write_map(tmp_path / "map.json", indent=None)
     modelmap.read(str(path))
-    stored = json.loads(index_file().read_text())
-    stored["offsets"] = [n + shift for n in stored["offsets"]]
-    index_file().write_text(json.dumps(stored))
+    head, rows = read_index()
+    write_index(head, [[r[0], *(int(n) + shift for n in r[1:])] for r in rows])
     got = modelmap.read(str(path))
     for key, value in ENTRIES.items():
         assert got.get(key) == value
@@ -209,14 +266,13 @@ def test_offsets_at_an_object_nested_under_the_same_key_are_not_used(tmp_path: P
     can write one) that points gpt-4.1 there must not price gpt-4.1 by it."""
     path = write_map(tmp_path / "map.json")
     modelmap.read(str(path))
-    stored = json.loads(index_file().read_text())
+    head, rows = read_index()
     raw = path.read_bytes()
     key_at = raw.index(b'"gpt-4.1"', raw.index(b'"nested"'))
     value_at = raw.index(b"{", key_at)
     end = raw.index(b"}", value_at) + 1
-    i = stored["keys"].index("gpt-4.1")
-    stored["offsets"][3 * i : 3 * i + 3] = [key_at, value_at, end]
-    index_file().write_text(json.dumps(stored))  # the map's fingerprint, offsets into sample_spec
+    row(rows, "gpt-4.1")[1:] = [str(key_at), str(value_at), str(end)]
+    write_index(head, rows)  # the map's own stamp, offsets into sample_spec
     got = modelmap.read(str(path))
     assert got.index is not None
     assert got.get("gpt-4.1") == ENTRIES["gpt-4.1"]  # not {"input_cost_per_token": 1.0}
