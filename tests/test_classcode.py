@@ -202,7 +202,7 @@ def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> Non
     stamp = classcode._stamp()  # this install's, as the process run below computes it
     assert stamp is not None
     magic = importlib.util.MAGIC_NUMBER + stamp
-    good = magic + marshal.dumps([["def f(): pass"], [compile("pass", "<string>", "exec")]])
+    good = magic + marshal.dumps([["def f(): pass"], [marshal.dumps(compile("pass", "<string>", "exec"))]])
     data = {
         "empty": b"",
         "garbage": magic + os.urandom(4096),
@@ -210,7 +210,8 @@ def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> Non
         "another install's stamp": good[:4] + bytes(len(stamp)) + good[len(magic) :],
         "truncated": good[: len(good) // 2],
         "not two lists": magic + marshal.dumps({"def f(): pass": compile("pass", "<string>", "exec")}),
-        "lists of two lengths": magic + marshal.dumps([["a", "b"], [compile("pass", "<string>", "exec")]]),
+        "lists of two lengths": magic
+        + marshal.dumps([["a", "b"], [marshal.dumps(compile("pass", "<string>", "exec"))]]),
         "values not code": magic + marshal.dumps([["def __create_fn__(): pass"], ["print('owned')"]]),
     }[content]
     cache.parent.mkdir(parents=True)
@@ -218,6 +219,31 @@ def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> Non
     counts = _run(cache, CLASSES + CHECK)
     assert counts["hits"] == 0 and counts["misses"] > 0
     assert _run(cache, CLASSES + CHECK)["misses"] == 0  # the next process has a good cache
+
+
+@pytest.mark.parametrize("blob", ["a string", "garbage", "code objects, not their bytes"])
+def test_an_entry_whose_code_is_broken_is_compiled_afresh_when_it_is_used(cache, blob) -> None:
+    """Each entry's code is read when its text is first looked up: a class whose entry holds
+    anything but a code object's bytes is compiled as if it were not in the file, and works."""
+    import marshal
+
+    _run(cache, CLASSES)
+    import importlib.util
+
+    from flue_tui.core import classcode
+
+    raw = cache.read_bytes()
+    magic = importlib.util.MAGIC_NUMBER + classcode._stamp()
+    texts, blobs = marshal.loads(raw[len(magic) :])
+    bad = {
+        "a string": lambda b: marshal.dumps("print('owned')"),
+        "garbage": lambda b: b[: len(b) // 2] + b"\xff" * 16,
+        "code objects, not their bytes": lambda b: marshal.loads(b),
+    }[blob]
+    cache.write_bytes(magic + marshal.dumps([texts, [bad(b) for b in blobs]]))
+    counts = _run(cache, CLASSES + CHECK)
+    assert counts["hits"] == 0 and counts["misses"] == len(texts)
+    assert _run(cache, CLASSES + CHECK)["misses"] == 0  # written again, whole
 
 
 def test_a_symlink_at_the_cache_is_never_followed(cache, tmp_path) -> None:

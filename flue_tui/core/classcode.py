@@ -20,7 +20,10 @@ cloned repository, a copied tree or another install is not read. Anything else i
 
 The file keeps at most MAX_ENTRIES texts and MAX_BYTES, those this run used first: classes a
 library no longer defines (an upgrade changes their text) fall off the end instead of filling it
-for good.
+for good. Each text's code is kept as marshal bytes of its own, read into a code object when that
+text is first looked up: a start defines a few hundred of the file's classes, and reading every
+entry's code (a cache that also holds the tests' or litellm's classes: thousands) cost ~5-25 ms
+before the first frame.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ STALE_S = 600.0  # a temporary file this old is a killed save's, not one under w
 _TMP_PREFIX = ".dataclass-code."
 
 _lock = threading.Lock()
-_codes: dict[str, Any] = {}  # the file's entries and this run's
+_codes: dict[str, Any] = {}  # the file's entries (code as marshal bytes until first used) and this run's
 _used: dict[str, Any] = {}  # this run's, in the order first used: what the file keeps first
 _new = 0  # entries compiled since the file was read
 _path: Path | None = None
@@ -66,6 +69,10 @@ def _exec(source: Any, *args: Any, **kw: Any) -> None:
     if not isinstance(source, str) or not args or args[0] is None or kw or len(args) > 2:
         return builtins.exec(source, *args, **kw)
     code = _codes.get(source)
+    if type(code) is bytes:
+        code = _code(code)
+        if code is not None:
+            _codes[source] = code
     if code is None:
         counts["misses"] += 1
         # As exec(str) from dataclasses.py compiles it: no future flags of ours, its "<string>" name.
@@ -80,6 +87,15 @@ def _exec(source: Any, *args: Any, **kw: Any) -> None:
         if source not in _used and len(_used) < MAX_ENTRIES:
             _used[source] = code
     builtins.exec(code, *args)
+
+
+def _code(blob: bytes) -> Any:
+    """A file entry's code object, or None (not one: compiled afresh, as a text not in the file)."""
+    try:
+        code = marshal.loads(blob)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if type(code) is type(_code.__code__) else None
 
 
 def install(path: Path | None = None) -> None:
@@ -144,13 +160,12 @@ def _read(path: Path) -> dict[str, Any]:
     if stamp is None or len(raw) > MAX_BYTES or not raw.startswith(head):
         return {}
     try:
-        texts, codes = marshal.loads(raw[len(head) :])
+        texts, blobs = marshal.loads(memoryview(raw)[len(head) :])
     except (EOFError, ValueError, TypeError):
         return {}
-    if not isinstance(texts, list) or not isinstance(codes, list) or len(texts) != len(codes):
+    if not isinstance(texts, list) or not isinstance(blobs, list) or len(texts) != len(blobs):
         return {}
-    code_type = type(_read.__code__)
-    return {k: v for k, v in zip(texts, codes, strict=True) if isinstance(k, str) and isinstance(v, code_type)}
+    return {k: v for k, v in zip(texts, blobs, strict=True) if type(k) is str and type(v) is bytes}
 
 
 def save() -> None:
@@ -169,18 +184,19 @@ def save() -> None:
     stamp = _stamp()
     if stamp is None:
         return
-    texts, codes = list(table), list(table.values())
+    try:
+        texts = list(table)
+        blobs = [code if type(code) is bytes else marshal.dumps(code) for code in table.values()]
+    except ValueError:
+        return
     while True:
-        try:
-            # Two lists, not the dict: marshal reads a dict of ~1,000 long str keys ~3× slower.
-            data = importlib.util.MAGIC_NUMBER + stamp + marshal.dumps([texts, codes])
-        except ValueError:
-            return
+        # Two lists, not the dict: marshal reads a dict of ~1,000 long str keys ~3× slower.
+        data = importlib.util.MAGIC_NUMBER + stamp + marshal.dumps([texts, blobs])
         if len(data) <= MAX_BYTES:
             break
         if len(texts) <= 1:
             return
-        del texts[len(texts) // 2 :], codes[len(codes) // 2 :]  # past the bound: the first-used half
+        del texts[len(texts) // 2 :], blobs[len(blobs) // 2 :]  # past the bound: the first-used half
     import tempfile  # here: its own imports (random, shutil) are not start-up's
 
     with contextlib.suppress(OSError):
