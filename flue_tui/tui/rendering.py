@@ -29,6 +29,7 @@ class Rendering:
     _frame_s: float  # the CPU from a flush's start until it was painted (layout and compositing too)
     _draws_answer: bool  # the flush set for a reply's first text
     answer_drawn: asyncio.Event  # set once such a flush is painted
+    screen: Any
     set_timer: Any
     batch_update: Any
     call_after_refresh: Any
@@ -76,6 +77,7 @@ class Rendering:
             return
         self._flushing = True
         began, cpu = time.perf_counter(), time.process_time()
+        appended: list = []
         try:
             appended, dirty = self.router.take()
             hosts: dict[int, tuple[Any, list]] = {}
@@ -107,10 +109,20 @@ class Rendering:
             # most of its cost: its CPU counts once painted (CPU, not wall: the wall time to the
             # paint includes waiting for Textual's update tick). The stream's own work in between
             # counts too, so only a frame dearer than the flush interval slows the cadence.
+            # A reply's first text, if this flush mounted it (one that began during the flush is
+            # the next flush's: the mark waits for it).
             answer = self._answer_view(appended) if self._draws_answer else None
-            self._draws_answer = False
+            if answer is not None:
+                self._draws_answer = False
+                self.screen_urgent()
             self.call_after_refresh(self._frame_painted, cpu, answer)
         self._update_ticker()
+
+    def screen_urgent(self) -> None:
+        """The main screen's next paint comes as soon as it is idle (tui/screens/main.py); a
+        dialog over it paints on Textual's timer as ever."""
+        if isinstance(self.screen, MainScreen):
+            self.screen.paint_now = True
 
     def _answer_view(self, appended: list) -> Any:
         """The view of the reply whose first text this flush draws (the root's newest)."""

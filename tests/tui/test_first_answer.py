@@ -270,3 +270,62 @@ async def test_the_answer_counts_as_painted_once_it_is_laid_out(make_app):
             assert not app.answer_drawn.is_set()
         await asyncio.wait_for(app.answer_drawn.wait(), 60)
         assert view in app.screen._compositor and "First words." in screen_text(app)
+
+
+# Textual paints on a timer (TEXTUAL_FPS a second): at 1 a second, a stock screen's first frame and
+# every paint after a change wait up to a second for its tick. The main screen paints the first
+# frame and a reply's first text as soon as it is idle (tui/screens/main.py): the timer has not
+# ticked for them (its ticks are counted here, Textual's Timer observed, not replaced).
+URGENT = (
+    "import asyncio, json, os, sys\n"
+    'os.environ["TEXTUAL_FPS"] = "1"\n'
+    + APP
+    + r"""
+from textual.timer import Timer
+ticks = []
+_tick = Timer._tick
+async def counted(self, **kw):
+    if self.name == "screen_update":
+        ticks.append(self.name)
+    return await _tick(self, **kw)
+Timer._tick = counted
+
+async def main():
+    app = launched()
+    at_frame = []
+    first = app._after_first_frame
+    def frame():
+        at_frame.append((len(ticks), "Welcome to flue" in screen(app)))
+        first()
+    app._after_first_frame = frame
+    flushes = []
+    render = app._render_changes
+    async def rendered():
+        flushes.append(len(ticks))
+        await render()
+    app._render_changes = rendered
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.answer_drawn.wait()
+        print(json.dumps({"at_frame": at_frame, "ticks_at_answer": len(ticks), "ticks_at_last_flush": flushes[-1],
+                          "answer": "Right away." in screen(app)}), flush=True)
+        app.exit()
+
+asyncio.run(main())
+"""
+)
+
+
+def test_the_first_frame_and_an_answers_first_text_do_not_wait_for_textuals_timer(fakellm, work: Path):
+    fakellm.script(Turn(text="Right away."))
+    proc = _child(URGENT, work, fakellm)
+    try:
+        out = _line(proc)
+        assert out["at_frame"] == [[0, True]]  # painted, the welcome on screen, before any tick
+        assert out["answer"] is True
+        # The flush that drew the answer was painted with no tick of the timer since.
+        assert out["ticks_at_answer"] == out["ticks_at_last_flush"]
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

@@ -16,7 +16,7 @@ later frame: on a loaded box (fewer frames for the same mounts) it could stay so
 
 from __future__ import annotations
 
-from textual import messages
+from textual import events, messages
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -41,3 +41,27 @@ class MainScreen(Screen):
         if layout_required and not self._layout_required:
             self._layout_required = True
             self.check_idle()
+
+    # -- painting ----------------------------------------------------------------------------------
+    # Textual paints on its update timer: with something to draw, the idle screen resumes the timer,
+    # and its tick comes a whole period (1/60 s) after the timer was first resumed, or at the next
+    # tick of its grid. That coalesces the changes of a burst into one paint, but the app's first
+    # frame waited ~16 ms with nothing to do, and so could the first text of an answer. A frame the
+    # app marks urgent (`paint_now`: the first, and a flush showing a reply's first text: one a
+    # reply, so never a burst) is painted as soon as the screen is idle; every other change is
+    # left to the timer (painting every change at once drew 7 frames where the timer drew 4
+    # between the first frame and a launch prompt's answer).
+    paint_now = True  # the first frame
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        if (
+            self.paint_now
+            and not self.app._batch_count
+            and self.is_current
+            and (self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets)
+            and not self._recompose_required
+        ):
+            self.paint_now = False
+            event.prevent_default()  # Screen's own handler (it would resume the timer) does not run
+            self._on_timer_update()
+        # Otherwise Textual's handler runs next, as the dispatcher walks the classes.
