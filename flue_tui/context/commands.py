@@ -23,12 +23,13 @@ from typing import Literal, TypeVar
 from flue_tui.config import trust
 from flue_tui.context.frontmatter import SkillFormatError, split_frontmatter
 from flue_tui.core.files import OutsideRoots, read_own, read_own_at, shown_name, utf8_name, walk_dirs
+from flue_tui.core.lazyre import lazy
 
 T = TypeVar("T")
 
 CommandSource = Literal["project", "user"]
-_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one path part of a name: no spaces, no `:`
-_PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])")
+_SEGMENT = lazy(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one path part of a name: no spaces, no `:`
+_PLACEHOLDER = lazy(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])")
 MAX_DEPTH = 4  # namespaces nest this deep at most; deeper folders are not walked
 MAX_FILES = 500  # a folder of thousands of files is a mistake, not a command set
 # Claude Code's model aliases name Anthropic's current models; flue cannot know which one the user

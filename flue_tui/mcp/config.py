@@ -25,6 +25,7 @@ from flue_tui.config.errors import ConfigError
 from flue_tui.config.trust import Snapshot
 from flue_tui.core.files import workspace_roots
 from flue_tui.core.jsonargs import loads
+from flue_tui.core.lazyre import lazy
 from flue_tui.sandbox.procguard import ENV_ALLOWLIST
 
 PROJECT_FILE = ".mcp.json"
@@ -32,9 +33,9 @@ DEFAULT_TOOL_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 30.0
 # No `__` and no `_` at the end: a tool is `mcp__SERVER__TOOL`, and a rule `mcp__github` must mean
 # the server `github` alone, never `github__helper` (or `github_` with a tool `_sync`).
-NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$")
+NAME = lazy(r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$")
 NAME_RULE = "must be 1-64 letters, digits, '_' or '-', without '__' or a '_' at the end"
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 Transport = Literal["stdio", "http", "sse", "sdk"]
 # Keys a server entry may have, in either file format.
 KNOWN = frozenset(

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
 
 from flue_tui.core.abort import ToolError
+from flue_tui.core.lazyre import lazy
 from flue_tui.core.traits import ToolTraits
 from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult
 from flue_tui.tools.truncate import truncate_head
 
 PREFIX = "mcp__"
-_BAD = re.compile(r"[^A-Za-z0-9_-]")
+_BAD = lazy(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
 MAX_DESCRIPTION = 2048
 

@@ -7,12 +7,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from flue_tui.core.lazyre import lazy
 from flue_tui.core.messages import ToolCall, Usage
 
 ErrorKind = Literal["auth", "model_unknown", "connection", "rate_limit", "server", "overflow", "bad_request", "other"]
 
 # Flue's transient-error test (flue-behaviour.md §10.4), applied to the provider's message.
-TRANSIENT_RE = re.compile(
+TRANSIENT_RE = lazy(
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
     r"|network.?error|connection.?(?:reset|refused|lost)|socket hang up|fetch failed|timed? out|timeout"
     r"|terminated|provider finish_reason:\s*error(?![-\w])",
@@ -60,7 +61,7 @@ StreamItem = TextChunk | ThinkingChunk | UsageChunk | TurnResponse
 
 # litellm appends the whole request to some errors ("Received Messages=[...]": system prompt,
 # files read, everything) and the offending tool arguments to others; neither belongs in a message.
-_REQUEST_DUMP = re.compile(r"\s*(?:Received Messages=|\. Arguments: ).*\Z", re.DOTALL)
+_REQUEST_DUMP = lazy(r"\s*(?:Received Messages=|\. Arguments: ).*\Z", re.DOTALL)
 
 
 def without_request(message: str) -> str:

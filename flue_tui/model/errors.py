@@ -12,7 +12,9 @@ import json
 import re
 from typing import Any
 
-_PREFIX = re.compile(r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*")
+from flue_tui.core.lazyre import lazy
+
+_PREFIX = lazy(r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*")
 # Where litellm starts echoing the request back; nothing after these is the provider's message.
 _DUMP_MARKERS = (
     "Received Messages",
@@ -82,11 +84,11 @@ def _from_body(data: dict[str, Any]) -> tuple[str | None, str | None]:
     return (str(message) if message else None), None
 
 
-_TRANSPORT_NOISE = re.compile(r"\s*ssl:(?:<[^>]*>|default|None)")
+_TRANSPORT_NOISE = lazy(r"\s*ssl:(?:<[^>]*>|default|None)")
 
 
 # A provider's text is untrusted: no terminal control sequences, and one line.
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+_CONTROL = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
 
 
 def without_request(text: str) -> str:
@@ -98,7 +100,7 @@ def without_request(text: str) -> str:
 
 # A connection that broke mid-reply, as aiohttp (litellm's transport) or httpx (the direct path's)
 # words it: Python reprs of transport internals. Both paths say it in one sentence instead.
-_CUT = re.compile(
+_CUT = lazy(
     r"Response payload is not completed|TransferEncodingError|Connection reset by peer|Server disconnected"
     r"|peer closed connection|RemoteProtocolError|incomplete chunked read|ReadError|ClientPayloadError",
     re.IGNORECASE,
@@ -121,9 +123,9 @@ def made_locally(exc: BaseException) -> bool:
         return False
 
 
-_HTML = re.compile(r"<!doctype html|<html[\s>]", re.IGNORECASE)
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
+_HTML = lazy(r"<!doctype html|<html[\s>]", re.IGNORECASE)
+_TITLE = lazy(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = lazy(r"<[^>]*>")
 
 
 def _html_text(text: str) -> str:

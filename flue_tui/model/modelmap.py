@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import threading
 from typing import Any
 
+from flue_tui.core.lazyre import lazy
 from flue_tui.model import mapindex
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
-_TIER = re.compile(r"^input_cost_per_token_above_(\d+)k_tokens$")
+_TIER = lazy(r"^input_cost_per_token_above_(\d+)k_tokens$")
 
 _lock = threading.Lock()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from flue_tui.core.lazyre import lazy
 from flue_tui.core.traits import ToolTraits
 
 # The shell reader (permissions/shell.py, scope.py: ~5 ms of modules) is imported by the functions
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
 # A file a call reads or writes outside its tool's own arguments (a shell redirection, an `@path`
 # attachment), judged by the `write`/`read` rules as those tools' path argument is.
 FILE_PATH = ToolTraits(paths=("path",))
-_RULE = re.compile(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_SUBCOMMAND = re.compile(r"^[a-z][\w:.-]*$")
+_RULE = lazy(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_SUBCOMMAND = lazy(r"^[a-z][\w:.-]*$")
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
 SUBCOMMAND_TOOLS = frozenset(
     "git npm pnpm yarn bun deno cargo go uv uvx pip pip3 poetry pdm hatch tox nox docker podman kubectl helm gh "
@@ -40,7 +41,7 @@ SUBCOMMAND_TOOLS = frozenset(
 # (`npm run test`, `uv run pytest`), so one answer does not allow every script.
 RUNNER_SUBCOMMANDS = frozenset("run exec x dlx".split())
 RUNNER_PROGRAMS = frozenset("npx pnpx bunx uvx pipx".split())  # `npx eslint` → `npx eslint`, not `npx`
-PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
+PYTHONS = lazy(r"^python(\d+(\.\d+)?)?$")
 
 
 class RuleError(ValueError):

@@ -17,16 +17,16 @@ sentence (WorktreeError), never git's multi-line output or a traceback.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.files import shown_name
+from flue_tui.core.lazyre import lazy
 from flue_tui.core.termsafe import terminal_safe
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SUFFIX = ".worktrees"  # <repo>.worktrees/NAME
 _HALF_MADE = "\x00initializing"  # the branch _registered() reports for a worktree git is still (or was) making
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from flue_tui.core.jsstr import JS_WHITESPACE, len16
+from flue_tui.core.lazyre import lazy
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def js_trim(s: str) -> str:

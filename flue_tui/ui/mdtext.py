@@ -4,10 +4,10 @@ GitHub. Code blocks are left alone. Idempotent, so streamed text can be passed t
 
 from __future__ import annotations
 
-import re
+from flue_tui.core.lazyre import lazy
 
-_TASK = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[([ xX])\](?=\s|$)")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_TASK = lazy(r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[([ xX])\](?=\s|$)")
+_FENCE = lazy(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def task_boxes(text: str) -> str:
