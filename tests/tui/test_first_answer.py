@@ -42,7 +42,12 @@ LAUNCH = (
     "import asyncio, json, sys\n"
     + APP
     + r"""
+from flue_tui.tui import app as app_module
 from flue_tui.tui.widgets.reply import markdown_ready
+
+# The loads wait for the answer's frame however long it takes on a loaded machine (the bound of
+# that wait is test_the_background_loads_wait_for_the_answer_only_so_long's).
+app_module.HOLD_LOADS_S = 600.0
 
 async def main():
     app = launched()
