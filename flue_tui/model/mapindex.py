@@ -2,15 +2,18 @@
 
 Parsing the whole map (~3.5 MB of JSON) cost ~30 ms of CPU in every process, before a first
 request could be sized. The index is a small text file in flue's cache directory: a stamp of the
-map file it was made from (its size, times, inode: as Python stamps a .pyc with its source), then
-one line per top-level key of the map, the key as JSON and the byte offsets of the key and of its
-value. A process reads the map's bytes (~3 ms), checks the stamp, and finds the line of each key
+map file it was made from (its size, times, inode: as Python stamps a .pyc with its source), the
+CRC-32 of the rest, then one line per top-level key of the map, the key as JSON and the byte offsets
+of the key and of its value. A process reads the map's bytes (~3 ms), checks the stamp, and finds the line of each key
 it asks for without parsing the rest (a JSON index and a SHA-256 of the map cost ~6 ms more).
 
 The index only says where to look; every value still comes from the map's own bytes, and each is
 checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, found
 nowhere else in the map (so not an object nested in another entry under the same name), and the
-value is one JSON object ending before a `,`/`}`. An index that is missing, corrupt, written
+value is one JSON object ending before a `,`/`}`. A key with no line is not in the map: that the
+index is whole is what its CRC-32 vouches for (a damaged file is not used; a key dropped on purpose
+by someone who can write flue's cache, who could as well write its config, leaves that model
+unpriced, shown as unknown, never mispriced). An index that is missing, corrupt, written
 for another map (another litellm), another user's, a symlink, too large, or unreadable (its
 directory too) is not used: the map is parsed whole, as before, and a fresh index written beside
 it when that works. So a broken index costs the old 30 ms, never a wrong price or window.
@@ -23,6 +26,7 @@ import json
 import os
 import re
 import time
+import zlib
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.config.paths import cache_dir
@@ -104,8 +108,8 @@ def _before(raw: bytes, at: int) -> bytes:
 def entry_at(raw: bytes, key: str, offsets: Offsets) -> dict[str, Any]:
     """The entry `key`'s offsets point at in `raw`, checked to be that key's; Stale if not."""
     key_at, value_at, end = offsets
-    if not 0 < key_at < value_at < end <= len(raw):
-        raise Stale(key)
+    if not 0 < key_at < value_at < end <= len(raw) or raw[key_at] != ord('"'):
+        raise Stale(key)  # (a key at its quote: whitespace before it would widen what is counted below)
     before = _before(raw, key_at)
     after = raw[_skip(raw, end) : _skip(raw, end) + 1]
     head = raw[key_at:value_at].rstrip(b" \t\n\r")
@@ -163,7 +167,11 @@ def load(raw: bytes, made: bytes) -> Index | None:
     head = HEAD + made
     if not data.startswith(head) or not data.endswith(b"\n"):
         return None
-    return Index(data, len(head) - 1)
+    lines_at = data.find(b"\n", len(head))  # the newline ending the CRC's line
+    crc = data[len(head) : lines_at]
+    if lines_at < 0 or not (crc.isdigit() and len(crc) <= 10) or int(crc) != zlib.crc32(data[lines_at + 1 :]):
+        return None
+    return Index(data, lines_at)
 
 
 class Index:
@@ -207,8 +215,8 @@ def save(raw: bytes, where: dict[str, Offsets], made: bytes) -> None:
     folder = cache_dir()
     import tempfile  # only when an index is written: once per litellm version
 
-    lines = [HEAD, made]
-    lines += [b"%s\t%d\t%d\t%d\n" % (json.dumps(key).encode(), *offsets) for key, offsets in where.items()]
+    body = b"".join(b"%s\t%d\t%d\t%d\n" % (json.dumps(key).encode(), *offsets) for key, offsets in where.items())
+    lines = [HEAD, made, b"%d\n" % zlib.crc32(body), body]
     tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)

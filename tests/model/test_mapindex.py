@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -31,14 +32,21 @@ def index_file() -> Path:
 
 
 def read_index() -> tuple[list[str], list[list[str]]]:
-    """The stored index as an attacker would edit it: its head lines, and per key its line's fields
-    (the key as JSON, then the offsets of the key, of its value and past the value)."""
+    """The stored index as an attacker would edit it: its head lines (the version, the map's stamp),
+    and per key its line's fields (the key as JSON, then the offsets of the key, of its value and
+    past the value)."""
     lines = index_file().read_text().split("\n")
-    return lines[:2], [line.split("\t") for line in lines[2:-1]]
+    return lines[:2], [line.split("\t") for line in lines[3:-1]]
 
 
-def write_index(head: list[str], rows: list[list[str]]) -> None:
-    index_file().write_text("\n".join(head + ["\t".join(map(str, row)) for row in rows]) + "\n")
+def write_index(head: list[str], rows: list[list[str]], *, crc: bool = True) -> None:
+    """As someone who can write flue's cache would: with the CRC of what they wrote (`crc` False:
+    the old one kept, as a damaged file would)."""
+    body = "".join("\t".join(map(str, row)) + "\n" for row in rows).encode()
+    old = index_file().read_text().split("\n")[2]
+    index_file().write_bytes(
+        "\n".join(head).encode() + b"\n" + (b"%d" % zlib.crc32(body) if crc else old.encode()) + b"\n" + body
+    )
 
 
 def row(rows: list[list[str]], key: str) -> list[str]:
@@ -96,6 +104,17 @@ def test_a_corrupt_index_is_not_used(tmp_path: Path, text: str) -> None:
     assert modelmap.read(str(path)).index is not None  # the broken one was replaced by a good one
 
 
+@pytest.mark.parametrize("crc", ["", "x", "-1", "99999999999", "1 ", "٣"])
+def test_an_index_whose_crc_line_is_not_a_crc_is_not_used(tmp_path: Path, crc: str) -> None:
+    path = write_map(tmp_path / "map.json", UNIQUE)
+    modelmap.read(str(path))
+    lines = index_file().read_text().split("\n")
+    lines[2] = crc
+    index_file().write_text("\n".join(lines))
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1") == UNIQUE["gpt-4.1"]
+
+
 def test_a_stamped_index_with_broken_lines_is_not_believed(tmp_path: Path) -> None:
     """The map's own stamp, lines that are not what flue writes: each key asked for is read right."""
     path = write_map(tmp_path / "map.json", UNIQUE)
@@ -105,6 +124,39 @@ def test_a_stamped_index_with_broken_lines_is_not_believed(tmp_path: Path) -> No
         write_index(head, [[json.dumps("gpt-4.1"), *broken], *rows])  # the first line of a key is its own
         got = modelmap.read(str(path))
         assert got.get("gpt-4.1") == UNIQUE["gpt-4.1"] and got.get("anthropic/claude-x") == UNIQUE["anthropic/claude-x"]
+
+
+def test_a_damaged_index_is_not_used_and_a_dropped_key_is_never_mispriced(tmp_path: Path) -> None:
+    """A key with no line is not in the map, as far as the index's CRC vouches: a damaged index
+    (a line lost, its CRC not matching) is not used; one rewritten on purpose without a key (by
+    someone who can write flue's cache, and so its config) leaves that model unknown, never
+    priced by another's entry."""
+    path = write_map(tmp_path / "map.json", UNIQUE)
+    modelmap.read(str(path))
+    head, rows = read_index()
+    kept = [r for r in rows if r[0] != json.dumps("gpt-4.1")]
+    write_index(head, kept, crc=False)
+    got = modelmap.read(str(path))
+    assert got.index is None and got.get("gpt-4.1") == UNIQUE["gpt-4.1"]  # damaged: parsed whole
+    assert modelmap.read(str(path)).index is not None  # and a whole index written again
+    write_index(head, kept)
+    assert modelmap.read(str(path)).get("gpt-4.1") is None
+
+
+def test_offsets_at_the_spaces_before_a_nested_key_are_not_used(tmp_path: Path) -> None:
+    """The key's offset must be its opening quote: one in the indentation before a nested key of
+    the same name would make the check that the key is nowhere else count only that indentation."""
+    path = write_map(tmp_path / "map.json")
+    modelmap.read(str(path))
+    head, rows = read_index()
+    raw = path.read_bytes()
+    quote = raw.index(b'"gpt-4.1"', raw.index(b'"nested"'))
+    spaces = raw.rindex(b"\n", 0, quote) + 1  # the indentation before it
+    value_at = raw.index(b"{", quote)
+    row(rows, "gpt-4.1")[1:] = [str(spaces), str(value_at), str(raw.index(b"}", value_at) + 1)]
+    write_index(head, rows)
+    got = modelmap.read(str(path))
+    assert got.get("gpt-4.1") == ENTRIES["gpt-4.1"]  # not {"input_cost_per_token": 1.0}
 
 
 def test_a_changed_map_file_is_not_read_through_the_old_index(tmp_path: Path) -> None:
