@@ -221,7 +221,7 @@ def test_a_broken_cache_file_is_no_cache_and_is_rewritten(cache, content) -> Non
     assert _run(cache, CLASSES + CHECK)["misses"] == 0  # the next process has a good cache
 
 
-@pytest.mark.parametrize("blob", ["a string", "garbage", "code objects, not their bytes"])
+@pytest.mark.parametrize("blob", ["a string", "garbage", "code objects, not their bytes", "a count past memory"])
 def test_an_entry_whose_code_is_broken_is_compiled_afresh_when_it_is_used(cache, blob) -> None:
     """Each entry's code is read when its text is first looked up: a class whose entry holds
     anything but a code object's bytes is compiled as if it were not in the file, and works."""
@@ -239,9 +239,12 @@ def test_an_entry_whose_code_is_broken_is_compiled_afresh_when_it_is_used(cache,
         "a string": lambda b: marshal.dumps("print('owned')"),
         "garbage": lambda b: b[: len(b) // 2] + b"\xff" * 16,
         "code objects, not their bytes": lambda b: marshal.loads(b),
+        "a count past memory": lambda b: b"(\xff\xff\xff\x7f",  # a tuple of 2**31 items: 16 GB to unmarshal
     }[blob]
     cache.write_bytes(magic + marshal.dumps([texts, [bad(b) for b in blobs]]))
-    counts = _run(cache, CLASSES + CHECK)
+    # Bounded, so the tuple's allocation fails at once (unbounded, marshal may take a minute to).
+    bound = "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))"
+    counts = _run(cache, CLASSES + CHECK, pre=bound if blob == "a count past memory" else "")
     assert counts["hits"] == 0 and counts["misses"] == len(texts)
     assert _run(cache, CLASSES + CHECK)["misses"] == 0  # written again, whole
 

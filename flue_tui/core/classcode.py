@@ -93,7 +93,7 @@ def _code(blob: bytes) -> Any:
     """A file entry's code object, or None (not one: compiled afresh, as a text not in the file)."""
     try:
         code = marshal.loads(blob)
-    except (EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError, MemoryError):  # marshal trusts a count it reads
         return None
     return code if type(code) is type(_code.__code__) else None
 
@@ -161,7 +161,7 @@ def _read(path: Path) -> dict[str, Any]:
         return {}
     try:
         texts, blobs = marshal.loads(memoryview(raw)[len(head) :])
-    except (EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError, MemoryError):  # marshal trusts a count it reads
         return {}
     if not isinstance(texts, list) or not isinstance(blobs, list) or len(texts) != len(blobs):
         return {}
