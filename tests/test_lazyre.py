@@ -24,3 +24,13 @@ def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
         assert deferred.findall(text) == eager.findall(text)
         assert deferred.pattern == pattern and deferred.flags == eager.flags
     assert lazy(rb"[ \t]*").match(b"  x").end() == 2  # type: ignore[union-attr]
+
+
+def test_a_lazy_pattern_copies_and_pickles_as_a_pattern_would() -> None:
+    import copy
+    import pickle
+
+    deferred = lazy(r"a+b")
+    for other in (copy.copy(deferred), copy.deepcopy(deferred), pickle.loads(pickle.dumps(deferred))):
+        assert other.fullmatch("aab") and not other.fullmatch("b")
+    assert deferred.fullmatch("ab")  # the original too, compiled or not

@@ -28,7 +28,12 @@ class Lazy:
         return self._compiled
 
     def __getattr__(self, name: str) -> Any:  # match, search, sub, pattern, …: the compiled pattern's
+        if name.startswith("_"):  # a slot not set yet (copy, pickle), a protocol's dunder: not the pattern's
+            raise AttributeError(name)
         return getattr(self.compiled(), name)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Lazy, (self._pattern, self._flags))
 
 
 @overload
