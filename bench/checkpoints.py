@@ -49,10 +49,8 @@ def main() -> None:
         make_tree(ws, args.files)
         subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
         subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
-        baseline = timed(
-            lambda: subprocess.run(["git", "status", "--porcelain"], cwd=ws, check=True, capture_output=True),
-            args.rounds,
-        )
+        baseline = timed(lambda: subprocess.run(["git", "status", "--porcelain"], cwd=ws, check=True,
+                                                capture_output=True), args.rounds)
         cps = FileCheckpoints(ws, Path(tmp) / "home")
         began = time.perf_counter()
         first = cps.snapshot("bench/0")
@@ -78,10 +76,8 @@ def main() -> None:
         restore_ms = (time.perf_counter() - began) * 1000
         print(f"files: {args.files}; baseline git status: {baseline:.1f} ms (median of {args.rounds})")
         print(f"first snapshot: {first_ms:.0f} ms")
-        print(
-            f"unchanged snapshot: {unchanged:.1f} ms median, ratio {unchanged / baseline:.2f} vs git status "
-            f"(target < 100 ms)"
-        )
+        print(f"unchanged snapshot: {unchanged:.1f} ms median, ratio {unchanged / baseline:.2f} vs git status "
+              f"(target < 100 ms)")
         print(f"100 files changed: {changed:.1f} ms median , ratio {changed / baseline:.2f}")
         print(f"restore of 100 files: {restore_ms:.1f} ms ({len(restored.written)} written)")
         print(f"store size: {cps.size_bytes() / 1e6:.1f} MB")

@@ -42,37 +42,13 @@ def run(work: Path, llm: FakeAnthropic, cache: bool, pad: str) -> dict:
         path.write_text("\n".join(lines) + "\n")
         files.append(str(path))
     llm.script(script(files))
-    env = dict(
-        os.environ,
-        ANTHROPIC_API_BASE=llm.base_url,
-        ANTHROPIC_API_KEY="sk-ant-bench",
-        FLUE_HOME=str(work / "home"),
-        FLUE_PROMPT_CACHE="true" if cache else "false",
-    )
+    env = dict(os.environ, ANTHROPIC_API_BASE=llm.base_url, ANTHROPIC_API_KEY="sk-ant-bench",
+               FLUE_HOME=str(work / "home"), FLUE_PROMPT_CACHE="true" if cache else "false")
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "FLUE_MODEL"):
         env.pop(var, None)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "flue_tui",
-            "-p",
-            "read the notes one by one",
-            "--model",
-            MODEL,
-            "--output-format",
-            "json",
-            "--max-turns",
-            str(TURNS + 5),
-            "--append-system-prompt",
-            pad,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        env=env,
-        timeout=900,
-    )
+    proc = subprocess.run([sys.executable, "-m", "flue_tui", "-p", "read the notes one by one", "--model", MODEL,
+                           "--output-format", "json", "--max-turns", str(TURNS + 5), "--append-system-prompt", pad],
+                          capture_output=True, text=True, cwd=work, env=env, timeout=900)
     if proc.returncode != 0 or llm.rejections:
         raise SystemExit(f"run failed ({proc.returncode}): {proc.stderr[-2000:]} {llm.rejections[:1]}")
     return json.loads(proc.stdout)
@@ -81,17 +57,10 @@ def run(work: Path, llm: FakeAnthropic, cache: bool, pad: str) -> dict:
 def prefix_tokens(work: Path, llm: FakeAnthropic) -> int:
     """How big flue's own system prompt and tools are, from one short calibration request."""
     llm.script(Turn(text="ok"))
-    env = dict(
-        os.environ, ANTHROPIC_API_BASE=llm.base_url, ANTHROPIC_API_KEY="sk-ant-bench", FLUE_HOME=str(work / "home")
-    )
-    subprocess.run(
-        [sys.executable, "-m", "flue_tui", "-p", "hi", "--model", MODEL],
-        capture_output=True,
-        cwd=work,
-        env=env,
-        timeout=300,
-        check=True,
-    )
+    env = dict(os.environ, ANTHROPIC_API_BASE=llm.base_url, ANTHROPIC_API_KEY="sk-ant-bench",
+               FLUE_HOME=str(work / "home"))
+    subprocess.run([sys.executable, "-m", "flue_tui", "-p", "hi", "--model", MODEL], capture_output=True,
+                   cwd=work, env=env, timeout=300, check=True)
     usage = llm.usages[-1]
     return usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
 
@@ -112,13 +81,11 @@ def main() -> int:
         label = "on " if cache else "off"
         obj = results[cache]
         u = obj["usage"]
-        print(
-            f"caching {label}: ${obj['total_cost_usd']:.2f} over {obj['num_turns']} turns "
-            f"(input {u['input_tokens']:,}, cache read {u['cache_read_input_tokens']:,}, "
-            f"cache write {u['cache_creation_input_tokens']:,}, output {u['output_tokens']:,}; "
-            f"first prompt {prefix:,} tokens, last "
-            f"{sum(usages[-1][k] for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')):,})"
-        )
+        print(f"caching {label}: ${obj['total_cost_usd']:.2f} over {obj['num_turns']} turns "
+              f"(input {u['input_tokens']:,}, cache read {u['cache_read_input_tokens']:,}, "
+              f"cache write {u['cache_creation_input_tokens']:,}, output {u['output_tokens']:,}; "
+              f"first prompt {prefix:,} tokens, last "
+              f"{sum(usages[-1][k] for k in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens')):,})")
     ratio = results[False]["total_cost_usd"] / results[True]["total_cost_usd"]
     print(f"caching saves: ratio {ratio:.1f}x cheaper (target >= 4)")
     return 0 if ratio >= 4 else 1

@@ -423,18 +423,11 @@ def bench_first_token(rounds: int, baseline: Path | None = None) -> dict:
 def bench_idle(rounds: int) -> dict:
     """The median of `rounds` warm starts: a first, untimed one writes the .pyc files, the
     dataclass code and the model map's index, as an installed flue's first run does."""
-    from bench.tui import bytecode_env
+    from bench.tui import idle_env
 
     result: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as work:
-        env = bytecode_env(
-            dict(
-                os.environ,
-                OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-                OPENAI_API_KEY="sk-bench",
-                FLUE_HOME=str(Path(work) / "home"),
-            )
-        )
+        env = idle_env(work)
         for transport in ("auto", "litellm"):
             values, loaded, relays = [], [], []
             _child(IDLE_CHILD, [work, "openai/fake"], {**env, "FLUE_TRANSPORT": transport})  # untimed
@@ -446,9 +439,7 @@ def bench_idle(rounds: int) -> dict:
             result[f"idle_rss_mb_{transport}"] = round(statistics.median(values), 1)
             if any(relays):  # the relay's own (its pages are its own: a fresh interpreter, not a fork)
                 result[f"relay_rss_mb_{transport}"] = round(statistics.median(relays), 1)
-                result[f"idle_rss_mb_{transport}_with_relay"] = round(
-                    statistics.median(map(sum, zip(values, relays, strict=False))), 1
-                )
+                result[f"idle_rss_mb_{transport}_with_relay"] = round(statistics.median(map(sum, zip(values, relays, strict=False))), 1)
             result[f"litellm_loaded_{transport}"] = any(loaded)
     return result
 

@@ -61,12 +61,8 @@ def main() -> int:
     script = ROOT / ".flue-bench" / "first_call.json"
     script.parent.mkdir(exist_ok=True)
     script.write_text('[{"text": "Hello from the scripted model, a short answer."}]')
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakellm", "--script", str(script), "--loop"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    server = subprocess.Popen([sys.executable, "-m", "tests.fakellm", "--script", str(script), "--loop"],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip().removeprefix("FAKELLM_URL=")
@@ -83,23 +79,20 @@ def main() -> int:
     load = subprocess.run([sys.executable, "-c", LOAD_TIKTOKEN], capture_output=True, text=True, cwd=ROOT)
     print(f"tiktoken cl100k load (first cost estimate)  {float(load.stdout.strip() or 'nan'):8.1f} ms CPU")
     small = [{"role": "user", "content": "hi"}]
-    print(
-        f"prompt token count, 1 short message         {cpu_ms(lambda: litellm.token_counter(model='openai/fake', messages=small), 50):8.2f} ms CPU per turn"
-    )
+    print(f"prompt token count, 1 short message         {cpu_ms(lambda: litellm.token_counter(model='openai/fake', messages=small), 50):8.2f} ms CPU per turn")
     for chars in (40_000, 400_000):
         conv = conversation(chars)
         ms = cpu_ms(lambda conv=conv: litellm.token_counter(model="openai/fake", messages=conv), 3)
         print(f"prompt token count, {chars // 1000:>3}k-character history    {ms:8.1f} ms CPU per turn")
     for model in ("openai/fake", "anthropic/claude-sonnet-4-5"):
-
         def info(model: str = model) -> None:
             try:
                 litellm.get_model_info(model)
             except Exception:
                 pass  # unmapped: the lookup still costs what it costs
-
         print(f"get_model_info({model:<28}) {cpu_ms(info, 200) * 1000:8.0f} µs per call")
-        print(f"cost_per_token({model:<28}) {cpu_ms(lambda m=model: _cost(litellm, m), 200) * 1000:8.0f} µs per call")
+        print(f"cost_per_token({model:<28}) "
+              f"{cpu_ms(lambda m=model: _cost(litellm, m), 200) * 1000:8.0f} µs per call")
     return 0
 
 

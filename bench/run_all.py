@@ -16,22 +16,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = [
-    "print_overhead",
-    "first_call",
-    "stream",
-    "tools",
-    "sessions",
-    "sessions_import",
-    "tui",
-    "shell_rules",
-    "cost",
-    "checkpoints",
-    "acp_startup",
-    "discovery",
-    "images",
-    "direct",
-]
+ORDER = ["print_overhead", "first_call", "stream", "tools", "sessions", "sessions_import", "tui", "shell_rules", "cost", "checkpoints", "acp_startup", "discovery", "images", "direct"]
 RESULT = re.compile(r"\d.*(ms|MB|ratio|target|tok/s|%|µs)|\b(ratio|median|p95|peak)\b", re.IGNORECASE)
 
 

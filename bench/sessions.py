@@ -57,25 +57,12 @@ def message(rng: random.Random, vocab: list[str], i: int) -> dict:
         return {"role": "user", "content": words(rng, vocab, rng.randint(10, 60))}
     if kind == 1:
         call = {"id": f"call_{i}", "name": "read", "arguments": {"path": f"src/mod{i}.py"}, "raw_arguments": ""}
-        return {
-            "role": "assistant",
-            "text": words(rng, vocab, rng.randint(100, 300)),
-            "thinking": "",
-            "tool_calls": [call],
-            "stop_reason": "tool_calls",
-            "error": None,
-            "model": "openai/fake",
-            "usage": {"input": 1000, "output": 200, "cache_read": 0, "cache_write": 0, "cost": 0.001},
-        }
+        return {"role": "assistant", "text": words(rng, vocab, rng.randint(100, 300)), "thinking": "",
+                "tool_calls": [call], "stop_reason": "tool_calls", "error": None, "model": "openai/fake",
+                "usage": {"input": 1000, "output": 200, "cache_read": 0, "cache_write": 0, "cost": 0.001}}
     # tool results carry the bulk, as file contents do in real sessions (~13 KB)
-    return {
-        "role": "toolResult",
-        "tool_call_id": f"call_{i - 1}",
-        "tool_name": "read",
-        "text": words(rng, vocab, rng.randint(1500, 2700)),
-        "is_error": False,
-        "details": {},
-    }
+    return {"role": "toolResult", "tool_call_id": f"call_{i - 1}", "tool_name": "read",
+            "text": words(rng, vocab, rng.randint(1500, 2700)), "is_error": False, "details": {}}
 
 
 def generate(db: Path, cwd: str) -> None:
@@ -88,30 +75,18 @@ def generate(db: Path, cwd: str) -> None:
     conn.execute("BEGIN")
     for n in range(1000):
         sid = f"ses_{n:026d}"
-        conn.execute(
-            "INSERT INTO sessions (id, name, title, cwd, model, created_at, updated_at, message_count) "
-            "VALUES (?, ?, ?, ?, 'openai/fake', ?, ?, 6)",
-            (
-                sid,
-                f"task-{n}" if n % 3 == 0 else None,
-                words(rng, vocab, 6),
-                cwd if n % 2 else "/elsewhere",
-                now,
-                f"2026-08-{1 + n % 28:02d}T10:{n % 60:02d}:00.000Z",
-            ),
-        )
+        conn.execute("INSERT INTO sessions (id, name, title, cwd, model, created_at, updated_at, message_count) "
+                     "VALUES (?, ?, ?, ?, 'openai/fake', ?, ?, 6)",
+                     (sid, f"task-{n}" if n % 3 == 0 else None, words(rng, vocab, 6), cwd if n % 2 else "/elsewhere",
+                      now, f"2026-08-{1 + n % 28:02d}T10:{n % 60:02d}:00.000Z"))
         rows = []
         for i in range(6):
             enc = encode(message(rng, vocab, i) if i % 3 != 2 else {**message(rng, vocab, 0), "role": "user"})
             rows.append((sid, i + 1, enc.role, enc.text[:2000], enc.content, now))
-        conn.executemany(
-            "INSERT INTO messages (session_id, seq, role, text, content, created_at) VALUES (?, ?, ?, ?, ?, ?)", rows
-        )
-    conn.execute(
-        "INSERT INTO sessions (id, name, title, cwd, model, created_at, updated_at, message_count) "
-        "VALUES (?, 'big', 'the long one', ?, 'openai/fake', ?, ?, 20000)",
-        (BIG, cwd, now, now),
-    )
+        conn.executemany("INSERT INTO messages (session_id, seq, role, text, content, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("INSERT INTO sessions (id, name, title, cwd, model, created_at, updated_at, message_count) "
+                 "VALUES (?, 'big', 'the long one', ?, 'openai/fake', ?, ?, 20000)", (BIG, cwd, now, now))
     conn.execute("COMMIT")
     batch = []
     for i in range(20000):
@@ -122,11 +97,8 @@ def generate(db: Path, cwd: str) -> None:
         batch.append((BIG, i + 1, enc.role, enc.text, enc.content, enc.tool_call_id, enc.tool_call_ids, now))
         if len(batch) == 1000:
             conn.execute("BEGIN")
-            conn.executemany(
-                "INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, "
-                "tool_call_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                batch,
-            )
+            conn.executemany("INSERT INTO messages (session_id, seq, role, text, content, tool_call_id, "
+                             "tool_call_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
             conn.execute("COMMIT")
             batch = []
     store.close()
@@ -138,12 +110,8 @@ def cli(args: list[str], db: Path, cwd: str, runs: int = 7) -> tuple[float, floa
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-m", "flue_tui", *args, "--db", str(db), "--cwd", cwd],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-        )
+        out = subprocess.run([sys.executable, "-m", "flue_tui", *args, "--db", str(db), "--cwd", cwd],
+                             capture_output=True, text=True, cwd=ROOT)
         times.append(time.perf_counter() - began)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -166,39 +134,26 @@ def main() -> None:
             generate(db, cwd)
             print(f"generated in {time.perf_counter() - began:.1f} s")
         with SessionStore.open(db) as store:
-            content = store.conn.execute(
-                "SELECT sum(length(text)) + sum(length(content)) FROM messages WHERE session_id = ?", (BIG,)
-            ).fetchone()[0]
-            print(
-                f"database: {db.stat().st_size / 1e6:.0f} MB on disk; big session: 20,000 messages, "
-                f"{content / 1e6:.0f} MB of content; {store.count_sessions(None)} sessions"
-            )
+            content = store.conn.execute("SELECT sum(length(text)) + sum(length(content)) FROM messages "
+                                         "WHERE session_id = ?", (BIG,)).fetchone()[0]
+            print(f"database: {db.stat().st_size / 1e6:.0f} MB on disk; big session: 20,000 messages, "
+                  f"{content / 1e6:.0f} MB of content; {store.count_sessions(None)} sessions")
         python = min(timed_python() for _ in range(5)) * 1000
         print(f"python -c pass (interpreter floor): {python:.0f} ms")
-        for label, args in (
-            ("flue sessions list", ["sessions", "list"]),
-            ("flue sessions list --all", ["sessions", "list", "--all"]),
-            ("flue sessions search import", ["sessions", "search", "import"]),
-        ):
+        for label, args in (("flue sessions list", ["sessions", "list"]),
+                            ("flue sessions list --all", ["sessions", "list", "--all"]),
+                            ("flue sessions search import", ["sessions", "search", "import"])):
             best, median, cpu = cli(args, db, cwd)
             print(f"{label:<30} best {best:4.0f} ms  median {median:4.0f} ms  CPU {cpu:4.0f} ms  (target < 200 ms)")
-        out = subprocess.run(
-            [sys.executable, "-c", RESUME.format(root=str(ROOT), db=str(db), sid=BIG)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        out = subprocess.run([sys.executable, "-c", RESUME.format(root=str(ROOT), db=str(db), sid=BIG)],
+                             capture_output=True, text=True, check=True)
         r = json.loads(out.stdout)
-        print(
-            f"rebuild model context (20,000 messages): {r['load'] * 1000:.0f} ms wall, "
-            f"{r['cpu'] * 1000:.0f} ms CPU (target < 1 s); "
-            f"to_wire {r['wire'] * 1000:.0f} ms; last 50 for the TUI {r['tail'] * 1000:.1f} ms"
-        )
-        print(
-            f"resume memory: peak RSS {r['rss_peak_kb'] / 1024:.0f} MB (process before loading "
-            f"{r['rss_base_kb'] / 1024:.0f} MB); Python heap peak {r['traced'] / 1e6:.0f} MB for "
-            f"{r['chars'] / 1e6:.0f} M characters of context"
-        )
+        print(f"rebuild model context (20,000 messages): {r['load'] * 1000:.0f} ms wall, "
+              f"{r['cpu'] * 1000:.0f} ms CPU (target < 1 s); "
+              f"to_wire {r['wire'] * 1000:.0f} ms; last 50 for the TUI {r['tail'] * 1000:.1f} ms")
+        print(f"resume memory: peak RSS {r['rss_peak_kb'] / 1024:.0f} MB (process before loading "
+              f"{r['rss_base_kb'] / 1024:.0f} MB); Python heap peak {r['traced'] / 1e6:.0f} MB for "
+              f"{r['chars'] / 1e6:.0f} M characters of context")
         with SessionStore.open(db) as store:
             for query in ("import", "function return", "xylophonist", "quandary xylophonist", "nohitword"):
                 times = []

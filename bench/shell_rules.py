@@ -15,7 +15,7 @@ LINES = [
     'if [ -f "$f" ]; then grep -n "TODO" "$f" | sed -e "s/^/$f: /" >> /tmp/todo.txt; fi',
     "find . -name '*.py' -exec grep -l 'import os' {} + | xargs -r wc -l",
     "timeout 60 nice -n 5 bash -c 'git status --short && git diff --stat'",
-    'echo "$(date) $(whoami)" && npm test -- --watch=false 2>&1 | tee build.log',
+    "echo \"$(date) $(whoami)\" && npm test -- --watch=false 2>&1 | tee build.log",
 ]
 
 

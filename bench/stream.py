@@ -39,14 +39,9 @@ def _sse(obj: dict) -> bytes:
 
 def _body(n: int, created: int) -> list[bytes]:
     def chunk(delta: dict, finish: str | None = None) -> dict:
-        return {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": "fake",
-            "system_fingerprint": None,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        }
+        return {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": created,
+                "model": "fake", "system_fingerprint": None,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
     contents = [_sse(chunk({"content": piece})) for piece in PIECES]
     out = [_sse(chunk({"role": "assistant", "content": ""}))] + [contents[i % len(PIECES)] for i in range(n)]
@@ -68,7 +63,7 @@ def serve() -> None:
         await resp.prepare(request)
         parts = _body(n, int(time.time()))
         for i in range(0, len(parts), 64):  # a few chunks per write keeps the server's own CPU small
-            await resp.write(b"".join(parts[i : i + 64]))
+            await resp.write(b"".join(parts[i:i + 64]))
         await resp.write_eof()
         return resp
 
@@ -103,9 +98,8 @@ async def httpx_client(url: str) -> Stream:
     async def run(n: int) -> int:
         got = 0
         body = {"model": "fake", "messages": _messages(n), "stream": True, "stream_options": {"include_usage": True}}
-        async with client.stream(
-            "POST", url + "/chat/completions", json=body, headers={"Authorization": "Bearer sk-bench"}
-        ) as resp:
+        async with client.stream("POST", url + "/chat/completions", json=body,
+                                 headers={"Authorization": "Bearer sk-bench"}) as resp:
             async for line in resp.aiter_lines():
                 if not line.startswith("data: ") or line == "data: [DONE]":
                     continue
@@ -124,9 +118,8 @@ async def openai_client(url: str) -> Stream:
 
     async def run(n: int) -> int:
         got = 0
-        stream = await client.chat.completions.create(
-            model="fake", messages=_messages(n), stream=True, stream_options={"include_usage": True}
-        )
+        stream = await client.chat.completions.create(model="fake", messages=_messages(n), stream=True,
+                                                      stream_options={"include_usage": True})
         async for chunk in stream:
             if chunk.choices and chunk.choices[0].delta.content:
                 got += len(chunk.choices[0].delta.content)
@@ -146,15 +139,9 @@ async def litellm_client(url: str) -> Stream:
 
     async def run(n: int) -> int:
         got = 0
-        stream = await litellm.acompletion(
-            model="openai/fake",
-            messages=_messages(n),
-            stream=True,
-            api_base=url,
-            api_key="sk-bench",
-            num_retries=0,
-            stream_options={"include_usage": True},
-        )
+        stream = await litellm.acompletion(model="openai/fake", messages=_messages(n), stream=True,
+                                           api_base=url, api_key="sk-bench", num_retries=0,
+                                           stream_options={"include_usage": True})
         async for chunk in stream:
             if chunk.choices and chunk.choices[0].delta.content:
                 got += len(chunk.choices[0].delta.content)
@@ -170,9 +157,8 @@ async def flue_client(url: str) -> Stream:
     from flue_tui.model.litellm_client import LiteLLMClient
 
     async def run(n: int) -> int:
-        session = Session(
-            model=LiteLLMClient("openai/fake", api_base=url, api_key="sk-bench"), tools=[], system_prompt="bench"
-        )
+        session = Session(model=LiteLLMClient("openai/fake", api_base=url, api_key="sk-bench"), tools=[],
+                          system_prompt="bench")
         got = 0
 
         def on_event(event: object) -> None:
@@ -195,9 +181,8 @@ CLIENTS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
 }
 
 
-async def measure(
-    make: Callable[[str], Awaitable[Stream]], url: str, n: int, profile: str | None = None
-) -> tuple[float, float]:
+async def measure(make: Callable[[str], Awaitable[Stream]], url: str, n: int,
+                  profile: str | None = None) -> tuple[float, float]:
     run = await make(url)
     if await run(WARMUP) != WARMUP * len(PIECE):
         raise SystemExit("warm-up stream came back short")

@@ -34,15 +34,8 @@ def _litellm() -> Any:
 
 
 async def _open(litellm: Any, model: str, url: str, n: int) -> Any:
-    return await litellm.acompletion(
-        model=model,
-        messages=_messages(n),
-        stream=True,
-        api_base=url,
-        api_key="sk-bench",
-        num_retries=0,
-        stream_options={"include_usage": True},
-    )
+    return await litellm.acompletion(model=model, messages=_messages(n), stream=True, api_base=url,
+                                     api_key="sk-bench", num_retries=0, stream_options={"include_usage": True})
 
 
 def _count(chunk: Any) -> int:
@@ -140,9 +133,8 @@ async def lt_no_usage(url: str) -> Stream:
     litellm = _litellm()
 
     async def run(n: int) -> int:
-        stream = await litellm.acompletion(
-            model="openai/fake", messages=_messages(n), stream=True, api_base=url, api_key="sk-bench", num_retries=0
-        )
+        stream = await litellm.acompletion(model="openai/fake", messages=_messages(n), stream=True,
+                                           api_base=url, api_key="sk-bench", num_retries=0)
         return sum([_count(chunk) async for chunk in stream])
 
     return run
@@ -179,8 +171,6 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Awaitable[Stream]]]] = {
     "lt-sdk-lines": ("litellm openai/, lines -> litellm parser", lt_sdk_lines),
     "lt-dicts": ("litellm openai/, lines -> json.loads", lt_dicts),
     "lt-no-usage": ("litellm, no stream_options", lt_no_usage),
-    "flue-vllm": (
-        "flue loop, LiteLLMClient, hosted_vllm/",
-        _flue("flue_tui.model.litellm_client.LiteLLMClient", "hosted_vllm/fake"),
-    ),
+    "flue-vllm": ("flue loop, LiteLLMClient, hosted_vllm/", _flue("flue_tui.model.litellm_client.LiteLLMClient",
+                                                                "hosted_vllm/fake")),
 }

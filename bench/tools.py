@@ -24,18 +24,8 @@ from flue_tui.tools.base import ToolContext  # noqa: E402
 from flue_tui.tools.grep import GrepTool, find_rg  # noqa: E402
 
 WORDS = [
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "zeta",
-    "theta",
-    "iota",
-    "kappa",
-    "lambda",
-    "sigma",
-    "omega",
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta",
+    "theta", "iota", "kappa", "lambda", "sigma", "omega",
 ]
 
 # Runs in a fresh interpreter so its peak RSS belongs to the measured call alone.
@@ -161,10 +151,8 @@ def bench_read(tmp: str) -> None:
         while f.tell() < 1 << 30:
             f.write(block)
     size = os.path.getsize(path)
-    print(
-        f"[read] generated {size / (1 << 30):.2f} GiB, {size // len(line.format(0))} lines "
-        f"in {time.perf_counter() - t0:.1f}s"
-    )
+    print(f"[read] generated {size / (1 << 30):.2f} GiB, {size // len(line.format(0))} lines "
+          f"in {time.perf_counter() - t0:.1f}s")
     runs = [child("read", path) for _ in range(3)]
     walls = [r["wall"] for r in runs]
     print(

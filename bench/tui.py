@@ -146,25 +146,20 @@ class _Frames:
         self.free_cpu: list[float] = []
 
 
+def idle_env(cwd: str) -> dict[str, str]:
+    """A child's environment: flue's bytecode cache, a fresh home in `cwd`, a model no one serves."""
+    return bytecode_env(dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
+                             FLUE_HOME=str(Path(cwd) / "home")))
+
+
 def _home(cwd: str, mcp_servers: int) -> dict[str, str]:
-    env = bytecode_env(
-        dict(
-            os.environ,
-            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-            OPENAI_API_KEY="sk-test",
-            FLUE_HOME=str(Path(cwd) / "home"),
-        )
-    )
+    env = idle_env(cwd)
     if mcp_servers:  # real stdio servers in the user's config: they must not delay the first frame
         (Path(cwd) / "home").mkdir()
         server = ROOT / "tests" / "mcp" / "server.py"
-        (Path(cwd) / "home" / "config.toml").write_text(
-            "".join(
-                f"[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, "
-                f'"stdio"]\n'
-                for i in range(mcp_servers)
-            )
-        )
+        (Path(cwd) / "home" / "config.toml").write_text("".join(
+            f'[mcp_servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}, '
+            f'"stdio"]\n' for i in range(mcp_servers)))
     return env
 
 
@@ -181,9 +176,8 @@ def _first_frames(children: dict[str, tuple[str, int]], runs: int) -> dict[str, 
             for name, (child, servers) in children.items():
                 cwd, env = dirs[servers]
                 start = time.time()
-                proc = subprocess.run(
-                    [sys.executable, "-c", child, cwd], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
-                )
+                proc = subprocess.run([sys.executable, "-c", child, cwd], capture_output=True, text=True,
+                                      env=env, cwd=ROOT, timeout=120)
                 if run == 0:
                     continue
                 stamp, loaded, cpu_s, *rest = proc.stdout.split()
@@ -199,35 +193,30 @@ def _first_frames(children: dict[str, tuple[str, int]], runs: int) -> dict[str, 
 
 def bench_first_frame(runs: int = 5) -> dict:
     med = lambda values: round(1000 * statistics.median(values))  # noqa: E731
-    frames = _first_frames(
-        {
-            "app": (FIRST_FRAME_CHILD, 0),
-            # With three MCP servers configured: they start after the first frame, so nothing may change.
-            "mcp": (FIRST_FRAME_CHILD, 3),
-            # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
-            "bare": (BARE_CHILD, 0),
-            "entry": (ENTRY_CHILD, 0),
-        },
-        runs,
-    )
+    frames = _first_frames({
+        "app": (FIRST_FRAME_CHILD, 0),
+        # With three MCP servers configured: they start after the first frame, so nothing may change.
+        "mcp": (FIRST_FRAME_CHILD, 3),
+        # The same measurement for a bare Textual app (a Static and a TextArea): the floor on this machine.
+        "bare": (BARE_CHILD, 0),
+        "entry": (ENTRY_CHILD, 0),
+    }, runs)
     app, mcp, bare, entry = frames["app"], frames["mcp"], frames["bare"], frames["entry"]
-    return {
-        "first_frame_ms_median": med(app.times),
-        "bare_textual_first_frame_ms_median": med(bare.times),
-        "bare_textual_first_frame_cpu_ms_median": med(bare.cpu),
-        "first_frame_ms_all": [round(1000 * t) for t in app.times],
-        # CPU the process spent up to its first frame: what the wall time is on an idle machine.
-        "first_frame_cpu_ms_median": med(app.cpu),
-        # The frame plus what _after_first_frame starts synchronously (session start, warm-ups).
-        "loop_free_after_frame_ms_median": med(app.free),
-        "loop_free_after_frame_cpu_ms_median": med(app.free_cpu),
-        "entry_first_frame_ms_median": med(entry.times),
-        "entry_first_frame_cpu_ms_median": med(entry.cpu),
-        "litellm_loaded_at_first_frame": any(app.loaded) or any(entry.loaded),
-        "first_frame_ms_median_3_mcp_servers": med(mcp.times),
-        "first_frame_cpu_ms_median_3_mcp_servers": med(mcp.cpu),
-        "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp.loaded),
-    }
+    return {"first_frame_ms_median": med(app.times),
+            "bare_textual_first_frame_ms_median": med(bare.times),
+            "bare_textual_first_frame_cpu_ms_median": med(bare.cpu),
+            "first_frame_ms_all": [round(1000 * t) for t in app.times],
+            # CPU the process spent up to its first frame: what the wall time is on an idle machine.
+            "first_frame_cpu_ms_median": med(app.cpu),
+            # The frame plus what _after_first_frame starts synchronously (session start, warm-ups).
+            "loop_free_after_frame_ms_median": med(app.free),
+            "loop_free_after_frame_cpu_ms_median": med(app.free_cpu),
+            "entry_first_frame_ms_median": med(entry.times),
+            "entry_first_frame_cpu_ms_median": med(entry.cpu),
+            "litellm_loaded_at_first_frame": any(app.loaded) or any(entry.loaded),
+            "first_frame_ms_median_3_mcp_servers": med(mcp.times),
+            "first_frame_cpu_ms_median_3_mcp_servers": med(mcp.cpu),
+            "litellm_or_mcp_sdk_loaded_at_first_frame_3_mcp_servers": any(mcp.loaded)}
 
 
 # -- a scripted server in its own process ----------------------------------------------------------
@@ -237,7 +226,8 @@ class Server:
         script = Path(self.dir.name) / "script.json"
         script.write_text(json.dumps(turns))
         args = [sys.executable, "-m", "tests.fakellm", "--port", "0", "--script", str(script)]
-        self.proc = subprocess.Popen(args + (["--loop"] if loop else []), cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(args + (["--loop"] if loop else []), cwd=ROOT, stdout=subprocess.PIPE,
+                                     text=True)
         line = self.proc.stdout.readline().strip()
         self.url = line.split("=", 1)[1]
 
@@ -304,12 +294,8 @@ class _FrameCost:
         from textual.screen import Screen
 
         frames, screen_cls, app_cls = self, Screen, type(app)
-        update, layout, paint, flush = (
-            screen_cls._on_timer_update,
-            screen_cls._refresh_layout,
-            screen_cls._compositor_refresh,
-            app_cls._render_changes,
-        )
+        update, layout, paint, flush = (screen_cls._on_timer_update, screen_cls._refresh_layout,
+                                        screen_cls._compositor_refresh, app_cls._render_changes)
 
         def timed_update(screen) -> None:
             cpu = time.process_time()
@@ -336,23 +322,17 @@ class _FrameCost:
 
         screen_cls._on_timer_update, screen_cls._refresh_layout = timed_update, counted_layout
         screen_cls._compositor_refresh, app_cls._render_changes = counted_paint, timed_flush
-        self._restore = lambda: (
-            setattr(screen_cls, "_on_timer_update", update),
-            setattr(screen_cls, "_refresh_layout", layout),
-            setattr(screen_cls, "_compositor_refresh", paint),
-            setattr(app_cls, "_render_changes", flush),
-        )
+        self._restore = lambda: (setattr(screen_cls, "_on_timer_update", update),
+                                 setattr(screen_cls, "_refresh_layout", layout),
+                                 setattr(screen_cls, "_compositor_refresh", paint),
+                                 setattr(app_cls, "_render_changes", flush))
 
     def result(self) -> dict:
         self._restore()
-        return {
-            "flushes": self.flushes,
-            "layouts_per_flush": round(self.layouts / max(1, self.flushes), 2),
-            "paints_per_flush": round(self.paints / max(1, self.flushes), 2),
-            "flush_cpu_s": round(self.flush_cpu, 2),
-            "screen_update_cpu_s": round(self.update_cpu, 2),
-            "frame_cpu_ms": round(1000 * (self.flush_cpu + self.update_cpu) / max(1, self.flushes), 1),
-        }
+        return {"flushes": self.flushes, "layouts_per_flush": round(self.layouts / max(1, self.flushes), 2),
+                "paints_per_flush": round(self.paints / max(1, self.flushes), 2),
+                "flush_cpu_s": round(self.flush_cpu, 2), "screen_update_cpu_s": round(self.update_cpu, 2),
+                "frame_cpu_ms": round(1000 * (self.flush_cpu + self.update_cpu) / max(1, self.flushes), 1)}
 
 
 async def _stream(url: str, cwd: str, tokens: int) -> dict:
@@ -397,18 +377,12 @@ async def _stream(url: str, cwd: str, tokens: int) -> dict:
         cpu = time.process_time() - cpu0
         await settled(app)
         widgets = len(list(app.conversation.query("*")))
-        return {
-            "tokens": tokens,
-            "stream_s": round(marks["last"] - marks["first"], 2),
-            # The model client's own work after the last token (litellm closing the stream).
-            "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
-            "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
-            "cpu_s": round(cpu, 2),
-            "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
-            "widgets_after": widgets,
-            "reply_chars": len(reply.text),
-            **cost.result(),
-        }
+        return {"tokens": tokens, "stream_s": round(marks["last"] - marks["first"], 2),
+                # The model client's own work after the last token (litellm closing the stream).
+                "last_token_to_message_end_ms": round(1000 * (marks["end"] - marks["last"])),
+                "last_token_to_final_frame_ms": round(1000 * (final - marks["last"])),
+                "cpu_s": round(cpu, 2), "cpu_pct_of_stream": round(100 * cpu / (final - wall0)),
+                "widgets_after": widgets, "reply_chars": len(reply.text), **cost.result()}
 
 
 async def _no_ui(url: str, cwd: str) -> dict:
@@ -455,9 +429,8 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def bench_stream(
-    tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None, relayed: bool = False
-) -> dict:
+def bench_stream(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None,
+                 relayed: bool = False) -> dict:
     """`relayed`: the HTTP client in the relay's process (model/relay.py), as the `flue` entry runs
     the app; its CPU is reported apart (`relay_cpu_s`) and in `cpu_with_relay_s`."""
     out: dict = {}
@@ -469,11 +442,8 @@ def bench_stream(
         relay_pid = relay.current().proc.pid
         out["relay_cpu_s"] = 0.0
     # 8 characters a chunk: about as many chunks as the same length of generated words.
-    turn = (
-        {"text": markdown_reply(tokens * 133 // 20), "tokens_per_second": rate}
-        if markdown
-        else {"text_tokens": tokens, "tokens_per_second": rate}
-    )
+    turn = {"text": markdown_reply(tokens * 133 // 20), "tokens_per_second": rate} if markdown else {
+        "text_tokens": tokens, "tokens_per_second": rate}
     for run in (_no_ui, None):
         server = Server([turn])
         try:
@@ -532,12 +502,8 @@ async def _frames(pieces: list[str], per_frame: int) -> dict:
                 await after_refresh(app)
             cpu = time.process_time() - cpu0
             widgets = len(list(app.conversation.query("*")))
-            return {
-                "frames": -(-len(pieces) // per_frame),
-                "ui_cpu_s": round(cpu, 2),
-                "widgets_after": widgets,
-                **cost.result(),
-            }
+            return {"frames": -(-len(pieces) // per_frame), "ui_cpu_s": round(cpu, 2), "widgets_after": widgets,
+                    **cost.result()}
 
 
 def bench_frames(tokens: int = 20_000, rate: float = 2000, markdown: bool = False, profile: str | None = None) -> dict:
@@ -570,9 +536,8 @@ async def _esc(url: str, cwd: str) -> dict:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         for label, prompt, started in (
-            ("during_bash", "bash please", lambda: app.router.running),
-            ("during_stream", "stream please", lambda: app.router.status.activity == "writing"),
-        ):
+                ("during_bash", "bash please", lambda: app.router.running),
+                ("during_stream", "stream please", lambda: app.router.status.activity == "writing")):
             app.prompt.set_text(prompt)
             await pilot.press("enter")
             while not started():
@@ -589,10 +554,8 @@ async def _esc(url: str, cwd: str) -> dict:
 
 
 def bench_esc() -> dict:
-    turns = [
-        {"match": "bash please", "calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
-        {"match": "bash please", "text_tokens": 20000, "tokens_per_second": 2000},
-    ]
+    turns = [{"match": "bash please", "calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+             {"match": "bash please", "text_tokens": 20000, "tokens_per_second": 2000}]
     server = Server(turns, loop=True)
     try:
         with tempfile.TemporaryDirectory() as cwd:
@@ -640,18 +603,11 @@ async def _soak(url: str, cwd: str, turns: int) -> dict:
         elapsed = time.perf_counter() - began
         after = await keystrokes(app, 200)
         conv = app.conversation
-        return {
-            "turns": turns,
-            "soak_s": round(elapsed, 1),
-            "keystroke_ms_p50_before": round(pct(base, 50), 1),
-            "keystroke_ms_p95_before": round(pct(base, 95), 1),
-            "keystroke_ms_p50_after": round(pct(after, 50), 1),
-            "keystroke_ms_p95_after": round(pct(after, 95), 1),
-            "rss_mb": rss,
-            "entries": len(app.transcript.entries),
-            "mounted_entries": conv.hi - conv.lo,
-            "widgets": len(list(conv.query("*"))),
-        }
+        return {"turns": turns, "soak_s": round(elapsed, 1),
+                "keystroke_ms_p50_before": round(pct(base, 50), 1), "keystroke_ms_p95_before": round(pct(base, 95), 1),
+                "keystroke_ms_p50_after": round(pct(after, 50), 1), "keystroke_ms_p95_after": round(pct(after, 95), 1),
+                "rss_mb": rss, "entries": len(app.transcript.entries),
+                "mounted_entries": conv.hi - conv.lo, "widgets": len(list(conv.query("*")))}
 
 
 def bench_soak(turns: int) -> dict:
@@ -684,9 +640,8 @@ Bare().run()
 def _quit_once(argv: list[str], env: dict, cwd: str, presses: int, warm: str | None) -> float:
     import pexpect
 
-    child = pexpect.spawn(
-        argv[0], argv[1:], env=env, cwd=cwd, dimensions=(24, 80), encoding="utf-8", codec_errors="replace"
-    )
+    child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=cwd, dimensions=(24, 80), encoding="utf-8",
+                          codec_errors="replace")
     seen = ""
     deadline = time.monotonic() + (120 if warm else 3)
     while time.monotonic() < deadline and not (warm and warm in seen):
@@ -710,13 +665,8 @@ def bench_quit(runs: int = 3) -> dict:
     out: dict = {}
     try:
         with tempfile.TemporaryDirectory() as cwd:
-            env = dict(
-                os.environ,
-                OPENAI_BASE_URL=server.url,
-                OPENAI_API_KEY="sk-test",
-                TERM="xterm-256color",
-                FLUE_HOME=str(Path(cwd) / "home"),
-            )
+            env = dict(os.environ, OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-test", TERM="xterm-256color",
+                       FLUE_HOME=str(Path(cwd) / "home"))
             flue = [sys.executable, "-m", "flue_tui", "--model", "openai/fake", "--no-session-persistence"]
             bare_all = [_quit_once([sys.executable, "-c", BARE_QUIT_CHILD], env, cwd, 1, None) for _ in range(runs)]
             # While litellm still loads in the background (quit ~1.5 s after start).
@@ -727,13 +677,11 @@ def bench_quit(runs: int = 3) -> dict:
             for _ in range(runs):
                 loaded.append(_quit_once(flue + ["hi"], env, cwd, 2, "hello there"))
             b = statistics.median(bare_all)
-            out = {
-                "bare_textual_quit_ms_median": round(1000 * b),
-                "quit_ms_median_litellm_loading": round(1000 * statistics.median(loading)),
-                "quit_ms_median_after_a_reply": round(1000 * statistics.median(loaded)),
-                "quit_ratio_litellm_loading": round(statistics.median(loading) / b, 2),
-                "quit_ratio_after_a_reply": round(statistics.median(loaded) / b, 2),
-            }
+            out = {"bare_textual_quit_ms_median": round(1000 * b),
+                   "quit_ms_median_litellm_loading": round(1000 * statistics.median(loading)),
+                   "quit_ms_median_after_a_reply": round(1000 * statistics.median(loaded)),
+                   "quit_ratio_litellm_loading": round(statistics.median(loading) / b, 2),
+                   "quit_ratio_after_a_reply": round(statistics.median(loaded) / b, 2)}
     finally:
         server.close()
     return out
@@ -784,39 +732,24 @@ asyncio.run(main())
 def bench_keys_while_loading() -> dict:
     out: dict = {}
     with tempfile.TemporaryDirectory() as cwd:
-        env = dict(
-            os.environ,
-            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
-            OPENAI_API_KEY="sk-test",
-            FLUE_HOME=str(Path(cwd) / "home"),
-        )
+        env = dict(os.environ, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="sk-test",
+                   FLUE_HOME=str(Path(cwd) / "home"))
         for which in ("bare", "flue"):
-            proc = subprocess.run(
-                [sys.executable, "-c", KEYS_CHILD, which, str(ROOT), cwd],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=ROOT,
-                timeout=300,
-            )
+            proc = subprocess.run([sys.executable, "-c", KEYS_CHILD, which, str(ROOT), cwd], capture_output=True,
+                                  text=True, env=env, cwd=ROOT, timeout=300)
             out[which] = json.loads(proc.stdout.strip().splitlines()[-1])
     f, b = out["flue"], out["bare"]
-    return {
-        "keystroke_ms_p50_while_litellm_loads": round(f["p50"], 1),
-        "keystroke_ms_p95_while_litellm_loads": round(f["p95"], 1),
-        "litellm_still_loading_after_100_keys": f["litellm_still_loading"],
-        "bare_textual_keystroke_ms_p50": round(b["p50"], 1),
-        "bare_textual_keystroke_ms_p95": round(b["p95"], 1),
-        "keystroke_p50_ratio": round(f["p50"] / b["p50"], 2),
-        "keystroke_p95_ratio": round(f["p95"] / b["p95"], 2),
-    }
+    return {"keystroke_ms_p50_while_litellm_loads": round(f["p50"], 1),
+            "keystroke_ms_p95_while_litellm_loads": round(f["p95"], 1),
+            "litellm_still_loading_after_100_keys": f["litellm_still_loading"],
+            "bare_textual_keystroke_ms_p50": round(b["p50"], 1), "bare_textual_keystroke_ms_p95": round(b["p95"], 1),
+            "keystroke_p50_ratio": round(f["p50"] / b["p50"], 2), "keystroke_p95_ratio": round(f["p95"] / b["p95"], 2)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--part", choices=("all", "first-frame", "quit", "keys", "stream", "frames", "esc", "soak"), default="all"
-    )
+    parser.add_argument("--part", choices=("all", "first-frame", "quit", "keys", "stream", "frames", "esc", "soak"),
+                        default="all")
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--markdown", action="store_true", help="stream: a Markdown-heavy reply")
@@ -830,18 +763,12 @@ def main() -> None:
         ff = results["first_frame"]
         ff["first_frame_ratio"] = round(ff["first_frame_ms_median"] / ff["bare_textual_first_frame_ms_median"], 2)
         # CPU up to the frame: the wall ratio on an idle machine, steadier than wall on a loaded one.
-        ff["first_frame_cpu_ratio"] = round(
-            ff["first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2
-        )
-        ff["entry_first_frame_ratio"] = round(
-            ff["entry_first_frame_ms_median"] / ff["bare_textual_first_frame_ms_median"], 2
-        )
+        ff["first_frame_cpu_ratio"] = round(ff["first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
+        ff["entry_first_frame_ratio"] = round(ff["entry_first_frame_ms_median"] / ff["bare_textual_first_frame_ms_median"], 2)
         ff["entry_first_frame_cpu_ratio"] = round(
-            ff["entry_first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2
-        )
+            ff["entry_first_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
         ff["loop_free_after_frame_cpu_ratio"] = round(
-            ff["loop_free_after_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2
-        )
+            ff["loop_free_after_frame_cpu_ms_median"] / ff["bare_textual_first_frame_cpu_ms_median"], 2)
     if args.part in ("all", "quit"):
         results["quit"] = bench_quit()
     if args.part in ("all", "keys"):
