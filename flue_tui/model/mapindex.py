@@ -4,8 +4,9 @@ Parsing the whole map (~3.5 MB of JSON) cost ~30 ms of CPU in every process, bef
 request could be sized. The index is a small text file in flue's cache directory: a stamp of the
 map file it was made from (its size, times, inode: as Python stamps a .pyc with its source), the
 CRC-32 of the rest, then one line per top-level key of the map, the key as JSON and the byte offsets
-of the key and of its value. A process reads the map's bytes (~3 ms), checks the stamp, and finds the line of each key
-it asks for without parsing the rest (a JSON index and a SHA-256 of the map cost ~6 ms more).
+of the key and of its value. A process reads the map's bytes (~3 ms), checks the stamp, and finds
+the line of each key it asks for without parsing the rest (a JSON index and a SHA-256 of the map
+cost ~6 ms more).
 
 The index only says where to look; every value still comes from the map's own bytes, and each is
 checked where it is found: the key there is the one asked for, between a `{`/`,` and a `:`, found
@@ -148,9 +149,9 @@ def stamp(info: os.stat_result) -> bytes:
     return json.dumps(fields).encode() + b"\n"
 
 
-def load(raw: bytes, made: bytes) -> Index | None:
-    """The stored index of these map bytes (`made`: their file's stamp), or None (missing,
-    unreadable, another map's, broken)."""
+def load(made: bytes) -> Index | None:
+    """The stored index of the map file stamped `made`, or None (missing, unreadable, another
+    map's, broken)."""
     folder = cache_dir()
     try:
         dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -210,7 +211,7 @@ def _sweep(folder: Path) -> None:
                     os.unlink(entry.path)  # a link is removed itself, never what it points at
 
 
-def save(raw: bytes, where: dict[str, Offsets], made: bytes) -> None:
+def save(where: dict[str, Offsets], made: bytes) -> None:
     """Best effort: a directory that cannot be written just means the next run parses the map."""
     folder = cache_dir()
     import tempfile  # only when an index is written: once per litellm version

@@ -70,7 +70,7 @@ def _parsed(raw: bytes, made: bytes | None) -> _Map:
     except ValueError:
         return _Map(raw, {}, None)
     if where and made is not None:
-        mapindex.save(raw, where, made)
+        mapindex.save(where, made)
     return _Map(raw, entries, None)
 
 
@@ -87,7 +87,7 @@ def read(path: str | None) -> _Map:
             raw = b""
         else:
             made = after if after == mapindex.stamp(before) and before.st_size == len(raw) else None
-    index = mapindex.load(raw, made) if raw and made is not None else None
+    index = mapindex.load(made) if raw and made is not None else None
     return _Map(raw, {}, index, made) if index is not None else _parsed(raw, made)
 
 
