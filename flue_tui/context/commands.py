@@ -23,13 +23,12 @@ from typing import Literal, TypeVar
 from flue_tui.config import trust
 from flue_tui.context.frontmatter import SkillFormatError, split_frontmatter
 from flue_tui.core.files import OutsideRoots, read_own, read_own_at, shown_name, utf8_name, walk_dirs
-from flue_tui.core.lazyre import lazy
 
 T = TypeVar("T")
 
 CommandSource = Literal["project", "user"]
-_SEGMENT = lazy(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one path part of a name: no spaces, no `:`
-_PLACEHOLDER = lazy(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])")
+_SEGMENT = r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$"  # one path part of a name: no spaces, no `:`
+_PLACEHOLDER = r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])"
 MAX_DEPTH = 4  # namespaces nest this deep at most; deeper folders are not walked
 MAX_FILES = 500  # a folder of thousands of files is a mistake, not a command set
 # Claude Code's model aliases name Anthropic's current models; flue cannot know which one the user
@@ -58,7 +57,7 @@ class ClaudeCommand:
         body, typed arguments are appended as `ARGUMENTS: …`)."""
         args = (arguments or "").strip()
         words = _words(args)
-        if not _PLACEHOLDER.search(self.body):
+        if not re.search(_PLACEHOLDER, self.body):
             return f"{self.body}\n\nARGUMENTS: {args}" if args else self.body
 
         def put(match: re.Match[str]) -> str:
@@ -70,7 +69,7 @@ class ClaudeCommand:
                 return args
             return words[index] if index < len(words) else ""
 
-        return _PLACEHOLDER.sub(put, self.body)
+        return re.sub(_PLACEHOLDER, put, self.body)
 
     def typed(self, arguments: str | None) -> str:
         args = (arguments or "").strip()
@@ -159,7 +158,7 @@ def _entries(top: int, root: Path, warnings: list[str]) -> Iterator[tuple[str, s
             if not entry.endswith(".md"):
                 continue
             parts = [*rel, entry[:-3]]
-            if not all(utf8_name(p) and _SEGMENT.match(p) for p in parts):
+            if not all(utf8_name(p) and re.match(_SEGMENT, p) for p in parts):
                 shown = shown_name("/".join([*rel, entry]))
                 warnings.append(f"[flue] Skipping command file {shown!r} in {root}: its name cannot be a command.")
                 continue

@@ -103,7 +103,7 @@ def _pair(text: str, sep: str, flag: str) -> tuple[str, str]:
 
 
 def _add(args: argparse.Namespace) -> str:
-    if not NAME.match(args.name):
+    if not re.match(NAME, args.name):
         raise ConfigError(f"Server name {args.name!r} {NAME_RULE}")
     entry = _entry(args)
     if args.scope == "project":

@@ -25,7 +25,6 @@ from flue_tui.config.errors import ConfigError
 from flue_tui.config.trust import Snapshot
 from flue_tui.core.files import workspace_roots
 from flue_tui.core.jsonargs import loads
-from flue_tui.core.lazyre import lazy
 from flue_tui.sandbox.procguard import ENV_ALLOWLIST
 
 PROJECT_FILE = ".mcp.json"
@@ -33,9 +32,9 @@ DEFAULT_TOOL_TIMEOUT = 60.0
 DEFAULT_STARTUP_TIMEOUT = 30.0
 # No `__` and no `_` at the end: a tool is `mcp__SERVER__TOOL`, and a rule `mcp__github` must mean
 # the server `github` alone, never `github__helper` (or `github_` with a tool `_sync`).
-NAME = lazy(r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$")
+NAME = r"^(?!.*__)[A-Za-z0-9_-]{0,63}[A-Za-z0-9-]$"
 NAME_RULE = "must be 1-64 letters, digits, '_' or '-', without '__' or a '_' at the end"
-_VAR = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
 Transport = Literal["stdio", "http", "sse", "sdk"]
 # Keys a server entry may have, in either file format.
 KNOWN = frozenset(
@@ -116,7 +115,7 @@ def _expand(text: str, where: str, project: bool) -> str:
             raise ConfigError(f"{where} refers to ${{{name}}}, which is not set")
         return value
 
-    return _VAR.sub(sub, text)
+    return re.sub(_VAR, sub, text)
 
 
 def _strings(value: Any, where: str, project: bool) -> tuple[tuple[str, str], ...]:
@@ -138,7 +137,7 @@ def parse_server(
     """One server entry (None when `enabled = false`); `prefix` is how the error names it. What a
     project's file may not set is left out, with a line in `notices`."""
     where = f"{source}: {prefix}{name}"
-    if not NAME.match(name):
+    if not re.match(NAME, name):
         raise ConfigError(f"{source}: server name {name!r} {NAME_RULE}")
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table with command or url")

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from flue_tui.core.abort import ToolError
-from flue_tui.core.lazyre import lazy
 from flue_tui.core.traits import ToolTraits
 from flue_tui.tools.base import MAX_READ_BYTES, MAX_READ_LINES, ToolContext, ToolResult
 from flue_tui.tools.truncate import truncate_head
 
 PREFIX = "mcp__"
-_BAD = lazy(r"[^A-Za-z0-9_-]")
+_BAD = r"[^A-Za-z0-9_-]"
 MAX_NAME = 64
 MAX_DESCRIPTION = 2048
 
 
 def _clean(part: str) -> str:
-    return _BAD.sub("_", part) or "_"
+    return re.sub(_BAD, "_", part) or "_"
 
 
 def tool_name(server: str, tool: str, taken: set[str]) -> str:

@@ -7,17 +7,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flue_tui.core.lazyre import lazy
 from flue_tui.core.messages import ToolCall, Usage
 
 ErrorKind = Literal["auth", "model_unknown", "connection", "rate_limit", "server", "overflow", "bad_request", "other"]
 
 # Flue's transient-error test (flue-behaviour.md §10.4), applied to the provider's message.
-TRANSIENT_RE = lazy(
+TRANSIENT_RE = (
+    r"(?i)"
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error"
     r"|network.?error|connection.?(?:reset|refused|lost)|socket hang up|fetch failed|timed? out|timeout"
-    r"|terminated|provider finish_reason:\s*error(?![-\w])",
-    re.IGNORECASE,
+    r"|terminated|provider finish_reason:\s*error(?![-\w])"
 )
 
 
@@ -61,12 +60,12 @@ StreamItem = TextChunk | ThinkingChunk | UsageChunk | TurnResponse
 
 # litellm appends the whole request to some errors ("Received Messages=[...]": system prompt,
 # files read, everything) and the offending tool arguments to others; neither belongs in a message.
-_REQUEST_DUMP = lazy(r"\s*(?:Received Messages=|\. Arguments: ).*\Z", re.DOTALL)
+_REQUEST_DUMP = r"(?s)\s*(?:Received Messages=|\. Arguments: ).*\Z"
 
 
 def without_request(message: str) -> str:
     """The error text without the request litellm pasted into it."""
-    cut = _REQUEST_DUMP.sub("", message)
+    cut = re.sub(_REQUEST_DUMP, "", message)
     return cut if cut.strip() else message[:200]
 
 
@@ -87,7 +86,7 @@ class ModelError(Exception):
         self.message = message
         self.kind = kind
         self.status = status
-        self.retryable = bool(TRANSIENT_RE.search(message)) if retryable is None else retryable
+        self.retryable = bool(re.search(TRANSIENT_RE, message)) if retryable is None else retryable
         self.hint = hint
 
 

@@ -12,9 +12,7 @@ import json
 import re
 from typing import Any
 
-from flue_tui.core.lazyre import lazy
-
-_PREFIX = lazy(r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*")
+_PREFIX = r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*"
 # Where litellm starts echoing the request back; nothing after these is the provider's message.
 _DUMP_MARKERS = (
     "Received Messages",
@@ -49,7 +47,7 @@ PROVIDER_NAMES = {
 def _strip_prefixes(text: str) -> str:
     previous = None
     while previous != text:
-        previous, text = text, _PREFIX.sub("", text, count=1)
+        previous, text = text, re.sub(_PREFIX, "", text, count=1)
     return text.strip()
 
 
@@ -84,15 +82,15 @@ def _from_body(data: dict[str, Any]) -> tuple[str | None, str | None]:
     return (str(message) if message else None), None
 
 
-_TRANSPORT_NOISE = lazy(r"\s*ssl:(?:<[^>]*>|default|None)")
+_TRANSPORT_NOISE = r"\s*ssl:(?:<[^>]*>|default|None)"
 
 
 # A provider's text is untrusted: no terminal control sequences, and one line.
-_CONTROL = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+")
+_CONTROL = r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]+"
 
 
 def without_request(text: str) -> str:
-    text = _TRANSPORT_NOISE.sub("", text)  # aiohttp's "Cannot connect to host h:p ssl:<SSLContext …>"
+    text = re.sub(_TRANSPORT_NOISE, "", text)  # aiohttp's "Cannot connect to host h:p ssl:<SSLContext …>"
     cut = min((i for i in (text.find(m) for m in _DUMP_MARKERS) if i > 0), default=len(text))
     text = text[:cut].rstrip(" ,;:.\n") if cut < len(text) else text
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "…"
@@ -100,16 +98,16 @@ def without_request(text: str) -> str:
 
 # A connection that broke mid-reply, as aiohttp (litellm's transport) or httpx (the direct path's)
 # words it: Python reprs of transport internals. Both paths say it in one sentence instead.
-_CUT = lazy(
+_CUT = (
+    r"(?i)"
     r"Response payload is not completed|TransferEncodingError|Connection reset by peer|Server disconnected"
-    r"|peer closed connection|RemoteProtocolError|incomplete chunked read|ReadError|ClientPayloadError",
-    re.IGNORECASE,
+    r"|peer closed connection|RemoteProtocolError|incomplete chunked read|ReadError|ClientPayloadError"
 )
 CUT_MESSAGE = "Connection lost: the provider closed the connection before the reply was complete"
 
 
 def cut_connection(text: str) -> bool:
-    return bool(_CUT.search(text))
+    return bool(re.search(_CUT, text))
 
 
 def made_locally(exc: BaseException) -> bool:
@@ -123,17 +121,17 @@ def made_locally(exc: BaseException) -> bool:
         return False
 
 
-_HTML = lazy(r"<!doctype html|<html[\s>]", re.IGNORECASE)
-_TITLE = lazy(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_TAG = lazy(r"<[^>]*>")
+_HTML = r"(?i)<!doctype html|<html[\s>]"
+_TITLE = r"(?is)<title[^>]*>(.*?)</title>"
+_TAG = r"<[^>]*>"
 
 
 def _html_text(text: str) -> str:
     """A proxy's or gateway's HTML error page as its title (else its text without tags)."""
-    if not _HTML.search(text):
+    if not re.search(_HTML, text):
         return text
-    title = _TITLE.search(text)
-    return (title.group(1) if title else _TAG.sub(" ", text)).strip() or "an HTML error page"
+    title = re.search(_TITLE, text)
+    return (title.group(1) if title else re.sub(_TAG, " ", text)).strip() or "an HTML error page"
 
 
 def readable(raw: str, *, provider: str = "", status: int | None = None, local: bool = False) -> str:
@@ -146,7 +144,7 @@ def readable(raw: str, *, provider: str = "", status: int | None = None, local: 
         if message:
             text = message
     text = without_request(_strip_prefixes(text))
-    text = " ".join(_CONTROL.sub(" ", text).split()) or "no details"
+    text = " ".join(re.sub(_CONTROL, " ", text).split()) or "no details"
     if local and data is None:  # a provider's refusal carries its JSON error body; litellm's own does not
         return f"litellm refused to send the request: {text}"
     if status is None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import threading
 from typing import Any
 
-from flue_tui.core.lazyre import lazy
 from flue_tui.model import mapindex
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
-_TIER = lazy(r"^input_cost_per_token_above_(\d+)k_tokens$")
+_TIER = r"^input_cost_per_token_above_(\d+)k_tokens$"
 
 _lock = threading.Lock()
 
@@ -120,7 +120,7 @@ def _tier(entry: dict[str, Any], prompt: int) -> str:
     """The suffix of the price tier a prompt of `prompt` tokens falls in ("" for the base tier)."""
     best = 0
     for key in entry:
-        match = _TIER.match(key)
+        match = re.match(_TIER, key)
         if match and prompt > int(match.group(1)) * 1000 and int(match.group(1)) > best:
             best = int(match.group(1))
     return f"_above_{best}k_tokens" if best else ""

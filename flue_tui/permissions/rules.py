@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from flue_tui.core.lazyre import lazy
 from flue_tui.core.traits import ToolTraits
 
 # The shell reader (permissions/shell.py, scope.py: ~5 ms of modules) is imported by the functions
@@ -30,8 +29,8 @@ if TYPE_CHECKING:
 # A file a call reads or writes outside its tool's own arguments (a shell redirection, an `@path`
 # attachment), judged by the `write`/`read` rules as those tools' path argument is.
 FILE_PATH = ToolTraits(paths=("path",))
-_RULE = lazy(r"^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_SUBCOMMAND = lazy(r"^[a-z][\w:.-]*$")
+_RULE = r"(?s)^\s*([A-Za-z_][\w*-]*|\*)\s*(?:\((.*)\))?\s*$"
+_SUBCOMMAND = r"^[a-z][\w:.-]*$"
 # Programs whose second word picks what they do: their session prefix keeps it (`git status`, not `git`).
 SUBCOMMAND_TOOLS = frozenset(
     "git npm pnpm yarn bun deno cargo go uv uvx pip pip3 poetry pdm hatch tox nox docker podman kubectl helm gh "
@@ -41,7 +40,7 @@ SUBCOMMAND_TOOLS = frozenset(
 # (`npm run test`, `uv run pytest`), so one answer does not allow every script.
 RUNNER_SUBCOMMANDS = frozenset("run exec x dlx".split())
 RUNNER_PROGRAMS = frozenset("npx pnpx bunx uvx pipx".split())  # `npx eslint` → `npx eslint`, not `npx`
-PYTHONS = lazy(r"^python(\d+(\.\d+)?)?$")
+PYTHONS = r"^python(\d+(\.\d+)?)?$"
 
 
 class RuleError(ValueError):
@@ -73,7 +72,7 @@ class Rule:
 
 
 def parse_rule(text: str) -> Rule:
-    m = _RULE.match(text)
+    m = re.match(_RULE, text)
     if m is None or (m.group(2) is not None and not m.group(2).strip()):
         raise RuleError(
             f'Invalid permission rule "{text}": expected a tool name, optionally with a '
@@ -234,12 +233,12 @@ def command_prefix(command: SimpleCommand) -> str:
     if not words:
         return ""
     prog = words[0].rsplit("/", 1)[-1]
-    if PYTHONS.match(prog) and len(words) > 2 and words[1] == "-m" and _SUBCOMMAND.match(words[2]):
+    if re.match(PYTHONS, prog) and len(words) > 2 and words[1] == "-m" and re.match(_SUBCOMMAND, words[2]):
         return " ".join(words[:3])
-    if len(words) > 1 and prog in RUNNER_PROGRAMS and _SUBCOMMAND.match(words[1]):
+    if len(words) > 1 and prog in RUNNER_PROGRAMS and re.match(_SUBCOMMAND, words[1]):
         return f"{words[0]} {words[1]}"
-    if len(words) > 1 and prog in SUBCOMMAND_TOOLS and _SUBCOMMAND.match(words[1]):
-        if words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and _SUBCOMMAND.match(words[2]):
+    if len(words) > 1 and prog in SUBCOMMAND_TOOLS and re.match(_SUBCOMMAND, words[1]):
+        if words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and re.match(_SUBCOMMAND, words[2]):
             return " ".join(words[:3])
         return f"{words[0]} {words[1]}"
     return words[0]

@@ -17,16 +17,16 @@ sentence (WorktreeError), never git's multi-line output or a traceback.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 
 from flue_tui.config.errors import ConfigError
 from flue_tui.core.files import shown_name
-from flue_tui.core.lazyre import lazy
 from flue_tui.core.termsafe import terminal_safe
 
-_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 SUFFIX = ".worktrees"  # <repo>.worktrees/NAME
 _HALF_MADE = "\x00initializing"  # the branch _registered() reports for a worktree git is still (or was) making
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
@@ -52,7 +52,7 @@ def shown(name: str) -> str:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
+    if not re.fullmatch(_NAME, name) or ".." in name or name.endswith((".lock", ".")):
         raise WorktreeError(
             f'The worktree name "{shown(name)}" may use only letters, digits, ".", "_" and "-" (at most 64), '
             'must start with a letter or digit, and may not contain ".." or end in "." or ".lock".'

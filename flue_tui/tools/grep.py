@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import weakref
 from typing import Any
@@ -11,7 +12,6 @@ from typing import Any
 from flue_tui.core.abort import ToolError
 from flue_tui.core.details import MatchDetails
 from flue_tui.core.jsstr import len16
-from flue_tui.core.lazyre import lazy
 from flue_tui.core.traits import ToolTraits
 from flue_tui.sandbox.base import Sandbox
 from flue_tui.tools.base import (
@@ -28,7 +28,7 @@ from flue_tui.tools.truncate import HeadLines, shell_quote, slice16
 PROBE_TIMEOUT_MS = 10_000
 PROBE_RACE_S = 15.0
 STDERR_KEEP = 64 * 1024  # chars of stderr kept for the `grep failed:` text
-_SAFE_WORD = lazy(r"[A-Za-z0-9_./+-]+")
+_SAFE_WORD = r"[A-Za-z0-9_./+-]+"
 
 # Once per sandbox and rg command word: does `<rg> --version` exit 0 there?
 _probes: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Task[bool]]] = weakref.WeakKeyDictionary()
@@ -88,7 +88,7 @@ class GrepTool:
             return "rg"
         if cand is None:
             return "rg"
-        return cand if _SAFE_WORD.fullmatch(cand) else shell_quote(cand)
+        return cand if re.fullmatch(_SAFE_WORD, cand) else shell_quote(cand)
 
     async def backend(self) -> str | None:
         """The rg command word if rg works in this sandbox, else None (use grep)."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from flue_tui.core.jsstr import JS_WHITESPACE, len16
-from flue_tui.core.lazyre import lazy
 
-_LONE_SURROGATE = lazy("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 def js_trim(s: str) -> str:
@@ -30,7 +30,7 @@ def slice16(s: str, start: int, end: int | None = None) -> str:
     if hi <= lo:
         return ""
     out = data[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
-    return _LONE_SURROGATE.sub("\ufffd", out)
+    return re.sub(_LONE_SURROGATE, "\ufffd", out)
 
 
 def _js_index(i: int, n: int) -> int:

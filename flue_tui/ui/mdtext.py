@@ -4,10 +4,10 @@ GitHub. Code blocks are left alone. Idempotent, so streamed text can be passed t
 
 from __future__ import annotations
 
-from flue_tui.core.lazyre import lazy
+import re
 
-_TASK = lazy(r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[([ xX])\](?=\s|$)")
-_FENCE = lazy(r"^\s{0,3}(`{3,}|~{3,})")
+_TASK = r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)\[([ xX])\](?=\s|$)"
+_FENCE = r"^\s{0,3}(`{3,}|~{3,})"
 
 
 def task_boxes(text: str) -> str:
@@ -16,13 +16,13 @@ def task_boxes(text: str) -> str:
     out: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):
-        opened = _FENCE.match(line)
+        opened = re.match(_FENCE, line)
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
         elif opened:
             fence = opened.group(1)
         else:
-            line = _TASK.sub(lambda m: f"{m.group(1)}{'☐' if m.group(2) == ' ' else '☑'}", line)
+            line = re.sub(_TASK, lambda m: f"{m.group(1)}{'☐' if m.group(2) == ' ' else '☑'}", line)
         out.append(line)
     return "\n".join(out)

@@ -17,6 +17,7 @@ a whole conversation would otherwise change its look under the user's eyes.
 
 from __future__ import annotations
 
+import re
 import sys
 import weakref
 from typing import TYPE_CHECKING
@@ -26,7 +27,6 @@ from textual.containers import VerticalGroup
 from textual.widget import Widget
 from textual.widgets import Static
 
-from flue_tui.core.lazyre import lazy
 from flue_tui.tui.widgets.settled import Settled
 from flue_tui.ui.mdtext import task_boxes
 from flue_tui.ui.transcript import ReplyEntry
@@ -38,7 +38,7 @@ LIVE_BLOCKS = 24
 # A reply drawn plain is wrapped whole at every flush: past this many characters (the warm-up slow
 # or failed) it is drawn as Markdown, importing the stack on the loop if it must.
 PLAIN_MAX = 16_000
-FENCE_RE = lazy(r"^\s{0,3}(```|~~~)")
+FENCE_RE = r"^\s{0,3}(```|~~~)"
 
 
 def cut_points(src: str) -> list[int]:
@@ -47,7 +47,7 @@ def cut_points(src: str) -> list[int]:
     pos = 0
     inside = False
     for line in src.splitlines(keepends=True):
-        if FENCE_RE.match(line):
+        if re.match(FENCE_RE, line):
             inside = not inside
         pos += len(line)
         if not inside and not line.strip() and line.endswith("\n"):
