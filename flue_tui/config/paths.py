@@ -4,9 +4,7 @@
   `skills/`.
 * Data, what flue writes: `$XDG_DATA_HOME/flue` (default `~/.local/share/flue`): `sessions.db`,
   `checkpoints/`, `history/`, `trusted-projects.json`, `screenshots/`.
-* Cache, what flue can always rebuild: `$XDG_CACHE_HOME/flue` (default `~/.cache/flue`): the model
-  map's index (model/mapindex.py), checked against the map before any use.
-* `$FLUE_HOME` set: all three are that one directory (how tests and CI jobs keep their state apart).
+* `$FLUE_HOME` set: both are that one directory (how tests and CI jobs keep their state apart).
 
 Earlier versions kept the config in the data directory too. Those files are never moved: a move
 could be cut half-way, and an older flue running beside this one would lose its config. Instead,
@@ -45,11 +43,6 @@ def data_dir() -> Path:
 def config_dir() -> Path:
     """Where the user's config lives: $FLUE_HOME, else $XDG_CONFIG_HOME/flue (~/.config/flue)."""
     return _explicit() or _xdg("XDG_CONFIG_HOME", ".config")
-
-
-def cache_dir() -> Path:
-    """What flue can rebuild at any time: $FLUE_HOME, else $XDG_CACHE_HOME/flue (~/.cache/flue)."""
-    return _explicit() or _xdg("XDG_CACHE_HOME", ".cache")
 
 
 def _config_entry(name: str) -> Path:

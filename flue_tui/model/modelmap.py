@@ -1,53 +1,87 @@
 """litellm's model map (prices, context windows, reasoning support) read as data, without importing
-litellm: the JSON file its package ships, found by importlib, read once per process, each entry
-parsed when first asked for (through mapindex.py's stored index; the whole map when there is none
-that fits). The direct path
-(direct_client.py) prices its turns and sizes its context from here; `tests/model/test_modelmap.py`
-holds the cost equal to `litellm.completion_cost` on the same usage.
+litellm: the JSON file its package ships, found by importlib, read once per process. A process asks
+for one model or two, so each entry is found in the map's bytes by its quoted key and only that
+object is parsed; parsing all ~5,000 entries is left to a key the bytes cannot settle. The direct
+path (direct_client.py) prices its turns and sizes its context from here;
+`tests/model/test_modelmap.py` holds the cost equal to `litellm.completion_cost` on the same usage.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import threading
 from typing import Any
 
-from flue_tui.model import mapindex
-
 MAP_FILE = "model_prices_and_context_window_backup.json"
 _TIER = r"^input_cost_per_token_above_(\d+)k_tokens$"
+_SPACE = b" \t\r\n"
+_ENTRY_BYTES = 16384
 
 _lock = threading.Lock()
 
 
 class _Map:
-    """The map's bytes and what was read of them: every entry once parsed whole, else those asked
-    for, each found through the stored index (mapindex.py) and checked there."""
+    """The map's bytes and the entries asked of them so far (`whole`: every entry, once parsed)."""
 
-    def __init__(
-        self, raw: bytes, entries: dict[str, Any], index: mapindex.Index | None, made: bytes | None = None
-    ) -> None:
+    def __init__(self, raw: bytes) -> None:
         self.raw = raw
-        self.entries = entries
-        self.index = index  # None: `entries` is the whole map
-        self.made = made  # the stamp of the file `raw` came from (mapindex.stamp), to index it again
+        self.entries: dict[str, Any] = {}
+        self.whole = False
 
     def get(self, key: str) -> Any:
-        if self.index is None or key in self.entries:
-            return self.entries.get(key)
+        if key not in self.entries and not self.whole:
+            found = _found(self.raw, key)
+            if found is _UNSETTLED:
+                self._parse_whole()
+            else:
+                self.entries[key] = found
+        return self.entries.get(key)
+
+    def _parse_whole(self) -> None:
         try:
-            offsets = self.index.get(key)
-            if offsets is None:
-                return None
-            value = mapindex.entry_at(self.raw, key, offsets)
-        except mapindex.Stale:  # an index that lies about these bytes: the map itself decides
-            whole = _parsed(self.raw, self.made)
-            self.entries, self.index = whole.entries, None
-            return self.entries.get(key)
-        self.entries[key] = value
+            parsed = json.loads(self.raw)
+        except ValueError:  # also UnicodeDecodeError: a broken map prices nothing
+            parsed = {}
+        self.entries = parsed if isinstance(parsed, dict) else {}
+        self.whole = True
+
+
+_UNSETTLED = object()  # the bytes alone cannot say: the map is parsed whole
+
+
+def _found(raw: bytes, key: str) -> Any:
+    """The object under the top-level `key`, found by its quoted key: a place where the key is
+    followed by `:` and `{`, after a `{` or `,`. None when there is no such place. Two or more
+    places (a nested object by that name), a key JSON would escape, or a value that does not parse
+    leave it to the whole map."""
+    if not key.isascii() or not key.isprintable() or '"' in key or "\\" in key:
+        return _UNSETTLED
+    quoted = b'"' + key.encode() + b'"'
+    places = []
+    at = raw.find(quoted)
+    while at >= 0:
+        after = at + len(quoted)
+        colon = after + len(raw[after : after + 64]) - len(raw[after : after + 64].lstrip(_SPACE))
+        brace = colon + 1
+        brace += len(raw[brace : brace + 64]) - len(raw[brace : brace + 64].lstrip(_SPACE))
+        before = raw[max(0, at - 64) : at].rstrip(_SPACE)[-1:]
+        if raw[colon : colon + 1] == b":" and raw[brace : brace + 1] == b"{" and before in (b"{", b","):
+            places.append(brace)
+        at = raw.find(quoted, after)
+    if not places:
+        return None
+    if len(places) > 1:
+        return _UNSETTLED
+    for end in (places[0] + _ENTRY_BYTES, len(raw)):  # an entry is a few hundred bytes; rarely more
+        try:
+            value, _ = json.JSONDecoder().raw_decode(raw[places[0] : end].decode("utf-8", "replace"))
+        except ValueError:
+            continue
         return value
+    return _UNSETTLED
 
 
 _loaded: _Map | None = None
@@ -62,33 +96,16 @@ def _path() -> str | None:
     return None
 
 
-def _parsed(raw: bytes, made: bytes | None) -> _Map:
-    """The whole map parsed, its index stored for the next process (`made`: the stamp of the file
-    the bytes came from; None, a file that changed while it was read: no index of it)."""
-    try:
-        entries, where = mapindex.scan(raw)
-    except ValueError:
-        return _Map(raw, {}, None)
-    if where and made is not None:
-        mapindex.save(where, made)
-    return _Map(raw, entries, None)
-
-
 def read(path: str | None) -> _Map:
-    """The map at `path` (litellm's, or none): its index used when one fits, else parsed whole."""
-    raw, made = b"", None
+    """The map at `path` (litellm's, or none: an empty map, which prices nothing)."""
+    raw = b""
     if path is not None:
         try:
             with open(path, "rb") as f:
-                before = os.fstat(f.fileno())
                 raw = f.read()
-                after = mapindex.stamp(os.fstat(f.fileno()))
         except OSError:
             raw = b""
-        else:
-            made = after if after == mapindex.stamp(before) and before.st_size == len(raw) else None
-    index = mapindex.load(made) if raw and made is not None else None
-    return _Map(raw, {}, index, made) if index is not None else _parsed(raw, made)
+    return _Map(raw)
 
 
 def _map() -> _Map:

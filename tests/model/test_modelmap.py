@@ -57,3 +57,36 @@ def test_an_unknown_model_has_no_entry_and_no_price() -> None:
     assert modelmap.info("openai/my-local-llama") is None
     assert modelmap.cost("openai/my-local-llama", 10, 10, 0, 0) is None
     assert modelmap.supports_reasoning("openai/my-local-llama")  # a local server decides for itself
+
+
+def _map_of(tmp_path, text: str):
+    path = tmp_path / "map.json"
+    path.write_text(text, encoding="utf-8")
+    return modelmap.read(str(path))
+
+
+def test_an_entry_is_found_by_its_key_and_only_at_the_top_level(tmp_path) -> None:
+    got = _map_of(
+        tmp_path,
+        '{"a": {"x": 1, "inner": {"y": 2}},\n "b":{"inner": 3},  "c" : {"s": "\\"c\\": {"}}',
+    )
+    assert got.get("a") == {"x": 1, "inner": {"y": 2}}
+    assert got.get("b") == {"inner": 3} and got.get("c") == {"s": '"c": {'}
+    assert got.get("y") is None and got.get("missing") is None
+    assert not got.whole  # each was found in the bytes, nothing parsed whole
+
+
+def test_a_key_the_bytes_cannot_settle_is_read_from_the_whole_map(tmp_path) -> None:
+    # "inner" names a nested object and is no top-level entry; two places leave it to the map.
+    got = _map_of(tmp_path, '{"a": {"inner": {"y": 2}}, "b": {"inner": {"z": 3}}}')
+    assert got.get("inner") is None and got.whole
+    long = "x" * 40_000  # an entry longer than the first read of it
+    assert _map_of(tmp_path, '{"m": {"note": "' + long + '", "p": 1}}').get("m") == {"note": long, "p": 1}
+    assert _map_of(tmp_path, '{"é": {"p": 1}}').get("é") == {"p": 1}
+
+
+def test_a_broken_or_missing_map_prices_nothing(tmp_path) -> None:
+    assert _map_of(tmp_path, '{"a": {"p": 1').get("a") is None
+    assert _map_of(tmp_path, "\xff\xfe not json").get("a") is None
+    assert modelmap.read(str(tmp_path / "gone.json")).get("a") is None
+    assert modelmap.read(None).get("a") is None
