@@ -1,6 +1,6 @@
 """`flue --acp`: the Agent Client Protocol (JSON-RPC over stdio) for editors (Zed, JetBrains,
 Neovim, toad) and harnesses (Harbor), on the official `agent-client-protocol` SDK, which only this
-package imports. A front end like headless/, inline/ and tui/: it drives `SessionHandle`.
+package imports. A front end like headless, inline and tui: it drives `SessionHandle`.
 
 `serve.py` is the entry (stdout kept for JSON-RPC alone), `wire.py` the bounded line transport,
 `agent.py` the protocol methods, `state.py` one ACP session around a handle, `updates.py` flue

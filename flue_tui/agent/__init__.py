@@ -2,6 +2,10 @@
 
 session.py     Session: history, prompt(), abort(), subscribers
 loop.py        one operation: model turn -> tools -> next turn; toolrun.py runs one batch of calls
-validation.py  tool-argument coercion and validation (TypeBox semantics)
+result.py      what one prompt() (or compaction) produced, and its running counts
 prompt.py      the system prompt; compaction.py, compaction_prompts.py  summarising old context
+pending.py     a prompt's file checkpoint, taken beside its first model request
+prompthooks.py the user's prompt, stop and compaction hooks, seen through a Protocol
+usershell.py   `!command`: a shell command the user runs themselves (Session.shell)
+usage_text.py  how every front end words a token total
 """

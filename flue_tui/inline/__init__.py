@@ -1,8 +1,9 @@
 """`flue --inline`: the agent rendered straight into the terminal's scrollback (rich + prompt-toolkit).
 
 app.py the loop; sessions.py which session; renderer.py, blocks.py output; prompt.py the input line;
-commands.py slash commands; asking.py questions; terminal.py the console; greeting.py the welcome,
-the no-key refusal, the fitted toolbar and the turn-end notification. Never imports flue_tui.tui.
+commands.py slash commands; asking.py questions; modelpick.py the `/model` picker; terminal.py the
+console; safe.py terminal-safe rich output; greeting.py the welcome, the no-key refusal, the fitted
+toolbar and the turn-end notification. Never imports flue_tui.tui.
 
 No Textual here. Imported lazily by the CLI, so `flue --help` stays fast.
 """

@@ -4,6 +4,8 @@ base.py        the Tool protocol, ToolResult, ToolContext, schema helpers
 read.py, write.py, edit.py, bash.py, grep.py, glob.py   Flue's six tools (builtin_tools below)
 task.py        delegation to a child session; skill.py activate_skill/read_skill_resource
 result.py      finish/give_up; truncate.py Flue's limits; locks.py per-file locks; diff.py UI diffs
+todo.py        `todo_write`: the model's live plan
+background.py  `bash_background`, `bash_output`, `bash_kill`: commands that keep running
 """
 
 from __future__ import annotations

@@ -1,2 +1,3 @@
-"""Screens of the app: approval.py, picker.py (sessions), trust.py (project trust), rewind.py, models.py;
-answered.py is the base every one of them answers through (once only)."""
+"""Screens of the app: main.py the main one (Textual's, with its layout note fixed), approval.py,
+picker.py (sessions), trust.py (project trust), rewind.py, confirm.py (a yes/no before replacing
+files), models.py; answered.py is the base every modal one answers through (once only)."""
