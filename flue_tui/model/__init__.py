@@ -22,7 +22,6 @@ fallback.py        `--fallback-model`: a turn the main model cannot serve goes t
 errors.py          a provider failure as one readable sentence with its status code
 pricing.py         what a turn cost, from the provider's full usage
 modelmap.py        litellm's model map read as data, without importing litellm
-mapindex.py        where each model's entry sits in that map, kept between runs
 ollama.py          Ollama without setup: its address, no key, a real num_ctx
 catalog.py         which models the configured providers offer (for /model)
 discovery.py       the models `/model` offers: a local server's, Ollama's, the keyed providers'
