@@ -7,12 +7,14 @@ split, each call and each thinking block comes out whole, once.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from flue_tui.core.ids import new_id
 from flue_tui.core.jsonargs import parse_arguments
 from flue_tui.core.messages import ToolCall
+from flue_tui.core.surrogates import clean, clean_value
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -70,16 +72,20 @@ class ToolCallAccumulator:
     def finish(self) -> list[ToolCall]:
         out = []
         for call in self.calls:
-            raw = "".join(call.args)
+            raw = clean("".join(call.args))  # a character's halves split over two deltas: joined
             parsed, refusal = parse_arguments(raw)  # invalid JSON gives {}: validation says what is missing
             if refusal is not None:
                 raw = "{}"  # never replay the deep text: a provider's own parser would choke on it
+            elif (cleaned := clean_value(parsed)) is not parsed:
+                # A `\ud800` escape with no partner: the tool gets U+FFFD, and the history replays
+                # the arguments it ran with (a lone surrogate cannot be encoded into a request).
+                parsed, raw = cleaned, json.dumps(cleaned, ensure_ascii=False)
             # A server that sends no ids still needs unique ones: results are matched by id, and
             # Anthropic refuses a history where two tool uses share one.
             out.append(
                 ToolCall(
                     id=call.id or new_id("call"),
-                    name="".join(call.name),
+                    name=clean("".join(call.name)),
                     arguments=parsed,
                     raw_arguments=raw,
                     refusal=refusal,
@@ -120,4 +126,4 @@ class ThinkingFolder:
         return added
 
     def finish(self) -> list[dict[str, str]]:
-        return [self._blocks[i] for i in sorted(self._blocks)]
+        return [{k: clean(v) for k, v in self._blocks[i].items()} for i in sorted(self._blocks)]

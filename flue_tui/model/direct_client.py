@@ -209,7 +209,8 @@ class DirectClient:
                     await response.aclose()
                 except Exception:
                     pass
-        yield fold.result(self.model, local=False)
+        for item in fold.close(self.model, local=False):
+            yield item
 
     async def _http_error(self, response: Any) -> ModelError:
         """An HTTP error as the litellm path words it: the provider's message from its body."""

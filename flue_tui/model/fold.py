@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.core.messages import Usage
+from flue_tui.core.surrogates import Joiner
 from flue_tui.model.assembly import ThinkingFolder, ToolCallAccumulator
 from flue_tui.model.base import ModelError, StreamItem, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.model.chunks import EOF_MESSAGE, StreamEndedEarly
@@ -64,6 +65,10 @@ class Fold:
         self.max_reply_chars = max_reply_chars
         self.text: list[str] = []
         self.thinking: list[str] = []
+        # A character's two UTF-16 halves may come in two chunks (core/surrogates.py): joined here,
+        # where every route's deltas enter, so no reader downstream sees half of one.
+        self.text_joiner = Joiner()
+        self.thinking_joiner = Joiner()
         self.acc = ToolCallAccumulator()
         self.folder = ThinkingFolder()
         self.finish: str | None = None
@@ -87,14 +92,15 @@ class Fold:
         choice = chunk.choices[0]
         delta = choice.delta
         reasoning = getattr(delta, "reasoning_content", None)
-        if reasoning:
+        if reasoning and (reasoning := self.thinking_joiner.feed(reasoning)):
             self.size += len(reasoning)
             self.thinking.append(reasoning)
             yield ThinkingChunk(reasoning)
-        if delta.content:
-            self.size += len(delta.content)
-            self.text.append(delta.content)
-            yield TextChunk(delta.content)
+        content = delta.content
+        if content and (content := self.text_joiner.feed(content)):
+            self.size += len(content)
+            self.text.append(content)
+            yield TextChunk(content)
         if getattr(delta, "thinking_blocks", None):
             self.size += self.folder.add(delta.thinking_blocks)  # signatures, redacted blocks: held too
         if delta.tool_calls:
@@ -105,8 +111,19 @@ class Fold:
 
     def end(self) -> None:
         """A clean end of the body: before any finish reason, with something in it, a cut reply."""
-        if self.finish is None and (self.text or self.thinking or self.acc.calls or self.usage.output):
+        held = self.text_joiner.held or self.thinking_joiner.held
+        if self.finish is None and (self.text or self.thinking or held or self.acc.calls or self.usage.output):
             raise StreamEndedEarly(EOF_MESSAGE)  # nothing at all is the empty-stream check's
+
+    def close(self, model: str, *, local: bool) -> Iterator[StreamItem]:
+        """The stream's end: a half character still held back (as U+FFFD), then the result."""
+        if tail := self.thinking_joiner.flush():
+            self.thinking.append(tail)
+            yield ThinkingChunk(tail)
+        if tail := self.text_joiner.flush():
+            self.text.append(tail)
+            yield TextChunk(tail)
+        yield self.result(model, local=local)
 
     def result(self, model: str, *, local: bool) -> TurnResponse:
         if not self.seen_usage and not local:

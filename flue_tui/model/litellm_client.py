@@ -265,7 +265,8 @@ class LiteLLMClient:
                     await stream.aclose()
                 except Exception:
                     pass
-        yield fold.result(self.model, local=is_local(self.model) or not direct)
+        for item in fold.close(self.model, local=is_local(self.model) or not direct):
+            yield item
 
     def _usage(self, litellm: Any, raw: Any) -> Usage:
         c = counts(raw)

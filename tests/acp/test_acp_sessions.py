@@ -60,3 +60,24 @@ def test_load_in_a_fresh_process_replays_and_continues(fakellm, flue_env, tmp_pa
     continued = fakellm.requests[2]["messages"]
     assert [m["role"] for m in continued if m["role"] != "system"] == ["user", "assistant", "tool", "assistant", "user"]
     assert "what is in a.txt?" in continued[1]["content"]
+
+
+def test_a_reply_with_split_and_lone_surrogates_is_shown_saved_and_loaded(fakellm, flue_env, tmp_path):
+    """One character's halves in two events are joined, a lone half is U+FFFD: the editor gets the
+    text it can show, and `session/load` replays the same reply (it was saved)."""
+    fakellm.script([Turn(text_deltas=["Smile \ud83d", "\ude00, lone \ud800 and", " dangling \ud83d"])])
+    shown = "Smile 😀, lone \ufffd and dangling \ufffd"
+
+    async def first():
+        async with running(flue_env, tmp_path) as (conn, client, _):
+            new = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+            assert answer.stop_reason == "end_turn" and client.text() == shown
+            return new.session_id
+
+    async def second(sid: str):
+        async with running(flue_env, tmp_path) as (conn, client, _):
+            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+            assert client.text() == shown
+
+    run(second(run(first())))

@@ -18,8 +18,8 @@ from typing import Any
 from aiohttp import web
 
 from .anthropic_rules import PromptCache, sign, validate
-from .script import CONTEXT_OVERFLOW_MESSAGE, Turn, generated_words
-from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _held, _pieces, _split_n
+from .script import CONTEXT_OVERFLOW_MESSAGE, Turn, as_held, generated_words
+from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _held, _split_n
 
 ARG_PIECES = 3
 _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
@@ -186,8 +186,8 @@ def _events(body: dict[str, Any], turn: Turn, ids: list[str], usage: dict[str, i
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
 
     if thinking_on and turn.reasoning:
-        deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(turn.reasoning, TEXT_PIECE)]
-        deltas.append({"type": "signature_delta", "signature": sign(turn.reasoning)})
+        deltas = [{"type": "thinking_delta", "thinking": p} for p in turn.reasoning_pieces(TEXT_PIECE)]
+        deltas.append({"type": "signature_delta", "signature": sign(as_held(turn.reasoning))})
         yield from block({"type": "thinking", "thinking": "", "signature": ""}, deltas)
         index += 1
     if thinking_on and turn.redacted_thinking:
@@ -195,7 +195,7 @@ def _events(body: dict[str, Any], turn: Turn, ids: list[str], usage: dict[str, i
         index += 1
     words = generated_words(turn.text_tokens, after=turn.text)
     if turn.text or words:
-        deltas = [{"type": "text_delta", "text": p} for p in [*_pieces(turn.text, TEXT_PIECE), *words]]
+        deltas = [{"type": "text_delta", "text": p} for p in [*turn.text_pieces(TEXT_PIECE), *words]]
         yield from block({"type": "text", "text": ""}, deltas)
         index += 1
     for call, call_id in zip(turn.calls, ids, strict=True):

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from .images import ollama_images_problem
 from .script import Turn, generated_words
-from .server import TEXT_PIECE, FakeLLM, _abort, _drain, _pieces
+from .server import TEXT_PIECE, FakeLLM, _abort, _drain
 
 _CREATED = "2026-01-01T00:00:00.000000Z"
 # Ollama's typed option fields that must be integers; encoding/json's wording when they are not.
@@ -205,9 +205,9 @@ def _lines(body: dict[str, Any], turn: Turn) -> Iterator[dict[str, Any]]:
         return {"model": model, "created_at": _CREATED, "message": {"role": "assistant", **message}, "done": False}
 
     if body.get("think") and turn.reasoning:
-        for piece in _pieces(turn.reasoning, TEXT_PIECE):
+        for piece in turn.reasoning_pieces(TEXT_PIECE):
             yield line({"content": "", "thinking": piece})
-    for piece in [*_pieces(turn.text, TEXT_PIECE), *generated_words(turn.text_tokens, after=turn.text)]:
+    for piece in [*turn.text_pieces(TEXT_PIECE), *generated_words(turn.text_tokens, after=turn.text)]:
         yield line({"content": piece})
     if turn.calls:
         calls = [

@@ -59,6 +59,12 @@ class Turn:
 
     text: str = ""
     reasoning: str = ""
+    # The text (reasoning) as exactly these deltas, instead of `text` cut into TEXT_PIECE-sized
+    # pieces; `text` (`reasoning`) is then their join. A delta may end or begin with half of a
+    # surrogate pair ("\ud83d", "\ude00"): json.dumps sends it as its `\udXXX` escape, as a
+    # provider's JSON may split one character over two events.
+    text_deltas: list[str] | None = None
+    reasoning_deltas: list[str] | None = None
     # Anthropic stand-in: a redacted_thinking block (its opaque data) before the reply.
     redacted_thinking: str = ""
     calls: list[Call] = field(default_factory=list)
@@ -111,6 +117,12 @@ class Turn:
     tokens_per_second: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("text", "reasoning"):
+            given = getattr(self, f"{name}_deltas")
+            if given is not None:
+                if getattr(self, name) not in ("", "".join(given)):
+                    raise ValueError(f"Turn.{name} and Turn.{name}_deltas disagree")
+                setattr(self, name, "".join(given))
         if self.repeat < 1:
             raise ValueError(f"Turn.repeat must be >= 1, got {self.repeat}")
         # Accept Call-like dicts too, so `Turn(calls=[{"name": ..}])` works.
@@ -142,6 +154,12 @@ class Turn:
             return self.finish_reason
         return "tool_calls" if self.calls else "stop"
 
+    def text_pieces(self, size: int) -> list[str]:
+        return list(self.text_deltas) if self.text_deltas is not None else _cut(self.text, size)
+
+    def reasoning_pieces(self, size: int) -> list[str]:
+        return list(self.reasoning_deltas) if self.reasoning_deltas is not None else _cut(self.reasoning, size)
+
     def full_text(self) -> str:
         """`text` plus the generated benchmark words (used by non-streaming replies)."""
         return self.text + "".join(generated_words(self.text_tokens, after=self.text))
@@ -152,6 +170,15 @@ class Turn:
         if callable(self.match):
             return bool(self.match(body))
         return self.match in first_user_message(body)
+
+
+def _cut(s: str, size: int) -> list[str]:
+    return [s[i : i + size] for i in range(0, len(s), size)]
+
+
+def as_held(text: str) -> str:
+    """What a provider holds for text it streams as halves: each high+low pair one character."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def first_user_message(body: dict[str, Any]) -> str:

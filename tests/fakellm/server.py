@@ -526,9 +526,9 @@ def _stream_payloads(turn: Turn, call_ids: list[str], model: str, created: int, 
 
     # OpenAI opens with a role-only delta; clients must cope with empty content.
     yield sse(_chunk(model, created, {"role": "assistant", "content": ""}))
-    for piece in _pieces(turn.reasoning, TEXT_PIECE):
+    for piece in turn.reasoning_pieces(TEXT_PIECE):
         yield sse(_chunk(model, created, {"reasoning_content": piece}))
-    for piece in _pieces(turn.text, TEXT_PIECE):
+    for piece in turn.text_pieces(TEXT_PIECE):
         yield sse(_chunk(model, created, {"content": piece}))
     for word in generated_words(turn.text_tokens, after=turn.text):
         yield sse(_chunk(model, created, {"content": word}))

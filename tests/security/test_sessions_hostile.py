@@ -166,7 +166,7 @@ def _user(text: str) -> bytes:
     return json.dumps({"type": "user", "message": {"role": "user", "content": text}}).encode() + b"\n"
 
 
-def test_stream_json_bad_lines_are_dropped_and_the_session_goes_on(fakellm, flue_env, tmp_path):
+def test_stream_json_bad_lines_are_answered_and_the_session_goes_on(fakellm, flue_env, tmp_path):
     fakellm.script([Turn(text="answer one"), Turn(text="answer two")])
     huge = b'{"type": "user", "message": {"role": "user", "content": "' + b"x" * (MAX_LINE_BYTES + 10) + b'"}}\n'
     lines = [
@@ -187,7 +187,10 @@ def test_stream_json_bad_lines_are_dropped_and_the_session_goes_on(fakellm, flue
     assert "the prompt has 4,000,001 characters" in err
     assert [r["messages"][-1]["content"] for r in fakellm.requests] == ["fine one", "fine two"]
     results = [json.loads(ln) for ln in out.stdout.decode().splitlines()]
-    assert [r["result"] for r in results if r.get("type") == "result"] == ["answer one", "answer two"]
+    said = [r["result"] for r in results if r.get("type") == "result"]
+    # Every user line is answered (an SDK client counts results): the dropped ones with why.
+    assert [said[1], said[5]] == ["answer one", "answer two"] and len(said) == 6
+    assert all(r["is_error"] for n, r in enumerate(x for x in results if x.get("type") == "result") if n not in (1, 5))
 
 
 def test_print_prompt_beyond_the_bound_is_one_sentence(fakellm, flue_main, tmp_path):

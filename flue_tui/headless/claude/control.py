@@ -14,15 +14,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.core.images import Image, ImageRefused, from_base64
 from flue_tui.core.jsonargs import loads
+from flue_tui.core.messages import Usage
 from flue_tui.headless.claude.agents import sdk_agents
 from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
@@ -30,7 +33,31 @@ from flue_tui.hooks.config import Hook, sdk_hooks
 from flue_tui.permissions.flags import CLAUDE_MODE, PERMISSION_MODES
 
 Emit = Callable[[Session, OperationResult | None], None]
-Prompt = tuple[str, tuple[Image, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A user line flue could not take: answered with an error result in its place among the turns,
+    so an SDK client counting one result per message never waits for it."""
+
+    reason: str
+
+
+Prompt = tuple[str, tuple[Image, ...]] | Refused
+
+
+def refusal(reason: str) -> OperationResult:
+    """The result of a refused line: an error, as Claude Code words a run that failed, nothing sent."""
+    return OperationResult(
+        text=reason,
+        is_error=True,
+        subtype="error_during_execution",
+        num_turns=0,
+        duration_ms=0,
+        duration_api_ms=0,
+        usage=Usage(),
+        error=reason,
+    )
 
 
 def prompt_images(message: Any) -> tuple[Image, ...]:
@@ -63,21 +90,43 @@ def prompt_text(message: Any) -> str | None:
     return None
 
 
-Line = bytes | int  # a line's bytes, or the size of a line too long to keep
+@dataclass(frozen=True, slots=True)
+class TooLong:
+    """A line over the bound: its size, and its first bytes (to tell whose message it was)."""
+
+    size: int
+    head: bytes
+
+
+Line = bytes | TooLong
+HEAD_BYTES = 256
+# The SDK writes `{"type": ...` first: enough to tell a user message from a control message.
+_TYPE = re.compile(rb'\A\s*\{\s*"type"\s*:\s*"([A-Za-z_]{1,40})"')
 
 
 def read_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Iterator[Line]:
     """stdin's lines as bytes (each decoded on its own: one bad byte costs only its line), a line
-    over `limit` bytes as its length, read through and dropped, never held whole."""
+    over `limit` bytes as TooLong, read through and dropped, never held whole."""
     while chunk := stream.readline(limit + 1):
         if len(chunk) <= limit or chunk.endswith(b"\n"):
             yield chunk
             continue
-        size = len(chunk)
+        size, head = len(chunk), chunk[:HEAD_BYTES]
         while chunk and not chunk.endswith(b"\n"):
             chunk = stream.readline(limit + 1)
             size += len(chunk)
-        yield size
+        yield TooLong(size, head)
+
+
+def _kind(raw: bytes) -> tuple[str | None, Any]:
+    """What a line flue cannot read claims to be: its `type` (None: cannot tell) and its message."""
+    try:
+        msg = loads(raw.decode("utf-8", "replace"))
+    except json.JSONDecodeError:
+        found = _TYPE.match(raw)
+        return (found.group(1).decode() if found else None), None
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    return (kind if isinstance(kind, str) else None), msg
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[Line | None]) -> None:
@@ -140,7 +189,7 @@ class Controller:
         worker = asyncio.ensure_future(self._turns(prompts))
         _stdin_lines(asyncio.get_running_loop(), inbox)
         while (line := await inbox.get()) is not None:
-            text = self._decode(line)
+            text = self._decode(line, prompts)
             if text is not None and text.strip():
                 self._handle(text, prompts)
         self._cancel_asks("stdin closed")  # nobody is left to answer a permission question
@@ -150,36 +199,39 @@ class Controller:
     async def _turns(self, prompts: asyncio.Queue[Prompt | None]) -> None:
         assert self.settled is not None
         while (got := await prompts.get()) is not None:
-            text, images = got
             self.busy = True
             self.settled.clear()
             try:
-                self.begin()
-                result = await self.run(text, images)
+                if isinstance(got, Refused):
+                    result = refusal(got.reason)
+                else:
+                    self.begin()
+                    result = await self.run(*got)
                 self.results.append(result)
                 self.end(result)
             finally:
                 self.busy = False
                 self.settled.set()
 
-    def _decode(self, line: Line) -> str | None:
+    def _decode(self, line: Line, prompts: asyncio.Queue[Prompt | None]) -> str | None:
         """A line as text, or None with one sentence on stderr: the line is dropped, the session
         goes on (a bad line once reached the model and failed every later request)."""
-        if isinstance(line, int):
-            print(
-                f"flue: a stdin line of {line:,} bytes was ignored; the most flue reads is {MAX_LINE_BYTES:,} "
-                "bytes a line.",
-                file=sys.stderr,
-            )
-            return None
-        try:
-            return line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            print(
-                f"flue: a stdin line is not UTF-8 text (byte 0x{line[exc.start]:02x} at offset {exc.start}); ignored.",
-                file=sys.stderr,
-            )
-            return None
+        if isinstance(line, TooLong):
+            why = f"a stdin line of {line.size:,} bytes was ignored; the most flue reads is {MAX_LINE_BYTES:,} bytes a line"
+            kind, msg = _kind(line.head) if _TYPE.match(line.head) else (None, None)
+        else:
+            try:
+                return line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                why = f"a stdin line is not UTF-8 text (byte 0x{line[exc.start]:02x} at offset {exc.start}); ignored"
+            kind, msg = _kind(line)
+        print(f"flue: {why}.", file=sys.stderr)
+        if kind in (None, "user"):  # what cannot be told apart may be a user message: answered
+            prompts.put_nowait(Refused(why[0].upper() + why[1:] + "."))
+        elif kind == "control_request" and isinstance(msg, dict) and isinstance(msg.get("request_id"), str):
+            error = {"subtype": "error", "request_id": msg["request_id"], "error": why[0].upper() + why[1:] + "."}
+            self.write({"type": "control_response", "response": error})
+        return None
 
     def _handle(self, line: str, prompts: asyncio.Queue[Prompt | None]) -> None:
         try:
@@ -193,17 +245,14 @@ class Controller:
             try:
                 images = prompt_images(msg.get("message"))
             except ImageRefused as exc:
-                print(f"flue: a user message was ignored: {exc}", file=sys.stderr)
-                return
+                return self._refuse(f"a user message was ignored: {exc}", prompts)
             if text is None and images:
                 text = ""
             if text is None:
-                print("flue: a user message without text was ignored.", file=sys.stderr)
-                return
+                return self._refuse("a user message without text was ignored.", prompts)
             problem = prompt_problem(text)
             if problem is not None:
-                print(f"flue: a user message was ignored: {problem}.", file=sys.stderr)
-                return
+                return self._refuse(f"a user message was ignored: {problem}.", prompts)
             if self.replay:
                 self.write({**msg, "session_id": self.session.id})
             prompts.put_nowait((text, images))
@@ -215,6 +264,11 @@ class Controller:
             pass  # flue sends no long-running requests the SDK could cancel
         else:
             print(f"flue: stdin message of type {kind!r} was ignored.", file=sys.stderr)
+
+    def _refuse(self, why: str, prompts: asyncio.Queue[Prompt | None]) -> None:
+        """A user message dropped: one sentence on stderr, and its error result in turn."""
+        print(f"flue: {why}", file=sys.stderr)
+        prompts.put_nowait(Refused(why[0].upper() + why[1:]))
 
     # -- control requests from the SDK -----------------------------------------------------------
     def _control(self, msg: dict[str, Any]) -> None:
