@@ -8,7 +8,6 @@ import errno
 import functools
 import io
 import os
-import re
 import signal as _signal
 import subprocess
 import threading
@@ -16,6 +15,7 @@ import threading
 from flue_tui.core import files
 from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
 from flue_tui.core.jsstr import len16
+from flue_tui.core.surrogates import clean
 from flue_tui.sandbox import procguard
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
@@ -32,7 +32,6 @@ _ENV_TYPE_ERROR = (
     "[flue] local() `env` must be a Record<string, string | undefined>. "
     "To inherit the full host env, pass `env: { ...process.env }`."
 )
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _shell: str | None = None
 
 
@@ -217,8 +216,8 @@ class LocalSandbox:
 
     def _write_text(self, path: str, content: str) -> None:
         resolved = self.resolve_path(path)
-        # JS strings may hold lone surrogates; Node writes them as U+FFFD.
-        data = _LONE_SURROGATE.sub("\ufffd", content).encode("utf-8")
+        # JS strings may hold lone surrogates; Node writes them as U+FFFD (a split pair as its character).
+        data = clean(content).encode("utf-8")
         try:
             self._write_once(path, resolved, data, parents=False)
             return

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from flue_tui.core.jsstr import JS_WHITESPACE, len16
-
-_LONE_SURROGATE = "[\ud800-\udfff]"
+from flue_tui.core.surrogates import clean
 
 
 def js_trim(s: str) -> str:
@@ -30,7 +28,7 @@ def slice16(s: str, start: int, end: int | None = None) -> str:
     if hi <= lo:
         return ""
     out = data[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
-    return re.sub(_LONE_SURROGATE, "\ufffd", out)
+    return clean(out)
 
 
 def _js_index(i: int, n: int) -> int:
