@@ -320,9 +320,6 @@ def _read_flags(args: argparse.Namespace) -> tuple[ClaudeOptions, SessionOptions
     sessions = options_from_args(args, print_mode=args.print_mode)
     permissions = permission_settings(args)
     permissions.update(mcp_settings(args))
-    for key in ("allowed_tools", "disallowed_tools"):  # --settings rules join the flags' rules
-        if overrides.get(key):
-            permissions[key] = [*(permissions[key] or []), *overrides.pop(key)]
     if permissions["permission_mode"] is None:
         permissions["permission_mode"] = overrides.pop("permission_mode", None)
     overrides.pop("permission_mode", None)
@@ -370,6 +367,7 @@ def _settings(
         effort=thinking_effort(args),
         max_output_tokens=args.max_output_tokens,
         settings_hooks=overrides.get("settings_hooks"),
+        settings_permissions=overrides.get("settings_permissions"),
         sdk_hooks=claude.input_format == "stream-json",
         ui_mode="inline" if args.inline else ("plain" if args.plain else None),
         tools=claude.tools,

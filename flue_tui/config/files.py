@@ -100,6 +100,7 @@ class Layer:
     # The tables other modules own ([permissions], [mcp_servers]) with how many entries each holds,
     # so `flue doctor` can say what such a file holds instead of "no settings".
     tables: tuple[tuple[str, int], ...] = ()
+    skipped: str | None = None  # the file could not be read: the notice saying so (Unreadable)
 
 
 def user_file() -> Path:
@@ -135,19 +136,47 @@ def _check(where: str, key: str, value: Any, kind: type | tuple[type, ...], expe
     return value
 
 
+class Unreadable(ConfigError):
+    """An optional file flue cannot read: something other than a regular file in its place (a
+    directory, a FIFO, a device), no permission, larger than flue reads, or, for a JSON settings
+    file another program writes (Claude Code's), not UTF-8 JSON. Every config file flue reads is
+    optional: it is skipped with this one sentence and flue starts without it, never stops."""
+
+
+def unreadable(path: Path | str, why: str) -> Unreadable:
+    return Unreadable(f"Skipped {path}: flue cannot read it ({why}).")
+
+
 def read_bytes(path: Path, snapshot: Snapshot | None = None) -> bytes | None:
     """A config file's bytes (None: there is none) through the one bounded open of flue's own
-    files, or the snapshot's when the trust decision already read them (parse what was judged)."""
+    files, or the snapshot's when the trust decision already read them (parse what was judged).
+    Unreadable when it cannot be read: the one place every optional config file is opened."""
     if snapshot is not None:
         if snapshot.error is not None:
-            raise ConfigError(f"Cannot read {path}: {snapshot.error}")
+            raise unreadable(path, snapshot.error)
         return snapshot.data
     try:
         return read_own(str(path))  # regular files only: a FIFO must not hang start-up, /dev/zero not fill memory
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
+        raise unreadable(path, str(exc.strerror or exc)) from None
+
+
+def read_json(path: Path, snapshot: Snapshot | None = None) -> Any:
+    """A JSON settings file (Claude Code's `settings.json`): its value, or None when there is none.
+    Not UTF-8 or not JSON is Unreadable, as a file that cannot be opened: another program writes it."""
+    raw = read_bytes(path, snapshot)
+    if raw is None:
+        return None
+    from flue_tui.core.jsonargs import loads
+
+    try:
+        return loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise unreadable(path, f"not UTF-8 text, byte 0x{raw[exc.start]:02x} at offset {exc.start}") from None
+    except ValueError as exc:
+        raise unreadable(path, f"not valid JSON: {exc}") from None
 
 
 def read_toml(path: Path, snapshot: Snapshot | None = None) -> dict[str, Any] | None:
@@ -240,10 +269,13 @@ def layers(
     [env] applies only once the user trusts the project, and never its code-running variables.
     `project_read`: the project file as read for the trust decision, parsed instead of read again."""
     out = []
-    user = read_layer(user_file()) if reads(sources, "user") else None
+    user = _optional(user_file(), None) if reads(sources, "user") else None
     if user is not None:
         out.append(user)
-    project = read_layer(project_file(cwd), project_read) if reads(sources, "project") else None
+    project = _optional(project_file(cwd), project_read) if reads(sources, "project") else None
+    if project is not None and project.skipped is not None:
+        out.append(project)
+        project = None
     if project is not None:
         _project_cannot_loosen(project)
         values = dict(project.values)
@@ -253,6 +285,14 @@ def layers(
             values["env"], held, never = split_env(values["env"], trusted)
         out.append(Layer(project.source, values, tuple(held), tuple(never)))
     return [*out, env_layer()]
+
+
+def _optional(path: Path, snapshot: Snapshot | None) -> Layer | None:
+    """The file's layer; one that cannot be read is an empty layer carrying the notice."""
+    try:
+        return read_layer(path, snapshot)
+    except Unreadable as exc:
+        return Layer(str(path), {}, skipped=str(exc))
 
 
 def _project_cannot_loosen(project: Layer) -> None:

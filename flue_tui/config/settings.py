@@ -113,10 +113,14 @@ class Settings:
     project_read: Snapshot | None = None
     project_held: list[Held] = field(default_factory=list)  # loosening [env] waiting for trust
     project_never: list[str] = field(default_factory=list)  # [env] names never taken from a project
+    # A config file that could not be read, skipped (config/files.Unreadable): one sentence each.
+    skipped_files: tuple[str, ...] = ()
     # MCP servers (flue_tui/mcp): --mcp-config files or JSON; --strict-mcp-config uses only those.
     mcp_config: list[str] = field(default_factory=list)
     strict_mcp_config: bool = False
     settings_hooks: dict | None = None  # --settings' "hooks" object (flue_tui/hooks/config.py checks it)
+    # --settings' permission rules {"allow"|"deny"|"ask": [...]}, Claude Code's syntax (permissions/claude.py)
+    settings_permissions: dict | None = None
     sdk_hooks: bool = False  # --input-format stream-json: the Agent SDK may register hooks at initialize
     overrides: dict[str, object] = field(default_factory=dict)  # the flags, so reloaded() can re-read the files
 
@@ -147,7 +151,10 @@ class Settings:
         never: list[str] = []
         extra_env: dict[str, str] = {}
         sources: dict[str, str] = {}
+        skipped: list[str] = []
         for layer in layers(cwd, trusted=trusted, sources=chosen, project_read=project):
+            if layer.skipped is not None:
+                skipped.append(layer.skipped)
             held.extend(layer.held)
             never.extend(layer.never)
             for key, value in layer.values.items():
@@ -179,6 +186,7 @@ class Settings:
             project_read=project,
             project_held=held,
             project_never=never,
+            skipped_files=tuple(skipped),
             sources=sources,
         )
 

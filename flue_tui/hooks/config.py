@@ -11,7 +11,8 @@ changes one asks again) or passes --trust-project; until then they are listed in
 
 A bad shape in the user's own files or --settings stops the start in one sentence naming the file
 and key; in a project's file it is a notice and that file's hooks are ignored (a repository written
-for a newer Claude Code must not keep flue from starting).
+for a newer Claude Code must not keep flue from starting). A file that cannot be read at all (a
+directory in its place, not UTF-8 JSON) is skipped in one sentence (config/files.Unreadable).
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.core.files import open_regular
-from flue_tui.core.jsonargs import loads
 
 EVENTS = (
     "PreToolUse",
@@ -55,7 +54,6 @@ PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 DEFAULT_TIMEOUT = 60.0  # seconds, Claude Code's default per command hook
 # SessionEnd runs while flue exits: Claude Code bounds it at 1.5 s unless the hook sets its own.
 SESSION_END_TIMEOUT = 1.5
-MAX_FILE = 1 << 20  # a settings file is small; a huge one is refused, never read whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,31 +194,10 @@ def sdk_hooks(table: Any) -> tuple[list[Hook], list[str]]:
     return out, skipped
 
 
-def _json_file(path: Path) -> Any:
-    """A settings file's JSON, or None when it is not there."""
-    try:
-        with open_regular(str(path)) as fh:  # a FIFO must not hang the start
-            raw = fh.read(MAX_FILE + 1)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}") from None
-    return _json_bytes(raw, path)
-
-
-def _json_bytes(raw: bytes, path: Path) -> Any:
-    if len(raw) > MAX_FILE:
-        raise ConfigError(f"{path} is larger than {MAX_FILE // 1024} KiB; not a settings file")
-    try:
-        return loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text") from None
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc})") from None
-
-
 def from_settings_file(path: Path, skipped: list[str] | None = None) -> list[Hook]:
-    return _hooks_of(_json_file(path), path, skipped)
+    from flue_tui.config.files import read_json
+
+    return _hooks_of(read_json(path), path, skipped)
 
 
 def _hooks_of(data: Any, path: Path, skipped: list[str] | None) -> list[Hook]:
@@ -233,20 +210,10 @@ def _hooks_of(data: Any, path: Path, skipped: list[str] | None) -> list[Hook]:
 
 def from_toml(path: Path, skipped: list[str] | None = None) -> list[Hook]:
     """`[hooks]` of flue's own config.toml (config/files.py has checked the TOML itself)."""
-    try:
-        fh = open_regular(str(path))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from None
-    import tomllib  # only with a file to read, as config/files.py: ~2 ms of every session's start
+    from flue_tui.config.files import read_toml
 
-    try:
-        with fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from None
-    return parse(data["hooks"], str(path), skipped) if "hooks" in data else []
+    data = read_toml(path)
+    return parse(data["hooks"], str(path), skipped) if data is not None and "hooks" in data else []
 
 
 def _reads(sources: tuple[str, ...] | None, kind: str) -> bool:
@@ -256,18 +223,21 @@ def _reads(sources: tuple[str, ...] | None, kind: str) -> bool:
 def load(settings: Any) -> HookSetup:
     """Every hook for these settings, with the notices (raises ConfigError for the user's own files)."""
     from flue_tui.config import trust
-    from flue_tui.config.files import user_file
+    from flue_tui.config.files import Unreadable, read_json, user_file
 
     sources = getattr(settings, "setting_sources", None)
     hooks: list[Hook] = []
     skipped: list[str] = []
+    notices: list[str] = []
     if _reads(sources, "user"):
-        hooks += from_settings_file(claude_dir() / "settings.json", skipped)
-        hooks += from_toml(user_file(), skipped)
+        for path, read in ((claude_dir() / "settings.json", from_settings_file), (user_file(), from_toml)):
+            try:
+                hooks += read(path, skipped)
+            except Unreadable as exc:  # an optional file: skipped in one sentence, never a stop
+                notices.append(str(exc))
     flag = getattr(settings, "settings_hooks", None)
     if flag is not None:
         hooks += parse(flag, "--settings", skipped)
-    notices: list[str] = []
     held: list[Hook] = []
     held_files: list[str] = []
     changed: list[str] = []
@@ -279,10 +249,10 @@ def load(settings: Any) -> HookSetup:
         # in between run its hooks as trusted.
         snap = trust.read(cwd, rel)
         try:
-            if snap.error is not None:
-                raise ConfigError(f"Cannot read {snap.path}: {snap.error}")
-            data = _json_bytes(snap.data, snap.path) if snap.data is not None else None
-            found = _hooks_of(data, snap.path, skipped)
+            found = _hooks_of(read_json(snap.path, snap), snap.path, skipped)
+        except Unreadable as exc:  # the same sentence as every reader of the file: shown once
+            notices.append(str(exc))
+            continue
         except ConfigError as exc:
             notices.append(f"Ignored the hooks of {rel}: {exc}")
             continue

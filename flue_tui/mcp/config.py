@@ -308,7 +308,7 @@ def project_trusted(settings: Any, servers: list[ServerConfig], read: Snapshot) 
 
 def load(settings: Any) -> McpSetup:
     """The servers to run for these settings, and the notices to show (raises ConfigError)."""
-    from flue_tui.config.files import user_file
+    from flue_tui.config.files import Unreadable, user_file
 
     flags = flag_servers(list(getattr(settings, "mcp_config", []) or []))
     if getattr(settings, "strict_mcp_config", False):
@@ -341,7 +341,10 @@ def load(settings: Any) -> McpSetup:
         )
     # Keyed without case: rules match tool names without case, so a project's `GitHub` must not
     # run beside the user's `github` and borrow its `mcp__github` rule.
-    chosen.update((s.name.casefold(), s) for s in user_servers(user_file()))
+    try:
+        chosen.update((s.name.casefold(), s) for s in user_servers(user_file()))
+    except Unreadable as exc:  # an optional file: one sentence (the same for each of its readers)
+        notices.append(str(exc))
     chosen.update((s.name.casefold(), s) for s in flags)
     sha, state = (read.sha256, read.state) if read is not None else (None, "untrusted")
     return McpSetup(tuple(chosen.values()), tuple(notices), tuple(held), sha, state)

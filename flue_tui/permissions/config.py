@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from flue_tui.config.errors import ConfigError
-from flue_tui.config.files import read_toml
+from flue_tui.config.files import Unreadable, read_toml
 from flue_tui.config.paths import config_file
 from flue_tui.config.project import Held
 from flue_tui.config.trust import Snapshot
+from flue_tui.permissions import claudefiles
+from flue_tui.permissions.claudefiles import STRICTNESS, ClaudeSources
 from flue_tui.permissions.policy import MODES, PermissionPolicy, PreToolHooks
-from flue_tui.permissions.rules import RuleError, parse_rules
+from flue_tui.permissions.rules import Rule, RuleError, parse_rules
 
 KEYS = ("mode", "allow", "deny", "blocklist", "default_blocklist", "safe_commands")
-# How much each mode asks: a project file may raise it without being trusted, never lower it.
-STRICTNESS = {"yolo": 0, "accept-edits": 1, "ask": 2, "plan": 3}
 SANDBOXES = ("local", "workspace")
 
 
@@ -46,6 +46,13 @@ class PermissionConfig:
     sources: list[str] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)  # the project's loosening settings, until trusted
     never: list[str] = field(default_factory=list)  # what a project file asked for and never gets
+    # Claude Code's settings files (permissions/claudefiles.py): their rules, already mapped.
+    claude: ClaudeSources = field(default_factory=ClaudeSources)
+    notices: list[str] = field(default_factory=list)  # files skipped as unreadable, rules not mapped
+
+    def claude_rules(self, kind: str) -> list[Rule]:
+        """Claude Code's files' `allow`, `deny` or `ask` rules that apply, in the order read."""
+        return [r for perms in self.claude.applied for r in getattr(perms, kind)]
 
 
 def _strings(path: Path, key: str, value: Any) -> list[str]:
@@ -102,6 +109,15 @@ def read_file(path: Path, conf: PermissionConfig, *, project: bool, snapshot: Sn
     return set(table)
 
 
+def _optional(path: Path, conf: PermissionConfig, **kw: Any) -> set[str]:
+    """read_file of a file that may be unreadable: then skipped, with the one sentence saying so."""
+    try:
+        return read_file(path, conf, **kw)
+    except Unreadable as exc:
+        conf.notices.append(str(exc))
+        return set()
+
+
 def load_config(
     cwd: str,
     *,
@@ -110,18 +126,37 @@ def load_config(
     flag_mode: str | None = None,
     sources: tuple[str, ...] | None = None,
     project_read: Snapshot | None = None,
+    trust_project: bool = False,
+    settings_permissions: dict | None = None,
 ) -> PermissionConfig:
     """The user file, then the project file: its loosening keys only when `trusted`. `base_mode` is
     the mode that applies without the project file's (the front end's default), `flag_mode` the
-    --permission-mode flag: a project mode looser than the user's or the default waits for trust."""
+    --permission-mode flag: a project mode looser than the user's or the default waits for trust.
+    Claude Code's files come beside flue's (claudefiles.py): the user's first, flue's own over it;
+    a project's `.claude/settings*.json` before `.flue/config.toml`; `--settings` last.
+    `trust_project`: --trust-project, which trusts every project file for this run."""
     from flue_tui.config.files import reads
 
     conf = PermissionConfig()
+    claude = conf.claude
     if reads(sources, "user"):  # --setting-sources
-        read_file(config_file(), conf, project=False)
+        claudefiles.read_user(cwd, claude)
+        conf.mode = claude.mode
+        _optional(config_file(), conf, project=False)  # flue's own file over Claude Code's
     path = Path(cwd) / ".flue" / "config.toml"
     project = PermissionConfig()
-    keys = read_file(path, project, project=True, snapshot=project_read) if reads(sources, "project") else set()
+    keys = _optional(path, project, project=True, snapshot=project_read) if reads(sources, "project") else set()
+    conf.notices.extend(project.notices)
+    claude.mode = None
+    kinds = tuple(sources) if sources is not None else None
+    for rel in claudefiles.PROJECT_FILES:
+        if kinds is None or claudefiles.KINDS[rel] in kinds:
+            floor = None if flag_mode is not None else claude.mode or conf.mode or base_mode
+            claudefiles.read_project(cwd, rel, claude, trust_project=trust_project, floor=floor)
+    conf.mode = claude.mode or conf.mode
+    if settings_permissions is not None:
+        claudefiles.read_flag(settings_permissions, cwd, claude)
+    conf.notices.extend(claude.notices)
     conf.sources.extend(project.sources)
     conf.never.extend(project.never)
     conf.deny.extend(project.deny)
@@ -169,6 +204,8 @@ def load_for(settings: Any) -> PermissionConfig:
         flag_mode=getattr(settings, "permission_mode", None),
         sources=getattr(settings, "setting_sources", None),
         project_read=getattr(settings, "project_read", None),
+        trust_project=bool(getattr(settings, "trust_project", False)),
+        settings_permissions=getattr(settings, "settings_permissions", None),
     )
 
 
@@ -195,11 +232,13 @@ def build_policy(
         deny = parse_rules([*conf.deny, *getattr(settings, "disallowed_tools", [])])
     except RuleError as exc:
         raise ConfigError(str(exc)) from None
-    add_dirs = tuple(os.path.abspath(d) for d in getattr(settings, "add_dirs", ()) or ())
+    dirs = [*(getattr(settings, "add_dirs", ()) or ()), *(d for p in conf.claude.applied for d in p.add_dirs)]
+    add_dirs = tuple(dict.fromkeys(os.path.abspath(d) for d in dirs))
     return PermissionPolicy(
         mode=mode,
-        allow=allow,
-        deny=deny,
+        allow=[*allow, *conf.claude_rules("allow")],
+        deny=[*deny, *conf.claude_rules("deny")],
+        ask=conf.claude_rules("ask"),
         root=os.path.abspath(settings.cwd),
         add_dirs=add_dirs,
         guard=guard,

@@ -69,6 +69,11 @@ REPO_GIT_TEXT = (
     "one can approve it in this run (print mode never asks)."
 )
 USER_TEXT = "Permission denied: the user refused this {tool} call."
+# An `ask` rule (Claude Code's settings): a question in every mode, so a refusal where no one answers.
+ASK_RULE_TEXT = (
+    'Permission denied: {tool} needs approval by the rule "{rule}", and no one can approve it in this '
+    "run (print mode never asks)."
+)
 
 
 class HookVerdict(Protocol):
@@ -117,6 +122,7 @@ class PermissionPolicy:
     mode: str = "yolo"
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)  # always a question, whatever the mode (after deny)
     root: str = "."
     add_dirs: tuple[str, ...] = ()  # --add-dir: more roots accept-edits covers, beside `root`
     guard: Guard | None = None
@@ -165,6 +171,11 @@ class PermissionPolicy:
         default = _DEFAULTS[self.mode].get(kind, "allow")
         if default == "deny":  # plan mode is read-only whatever the allow rules say
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
+        asked = matches(self.ask, tool_name, args, traits=traits, base=base, root=self.root, deny=True)
+        if asked is None and (unseen := unseen_by_deny(self.ask, tool_name, traits, args)) is not None:
+            asked = unseen[0]  # an unclear command an ask rule cannot read: asked, not run unasked
+        if asked is not None:  # deny, then ask, then allow, as Claude Code orders them
+            return Decision("ask", ASK_RULE_TEXT.format(tool=tool_name, rule=asked.text))
         # A change inside .git can make the next allowed `git status` run a command (core.fsmonitor,
         # hooks, filters), one to flue's own config or trust loosens the next run: always a
         # question, past accept-edits and allow rules; only yolo skips it.

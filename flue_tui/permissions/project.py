@@ -91,6 +91,8 @@ def pending(settings: Any) -> Pending | None:
                 files[PROJECT_CONFIG] = read.sha256
                 changed = read.state == "changed"
                 changed_files += [PROJECT_CONFIG] if changed else []
+        _claude(settings, held, files, changed_files)
+        changed = changed or bool(changed_files)
         from flue_tui.mcp.config import PROJECT_FILE, load, program_files
 
         setup = load(settings)  # a project's .mcp.json servers start programs
@@ -132,6 +134,17 @@ def pending(settings: Any) -> Pending | None:
         return None
     first = next(iter(files))
     return Pending(f"{root}/{first}", tuple(held), changed, files[first], tuple(files.items()), tuple(changed_files))
+
+
+def _claude(settings: Any, held: list[Held], files: dict[str, str | None], changed: list[str]) -> None:
+    """A project's `.claude/settings*.json` permissions waiting for trust: each file by the SHA-256
+    of the bytes its held settings were parsed from (permissions/claudefiles.py)."""
+    from flue_tui.permissions.config import load_for
+
+    claude = load_for(settings).claude
+    held += claude.held
+    files.update(claude.files)
+    changed += [rel for rel in claude.changed if rel not in changed]
 
 
 def _commands(settings: Any, root: str, held: list[Held], files: dict[str, str | None]) -> None:

@@ -77,6 +77,10 @@ class Runtime:
         self.permissions = load_for(settings)
         # Start-up notices: what an untrusted project file did not get, then the sandbox's.
         self.sandbox_notices: list[str] = notices(settings, self.permissions.held, self.permissions.never)
+        # Config files that could not be read (skipped) and Claude Code rules flue cannot map: once each.
+        for line in (*settings.skipped_files, *self.permissions.notices):
+            if line not in self.sandbox_notices:
+                self.sandbox_notices.append(line)
         from flue_tui.mcp.config import load as load_mcp
         from flue_tui.mcp.manager import manager
 
@@ -85,12 +89,12 @@ class Runtime:
         self.mcp = manager()
         self.mcp.configure(mcp_setup, settings.cwd)
         self.mcp.echo_stderr = not settings.interactive
-        self.sandbox_notices.extend(mcp_setup.notices)
+        self.sandbox_notices.extend(n for n in mcp_setup.notices if n not in self.sandbox_notices)
         from flue_tui.hooks.config import load as load_hooks
 
         # Read now: a bad hook in the user's own files stops the start in one sentence.
         self.hooks = load_hooks(settings)
-        self.sandbox_notices.extend(self.hooks.notices)
+        self.sandbox_notices.extend(n for n in self.hooks.notices if n not in self.sandbox_notices)
 
     def discover(self, cwd: str, instructions: str, *, commands: bool = True) -> Context:
         """`commands`: Claude Code's `.claude/commands` too (only what a person types runs them, so
@@ -140,7 +144,8 @@ class Runtime:
         tools = tools if offered is None else [t for t in tools if t.name in offered]
         # A whole tool named by --disallowed-tools is not offered at all (a model never sees a tool
         # it may not call); a rule with a pattern (`bash(rm *)`) still only refuses matching calls.
-        gone = [r for r in parse_rules(self.settings.disallowed_tools) if r.pattern is None]
+        denied = [*parse_rules(self.settings.disallowed_tools), *self.permissions.claude_rules("deny")]
+        gone = [r for r in denied if r.pattern is None]  # with Claude Code's settings' whole-tool denies
         return [t for t in tools if not any(r.covers_tool(AS_BASH.get(str(t.name), str(t.name))) for r in gone)]
 
     def _model(self, model: str) -> ModelClient:

@@ -99,12 +99,12 @@ def test_trusted_config_linked_to_dev_zero_is_one_sentence(fakellm, flue_main, t
     trust.grant(repo, {".flue/config.toml": None})
     (repo / ".flue" / "config.toml").unlink()
     os.symlink("/dev/zero", repo / ".flue" / "config.toml")
+    fakellm.script([Turn(text="ok")])
     out = _json_run(flue_main, repo, "--trust-project")
-    assert out.code != 0
+    assert out.code == 0, out.stderr  # an optional file flue cannot read is skipped, never a stop
     assert "MemoryError" not in out.stderr and "Traceback" not in out.stderr
-    assert out.stderr.strip().splitlines()[-1] == (
-        f"flue: Cannot read {repo}/.flue/config.toml: a character device, not a regular file"
-    ), out.stderr
+    skipped = f"Skipped {repo}/.flue/config.toml: flue cannot read it (a character device, not a regular file)."
+    assert [line for line in out.stderr.splitlines() if "config.toml" in line] == [skipped], out.stderr
 
 
 @pytest.mark.parametrize("name", ["AGENTS.md", ".mcp.json", ".flue/config.toml"])

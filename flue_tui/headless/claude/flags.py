@@ -127,12 +127,15 @@ def claude_settings(value: str | None) -> dict[str, Any]:
         out["settings_hooks"] = data["hooks"]
     perms = data.get("permissions")
     if isinstance(perms, dict):
-        for key, target in (("allow", "allowed_tools"), ("deny", "disallowed_tools")):
-            rules = perms.get(key)
-            if rules is not None:
-                if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        rules: dict[str, list[str]] = {}
+        for key in ("allow", "deny", "ask"):
+            value = perms.get(key)
+            if value is not None:
+                if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
                     raise ValueError(f"--settings: permissions.{key} must be a list of rules")
-                out[target] = list(rules)
+                rules[key] = list(value)
+        if rules:  # mapped from Claude Code's syntax with its files' rules (permissions/claude.py)
+            out["settings_permissions"] = rules
         extra = perms.get("additionalDirectories")
         if extra is not None:
             if not isinstance(extra, list) or not all(isinstance(d, str) and os.path.isdir(d) for d in extra):
