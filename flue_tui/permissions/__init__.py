@@ -9,6 +9,8 @@ readonly.py    commands that only read, run without a question in ask and accept
 scope.py       where a change may go without a question, and what always asks
 config.py      the [permissions] tables; flags.py what the CLI flags give; secrets.py redaction
 project.py     asking the user to trust a project (settings and rules it would loosen)
+claude.py      Claude Code's permission rule syntax mapped onto flue's rules (the one mapping)
+claudefiles.py Claude Code's settings files as rule sources: what applies untrusted, what waits for trust
 
 Submodules are imported directly (flue_tui.permissions.policy, .config, .flags ...) so that the
 CLI's argument parsing pulls in nothing but argparse.
