@@ -67,7 +67,7 @@ class Restored:
     written: tuple[str, ...]
     removed: tuple[str, ...]
     not_restored: tuple[tuple[str, str], ...]  # (path, why): what the restore could not or would not put back
-    foreign: tuple[str, ...] = ()  # paths it removes or overwrites that the session's own turns did not leave
+    foreign: tuple[str, ...] = ()  # paths it removes or overwrites that the session's own calls did not write
     applied: bool = True  # False: refused, as `foreign` needs the user's yes; no file was touched
 
     @property

@@ -153,3 +153,59 @@ def test_four_concurrent_runs_each_rewind_removes_only_its_own_files(fakellm, fl
         assert left >= {f"f{j}.txt" for j in range(4)} - gone - {mine}, (k, out.stdout, out.stderr)
         for name in left:
             assert (ws / name).read_text() == name[1:2] + "\n"
+
+
+def test_what_a_task_child_writes_is_its_root_sessions_own(fakellm, flue_main, tmp_path):
+    """A task child's calls are watched for its root session (the child takes its watch), so the
+    root's rewind removes the child's files without asking, and still names anyone else's."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    fakellm.script(
+        [
+            Turn(match="parent job", calls=[Call("task", {"prompt": "kid job", "agent": "flue-general"})]),
+            Turn(match="kid job", calls=[_write("kid.txt", "kid\n"), Call("bash", {"command": "echo k > kid.sh.out"})]),
+            Turn(match="kid job", text="made them"),
+            Turn(match="parent job", text="The child made them."),
+        ]
+    )
+    out = flue_main("-p", "parent job", *MODEL, "--output-format", "json", cwd=ws)
+    assert out.code == 0, out.stderr
+    sid = json.loads(out.stdout.splitlines()[-1])["session_id"]
+    assert (ws / "kid.txt").exists() and (ws / "kid.sh.out").exists()
+    (ws / "mine.txt").write_text("the user's, since\n")
+    refused = flue_main("sessions", "rewind", sid, "--to", "1", "--code", cwd=ws)
+    assert refused.code == 1 and _named(refused.stderr) == ["mine.txt"], refused.stderr
+    (ws / "mine.txt").unlink()
+    done = flue_main("sessions", "rewind", sid, "--to", "1", "--code", cwd=ws)
+    assert done.code == 0, done.stderr
+    assert sorted(p.name for p in ws.iterdir()) == []
+
+
+def test_what_a_bang_command_writes_is_the_sessions_own(fakellm, tmp_path):
+    """A `!` command runs inside the same watch as the model's bash: its files are the session's."""
+    import asyncio
+
+    from flue_tui.agent.session import Session
+    from flue_tui.checkpoints import stack
+    from flue_tui.model.litellm_client import LiteLLMClient
+    from flue_tui.runtime.checkpointing import TurnCheckpoints, files_for
+    from flue_tui.sandbox.local import LocalSandbox
+    from flue_tui.tools import builtin_tools
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hook = TurnCheckpoints(str(ws))
+    s = Session(
+        model=LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test"),
+        tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
+        before_prompt=hook, after_prompt=hook.end, watch_tool=hook.watch,
+    )  # fmt: skip
+    ran = asyncio.run(s.shell("printf x > bang.txt"))
+    assert ran.exit_code == 0 and ran.checkpoint == f"{s.id}/1"
+    (ws / "other.txt").write_text("not the session's\n")
+    files = files_for(str(ws))
+    refused = stack.rewind(files, s.id, 1)
+    assert refused is not None and not refused.applied and refused.foreign == ("other.txt",)
+    (ws / "other.txt").unlink()
+    done = stack.rewind(files, s.id, 1)
+    assert done is not None and done.applied and done.removed == ("bang.txt",)
