@@ -14,7 +14,7 @@ from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed
 from flue_tui.agent.pending import AfterPrompt, BeforePrompt, DropPrompt, PendingCheckpoint
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
 from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
-from flue_tui.agent.toolrun import AfterTool, BeforeTool
+from flue_tui.agent.toolrun import AfterTool, BeforeTool, WatchTool
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.core.ids import new_id
@@ -67,9 +67,11 @@ class Session:
         prompt_hooks: PromptHooks | None = None,
         after_tool: AfterTool | None = None,
         prompt_scope: PromptScope | None = None,
+        watch_tool: WatchTool | None = None,
     ) -> None:
         """Everything a session consults is given here (runtime/wiring.py builds it whole);
-        nothing patches it afterwards. A task child takes its parent's `after_tool` unless given one."""
+        nothing patches it afterwards. A task child takes its parent's `after_tool` and `watch_tool`
+        unless given them."""
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -92,6 +94,8 @@ class Session:
         if after_tool is None and parent is not None:
             after_tool = parent.after_tool
         self.after_tool: AfterTool | None = after_tool  # PostToolUse hooks
+        # The file checkpoints' watch over each call (a child's calls are its root session's turn's).
+        self.watch_tool: WatchTool | None = watch_tool or (parent.watch_tool if parent is not None else None)
         # Awaited before each model request (the MCP manager: servers started, tools current).
         self.before_turn: Callable[[Session], Awaitable[None]] | None = before_turn
         self.before_prompt: BeforePrompt | None = before_prompt  # the file checkpoints

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -13,7 +14,7 @@ from flue_tui.core.decision import Decision
 from flue_tui.core.details import wire as wire_details
 from flue_tui.core.events import Event, ToolEnd, ToolOutput, ToolStart
 from flue_tui.core.messages import ToolCall, ToolResultMessage
-from flue_tui.core.traits import ToolOutcome, traits_of
+from flue_tui.core.traits import ToolOutcome, ToolTraits, traits_of
 from flue_tui.core.validation import validate_arguments
 from flue_tui.tools.base import Tool, ToolContext, ToolResult
 
@@ -24,6 +25,10 @@ BeforeTool = Callable[[str, dict[str, Any], Tool, str], Awaitable[Decision]]
 # Awaited after a tool ran, as (tool name, args, tool call id, result text, is_error): the user's
 # PostToolUse hooks (flue_tui/hooks). A text is added to the result the model reads; None adds nothing.
 AfterTool = Callable[[str, dict[str, Any], str, str, bool], Awaitable[str | None]]
+# Entered around each tool call's run, as (the session running it, the tool's traits, its args):
+# the file checkpoints claim what the call wrote once it has run to its end (runtime/checkpointing.py),
+# so a rewind removes only what the session's own calls wrote. A `!` command is run inside it too.
+WatchTool = Callable[[Any, ToolTraits, dict[str, Any]], contextlib.AbstractAsyncContextManager[None]]
 
 
 class ToolHost(Protocol):
@@ -35,6 +40,8 @@ class ToolHost(Protocol):
     def before_tool(self) -> BeforeTool | None: ...
     @property
     def after_tool(self) -> AfterTool | None: ...
+    @property
+    def watch_tool(self) -> WatchTool | None: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
@@ -70,11 +77,18 @@ def _exception_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal) -> Ended:
+async def _execute(tool: Tool, args: dict, ctx: ToolContext, watch: WatchTool | None) -> ToolResult:
+    if watch is None:
+        return await tool.execute(args, ctx)
+    async with watch(ctx.session, traits_of(tool), args):
+        return await tool.execute(args, ctx)
+
+
+async def _run_one(tool: Tool, args: dict, ctx: ToolContext, signal: AbortSignal, watch: WatchTool | None) -> Ended:
     """Run a tool, abandoning it if the signal fires and it does not settle by itself at once."""
     if signal.aborted:
         return _error(ABORT_MESSAGE, "aborted")
-    task = asyncio.ensure_future(tool.execute(args, ctx))
+    task = asyncio.ensure_future(_execute(tool, args, ctx, watch))
     aborted = asyncio.ensure_future(signal.wait())
     try:
         await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -115,7 +129,7 @@ async def _run_then_after(
 ) -> Ended:
     """The tool, then the PostToolUse hooks on what it returned (not on an aborted call)."""
     async with slots:  # free: taken without yielding, so the first calls still start in call order
-        result, outcome = await _run_one(tool, args, ctx, signal)
+        result, outcome = await _run_one(tool, args, ctx, signal, session.watch_tool)
     if session.after_tool is None or signal.aborted:
         return result, outcome
     note = await session.after_tool(call.name, args, call.id, result.text, result.is_error)

@@ -17,6 +17,7 @@ user's words; `shown()` reads a stored message back into the block it was (resum
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -129,6 +130,8 @@ class ShellHost(Protocol):
     @property
     def before_tool(self) -> Any: ...
     @property
+    def watch_tool(self) -> Any: ...
+    @property
     def messages(self) -> list[Message]: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
@@ -182,7 +185,10 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
 
     try:
         check_abort(signal)
-        ran = await tool.run(command, None, ToolContext(call_id=call_id, signal=signal, on_output=on_output))
+        ctx = ToolContext(call_id=call_id, signal=signal, on_output=on_output)
+        watch = session.watch_tool(session, traits, args) if session.watch_tool else contextlib.nullcontext()
+        async with watch:  # what the command changes is the session's own (runtime/checkpointing.py)
+            ran = await tool.run(command, None, ctx)
     except AbortError:
         end(ABORT_MESSAGE, {"command": command}, "aborted")
         return ShellResult(error=INTERRUPTED, aborted=True, checkpoint=checkpoint)

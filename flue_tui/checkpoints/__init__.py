@@ -5,6 +5,7 @@
 `restore.py` — writes a checkpoint's bytes back by a descriptor walk beneath the workspace.
 `record.py` — what a checkpoint saw but did not capture (ignored, too big): what it vouches for.
 `stack.py` — a session's rewinds, undos and redos as stacks of undo points, recorded first.
+`claims.py` — which file states a session's own tool calls wrote; `owners.py` keeps and reads them.
 """
 
 from flue_tui.checkpoints import stack

@@ -40,6 +40,7 @@ class RawChange:
     new_sha: str
     status: str  # A (only in the target), D (only now), M, T
     path: str
+    old_sha: str = ""  # the blob now (the diff's first side)
 
 
 @dataclass(slots=True)
@@ -60,8 +61,8 @@ def parse_raw_diff(out: bytes) -> list[RawChange]:
         if not meta.startswith(":"):
             i += 1
             continue
-        old_mode, new_mode, _old_sha, new_sha, status = meta[1:].split(" ")
-        changes.append(RawChange(old_mode, new_mode, new_sha, status[:1], os.fsdecode(parts[i + 1])))
+        old_mode, new_mode, old_sha, new_sha, status = meta[1:].split(" ")
+        changes.append(RawChange(old_mode, new_mode, new_sha, status[:1], os.fsdecode(parts[i + 1]), old_sha))
         i += 2
     return changes
 

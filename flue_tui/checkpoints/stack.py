@@ -7,28 +7,48 @@ and the state the step left is kept beside it once it has finished (`…-after`)
 point instead of replacing the first; repeated undos walk back. A popped point goes only once its
 restore finished: an undo killed half-way is run again by the next undo.
 
-What the session itself did is every turn's (checkpoint n, end-n) and every step's (point, after):
-a file in the state one of those left is the session's; anything else a step would remove or
-overwrite is named, and needs the user's yes (`force`).
+Which files are the session's is what its own tool calls wrote (each turn's claims, `own-<n>`,
+claims.py) and what its steps put back (each step's target, where it differs from its point),
+unless another session's claims make that doubtful (owners.py reads every session's): anything
+else a step would remove or overwrite is named, and needs the user's yes (`force`).
 """
 
 from __future__ import annotations
 
-from flue_tui.checkpoints.store import FileCheckpoints, Restored
+from flue_tui.checkpoints import owners
+from flue_tui.checkpoints.claims import Ownership, gather
+from flue_tui.checkpoints.store import STEPS, FileCheckpoints, Restored
 
 UNDO, REDO = "undos", "redos"
 
 
-def own_steps(files: FileCheckpoints, prefix: str) -> list[tuple[str, str]]:
-    """(start, end) of each turn of session `prefix` whose end was kept, and of each of its steps."""
-    refs = files.refs(prefix)
-    pairs = [(refs[n], refs[f"end-{n}"]) for n in refs if n.isdigit() and f"end-{n}" in refs]
+def steps(refs: dict[str, str]) -> list[tuple[str, str]]:
+    """(undo point, target) of each of a session's steps (and those its source had when it was
+    forked): the files a step wrote are its target's."""
+    found = []
     for name, point in refs.items():
-        # A step killed half-way has no `-after`: the files it wrote are in its target's state.
-        end = refs.get(f"{name}-after") or refs.get(f"{name}-target")
-        if end is not None and name.split("/")[0] in (UNDO, REDO):
-            pairs.append((point, end))
-    return pairs
+        target = refs.get(f"{name}-target")
+        if target is not None and name.split("/")[0] in STEPS:
+            found.append((point, target))
+    return found
+
+
+def ownership(files: FileCheckpoints, prefix: str) -> Ownership:
+    """Session `prefix`'s claims and every other session's in the store. What the sessions share
+    (a fork's copy of its source's turns and undo stack) is one claim, not a doubt."""
+    every = owners.every_ref(files)
+    mine = every.pop(prefix, {})
+    turns = {c for n, c in mine.items() if n.startswith("own-")}
+    theirs = {c for refs in every.values() for n, c in refs.items() if n.startswith("own-")} - turns
+    claims = owners.read(files, turns | theirs)
+    own_steps = set(steps(mine))
+    other_steps = {s for refs in every.values() for s in steps(refs)} - own_steps
+    return gather(
+        (claims[c] for c in turns if c in claims),
+        (claims[c] for c in theirs if c in claims),
+        owners.put_back(files, own_steps),
+        owners.put_back(files, other_steps),
+    )
 
 
 def rewind(files: FileCheckpoints, prefix: str, n: int, *, force: bool = False) -> Restored | None:
@@ -71,7 +91,7 @@ def _step(files: FileCheckpoints, prefix: str, commit: str, push: str, force: bo
         name = f"{push}/{max(_points(refs, push), default=0) + 1}"
         done = files.restore_with(
             commit,
-            own_steps(files, prefix),
+            ownership(files, prefix),
             force,
             lambda before: files.update_refs({f"{prefix}/{name}": before, f"{prefix}/{name}-target": commit}),
         )

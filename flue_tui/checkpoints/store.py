@@ -9,9 +9,10 @@ so a restore removes only what its checkpoint vouches did not exist then.
 
 A restore (rewind, undo, redo) records the workspace as it is *before* it touches any file, on the
 session's undo stack (`<session>/undos/<k>`), so a restore that is killed half-way can be undone;
-undoing moves that point to the redo stack (`<session>/redos/<k>`) the same way. Each turn's end is
-kept as `<session>/end-<n>`, so a restore can tell the files the session's own turns left from
-anyone else's (another session in the same workspace, the user's own edits) and name those first.
+undoing moves that point to the redo stack (`<session>/redos/<k>`) the same way. What the session's
+own tool calls wrote is kept per turn (`<session>/own-<n>`, claims.py), so a restore can tell the
+session's files from anyone else's (another session in the same workspace, the user's own edits)
+and name those first.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from flue_tui.checkpoints.claims import Ownership
 from flue_tui.checkpoints.git import Git, GitFailed, global_excludes
 from flue_tui.checkpoints.record import Record, vouch
 from flue_tui.checkpoints.restore import RawChange, apply_changes, parse_raw_diff
@@ -33,6 +35,10 @@ DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 _REF_OK = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 # The newest snapshot; also what `git status` compares the index with, so its staged part stays empty.
 _LAST = "HEAD"
+# A session's steps (checkpoints/stack.py: its rewinds and redos, its undos) and those a fork was
+# given by its source (`copy`): each `<name>` an undo point, `<name>-target` the checkpoint it restored.
+KEPT = "kept"
+STEPS = ("undos", "redos", KEPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,7 @@ class Restored:
     written: tuple[str, ...]
     removed: tuple[str, ...]
     not_restored: tuple[tuple[str, str], ...]  # (path, why): what the restore could not or would not put back
-    foreign: tuple[str, ...] = ()  # paths it removes or overwrites that the session's own turns did not leave
+    foreign: tuple[str, ...] = ()  # paths it removes or overwrites that the session's own calls did not write
     applied: bool = True  # False: refused, as `foreign` needs the user's yes; no file was touched
 
     @property
@@ -235,15 +241,15 @@ class FileCheckpoints:
         out = self.git.run(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", old, new])
         return out.decode("utf-8", "replace")
 
-    def restore(self, commit: str, *, own: list[tuple[str, str]] | None = None, force: bool = True) -> Restored:
-        """Put the captured files back exactly as checkpoint `commit` had them. `own`: the (start,
-        end) pairs of what the session itself did; with `force` False, a restore that would remove
-        or overwrite anything else touches nothing and says what (`Restored.foreign`)."""
+    def restore(self, commit: str, *, own: Ownership | None = None, force: bool = True) -> Restored:
+        """Put the captured files back exactly as checkpoint `commit` had them. `own`: which file
+        states are the session's (claims.py); with `force` False, a restore that would remove or
+        overwrite anything else touches nothing and says what (`Restored.foreign`)."""
         with self.git.locked():
-            return self.restore_with(commit, own or [], force, lambda _before: None)
+            return self.restore_with(commit, own or Ownership(), force, lambda _before: None)
 
     def restore_with(
-        self, commit: str, own: list[tuple[str, str]], force: bool, record_before: Callable[[str], object]
+        self, commit: str, own: Ownership, force: bool, record_before: Callable[[str], object]
     ) -> Restored:
         """`restore` under the caller's lock; `record_before(commit)` is called with the workspace's
         snapshot before any file is touched (and not at all when the restore is refused)."""
@@ -255,6 +261,7 @@ class FileCheckpoints:
         removals: list[str] = []
         writes: list[RawChange] = []
         kept: list[tuple[str, str]] = []
+        touched: list[RawChange] = []  # what it removes or overwrites: the state now is replaced
         for change in parse_raw_diff(out):
             if "160000" in (change.old_mode, change.new_mode):
                 continue  # a nested repository: not ours to restore
@@ -262,37 +269,27 @@ class FileCheckpoints:
                 why = vouch(record, change.path)
                 if why is None:
                     removals.append(change.path)
+                    touched.append(change)
                 else:
                     kept.append((change.path, why))
             else:
                 if change.status == "T":
                     removals.append(change.path)
+                if change.status != "A":
+                    touched.append(change)
                 writes.append(change)
         if record is not None:
             kept += [
                 (p, "over the size cap or unreadable at the checkpoint, so not in it") for p in sorted(record.skipped)
             ]
-        touched = list(dict.fromkeys(removals + [c.path for c in writes if c.status != "A"]))
-        foreign = self._foreign(touched, own, before.tree) if touched else []
+        # A file is the session's only in a state its own tool calls (or steps) left it in.
+        foreign = [c.path for c in touched if not own.mine((c.path, c.old_mode, c.old_sha))]
         if foreign and not force:
             return Restored(before, (), (), tuple(kept), tuple(foreign), applied=False)
         record_before(before.commit)  # before any file is touched: a restore killed half-way can be undone
         done = apply_changes(self.git, str(self.workspace), removals, writes)
         self._snapshot("after restore")
         return Restored(before, tuple(done.written), tuple(done.removed), tuple(kept + done.failed), tuple(foreign))
-
-    def _foreign(self, paths: list[str], own: list[tuple[str, str]], now: str) -> list[str]:
-        """Those of `paths` whose state now is not one the session's own steps left: each (start,
-        end) pair changed some paths, and those it left that are unchanged since are the session's."""
-        mine: set[str] = set()
-        for start, end in own:
-            touched = {c.path for c in self._raw(start, end)}
-            if touched:
-                mine |= touched - {c.path for c in self._raw(end, now)}
-        return [p for p in paths if p not in mine]
-
-    def _raw(self, old: str, new: str) -> list[RawChange]:
-        return parse_raw_diff(self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]))
 
     def keep(self, ref: str, commit: str) -> None:
         """Name `commit` (e.g. the state a restore replaced, so the restore can be undone)."""
@@ -319,11 +316,15 @@ class FileCheckpoints:
         return {int(name): c for name, c in self.refs(prefix).items() if name.isdigit()}
 
     def copy(self, source: str, target: str, *, below: int | None = None) -> int:
-        """Give `target` (a fork) the numbered checkpoints of `source` and their turns' ends, those
-        under `below` only when given; returns how many checkpoints."""
+        """Give `target` (a fork) the numbered checkpoints of `source` and what its turns wrote
+        (`own-<n>`), those under `below` only when given, and what its steps so far put back (as
+        `kept/<k>`: the fork's history, not its undo stack); returns how many checkpoints."""
         refs = self.refs(source)
-        found = {n: c for n, c in refs.items() if n.removeprefix("end-").isdigit()}
-        found = {n: c for n, c in found.items() if below is None or int(n.removeprefix("end-")) < below}
+        found = {n: c for n, c in refs.items() if n.removeprefix("own-").isdigit()}
+        found = {n: c for n, c in found.items() if below is None or int(n.removeprefix("own-")) < below}
+        steps = [n for n in refs if n.split("/")[0] in STEPS and f"{n}-target" in refs]
+        for k, name in enumerate(steps, 1):
+            found[f"{KEPT}/{k}"], found[f"{KEPT}/{k}-target"] = refs[name], refs[f"{name}-target"]
         if found:
             with self.git.locked():
                 self.update_refs({f"{target}/{n}": c for n, c in sorted(found.items())})

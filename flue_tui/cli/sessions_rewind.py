@@ -4,8 +4,8 @@ Checkpoint N is the workspace just before the session's Nth user message ran (ru
 takes them). A code rewind snapshots the workspace before touching a file and pushes that on the
 session's undo stack (checkpoints/stack.py), so `--undo` puts back what the rewind replaced, a
 rewind killed half-way included, and repeated `--undo`s walk back (`--redo` forward). A rewind that
-would remove or overwrite files the session's own turns did not leave names them and needs
-`--force`. A conversation rewind never deletes history: it forks the session just before message N.
+would remove or overwrite files the session's own tool calls did not write (checkpoints/claims.py)
+names them and needs `--force`. A conversation rewind never deletes history: it forks the session just before message N.
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """Taking a file checkpoint before each user message, for every front end (Session.before_prompt).
 
 Checkpoint `<session id>/<n>` is the workspace just before the session's nth user message ran (n
-counts the stored user messages from 1, so it matches `flue sessions rewind NAME --to N`), and
-`<session id>/end-<n>` the workspace when that turn ended (Session.after_prompt), so a rewind can
-tell what the session's own turns left (checkpoints/stack.py). The snapshots run off the event
-loop; a failure is one notice per session (on stderr in `-p`, a notice in the app and inline mode),
-never the turn's error.
+counts the stored user messages from 1, so it matches `flue sessions rewind NAME --to N`). While
+the turn runs, every tool call that can change files is watched (Session.watch_tool, its task
+children's too): a write or edit claims its file as the tool left it, a command (bash, a `!`
+command, bash_background's start) what changed between snapshots just before and just after it.
+When the turn ends (Session.after_prompt) its claims are kept as `<session id>/own-<n>`, so a
+rewind can tell what the session's own tool calls wrote (checkpoints/claims.py). The snapshots run
+off the event loop; a failure is one notice per session (on stderr in `-p`, a notice in the app and
+inline mode), never the turn's error, and a call whose snapshot failed claims nothing.
 What a checkpoint is *about* (its time, its prompt) is the user message itself, in the session
 store: the checkpoint store keeps only refs to trees.
 """
@@ -13,17 +16,21 @@ store: the checkpoint store keeps only refs to trees.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing
+from flue_tui.checkpoints import FileCheckpoints, GitFailed, GitMissing, owners
+from flue_tui.checkpoints.claims import Claims, file_state
 from flue_tui.config.paths import checkpoints_home
 from flue_tui.core.events import Log
 
 if TYPE_CHECKING:
     from flue_tui.agent.session import Session
+    from flue_tui.core.traits import ToolTraits
 
 TAG = "[flue:checkpoints]"
 
@@ -57,10 +64,12 @@ class TurnCheckpoints:
         self.noticed = False
         self.skipped_seen: set[str] = set()
         self.stepped = False  # the newest change to the files was a /rewind or /undo, not a turn (/undo undoes it)
+        self.claims = Claims()  # what the running turn's own tool calls wrote
 
     async def __call__(self, session: Session, text: str) -> str | None:
         n, self.next = self.next, self.next + 1
         self.stepped = False
+        self.claims = Claims()
         if self.off is not None:
             self._notice(session, self.off)
             return None
@@ -94,15 +103,51 @@ class TurnCheckpoints:
         return ref
 
     async def end(self, session: Session, ref: str) -> None:
-        """Session.after_prompt: keep the workspace as turn `ref` left it."""
-        files = self.files
-        if files is None:
+        """Session.after_prompt: keep what turn `ref`'s own tool calls wrote."""
+        files, claims = self.files, self.claims
+        self.claims = Claims()
+        if files is None or not claims:
             return
         sid, _, n = ref.rpartition("/")
         try:
-            await asyncio.to_thread(files.snapshot, f"{sid}/end-{n}", f"after message {n}")
+            await asyncio.to_thread(owners.save, files, f"{sid}/own-{n}", claims)
         except (GitFailed, OSError, ValueError) as exc:
-            self._notice(session, f"The end of turn {n} was not kept ({exc}); a rewind will ask about its files.")
+            self._notice(session, f"What turn {n} wrote was not kept ({exc}); a rewind will ask about its files.")
+
+    @contextlib.asynccontextmanager
+    async def watch(self, session: Any, traits: ToolTraits, args: dict[str, Any]) -> AsyncIterator[None]:
+        """Session.watch_tool, around one tool call that ran to its end: what it wrote is claimed.
+        An edit tool is not held up before it runs (it queues for its file's lock at once)."""
+        files = self.files
+        if files is None or self.off is not None or traits.read_only or traits.kind not in ("edit", "execute"):
+            yield
+            return
+        claims = self.claims
+        if traits.kind == "edit" and traits.paths:
+            yield
+            for path in traits.path_values(args):
+                rel = owners.relative(files, session.cwd, path)
+                state = (
+                    None
+                    if rel is None
+                    else await asyncio.to_thread(file_state, str(files.workspace / rel), files.max_file_bytes)
+                )
+                if rel is not None and state is not None:
+                    claims.wrote[rel] = state
+            return
+        try:
+            before = await asyncio.to_thread(files.snapshot, None, "before a command")
+        except (GitFailed, OSError, ValueError) as exc:
+            self._notice(session, f"A command's files were not watched ({exc}); a rewind will ask about them.")
+            before = None
+        yield
+        if before is None:
+            return
+        try:
+            after = await asyncio.to_thread(files.snapshot, None, "after a command")
+            claims.ran.update(await asyncio.to_thread(owners.window, files, before.commit, after.commit))
+        except (GitFailed, OSError, ValueError) as exc:
+            self._notice(session, f"A command's files were not watched ({exc}); a rewind will ask about them.")
 
     async def drop(self, session: Session, ref: str) -> None:
         """Session.drop_prompt: checkpoint `ref`'s prompt never joined the history (a hook blocked

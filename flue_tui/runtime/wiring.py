@@ -197,6 +197,7 @@ class Runtime:
             # PostToolUse (none matching: nothing runs); task children take their parent's (Session)
             after_tool=hooks.post_tool if hooks is not None else None,
             prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
+            watch_tool=checkpoints.watch if checkpoints is not None else None,  # what its calls wrote
             **kw,
         )
         self.mcp.attach(session)  # offered the servers' tools, now and whenever they change

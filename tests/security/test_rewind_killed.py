@@ -53,9 +53,10 @@ def _wait(path: Path, proc: subprocess.Popen, limit: float = 180) -> None:
 @pytest.mark.parametrize(
     ("command", "nth", "blobs", "signum"),
     [
-        ("cat-file", 1, 0, signal.SIGKILL),  # the removals done, no file written yet
-        ("cat-file", 1, 7, signal.SIGKILL),  # 7 of the 20 files written
-        ("cat-file", 1, 0, signal.SIGTERM),
+        # The first blob read is the turn's claims (what its bash wrote: checkpoints/claims.py).
+        ("cat-file", 1, 1, signal.SIGKILL),  # the removals done, no file written yet
+        ("cat-file", 1, 8, signal.SIGKILL),  # 7 of the 20 files written
+        ("cat-file", 1, 1, signal.SIGTERM),
         ("status", 2, None, signal.SIGKILL),  # every file written, the state after not yet kept
     ],
 )
