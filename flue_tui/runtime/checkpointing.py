@@ -135,6 +135,9 @@ class TurnCheckpoints:
                 if rel is not None and state is not None:
                     claims.wrote[rel] = state
             return
+        if self._only_reads(traits, args, session.cwd):
+            yield  # nothing of it to claim: its two snapshots are not taken
+            return
         try:
             before = await asyncio.to_thread(files.snapshot, None, "before a command")
         except (GitFailed, OSError, ValueError) as exc:
@@ -148,6 +151,14 @@ class TurnCheckpoints:
             claims.ran.update(await asyncio.to_thread(owners.window, files, before.commit, after.commit))
         except (GitFailed, OSError, ValueError) as exc:
             self._notice(session, f"A command's files were not watched ({exc}); a rewind will ask about them.")
+
+    def _only_reads(self, traits: ToolTraits, args: dict[str, Any], cwd: str) -> bool:
+        """A shell command the policy's read-only check passes (ls, git status …). Were it wrong, what
+        the command wrote is claimed by no one: a rewind asks about it, the safe side."""
+        from flue_tui.permissions.readonly import read_only  # judged with the call: not at a session's start
+
+        command = traits.subject_of(args) if traits.shell else None
+        return command is not None and self.files is not None and read_only(command, cwd, (str(self.files.workspace),))
 
     async def drop(self, session: Session, ref: str) -> None:
         """Session.drop_prompt: checkpoint `ref`'s prompt never joined the history (a hook blocked
