@@ -7,6 +7,7 @@ mode) every call that would ask is refused at once and logged, so a run never wa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -151,6 +152,14 @@ class PermissionPolicy:
         nxt = CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)] if self.mode in CYCLE else "ask"
         self.set_mode(nxt)
         return nxt
+
+    def held(self, mode: str) -> PermissionPolicy:
+        """This policy held in `mode` (a plan-mode task's child, which has no worktree of its own:
+        a later /mode must not let it write in the parent's checkout). The same rules, session
+        answers, denials, guard, hooks, asker and question lock; only set_mode here moves it."""
+        if self._asking is None:
+            self._asking = asyncio.Lock()  # shared: still one question at a time
+        return dataclasses.replace(self, mode=mode, listeners=[])
 
     def allow_for_session(self, rules: Iterable[str]) -> None:
         self.session_allow.extend(parse_rule(r) for r in rules)

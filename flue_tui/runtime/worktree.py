@@ -241,6 +241,14 @@ class TaskTrees:
     def __init__(self) -> None:
         self._bases: dict[str, str] = {}  # worktree path -> the commit it started from
 
+    def needless(self, session: object) -> bool:
+        """A plan-mode task changes nothing, so it reads the parent's checkout instead: no worktree
+        made, none left (its child is held in plan mode: tools/task.py)."""
+        from flue_tui.permissions.policy import policy_of
+
+        policy = policy_of(session)
+        return policy is not None and policy.mode == "plan"
+
     async def enter(self, cwd: str) -> Worktree:
         import asyncio
 
