@@ -83,8 +83,22 @@ def test_a_worktree_session_is_created_resumed_listed_and_removed(fakellm, flue_
     assert gone.code == 0, gone.stderr
     assert "Removed the worktree feat" in gone.stdout and "branch feat stays" in gone.stdout
     assert not tree.exists()
+    assert not tree.parent.exists()  # the last worktree took the empty proj.worktrees with it
     assert "feat" in git(repo, "branch", "--list", "feat")  # the branch (and its commits) stay
     assert "No worktree sessions" in flue_main("worktree", "list", cwd=repo).stdout
+
+
+def test_the_worktrees_folder_goes_only_when_nothing_else_is_in_it(fakellm, flue_main, repo: Path):
+    fakellm.script([Turn(text="one"), Turn(text="two")])
+    home = repo.parent / "proj.worktrees"
+    for name in ("a", "b"):
+        result_of(flue_main("-p", "hi", "-w", name, "--permission-mode", "ask", *MODEL, cwd=repo))
+    assert flue_main("worktree", "remove", "a", cwd=repo).code == 0
+    assert sorted(p.name for p in home.iterdir()) == ["b"]  # another worktree: it stays
+    (home / "notes.txt").write_text("mine\n")
+    assert flue_main("worktree", "remove", "b", cwd=repo).code == 0
+    assert sorted(p.name for p in home.iterdir()) == ["notes.txt"]  # someone's file: it stays, untouched
+    assert (home / "notes.txt").read_text() == "mine\n"
 
 
 @pytest.mark.parametrize("name", ["..", "a/b", "../x", "-rf", "has space", "a..b", "x.lock", "", "é"])
@@ -229,6 +243,23 @@ def test_an_isolated_agent_works_in_a_worktree_kept_only_when_it_changed_somethi
     answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
     assert answer == 'Agent "iso" works in a worktree of its own: its cwd must stay inside it.'
     assert list(home.iterdir()) == [kept]
+
+
+def test_a_task_worktree_left_unchanged_goes_and_the_empty_folder_with_it(fakellm, flue_main, repo: Path):
+    (repo / ".agents" / "agents").mkdir(parents=True)
+    (repo / ".agents" / "agents" / "iso.md").write_text(AGENT)
+    fakellm.script(
+        [
+            Turn(match="parent", calls=[Call("task", {"prompt": "child looks", "agent": "iso"})]),
+            Turn(match="child looks", text="nothing to do"),
+            Turn(match="parent", text="done"),
+        ]
+    )
+    result_of(flue_main("-p", "parent", "--permission-mode", "yolo", *MODEL, cwd=repo))
+    child = next(r for r in fakellm.requests if "child looks" in str(r["messages"]))
+    assert f"{repo.parent / 'proj.worktrees'}/task-" in child["messages"][0]["content"]  # it ran in one
+    assert not (repo.parent / "proj.worktrees").exists()
+    assert git(repo, "branch", "--list", "task-*").strip() == ""
 
 
 def test_an_isolated_agent_outside_a_repository_gets_one_sentence(fakellm, flue_main, flue_env, tmp_path: Path):

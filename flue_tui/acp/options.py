@@ -21,7 +21,7 @@ from flue_tui.permissions.policy import policy_of
 _MODES = {
     "ask": ("Ask", "Asks before each edit and command."),
     "accept-edits": ("Accept edits", "Edits run without asking; commands still ask."),
-    "plan": ("Plan", "Read-only: no edits, no commands."),
+    "plan": ("Plan", "Read-only: no edits; only commands that only read (git diff, ls)."),
     "yolo": ("Yolo", "Nothing is asked (deny rules and the sandbox still hold)."),
 }
 

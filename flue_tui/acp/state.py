@@ -168,4 +168,6 @@ def stored_sessions(db: str | None, cwd: str | None, offset: int, limit: int) ->
 
 
 def forked(options: SessionOptions, source: str) -> SessionOptions:
-    return dataclasses.replace(options, resume=source, fork=True, session_id=None)
+    """`session/fork`'s options: the source named by its exact id, as load and resume name it, so
+    the start's one check (runtime/start._by_id) refuses another project's session for all three."""
+    return dataclasses.replace(options, resume=None, fork=True, session_id=source)

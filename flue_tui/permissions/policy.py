@@ -7,6 +7,7 @@ mode) every call that would ask is refused at once and logged, so a run never wa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -152,13 +153,20 @@ class PermissionPolicy:
         self.set_mode(nxt)
         return nxt
 
+    def held(self, mode: str) -> PermissionPolicy:
+        """This policy held in `mode` (a plan-mode task's child, which has no worktree of its own:
+        a later /mode must not let it write in the parent's checkout). The same rules, session
+        answers, denials, guard, hooks, asker and question lock; only set_mode here moves it."""
+        if self._asking is None:
+            self._asking = asyncio.Lock()  # shared: still one question at a time
+        return dataclasses.replace(self, mode=mode, listeners=[])
+
     def allow_for_session(self, rules: Iterable[str]) -> None:
         self.session_allow.extend(parse_rule(r) for r in rules)
 
     # -- deciding ---------------------------------------------------------------------------------
     def decide(self, tool_name: str, args: dict[str, Any], tool: Any) -> Decision:
         """Rules and mode only (no guard, no asking): deny rules, plan, allow rules, session, mode."""
-        from flue_tui.permissions.readonly import read_only
         from flue_tui.permissions.scope import always_asks, changed_by_command
 
         base = getattr(getattr(tool, "sandbox", None), "cwd", None) or self.root
@@ -169,7 +177,12 @@ class PermissionPolicy:
         if denied is not None:
             return Decision("deny", denied)
         default = _DEFAULTS[self.mode].get(kind, "allow")
-        if default == "deny":  # plan mode is read-only whatever the allow rules say
+        command = traits.subject_of(args) if traits.shell else None
+        # Judged once, for ask, accept-edits and plan alike (yolo runs every command anyway).
+        reads = default != "allow" and kind == "execute" and self._only_reads(command, base)
+        # plan mode is read-only whatever the allow rules say; a command that only reads goes on,
+        # as in ask mode, to ask rules and then runs unasked (`git diff`)
+        if default == "deny" and not reads:
             return Decision("deny", PLAN_TEXT.format(tool=tool_name))
         asked = matches(self.ask, tool_name, args, traits=traits, base=base, root=self.root, deny=True)
         if asked is None and (unseen := unseen_by_deny(self.ask, tool_name, traits, args)) is not None:
@@ -180,7 +193,6 @@ class PermissionPolicy:
         # hooks, filters), one to flue's own config or trust loosens the next run: always a
         # question, past accept-edits and allow rules; only yolo skips it.
         paths = traits.path_values(args) if kind == "edit" else []
-        command = traits.subject_of(args) if traits.shell else None
         changed = dict.fromkeys([*paths, *writes, *(changed_by_command(command) if command is not None else ())])
         if self.mode != "yolo":
             for target in changed:
@@ -194,12 +206,7 @@ class PermissionPolicy:
             if unseen is not None:  # it would run unasked past a deny rule that cannot read it
                 return Decision("deny", UNCLEAR_TEXT.format(tool=tool_name, rule=unseen[0].text, why=unseen[1]))
             return Decision("allow")
-        if (
-            self.safe_commands
-            and isinstance(command, str)
-            and not outside
-            and read_only(command, base, (self.root, *self.add_dirs))
-        ):
+        if reads and not outside:
             return Decision("allow")  # only reads (ls, git status …): asking would only slow the user
         for rules in (self.allow, self.session_allow):
             named = [r for r in rules if r.pattern] if outside else rules  # only a rule naming the path
@@ -209,6 +216,15 @@ class PermissionPolicy:
                     why = self._repository_programs(command, base)
                     return Decision("allow") if why is None else Decision("ask", REPO_GIT_TEXT.format(why=why))
         return Decision("ask")
+
+    def _only_reads(self, command: object, base: str) -> bool:
+        """The one read-only decision (readonly.py): the bash commands ask, accept-edits and plan
+        mode run unasked; `[permissions] safe_commands = false` turns it off in all three."""
+        if not self.safe_commands or not isinstance(command, str):
+            return False
+        from flue_tui.permissions.readonly import read_only
+
+        return read_only(command, base, (self.root, *self.add_dirs))
 
     @staticmethod
     def _repository_programs(command: object, base: str) -> str | None:

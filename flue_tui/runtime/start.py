@@ -161,12 +161,7 @@ def _target(
 ) -> SessionInfo | None:
     ref = options.resume
     if options.session_id is not None:
-        found = store.get(options.session_id)
-        if found is not None and found.parent_id is not None:
-            raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; resume that one.")
-        if found is not None and found.cwd != cwd:
-            raise SessionStartError(f"Session {found.id} belongs to {found.cwd}; run flue there to resume it.")
-        return found  # None: a new session gets this id
+        return _by_id(store, options, cwd)
     if options.continue_last:
         found = store.newest(cwd)
         skipped = store.newer_imports(cwd, found)
@@ -205,6 +200,20 @@ def _target(
     if options.name is not None:
         return store.by_name(options.name, cwd)
     return None
+
+
+def _by_id(store: SessionStore, options: SessionOptions, cwd: str) -> SessionInfo | None:
+    """The session an exact id names (`--session-id`, ACP's load, resume and fork), in this project
+    only: another project's history is not continued, nor copied, with this one's files and rules."""
+    verb = "fork" if options.fork else "resume"
+    found = store.get(options.session_id or "")
+    if found is None and options.fork:  # nothing to copy: no new session takes the id asked for
+        raise SessionStartError(f"No stored session {options.session_id} to fork. See them with: flue sessions list")
+    if found is not None and found.parent_id is not None:
+        raise SessionStartError(f"{found.id} is a task inside session {found.parent_id}; {verb} that one.")
+    if found is not None and found.cwd != cwd:
+        raise SessionStartError(f"Session {found.id} belongs to {found.cwd}; run flue there to {verb} it.")
+    return found  # None: a new session gets this id
 
 
 def start_session(

@@ -262,7 +262,7 @@ class Runtime:
         mine.last_text = last_text
         return mine
 
-    def _make_child(self, parent: Session, agent: Subagent, cwd: str | None) -> Session:
+    def _make_child(self, parent: Session, agent: Subagent, cwd: str | None, read_only: bool = False) -> Session:
         child_cwd = os.path.normpath(os.path.join(parent.cwd, cwd)) if cwd else parent.cwd
         sandbox = self._sandbox_for(child_cwd if child_cwd != self.settings.cwd else None)
         # Fresh context: only the subagent's own instructions, discovery from the child's cwd.
@@ -286,7 +286,7 @@ class Runtime:
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
             recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
-            before_tool=parent.before_tool,  # children answer to the same permission policy
+            before_tool=_held(parent.before_tool) if read_only else parent.before_tool,  # the same policy
             parent=parent,  # its usage counts in the caller's totals (and the budget's)
             before_turn=self.mcp.before_turn if wants_mcp(agent) else None,  # and the same MCP servers
             prompt_hooks=self._child_hooks(parent, agent, task_id, lambda: child),
@@ -294,6 +294,13 @@ class Runtime:
         if wants_mcp(agent):
             self.mcp.attach(child)
         return child
+
+
+def _held(policy: Any) -> Any:
+    """A read-only task's policy: the parent's, held in plan mode (PermissionPolicy.held)."""
+    from flue_tui.permissions.policy import PermissionPolicy
+
+    return policy.held("plan") if isinstance(policy, PermissionPolicy) else policy
 
 
 def add_sdk_hooks(session: Session, hooks: tuple[Any, ...], sdk: Any) -> None:

@@ -16,6 +16,7 @@ sentence (WorktreeError), never git's multi-line output or a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -214,10 +215,21 @@ def remove(name: str, cwd: str) -> Worktree:
             f"The worktree {shown(name)} has uncommitted changes ({len(dirty)} file{'s' if len(dirty) != 1 else ''}); "
             "commit or discard them first."
         )
-    proc = _git(["worktree", "remove", found.path], cwd)
+    proc = _unmake(found.path, cwd)
     if proc.returncode != 0:
         raise WorktreeError(f"Could not remove the worktree {shown(name)}: {_first_line(proc)}.")
     return found
+
+
+def _unmake(path: str, cwd: str) -> subprocess.CompletedProcess[str]:
+    """`git worktree remove PATH`, then `<repo>.worktrees` too once nothing at all is left in it
+    (rmdir removes only an empty directory, and never follows a symlink)."""
+    proc = _git(["worktree", "remove", path], cwd)
+    home = os.path.dirname(path.rstrip("/"))
+    if proc.returncode == 0 and home.endswith(SUFFIX):
+        with contextlib.suppress(OSError):  # another worktree or anyone's file is there: it stays
+            os.rmdir(home)
+    return proc
 
 
 class TaskTrees:
@@ -228,6 +240,14 @@ class TaskTrees:
 
     def __init__(self) -> None:
         self._bases: dict[str, str] = {}  # worktree path -> the commit it started from
+
+    def needless(self, session: object) -> bool:
+        """A plan-mode task changes nothing, so it reads the parent's checkout instead: no worktree
+        made, none left (its child is held in plan mode: tools/task.py)."""
+        from flue_tui.permissions.policy import policy_of
+
+        policy = policy_of(session)
+        return policy is not None and policy.mode == "plan"
 
     async def enter(self, cwd: str) -> Worktree:
         import asyncio
@@ -258,6 +278,6 @@ class TaskTrees:
                 return kept
         except WorktreeError:
             return kept
-        if _git(["worktree", "remove", tree.path], cwd).returncode == 0 and tree.branch:
+        if _unmake(tree.path, cwd).returncode == 0 and tree.branch:
             _git(["branch", "-D", tree.branch], cwd)  # at the base commit: nothing of the task's is lost
         return ""

@@ -19,13 +19,18 @@ MAX_DELEGATION_DEPTH = 4
 
 
 class ChildFactory(Protocol):
-    def __call__(self, parent: Any, agent: Subagent, cwd: str | None) -> Any:
-        """Build the child Session (depth = parent's + 1, tagged with a new task id)."""
+    def __call__(self, parent: Any, agent: Subagent, cwd: str | None, read_only: bool = False) -> Any:
+        """Build the child Session (depth = parent's + 1, tagged with a new task id); `read_only`:
+        held in plan mode for its whole run, whatever the parent's mode becomes."""
         ...
 
 
 class Isolation(Protocol):
     """Where an `isolation: worktree` agent's task runs (runtime/worktree.TaskTrees)."""
+
+    def needless(self, session: Any) -> bool:
+        """No worktree is needed: the session's mode (plan) lets its task change nothing."""
+        ...
 
     async def enter(self, cwd: str) -> Any: ...
     async def leave(self, tree: Any, cwd: str) -> str: ...
@@ -96,6 +101,8 @@ class TaskTool:
         if isinstance(cwd, str) and os.path.isabs(cwd):
             raise ToolError(f'Agent "{agent.name}" works in a worktree of its own: its cwd must be a relative path.')
         assert self.isolation is not None
+        if self.isolation.needless(ctx.session):  # plan mode: a checkout it cannot change is only cost
+            return await self._run(args, ctx, agent, cwd, read_only=True)
         try:
             tree = await self.isolation.enter(ctx.session.cwd)
         except ConfigError as exc:
@@ -109,9 +116,11 @@ class TaskTool:
             note = await self.isolation.leave(tree, ctx.session.cwd)
         return ToolResult(result.text + note, result.details)
 
-    async def _run(self, args: dict[str, Any], ctx: ToolContext, agent: Subagent, cwd: str | None) -> ToolResult:
+    async def _run(
+        self, args: dict[str, Any], ctx: ToolContext, agent: Subagent, cwd: str | None, read_only: bool = False
+    ) -> ToolResult:
         parent = ctx.session
-        child = self.make_child(parent, agent, cwd)
+        child = self.make_child(parent, agent, cwd, read_only)
         child.subscribe(parent.emit)  # the child's live events reach every listener of the parent
         began = time.monotonic()
         parent.emit(

@@ -127,7 +127,7 @@ def parse(text: str) -> tuple[str, str] | None:
 MODE_HELP = {
     "ask": "write, edit and bash ask first",
     "accept-edits": "file changes run freely, bash asks",
-    "plan": "read-only: write, edit and bash are refused",
+    "plan": "read-only: write and edit are refused, and bash but for read-only commands (git diff, ls)",
     "yolo": "nothing asks",
 }
 

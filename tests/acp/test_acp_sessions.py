@@ -81,3 +81,33 @@ def test_a_reply_with_split_and_lone_surrogates_is_shown_saved_and_loaded(fakell
             assert client.text() == shown
 
     run(second(run(first())))
+
+
+def test_a_session_is_loaded_resumed_and_forked_only_in_its_own_project(fakellm, flue_env, tmp_path):
+    """A client in project B may not load, resume or fork project A's session by its id: its history
+    would go to the model with B's files and B's rules. All three refuse alike, before any model call."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    fakellm.script([Turn(text="In A."), Turn(text="never sent")])
+
+    async def go():
+        async with running(flue_env, tmp_path) as (conn, _client, _):
+            new = await conn.new_session(cwd=str(a), mcp_servers=[])
+            await conn.prompt(session_id=new.session_id, prompt=[text_block("secret of A")])
+            await conn.close_session(session_id=new.session_id)
+            errors = []
+            for method in (conn.load_session, conn.resume_session, conn.fork_session):
+                with pytest.raises(RequestError) as refused:
+                    await method(cwd=str(b), session_id=new.session_id, mcp_servers=[])
+                errors.append((refused.value.code, str(refused.value)))
+            with pytest.raises(RequestError) as unknown:  # no id to copy: no new session takes it
+                await conn.fork_session(cwd=str(a), session_id="ses_nope", mcp_servers=[])
+            assert "No stored session ses_nope to fork" in str(unknown.value)
+            listed = await conn.list_sessions()
+            return new.session_id, errors, {s.session_id for s in listed.sessions}
+
+    sid, errors, listed = run(go())
+    assert len(fakellm.requests) == 1
+    assert listed == {sid}  # no fork was stored
+    assert [code for code, _ in errors] == [-32000] * 3
+    assert all(f"Session {sid} belongs to {a}; run flue there to" in text for _, text in errors), errors

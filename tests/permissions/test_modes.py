@@ -108,7 +108,8 @@ def test_deny_beats_allow_and_plan_beats_allow(tools, tmp_path):
     )
     assert policy.decide("bash", {"command": "ls && sudo rm -rf x"}, tools["bash"]).verdict == "deny"
     policy.set_mode("plan")
-    assert policy.decide("bash", {"command": "ls"}, tools["bash"]).verdict == "deny"
+    assert policy.decide("bash", {"command": "make"}, tools["bash"]).verdict == "deny"
+    assert policy.decide("bash", {"command": "ls"}, tools["bash"]).verdict == "allow"  # read-only, as in ask
 
 
 async def test_allow_once_runs_and_asks_again_next_time(tools, tmp_path):
@@ -214,3 +215,22 @@ def test_modes_cycle_and_notify(tmp_path):
         policy.set_mode("sudo")
     with pytest.raises(ValueError):
         PermissionPolicy(mode="auto")
+
+
+@pytest.mark.parametrize("mode", ["ask", "plan"])
+def test_an_ask_rule_asks_for_a_read_only_command_in_plan_mode_as_in_ask(tools, tmp_path, mode):
+    policy = PermissionPolicy(mode=mode, root=str(tmp_path), ask=parse_rules(["bash(git diff *)"]))
+    assert policy.decide("bash", {"command": "git diff"}, tools["bash"]).verdict == "ask"
+    assert policy.decide("bash", {"command": "git status"}, tools["bash"]).verdict == "allow"
+
+
+def test_a_held_policy_keeps_its_mode_and_shares_everything_else(tools, tmp_path):
+    policy = PermissionPolicy(mode="plan", root=str(tmp_path), deny=parse_rules(["bash(rm *)"]))
+    held = policy.held("plan")
+    policy.set_mode("yolo")
+    assert held.mode == "plan" and held.decide("write", ARGS["write"], tools["write"]).verdict == "deny"
+    rm = held.decide("bash", {"command": "rm x"}, tools["bash"])
+    assert rm.reason == 'Permission denied: bash is blocked by the rule "bash(rm *)".'
+    policy.allow_for_session(["read"])
+    assert held.session_allow is policy.session_allow and held.denials is policy.denials
+    assert held.listeners == [] and held._asking is policy._asking is not None

@@ -1,4 +1,5 @@
-"""Read-only commands run unasked in ask and accept-edits modes (issue 26), and nothing else does.
+"""Read-only commands run unasked in ask, accept-edits and plan modes (issues 26, 42), and nothing
+else does (plan mode refuses the rest).
 
 Every command the rule-bypass tests already hold against (test_shell_rules.py) stays asked; a
 repository whose own config names a program makes git asked (git would run it); the real `flue -p`
@@ -14,7 +15,7 @@ import subprocess
 import pytest
 
 from flue_tui.permissions.config import build_policy, load_config
-from flue_tui.permissions.policy import NO_ASK_TEXT, PermissionPolicy
+from flue_tui.permissions.policy import NO_ASK_TEXT, PLAN_TEXT, PermissionPolicy
 from flue_tui.permissions.readonly import read_only
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
@@ -114,9 +115,11 @@ NOT_READ_ONLY = [
 def test_a_read_only_command_runs_unasked(bash, command):
     assert verdict(bash, command) == "allow"
     assert verdict(bash, command, mode="accept-edits") == "allow"
-    assert verdict(bash, command, mode="plan") == "deny"  # plan mode stays as it was: no bash
+    assert verdict(bash, command, mode="plan") == "allow"  # the same decision: what ask runs, plan runs
     off = PermissionPolicy(mode="ask", root=bash.sandbox.cwd, safe_commands=False)
     assert off.decide("bash", {"command": command}, bash).verdict == "ask"
+    off.set_mode("plan")
+    assert off.decide("bash", {"command": command}, bash).verdict == "deny"
 
 
 @pytest.mark.parametrize("command", NOT_READ_ONLY)
@@ -124,6 +127,8 @@ def test_anything_else_is_still_asked(bash, command):
     assert not read_only(command, bash.sandbox.cwd)
     assert verdict(bash, command) in ("ask", "deny")
     assert verdict(bash, command, mode="accept-edits") in ("ask", "deny")
+    assert verdict(bash, command, mode="plan") == "deny"
+    assert verdict(bash, command, mode="plan", allow=["bash"]) == "deny"  # plan mode beats allow rules
 
 
 def test_a_deny_rule_still_refuses_a_read_only_command(bash):
@@ -157,6 +162,7 @@ def test_a_repository_config_that_names_a_program_makes_git_asked(bash, tmp_path
     with open(tmp_path / ".git" / "config", "a") as fh:
         fh.write(config)
     assert verdict(bash, "git status") == "ask"
+    assert verdict(bash, "git status", mode="plan") == "deny"
     assert verdict(bash, "ls") == "allow"  # only git reads that file
 
 
@@ -250,3 +256,23 @@ def test_print_mode_does_not_run_a_repositorys_fsmonitor(fakellm, flue_main, tmp
     assert out.code == 0, out.stderr
     assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b1"]
     assert not (tmp_path / "pwned").exists()
+
+
+def test_print_mode_in_plan_runs_what_ask_runs_unasked_and_refuses_the_rest(fakellm, flue_main, tmp_path):
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "a.txt").write_text("one\n")
+    _git(tmp_path, "add", "a.txt")
+    (tmp_path / "a.txt").write_text("two\n")
+    calls = [
+        Call("bash", {"command": "git diff --stat"}, id="b1"),
+        Call("bash", {"command": "touch made"}, id="b2"),
+        Call("bash_background", {"command": "git log --oneline"}, id="b3"),
+    ]
+    fakellm.script([Turn(calls=calls), Turn(text="done")])
+    out = flue_main("-p", "look", "--model", "openai/fake", "--permission-mode", "plan", "--output-format", "json")
+    assert out.code == 0, out.stderr
+    assert [d["tool_use_id"] for d in json.loads(out.stdout)["permission_denials"]] == ["b2"]
+    texts = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
+    assert "a.txt | 2 +-" in texts["b1"] and "1 file changed" in texts["b1"]
+    assert texts["b2"] == PLAN_TEXT.format(tool="bash")
+    assert not (tmp_path / "made").exists()
