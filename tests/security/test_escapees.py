@@ -5,6 +5,7 @@ outlived flue, and a hook's `setsid` child holding stdout made `flue -p` wait fo
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -13,7 +14,10 @@ import threading
 
 import pytest
 
+from flue_tui.hooks.config import Hook
+from flue_tui.hooks.run import run_hook
 from tests.fakellm import Call, Turn
+from tests.hooks.test_pretooluse import _hook, _settings
 from tests.security.test_orphans import DEATH_TIMEOUT_S, START_TIMEOUT_S, _wait_for, linux_only
 from tests.tools.conftest import pid_alive, read_pid, wait_dead
 
@@ -125,3 +129,30 @@ def _descends_from(pid: int, ancestor: int) -> bool:
         if pid == ancestor:
             return True
     return False
+
+
+@pytest.mark.parametrize("then", ["exits", "hangs"])
+async def test_a_hooks_setsid_child_holding_its_output_does_not_outlive_the_timeout(tmp_path, escaped, then):
+    pidfile = tmp_path / "hook.pid"
+    rest = "exit 2" if then == "exits" else "exec sleep 1000"
+    hook = Hook("PreToolUse", "Bash", f"{_escapee(pidfile)} & {rest}", timeout=1, origin="--settings")
+    # A hang here is the bug: the limit only keeps a failing run from blocking the suite.
+    ran = await asyncio.wait_for(run_hook(hook, {"hook_event_name": "PreToolUse"}, str(tmp_path)), FINISH_TIMEOUT_S)
+    pid = read_pid(pidfile)
+    escaped.append(pid)
+    # Its own process exited or not, a child holding its output means it has not finished.
+    assert ran.code is None and "timed out after 1s and was stopped" in (ran.failure or "")
+    assert wait_dead(pid, DEATH_TIMEOUT_S), "the hook's setsid child outlived its timeout"
+
+
+def test_flue_p_finishes_past_a_hook_whose_setsid_child_keeps_its_output(fakellm, run_flue, tmp_path, escaped):
+    pidfile = tmp_path / "hook.pid"
+    settings = _settings(_hook(f"{_escapee(pidfile)} &", timeout=1))
+    fakellm.script([Turn(calls=[Call("bash", {"command": "echo ran > ran.txt"}, id="b1")]), Turn(text="done")])
+    out = run_flue("-p", "go", "--model", "openai/fake", "--settings", settings, timeout=FINISH_TIMEOUT_S)
+    pid = read_pid(pidfile)
+    escaped.append(pid)
+    assert out.code == 0, out.stderr
+    assert "timed out after 1s and was stopped" in out.stderr
+    assert (tmp_path / "ran.txt").read_text() == "ran\n"
+    assert wait_dead(pid, DEATH_TIMEOUT_S), "the hook's setsid child outlived flue -p"
