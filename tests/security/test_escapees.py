@@ -156,3 +156,12 @@ def test_flue_p_finishes_past_a_hook_whose_setsid_child_keeps_its_output(fakellm
     assert "timed out after 1s and was stopped" in out.stderr
     assert (tmp_path / "ran.txt").read_text() == "ran\n"
     assert wait_dead(pid, DEATH_TIMEOUT_S), "the hook's setsid child outlived flue -p"
+
+
+async def test_a_hooks_timeout_holds_even_when_the_child_holding_its_output_cannot_be_found(tmp_path, escaped):
+    # `env -i` drops the mark, so nothing finds the child to kill it: the pipes are let go anyway.
+    pidfile = tmp_path / "hook.pid"
+    hook = Hook("PreToolUse", "Bash", f"env -i {_escapee(pidfile)} & exec sleep 1000", timeout=1, origin="--settings")
+    ran = await asyncio.wait_for(run_hook(hook, {"hook_event_name": "PreToolUse"}, str(tmp_path)), FINISH_TIMEOUT_S)
+    escaped.append(read_pid(pidfile))
+    assert ran.code is None and "timed out after 1s and was stopped" in (ran.failure or "")
