@@ -22,7 +22,8 @@ STDERR_TAIL = 300  # characters of a failed server's stderr shown in its notice
 GROUP_MARK = "flue-mcp-group "
 # Runs before the server's own program (then execs it): it dies with flue even by SIGKILL
 # (PR_SET_PDEATHSIG), and names its process group on stderr first, so flue's reaper
-# (sandbox/procguard.py) can kill the whole group, the server's children included.
+# (sandbox/procguard.py) can kill the whole group, the server's children included; what leaves
+# the group carries the server's mark in its environment (sandbox/proctree.py).
 LAUNCH = r"""
 import ctypes, os, signal, sys
 try:
@@ -86,6 +87,7 @@ class Connection:
         self._ready: asyncio.Event | None = None
         self._stderr: Any = None
         self._group: int | None = None
+        self._mark: str | None = None
         self._relist = False
         self._relisting: asyncio.Task[None] | None = None
 
@@ -139,9 +141,12 @@ class Connection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             from flue_tui.sandbox.local import clean_env
+            from flue_tui.sandbox.proctree import NAME, new_mark
 
             # flue's command allowlist plus the server's own env: provider keys are never inherited.
-            env = {**clean_env(), **dict(cfg.env)}
+            # The mark (sandbox/proctree.py) is how what the server starts outside its group is found.
+            self._mark = new_mark()
+            env = {**clean_env(), **dict(cfg.env), NAME: self._mark}
             self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             launch = ["-I", "-S", "-c", LAUNCH, str(os.getpid()), cfg.command or "", *cfg.args]
             cwd = os.path.join(self.cwd, cfg.cwd) if cfg.cwd else self.cwd  # relative to the project
@@ -193,6 +198,11 @@ class Connection:
 
                 reaper.release(self._group)
                 self._group = None
+            if self._mark is not None:  # and what the server left outside its group
+                from flue_tui.sandbox.proctree import kill_marked
+
+                kill_marked(self._mark)
+                self._mark = None
             self._ready.set()
             if self._stderr is not None:
                 with contextlib.suppress(OSError):

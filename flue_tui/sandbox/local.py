@@ -16,7 +16,7 @@ from flue_tui.core import files
 from flue_tui.core.abort import AbortError, AbortSignal, OutputCallback
 from flue_tui.core.jsstr import len16
 from flue_tui.core.surrogates import clean
-from flue_tui.sandbox import procguard
+from flue_tui.sandbox import procguard, proctree
 from flue_tui.sandbox.base import ExecResult
 from flue_tui.sandbox.node_errors import read_error, write_error
 from flue_tui.sandbox.tail import StreamTail
@@ -83,18 +83,22 @@ def _killpg(pgid: int, sig: int) -> None:
 
 
 class _Group:
-    """A child's process group: SIGTERM on demand, SIGKILL after the grace period if still there.
-    While it runs, the reaper knows it, so it is killed if flue dies (see procguard)."""
+    """A child's process group and what left it (its mark, see proctree): SIGTERM on demand,
+    SIGKILL after the grace period if still there. While it runs, the reaper knows the group, so
+    it is killed if flue dies (see procguard)."""
 
-    def __init__(self, pgid: int) -> None:
+    def __init__(self, pgid: int, mark: str) -> None:
         self.pgid = pgid
+        self.mark = mark
         self._timer: threading.Timer | None = None
+        self._group_gone = False  # its pgid may be reused: only the mark is signalled then
         procguard.reaper.watch(pgid)
 
     def terminate(self) -> None:
         if self._timer is not None:
             return
         _killpg(self.pgid, _signal.SIGTERM)
+        proctree.signal_marked(self.mark, _signal.SIGTERM)
         # A thread timer, not loop.call_later: the escalation must happen even if the event
         # loop is closed in the meantime (e.g. the app quits right after cancelling a tool).
         self._timer = threading.Timer(KILL_GRACE_S, self._kill)
@@ -102,20 +106,24 @@ class _Group:
         self._timer.start()
 
     def _kill(self) -> None:
-        _killpg(self.pgid, _signal.SIGKILL)
+        if not self._group_gone:
+            _killpg(self.pgid, _signal.SIGKILL)
+        proctree.kill_marked(self.mark)
         procguard.reaper.release(self.pgid)
 
     def settle(self) -> None:
-        """Once the shell has exited: forget the group (what it left in the background on purpose
-        may outlive flue, as in Flue), and drop a pending SIGKILL once the group is empty, so a
-        recycled pgid is never hit."""
+        """Once the shell has exited: forget the group (what it left running lives on until flue
+        exits, when the reaper takes it), and drop a pending SIGKILL once nothing of it is left,
+        so a recycled pgid is never hit."""
         if self._timer is None:
             procguard.reaper.release(self.pgid)
             return
         try:
             os.killpg(self.pgid, 0)
         except ProcessLookupError:
-            self._timer.cancel()
+            self._group_gone = True
+            if not proctree.signal_marked(self.mark, 0):
+                self._timer.cancel()
             procguard.reaper.release(self.pgid)
         except PermissionError:
             pass
@@ -245,13 +253,15 @@ class LocalSandbox:
         cwd: str | None = None,
         reap_group: bool = False,
     ) -> ExecResult:
-        """Run `<shell> -c command`; stream chunks; keep bounded tails; kill the group on stop.
-        With `reap_group`, what the shell leaves in its group when it exits is stopped too."""
+        """Run `<shell> -c command`; stream chunks; keep bounded tails; kill the group and what
+        left it on stop. With `reap_group`, what the shell leaves running when it exits is
+        stopped too."""
         if signal is not None and signal.aborted:
             raise AbortError()
         loop = asyncio.get_running_loop()
         shell = _resolve_shell()
         run = _Run(loop, on_output)
+        mark = proctree.new_mark()
         reaper_fd = procguard.reaper.spawn_fd()
         try:
             transport, _ = await loop.subprocess_exec(
@@ -263,7 +273,7 @@ class LocalSandbox:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.resolve_path(cwd) if cwd else self.cwd,
-                env=self.env,
+                env={**self.env, proctree.NAME: mark},
                 start_new_session=True,
                 preexec_fn=functools.partial(procguard.child_setup, os.getpid(), reaper_fd),
             )
@@ -276,7 +286,7 @@ class LocalSandbox:
         finally:
             if reaper_fd is not None:
                 os.close(reaper_fd)
-        group = run.group = _Group(transport.get_pid())  # the child leads its own group
+        group = run.group = _Group(transport.get_pid(), mark)  # the child leads its own group
         stopped = False  # this adapter killed the group for a timeout or an abort
 
         def stop() -> None:

@@ -15,9 +15,11 @@ guards all of those with one check (ptrace access), so:
 * `child_setup` runs in each spawned shell before exec: `PR_SET_PDEATHSIG SIGKILL`, so the shell
   dies with the thread that spawned it (the event loop's, which lives as long as flue), and it
   names its own process group to the reaper, so no moment after the fork is left uncovered.
-* `reaper` is one small helper process per flue process, spawned with an empty environment. flue
-  tells it which process groups are running; when flue's end of the pipe closes (flue exited or
-  was killed), it SIGKILLs those groups, which also takes the shell's own children.
+* `reaper` is one small helper process per flue process (proctree.py run as a script), spawned
+  with an empty environment. flue tells it which process groups are running; when flue's end of
+  the pipe closes (flue exited or was killed), it SIGKILLs those groups, which also takes the
+  shell's own children, then every process carrying flue's mark (proctree), which takes what left
+  the groups (`setsid`, daemons, re-parented children).
 
 All of it is Linux-only except the reaper, which works on any POSIX system.
 """
@@ -30,6 +32,8 @@ import signal
 import subprocess
 import sys
 import threading
+
+from flue_tui.sandbox import proctree
 
 # The variables a spawned command may see; everything else (provider keys above all) is dropped
 # from its environment and zeroed in our own environ block.
@@ -182,25 +186,6 @@ def child_setup(parent_pid: int, reaper_fd: int | None = None) -> None:
             pass
 
 
-# The reaper's whole program. It ignores terminal signals (it also has its own session) so that
-# only flue going away makes it act, and reads "+PGID"/"-PGID" lines until end of file.
-_REAPER = r"""
-import os, signal, sys
-for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE):
-    signal.signal(s, signal.SIG_IGN)
-groups = set()
-for line in sys.stdin.buffer:
-    sign, pgid = line[:1], line[1:].strip()
-    if pgid.isdigit() and int(pgid) > 1:
-        (groups.add if sign == b"+" else groups.discard)(int(pgid))
-for pgid in groups:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
-"""
-
-
 class Reaper:
     """flue's side of the reaper: spawned on first use, respawned (and told every running group
     again) if something killed it. If it cannot start at all, commands still have
@@ -261,7 +246,7 @@ class Reaper:
             return True
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _REAPER, "flue-reaper"],
+                [sys.executable, "-I", "-S", proctree.__file__, proctree.RUN],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
