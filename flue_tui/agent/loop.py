@@ -23,7 +23,6 @@ from flue_tui.core.messages import (
     to_wire,
 )
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
-from flue_tui.model.modelmap import supports_vision
 from flue_tui.tools.base import tool_spec
 
 
@@ -90,7 +89,7 @@ async def _stream_turn(session: LoopHost, signal: AbortSignal, turn_id: str) -> 
             # A follow-up nudge for structured results: sent where it was raised, never stored.
             at, text = session.reminder
             messages = [*messages[:at], UserMessage(content=text), *messages[at:]]
-        wire = to_wire(session.system_prompt, messages, images=supports_vision(session.model.model))
+        wire = to_wire(session.system_prompt, messages, images=session.model.image_refusal() is None)
         specs = [tool_spec(t) for t in session.tools.values()]
         paused = time.monotonic()
         async for item in session.model.stream_turn(wire, specs):

@@ -10,10 +10,11 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
+from flue_tui.agent.ending import Admitted, Ending
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
 from flue_tui.agent.pending import AfterPrompt, BeforePrompt, DropPrompt, PendingCheckpoint
 from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
-from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats, Subtype
+from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats
 from flue_tui.agent.toolrun import AfterTool, BeforeTool, WatchTool
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
@@ -21,7 +22,6 @@ from flue_tui.core.ids import new_id
 from flue_tui.core.images import Image
 from flue_tui.core.messages import AssistantMessage, Message, Usage, UserMessage, message_to_dict
 from flue_tui.model.base import ModelClient
-from flue_tui.model.modelmap import no_vision, supports_vision
 from flue_tui.tools.base import Tool
 from flue_tui.tools.result import FOOTER, MAX_FOLLOW_UPS, REMINDER, FinishTool, GiveUpTool, Outcome
 
@@ -197,15 +197,27 @@ class Session:
     ) -> OperationResult:
         """`display` is what the user typed when `text` is its expansion (a skill, `@path`): kept
         with the message for the transcript and a resume, never sent. `images` go with the text;
-        a model without vision refuses the prompt before any request."""
+        a model without vision refuses the prompt before any request. Three phases: admit (the
+        checkpoint, the hooks, the message), run (the loop to its ending), finish (the result)."""
         signal = self._busy()
-        sent = text  # as the front end sent it, before a schema's footer or a hook's context
-        op_id = new_id("op")
-        began = time.monotonic()
+        op_id, began = new_id("op"), time.monotonic()
         stats = self._stats = RunStats()
         self.emit(self.event(OperationStart, operation_id=op_id, operation_kind="prompt"))
-        # A refused prompt never runs nor joins the history: it takes no checkpoint (nor its number).
-        refused = no_vision(self.model.model) if images and not supports_vision(self.model.model) else None
+        admitted = await self._admit(text, result_schema, display, images, signal)
+        ending = await self._run_admitted(admitted, text, signal, stats)
+        return await self._finish(admitted, ending, op_id, began, stats, signal)
+
+    async def _admit(
+        self,
+        text: str,
+        result_schema: dict[str, Any] | None,
+        display: str | None,
+        images: tuple[Image, ...],
+        signal: AbortSignal,
+    ) -> Admitted:
+        """The prompt's checkpoint, its UserPromptSubmit hooks and its message in the history; a
+        refused or blocked prompt joins neither the history nor the checkpoints' numbering."""
+        refused = self.model.image_refusal() if images else None
         pending = PendingCheckpoint(self._checkpoint(text) if refused is None else None)
         self._pending = pending  # taken beside the first request
         if self.prompt_hooks is not None:  # a UserPromptSubmit hook may change files: the checkpoint comes first
@@ -219,53 +231,38 @@ class Session:
         # An abort while the checkpoint settled gave it up: no hook may then change a file.
         hooked = self.prompt_hooks is not None and refused is None and not signal.aborted
         blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
-        blocked = blocked if refused is None else refused  # neither reaches the model nor the history
         if extra is not None:
             display, text = display or text, f"{text}\n\n{extra}"
-        user = UserMessage(content=text, display=display if display != text else None, images=images)
-        if blocked is None:  # a blocked prompt never reaches the model, nor the history
+        if refused is None and blocked is None:
+            user = UserMessage(content=text, display=display if display != text else None, images=images)
             self.messages.append(user)
             self.emit(self.event(MessageEnd, message=message_to_dict(user)))
-        subtype: Subtype = "success"
-        error: str | None = None
-        hint: str | None = None
-        aborted = False
-        status: int | None = None
-        reply_stop: str | None = None  # the last reply's stop reason, read before a compaction
+        return Admitted(pending, outcome, refused, blocked, display)
+
+    async def _run_admitted(self, admitted: Admitted, sent: str, signal: AbortSignal, stats: RunStats) -> Ending:
+        """The loop (Stop hooks, structured results' follow-ups, a compaction after it) to its
+        ending: every way a run ends is a value here, never an exception past this point."""
+        ending = Ending()
+        outcome = admitted.outcome
         scope = contextlib.ExitStack()
         if self.prompt_scope is not None:
-            scope.enter_context(self.prompt_scope(self, sent, display))
+            scope.enter_context(self.prompt_scope(self, sent, admitted.display))
         try:
-            if refused is None and blocked is not None:
-                dropped = await pending.settle(signal)  # settled before the hooks ran
-                pending.forget()
-                if dropped is not None and self.drop_prompt is not None:
-                    await self.drop_prompt(self, dropped)
-            if refused is not None:
-                raise OperationFailed(refused)
-            if blocked is not None:
-                raise OperationFailed(f"The prompt was blocked by a UserPromptSubmit hook: {blocked}")
+            await self._refuse_unadmitted(admitted, signal)
             if outcome is None:
                 await run_loop(self, signal, stats)
                 if self.prompt_hooks is not None:
                     await stop_rounds(self.prompt_hooks, self, self._remind, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
-            reply_stop = self._last_reply_stop()
+            ending.reply_stop = self._last_reply_stop()
             await self._maybe_compact()
             if outcome is not None and outcome.kind == "give_up":
-                error = f"The agent gave up: {outcome.reason}"
-            elif outcome is None and reply_stop == "length":
-                error = LENGTH_CUT  # a truncated answer is not a success; its text is still the result
-        except MaxTurnsReached:
-            subtype, error = "error_max_turns", f"Reached the maximum number of turns ({self.max_turns})."
-        except BudgetExceeded:
-            subtype = "error_max_budget_usd"
-            error = f"Stopped: the run cost ${stats.usage.cost:.4f}, over the --max-budget-usd limit of ${self.max_budget_usd}."
-        except AbortError as exc:
-            subtype, error, aborted = "error_during_execution", str(exc), True
-        except OperationFailed as exc:
-            subtype, error, hint, status = "error_during_execution", str(exc), exc.hint, exc.status
+                ending.error = f"The agent gave up: {outcome.reason}"
+            elif outcome is None and ending.reply_stop == "length":
+                ending.error = LENGTH_CUT  # a truncated answer is not a success; its text is still the result
+        except (MaxTurnsReached, BudgetExceeded, AbortError, OperationFailed) as exc:
+            ending.ended_by(exc, self.max_turns, stats.usage.cost, self.max_budget_usd)
         finally:
             scope.close()
             self._done()
@@ -273,14 +270,33 @@ class Session:
             if outcome is not None:
                 self.tools.pop("finish", None)
                 self.tools.pop("give_up", None)
-        if error is not None and subtype == "success":
-            subtype = "error_during_execution"
-        checkpoint = await pending.settle(signal)  # settled already (by the loop, above, or given up on an abort)
-        if not aborted:
+        if ending.error is not None and ending.subtype == "success":
+            ending.subtype = "error_during_execution"
+        return ending
+
+    async def _refuse_unadmitted(self, admitted: Admitted, signal: AbortSignal) -> None:
+        """A prompt a hook blocked gives its checkpoint's number back; a refused or blocked prompt
+        ends the run here, with its sentence."""
+        if admitted.refused is not None:
+            raise OperationFailed(admitted.refused)
+        if admitted.blocked is not None:
+            dropped = await admitted.pending.settle(signal)  # settled before the hooks ran
+            admitted.pending.forget()
+            if dropped is not None and self.drop_prompt is not None:
+                await self.drop_prompt(self, dropped)
+            raise OperationFailed(f"The prompt was blocked by a UserPromptSubmit hook: {admitted.blocked}")
+
+    async def _finish(
+        self, admitted: Admitted, ending: Ending, op_id: str, began: float, stats: RunStats, signal: AbortSignal
+    ) -> OperationResult:
+        """The turn's end kept (unless aborted), the operation's last events, and its result."""
+        checkpoint = await admitted.pending.settle(signal)  # settled already (by the loop, or given up on an abort)
+        if not ending.aborted:
             await self._turn_end(checkpoint)
         duration = int((time.monotonic() - began) * 1000)
-        cut = error == LENGTH_CUT
-        final = self.last_assistant_text() if error is None or cut else ""
+        error = ending.error
+        answered = error is None or error == LENGTH_CUT  # a cut answer's text is still the result
+        final = self.last_assistant_text() if answered else ""
         self.emit(
             self.event(
                 Operation,
@@ -289,27 +305,27 @@ class Session:
                 duration_ms=duration,
                 is_error=error is not None,
                 error=error,
-                result=final if error is None or cut else None,
+                result=final if answered else None,
                 usage=stats.usage.to_dict(),
             )
         )
         self.emit(self.event(Idle))
-        stop = reply_stop if error is None or cut else None
+        outcome = admitted.outcome
         return OperationResult(
-            text=final if error is None or cut else error,
+            text=final if answered else (error or ""),
             is_error=error is not None,
-            subtype=subtype,
+            subtype=ending.subtype,
             num_turns=stats.turns,
             duration_ms=duration,
             duration_api_ms=int(stats.api_ms),
             usage=stats.usage,
             error=error,
-            hint=hint,
-            aborted=aborted,
+            hint=ending.hint,
+            aborted=ending.aborted,
             structured_output=outcome.data if outcome and outcome.kind == "finish" else None,
-            stop_reason=RESULT_STOP_REASONS.get(stop or ""),
+            stop_reason=RESULT_STOP_REASONS.get((ending.reply_stop if answered else None) or ""),
             checkpoint=checkpoint,
-            api_error_status=status,
+            api_error_status=ending.status,
         )
 
     def _remind(self, text: str | None) -> None:

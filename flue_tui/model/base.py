@@ -107,3 +107,8 @@ class ModelClient(Protocol):
     def max_output_tokens(self) -> int | None:
         """Max output tokens when the model is known."""
         ...
+
+    def image_refusal(self) -> str | None:
+        """The one sentence for a model that takes no images (said before any request); None when
+        it takes them."""
+        ...

@@ -92,6 +92,9 @@ class DirectClient:
         value = (self._entry() or {}).get("max_output_tokens")
         return int(value) if isinstance(value, (int, float)) and value else None
 
+    def image_refusal(self) -> str | None:
+        return None if modelmap.supports_vision(self.model) else modelmap.no_vision(self.model)
+
     def max_output_tokens(self) -> int | None:
         known = self._model_output_limit()
         return turn_params.output_limit(self.output_override, known) if self.output_override else known

@@ -65,3 +65,6 @@ class FallbackClient:
 
     def max_output_tokens(self) -> int | None:
         return self._current.max_output_tokens()
+
+    def image_refusal(self) -> str | None:
+        return self._current.image_refusal()

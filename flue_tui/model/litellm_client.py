@@ -7,7 +7,7 @@ from typing import Any
 
 from flue_tui.config.endpoints import base_url
 from flue_tui.core.messages import Usage
-from flue_tui.model import ollama, turn_params
+from flue_tui.model import modelmap, ollama, turn_params
 from flue_tui.model.base import ModelError, StreamItem, UsageChunk
 from flue_tui.model.caching import anthropic_served, with_breakpoints
 from flue_tui.model.chunks import StreamEndedEarly, from_generic, mapped, provider_chunks
@@ -299,6 +299,9 @@ class LiteLLMClient:
 
     def context_window(self) -> int | None:
         return self._info("max_input_tokens", "max_tokens")
+
+    def image_refusal(self) -> str | None:
+        return None if modelmap.supports_vision(self.model) else modelmap.no_vision(self.model)
 
     def max_output_tokens(self) -> int | None:
         known = self._info("max_output_tokens")
