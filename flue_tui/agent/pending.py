@@ -1,6 +1,6 @@
 """A prompt's file checkpoint, taken beside its first model request.
 
-The snapshot (checkpoints/: a few git runs, ~0.2 s in a small tree, seconds in a big one) used to
+The snapshot (checkpoints/: a few git runs, longer the bigger the tree) used to
 run before the request went out, so every prompt's first token waited for it. Nothing the model
 asks for can run before its reply has arrived, so the snapshot now overlaps that request, and
 whatever could touch a file waits for `settle` first: the tools, hooks and compactions after the

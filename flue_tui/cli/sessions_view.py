@@ -1,5 +1,5 @@
 """Rendering for `flue sessions`. `list` and `search` write aligned text themselves: importing rich
-costs ~200 ms on a small machine, more than the whole budget of `flue sessions list`. `show`
+would cost more than the whole budget of `flue sessions list` (docs/benchmarks.md). `show`
 renders the transcript with rich (Markdown, nesting), where that cost is fine."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE
 
-if TYPE_CHECKING:  # the app imports this module before its first frame; the details classes cost ~7 ms
+if TYPE_CHECKING:  # the app imports this before its first frame, which the details classes would delay
     from flue_tui.core.details import ToolDetails
 
 ToolKind = Literal["read", "edit", "search", "execute", "delegate", "other"]

@@ -2,7 +2,7 @@
 
 Apart from the messages (core/messages.py re-exports it) so the app's status bar and event router
 can hold one before the first frame without creating the message classes and importing the image
-module (~5 ms of start-up); those come with the session.
+module, which would delay the first frame; those come with the session.
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ class InlineApp(InlineCommands):
         waits = opts is not None and (opts.pick or opts.continue_last or opts.resume is not None)
         self.start(picker=_line_picker(pick_by_number) if opts is not None and opts.pick else None)
         # The `@path` index is built once the session has started, not beside it: in a big tree
-        # (30k files, ~0.5 s of CPU) its thread would take the interpreter from the start.
+        # its thread would take the interpreter from the start.
         assert self._attaching is not None
         self._attaching.add_done_callback(lambda _f: None if self.quitting else self._index_paths())
         # Resuming shows its recap before the first prompt, and a bad name ends the run.
@@ -375,7 +375,7 @@ def run_inline(settings: Settings, first: str | None, *, sessions: SessionOption
     async def run_and_leave() -> int:
         code = await app.run()
         # Leave from inside the loop: asyncio.run's teardown would wait for every task's cancellation
-        # (an MCP server's stdio client waits for its process: ~1 s measured).
+        # (an MCP server's stdio client waits for its process to end).
         leave(code, close_session(app.sessions))
 
     hint = None

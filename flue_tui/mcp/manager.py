@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from flue_tui.mcp.config import McpSetup, ServerConfig
 from flue_tui.mcp.tools import PREFIX, McpTool, tool_name
 
-if TYPE_CHECKING:  # the connection's module (~2 ms): imported once a server is configured
+if TYPE_CHECKING:  # the connection's module: imported once a server is configured, not at every start
     from flue_tui.mcp.connection import Connection
 
 

@@ -4,10 +4,10 @@ litellm does everything provider-specific: it picks the route, builds and signs 
 it, maps a failed response to its exception types, and parses every streamed event with the
 provider's own parser (Anthropic thinking blocks with signatures, cache usage, Ollama, tool-call
 deltas...). What flue skips is `CustomStreamWrapper`, the generic layer litellm puts on top for its
-logging, cost callbacks, fallbacks and repetition check: ~300 µs per chunk of bookkeeping flue never
-reads (docs/streaming.md). The `openai/` route's parser is the openai SDK (~80 µs per chunk building
-pydantic objects by reflection), so its response body goes through the parser litellm uses for every
-OpenAI-compatible provider it calls itself. A stream not on the allow-list is read through the
+logging, cost callbacks, fallbacks and repetition check: per-chunk bookkeeping flue never reads and
+most of a stream's CPU (docs/streaming.md). The `openai/` route's parser is the openai SDK (it
+builds pydantic objects by reflection for every chunk), so its response body goes through the
+parser litellm uses for every OpenAI-compatible provider it calls itself. A stream not on the allow-list is read through the
 wrapper as before: correct, just not faster.
 """
 

@@ -116,10 +116,10 @@ class IdleBounded:
     """A stream's chunks, each within `seconds` of the previous one. Only the wait for the next
     chunk is timed: the consumer's own time between chunks is not the provider's silence.
 
-    One timer watches the whole stream (a scope per chunk, as `within` is, cost ~12 % of the direct
-    path's CPU at 2,000 tokens a second): it notes when a wait began, re-arms itself for that wait's
-    deadline, and cancels the waiting task only when one wait has lasted `seconds`. `close()` stops
-    it; the clients call it when they stop reading."""
+    One timer watches the whole stream (a scope per chunk, as `within` is, was a visible share of
+    the direct path's CPU in a fast stream; docs/streaming.md): it notes when a wait began, re-arms
+    itself for that wait's deadline, and cancels the waiting task only when one wait has lasted
+    `seconds`. `close()` stops it; the clients call it when they stop reading."""
 
     def __init__(self, stream: Any, seconds: float) -> None:
         self.chunks = stream.__aiter__()

@@ -44,7 +44,7 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return False
 
 
-# litellm's stream wrapper keeps every chunk object (~4 KB each) for its own bookkeeping; past
+# litellm's stream wrapper keeps every chunk object for its own bookkeeping; past
 # this many, the middle is dropped (the head holds e.g. Anthropic's input usage, the tail is what
 # its repetition check reads), so a long reply costs memory for its text only.
 KEEP_CHUNKS = 256

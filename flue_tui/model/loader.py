@@ -35,11 +35,11 @@ def get_litellm() -> Any:
                 litellm.drop_params = True
                 litellm.set_verbose = False  # pyright: ignore[reportPrivateImportUsage]
                 # litellm counts every request's prompt with tiktoken (loading it on the first call,
-                # ~150 ms, then the whole conversation each turn) for a cost estimate flue never
+                # then the whole conversation each turn) for a cost estimate flue never
                 # reads: flue prices turns from the provider's usage (pricing.py). Its only other
                 # use here is splitting Anthropic's reasoning tokens out, which flue does not show.
                 litellm.disable_token_counter = True
-                freeze_startup()  # its ~400k objects stay for the process: no full collection walks them
+                freeze_startup()  # its objects stay for the process: no full collection walks them
                 _litellm = litellm
     return _litellm
 

@@ -27,7 +27,7 @@ def chat_model(model: str) -> str:
 
 
 def _show(base: str, name: str, timeout: float) -> dict:
-    import urllib.request  # with http.client and email: ~10 ms of every start, for an Ollama model only
+    import urllib.request  # here: with http.client and email it would weigh on every start, not just Ollama's
 
     request = urllib.request.Request(
         f"{base.rstrip('/')}/api/show",

@@ -111,7 +111,7 @@ def _warm_direct(model: str, url: str) -> None:
 
     if relay.current() is None:  # the relay, when it runs, holds the client
         transport.warm(url)
-    modelmap.info(model)  # the map (~3 MB of JSON) the first request's max_tokens is read from
+    modelmap.info(model)  # the map (a large JSON file) the first request's max_tokens is read from
 
 
 def ready(model: str | None, api_base: str | None, transport: str | None) -> bool:

@@ -1,10 +1,10 @@
 """Leaving an interactive front end (the app, inline mode): close the session so everything it
 streamed is in the store, then say how to come back, then end the process at once.
 
-Measured: the app itself is gone in ~0.2 s after the second Ctrl+C, but a plain `return` from main
-then spent 3–5 s in CPython's teardown (freeing litellm's module graph) and asyncio.run() joined
-any to_thread job still waiting for litellm's import. So the loops use runtime/workers.py's daemon
-executor, and the process ends with `exit_now` once the session is closed and the hint printed.
+The app itself is gone soon after the second Ctrl+C, but a plain `return` from main then waited on
+CPython's teardown (freeing litellm's module graph, far longer than the app's own exit) and
+asyncio.run() joined any to_thread job still waiting for litellm's import. So the loops use
+runtime/workers.py's daemon executor, and the process ends with `exit_now` once the session is closed and the hint printed.
 """
 
 from __future__ import annotations

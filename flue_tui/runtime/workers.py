@@ -57,7 +57,7 @@ class DaemonExecutor(ThreadPoolExecutor):
 
 def exit_now(code: int) -> NoReturn:
     """End the process at once, its output written and its sessions closed: flush, run the atexit
-    handlers, and skip interpreter teardown (seconds of garbage collection once litellm is loaded,
+    handlers, and skip interpreter teardown (a long garbage collection once litellm is loaded,
     and a join of any thread still stuck), as the default SIGTERM action would have. Running
     commands go with it: procguard's reaper kills their process groups when flue's pipe closes."""
     for stream in (sys.stdout, sys.stderr):

@@ -41,7 +41,7 @@ class CommandRule:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        # Compiled when first matched, not when imported: the baseline's ~20 ms of compiling sat in
+        # Compiled when first matched, not when imported: compiling the baseline would sit in
         # every start (the permission scope imports the workspace sandbox), most of which never
         # run `--sandbox workspace`.
         return _compiled(self.source, self.flags)

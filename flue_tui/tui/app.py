@@ -159,7 +159,7 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
         """The Markdown stack, the prompt history and the path index, in threads. `hold`: a prompt
         is being answered (given at launch, or typed while the session started), so they wait for
         its answer's first frame, at most `hold` seconds: one interpreter runs them and that
-        frame, and their ~0.1 s of CPU came before it when the model answered at once. A model
+        frame, and their CPU came before it when the model answered at once. A model
         that takes longer to answer than the hold finds them done before its first token."""
         from flue_tui.tui.widgets import views
 
@@ -229,7 +229,7 @@ class FlueApp(Rendering, Prompting, AppFrontEnd):
     async def attach(self, session: Any, *, resumed: bool) -> None:
         """Show `session` (fresh or resumed) and send its events to the router."""
         # Imported here, after the first frame (attach follows the session's start): the tools'
-        # and the backfill's modules are ~0.1 s of the app's start-up CPU.
+        # and the backfill's modules would add to the CPU before that frame.
         from flue_tui.tools.background import jobs_of
         from flue_tui.tools.todo import latest_plan
 

@@ -1,7 +1,7 @@
 """The terminal driver: Textual's own, except that leaving the app does not wait for its key thread.
 
 Textual's Linux driver reads keys in a thread that polls stdin every 0.1 s; on exit it joins that
-thread, which then polls once more, so every quit paid up to 0.2 s doing nothing (measured with
+thread, which then polls once more, so every quit waited up to two polls doing nothing (seen in
 faulthandler dumps during the quit). When the app is exiting, the thread is told to stop and left
 to die with the process (runtime/quitting.py ends it at once). Suspending (Ctrl+Z) still joins.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 def quick_exit(base: type[Any]) -> type[Any]:
     # Not imported here: a base that is the Linux driver has loaded its module already, and any
-    # other (Windows, headless in tests, web) would pay ~6 ms for a module it never uses.
+    # other (Windows, headless in tests, web) would pay the import of a module it never uses.
     linux = sys.modules.get("textual.drivers.linux_driver")
     if linux is None or not issubclass(base, linux.LinuxDriver):  # Textual's own, as it is
         return base

@@ -25,7 +25,7 @@ def terminal_writer(app: Any) -> Callable[[str], None]:
 def watch(app: Any, session: Any, write: Callable[[str], None] | None = None) -> Callable[[], None]:
     """Notify at the end of each of `session`'s prompts (not its task children's); returns the
     unsubscribe. The bytes go to `write`, else the app's `notify_write` if it has one, else the terminal."""
-    # Imported once a session exists: the event classes cost ~18 ms to create, before the first frame.
+    # Imported once a session exists: creating the event classes would delay the first frame.
     from flue_tui.core.events import Operation
 
     def on_event(event: Event) -> None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from flue_tui.core.images import Image
 
 # attach.py, clipboard.py and tools/background.py are imported where used, after the first frame:
-# with what they import (messages, images, the tools' base) they are ~0.05 s of the app's start.
+# with what they import (messages, images, the tools' base) they would delay the app's start.
 
 
 class Prompting:

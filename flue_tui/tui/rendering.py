@@ -63,7 +63,7 @@ class Rendering:
                 # A slow machine or a heavy flush: wait twice as long as the last flush took, so
                 # rendering never takes more than a third of the loop and keys (Esc) stay
                 # responsive; and never less than the last whole frame's CPU (below), or heavy
-                # frames (a Markdown-heavy reply's: ~0.1 s) would follow each other back to back.
+                # frames (a Markdown-heavy reply's) would follow each other back to back.
                 delay = max(delay, 2 * self._render_s, self._frame_s)
             now = time.perf_counter()
             # A change during a flush: paced from now (the flush's end is later), never polled.

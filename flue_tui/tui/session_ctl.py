@@ -41,7 +41,7 @@ class Host(Protocol):
 
 
 def _mode_for(settings: Settings) -> str:
-    from flue_tui.permissions.config import mode_for  # imported in the thread: ~0.1 s of modules
+    from flue_tui.permissions.config import mode_for  # in the thread: its modules, off the first frame
 
     return mode_for(settings)
 
@@ -168,7 +168,7 @@ class SessionControl:
 
     async def _greet_early(self) -> bool:
         """The first start, greeted before the first frame: say the mode once it is read (after
-        that frame, so its ~0.1 s of imports do not delay it)."""
+        that frame, so its imports do not delay it)."""
         if not self.greeted or self.started is not None:
             return False
         try:

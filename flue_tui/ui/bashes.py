@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from flue_tui.tools.background import Job, Jobs
 
 # The tools' and the store's modules are imported when a command or an ended job needs them: the
-# app imports this module (EndedJobs) before its first frame, they cost ~6 ms there.
+# app imports this module (EndedJobs) before its first frame, which they would delay.
 
 USAGE = "Usage: /bashes, /bashes tail ID, /bashes kill ID."
 TAIL_LINES = 20

@@ -189,7 +189,7 @@ class EventRouter:
 
     def handle(self, event: ev.Event) -> None:
         # Dispatched by the class's name, so this module needs no import of core/events: creating
-        # its classes costs ~18 ms, and the app imports the router before its first frame.
+        # its classes would delay the first frame, and the app imports the router before it.
         name = type(event).__name__
         if name == "TaskStart":
             self._task_start(cast("ev.TaskStart", event))

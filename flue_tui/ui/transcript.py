@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flue_tui.core.traits import OTHER, ToolOutcome, ToolTraits
 
 # core/details.py is imported where a tool's details are read: the app imports this module before its
-# first frame, and creating the details classes costs ~7 ms there (an entry with details comes later).
+# first frame, which creating the details classes would delay (an entry with details comes later).
 if TYPE_CHECKING:
     from flue_tui.core.details import ToolDetails
 

@@ -46,7 +46,7 @@ class MainScreen(Screen):
     # Textual paints on its update timer: with something to draw, the idle screen resumes the timer,
     # and its tick comes a whole period (1/60 s) after the timer was first resumed, or at the next
     # tick of its grid. That coalesces the changes of a burst into one paint, but the app's first
-    # frame waited ~16 ms with nothing to do, and so could the first text of an answer. A frame the
+    # frame waited up to a period with nothing to do, and so could the first text of an answer. A frame the
     # app marks urgent (`paint_now`: the first, and a flush showing a reply's first text: one a
     # reply, so never a burst) is painted as soon as the screen is idle; every other change is
     # left to the timer (painting every change at once drew 7 frames where the timer drew 4

@@ -1,6 +1,6 @@
 """The Markdown half of a reply's view (tui/widgets/reply.py): the frozen segments and the live
 Markdown. Apart from reply.py because importing it is the Markdown stack (rich.markdown,
-markdown-it, pygments, Textual's Markdown), ~50 ms of CPU: the app imports it in a thread
+markdown-it, pygments, Textual's Markdown), too much CPU for the first frame: the app imports it in a thread
 (views.warm), and a reply streaming before it is loaded shows its text plain meanwhile."""
 
 from __future__ import annotations
