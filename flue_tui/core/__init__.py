@@ -17,5 +17,6 @@ jsonargs.py    the one parser of a model's tool arguments, depth-bounded; `loads
 validation.py  argument coercion and validation with TypeBox's semantics and wording
 traits.py      what a tool declares beside its schema (kind, path arguments, ...) and how a call ended
 termsafe.py    model- and tool-controlled text made safe for a real terminal
+providers.py   one row per model provider: key variable, name in sentences, default model, host
 surrogates.py  a character's UTF-16 halves joined across stream deltas; a lone half becomes U+FFFD
 """

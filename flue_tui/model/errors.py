@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from flue_tui.core import providers
+
 _PREFIX = r"^\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception\s*-|-)\s*"
 # Where litellm starts echoing the request back; nothing after these is the provider's message.
 _DUMP_MARKERS = (
@@ -26,22 +28,6 @@ _DUMP_MARKERS = (
     "\nTraceback",
 )
 MAX_CHARS = 600
-PROVIDER_NAMES = {
-    "anthropic": "Anthropic",
-    "openai": "OpenAI",
-    "gemini": "Gemini",
-    "vertex_ai": "Vertex AI",
-    "bedrock": "Bedrock",
-    "openrouter": "OpenRouter",
-    "ollama": "Ollama",
-    "ollama_chat": "Ollama",
-    "groq": "Groq",
-    "mistral": "Mistral",
-    "deepseek": "DeepSeek",
-    "xai": "xAI",
-    "together_ai": "Together AI",
-    "azure": "Azure OpenAI",
-}
 
 
 def _strip_prefixes(text: str) -> str:
@@ -149,5 +135,5 @@ def readable(raw: str, *, provider: str = "", status: int | None = None, local: 
         return f"litellm refused to send the request: {text}"
     if status is None:
         return text
-    who = PROVIDER_NAMES.get(provider, provider.capitalize() if provider else "The provider")
+    who = providers.provider(provider).label if provider else "The provider"
     return f"{who} returned {status}{f' ({kind})' if kind and kind != str(status) else ''}: {text}"

@@ -7,7 +7,10 @@ it never loads the provider library.
 
 from __future__ import annotations
 
-KEY_VARS_SHOWN = "ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or OPENROUTER_API_KEY"
+from flue_tui.core.providers import ROWS
+
+_ADVISED = [row.key_var for row in ROWS if row.advised]
+KEY_VARS_SHOWN = f"{', '.join(_ADVISED[:-1])} or {_ADVISED[-1]}"
 
 # What else works without a hosted key; the same sentences under every no-key message.
 ALTERNATIVES = (

@@ -12,20 +12,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from flue_tui.core import providers
 from flue_tui.model.ollama import is_ollama
 
-# Provider → the variable that holds its key. Providers not listed use `<PROVIDER>_API_KEY`.
-KEY_VARS = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "xai": "XAI_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY",
-}
 OPENAI_BASE_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")  # both spellings litellm and the SDK read
 
 
@@ -34,8 +23,7 @@ def provider_of(model: str) -> str:
 
 
 def key_var(model: str) -> str:
-    provider = provider_of(model) or "openai"
-    return KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+    return providers.key_var(provider_of(model) or "openai")
 
 
 def openai_base(environ: Mapping[str, str] = os.environ) -> str | None:
@@ -58,8 +46,8 @@ class KeyNeed:
 
     @property
     def well_known(self) -> bool:
-        """Its key lives in one documented variable (KEY_VARS), so naming the variable helps."""
-        return self.provider in KEY_VARS
+        """Its key lives in one documented variable (core/providers.py), so naming the variable helps."""
+        return bool(providers.provider(self.provider).key_var)
 
 
 def key_need(model: str, api_base: str | None = None, environ: Mapping[str, str] = os.environ) -> KeyNeed:
@@ -72,8 +60,8 @@ def key_need(model: str, api_base: str | None = None, environ: Mapping[str, str]
 
 
 def keyed_providers(environ: Mapping[str, str] = os.environ) -> list[str]:
-    """The well-known providers (KEY_VARS) whose API key is set."""
-    return [provider for provider, var in KEY_VARS.items() if environ.get(var)]
+    """The well-known providers (core/providers.py's keyed rows) whose API key is set."""
+    return [row.name for row in providers.KEYED if environ.get(row.key_var)]
 
 
 def configured_providers(environ: Mapping[str, str] = os.environ) -> list[str]:

@@ -18,12 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from flue_tui.core import providers
 from flue_tui.model.keys import openai_base, provider_of
 
 Wire = Literal["openai", "anthropic"]
 TRANSPORTS = ("auto", "litellm")
-OPENAI_API = "https://api.openai.com/v1"
-ANTHROPIC_API = "https://api.anthropic.com"
+OPENAI_API = providers.provider("openai").host
+ANTHROPIC_API = providers.provider("anthropic").host
 ANTHROPIC_BASE_VARS = ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL")  # both spellings litellm reads
 # OpenAI models litellm rewrites requests for (max_completion_tokens, dropped sampling params):
 # left to litellm rather than copied.
