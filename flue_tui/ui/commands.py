@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -171,72 +171,143 @@ class FrontEnd(Protocol):
 async def dispatch(fe: FrontEnd, name: str, arg: str) -> bool:
     """Run `/name arg` (or `!command`): a command, a skill, or one line saying the name is unknown
     (never a prompt: `parse` already left `//text` and `/usr/bin/env …` to be prompts)."""
-    if name == "!":
-        from flue_tui.agent.usershell import BUSY, USAGE
-
-        session = fe.session
-        if not arg:
-            fe.notice(USAGE, "warn")
-        elif session is not None and session.running:
-            fe.notice(BUSY, "warn")
-        else:
-            await fe.run_shell(arg)
-    elif name in ("quit", "exit"):
-        await fe.quit()
-    elif name == "help":
-        fe.notice(help_text(fe.skill_list(), fe.help_keys))
-    elif name in ("new", "clear"):
-        await fe.new_session()
-    elif name == "resume":
-        await fe.open_picker(arg or None)
-    elif name == "name":
-        if arg:
-            await fe.rename_session(arg)
-        else:
-            fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
-    elif name == "model":
-        if "/" in arg:
-            await fe.switch_model(arg)
-        else:  # `/model` or `/model sonnet`: the picker, filtered by what was typed
-            await fe.run_slow(_pick_model(fe, arg))
-    elif name == "effort":
-        try:
-            fe.notice(fe.handle.set_effort(arg))
-        except ValueError as exc:
-            fe.notice(str(exc), "error")
-    elif name == "compact":
-        await fe.compact(arg or None)
-    elif name == "skills":
-        _skills(fe)
-    elif name == "cost":
-        await _cost(fe)
-    elif name in ("status", "context", "permissions"):
-        from flue_tui.ui import status_text
-
-        fe.notice(await getattr(status_text, name)(fe))
-    elif name == "hooks":
-        from flue_tui.ui.hooks_text import describe
-
-        fe.notice(await asyncio.to_thread(describe, fe.handle))
-    elif name == "export":
-        _export(fe, arg)
-    elif name == "mode":
-        _mode(fe, arg)
-    elif name == "mcp":
-        await fe.run_slow(_mcp(fe, arg))
-    elif name == "bashes":
-        from flue_tui.ui.bashes import bashes
-
-        bashes(fe, arg)
-    elif name in ("rewind", "undo", "redo"):
-        await fe.run_slow(_rewind(fe, name, arg))
+    handler = HANDLERS.get(name)
+    if handler is not None:
+        await handler(fe, name, arg)
+        return True
+    skill = fe.find_skill(name)
+    if skill is None:  # never a prompt: a typo must not cost a turn or title a session
+        fe.notice(unknown_text(name, [n for n, _ in fe.skill_list()]), "warn")
     else:
-        skill = fe.find_skill(name)
-        if skill is None:  # never a prompt: a typo must not cost a turn or title a session
-            fe.notice(unknown_text(name, [n for n, _ in fe.skill_list()]), "warn")
-        else:
-            await fe.run_skill(skill, arg)
+        await fe.run_skill(skill, arg)
     return True
+
+
+Handler = Callable[["FrontEnd", str, str], Awaitable[None]]
+
+
+async def _shell(fe: FrontEnd, _name: str, arg: str) -> None:
+    from flue_tui.agent.usershell import BUSY, USAGE
+
+    session = fe.session
+    if not arg:
+        fe.notice(USAGE, "warn")
+    elif session is not None and session.running:
+        fe.notice(BUSY, "warn")
+    else:
+        await fe.run_shell(arg)
+
+
+async def _quit(fe: FrontEnd, _name: str, _arg: str) -> None:
+    await fe.quit()
+
+
+async def _help(fe: FrontEnd, _name: str, _arg: str) -> None:
+    fe.notice(help_text(fe.skill_list(), fe.help_keys))
+
+
+async def _new(fe: FrontEnd, _name: str, _arg: str) -> None:
+    await fe.new_session()
+
+
+async def _resume(fe: FrontEnd, _name: str, arg: str) -> None:
+    await fe.open_picker(arg or None)
+
+
+async def _name(fe: FrontEnd, _name: str, arg: str) -> None:
+    if arg:
+        await fe.rename_session(arg)
+    else:
+        fe.notice(f"This session is {fe.session_label()}. Rename it with /name NEW.")
+
+
+async def _model(fe: FrontEnd, _name: str, arg: str) -> None:
+    if "/" in arg:
+        await fe.switch_model(arg)
+    else:  # `/model` or `/model sonnet`: the picker, filtered by what was typed
+        await fe.run_slow(_pick_model(fe, arg))
+
+
+async def _effort(fe: FrontEnd, _name: str, arg: str) -> None:
+    try:
+        fe.notice(fe.handle.set_effort(arg))
+    except ValueError as exc:
+        fe.notice(str(exc), "error")
+
+
+async def _compact(fe: FrontEnd, _name: str, arg: str) -> None:
+    await fe.compact(arg or None)
+
+
+async def _skills_cmd(fe: FrontEnd, _name: str, _arg: str) -> None:
+    _skills(fe)
+
+
+async def _cost_cmd(fe: FrontEnd, _name: str, _arg: str) -> None:
+    await _cost(fe)
+
+
+async def _status(fe: FrontEnd, name: str, _arg: str) -> None:  # /status, /context, /permissions
+    from flue_tui.ui import status_text
+
+    fe.notice(await getattr(status_text, name)(fe))
+
+
+async def _hooks(fe: FrontEnd, _name: str, _arg: str) -> None:
+    from flue_tui.ui.hooks_text import describe
+
+    fe.notice(await asyncio.to_thread(describe, fe.handle))
+
+
+async def _export_cmd(fe: FrontEnd, _name: str, arg: str) -> None:
+    _export(fe, arg)
+
+
+async def _mode_cmd(fe: FrontEnd, _name: str, arg: str) -> None:
+    _mode(fe, arg)
+
+
+async def _mcp_cmd(fe: FrontEnd, _name: str, arg: str) -> None:
+    await fe.run_slow(_mcp(fe, arg))
+
+
+async def _bashes(fe: FrontEnd, _name: str, arg: str) -> None:
+    from flue_tui.ui.bashes import bashes
+
+    bashes(fe, arg)
+
+
+async def _rewind_cmd(fe: FrontEnd, name: str, arg: str) -> None:  # /rewind, /undo, /redo
+    await fe.run_slow(_rewind(fe, name, arg))
+
+
+# Each command's name (and its aliases) → what runs it; a name not here is a skill or unknown.
+HANDLERS: dict[str, Handler] = {
+    "!": _shell,
+    "quit": _quit,
+    "exit": _quit,
+    "help": _help,
+    "new": _new,
+    "clear": _new,
+    "resume": _resume,
+    "name": _name,
+    "model": _model,
+    "effort": _effort,
+    "compact": _compact,
+    "skills": _skills_cmd,
+    "cost": _cost_cmd,
+    "status": _status,
+    "context": _status,
+    "permissions": _status,
+    "hooks": _hooks,
+    "export": _export_cmd,
+    "mode": _mode_cmd,
+    "mcp": _mcp_cmd,
+    "bashes": _bashes,
+    "rewind": _rewind_cmd,
+    "undo": _rewind_cmd,
+    "redo": _rewind_cmd,
+}
 
 
 async def _pick_model(fe: FrontEnd, query: str) -> None:

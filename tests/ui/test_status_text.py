@@ -77,3 +77,13 @@ def test_permissions_name_each_rules_origin(tmp_path: Path, _isolated_home: Path
 def test_an_unknown_name_is_echoed_short_and_inert():
     text = unknown_text("\x1b]52;c;cHduZWQ=\x07" + "z" * 80, [])
     assert "\x1b" not in text and "\x07" not in text and len(text) < 100
+
+
+def test_every_listed_command_has_a_handler_and_every_handler_a_listed_name() -> None:
+    """The command table (ui/commands.py): /help's rows and what dispatch runs are one set."""
+    from flue_tui.ui.commands import COMMANDS, HANDLERS
+
+    listed = {c.name for c in COMMANDS}
+    assert listed <= set(HANDLERS)
+    aliases = {"!", "exit", "clear", "context", "permissions", "undo", "redo"} - listed
+    assert set(HANDLERS) - listed <= aliases
