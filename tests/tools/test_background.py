@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 
-from flue_tui.permissions.policy import NO_ASK_TEXT, PermissionPolicy
+from flue_tui.permissions.policy import PermissionPolicy, no_ask_text
 from flue_tui.permissions.rules import parse_rules
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.background import BashBackgroundTool, Jobs
@@ -109,7 +109,7 @@ async def test_permissions_are_bashs(tmp_path):
     assert (await decide(policy, "npm run dev", "c1")).verdict == "allow"
     assert (await decide(policy, "ls -la", "c2")).verdict == "allow"  # read-only
     refused = await decide(policy, "rm -rf x", "c3")
-    assert (refused.verdict, refused.reason) == ("deny", NO_ASK_TEXT.format(tool="bash", mode="ask"))
+    assert (refused.verdict, refused.reason) == ("deny", no_ask_text("bash", "ask", ["bash(rm *)"]))
     assert [d.tool_name for d in policy.denials] == ["bash_background"]
     deny = PermissionPolicy(mode="yolo", root=str(tmp_path), deny=parse_rules(["bash(rm *)"]))
     assert (await decide(deny, "eval 'rm x'", "c4")).reason == (
