@@ -106,7 +106,7 @@ def test_two_rewinds_in_a_row_undo_walks_back_through_both(fakellm, flue_main, t
         ]
     )
     for prompt in ("one", "two"):
-        assert flue_main("-p", prompt, "--session", "work", *MODEL, cwd=ws).code == 0
+        assert flue_main("-p", "--permission-mode", "yolo", prompt, "--session", "work", *MODEL, cwd=ws).code == 0
     (ws / "mine.txt").write_text("written before the first rewind\n")
     first = _tree(ws)
     assert flue_main("sessions", "rewind", "work", "--to", "2", "--code", "--force", cwd=ws).code == 0
