@@ -37,7 +37,7 @@ def _one_turn(fakellm, flue_main, ws: Path) -> None:
         (ws / f"f{i}.txt").write_text(f"original {i}\n")
     command = f"for i in $(seq 0 {FILES - 1}); do echo changed $i > f$i.txt; done"
     fakellm.script([Turn(calls=[Call("bash", {"command": command}, id="b1")]), Turn(text="Changed.")])
-    out = flue_main("-p", "change them all", "--session", "work", *MODEL, cwd=ws)
+    out = flue_main("-p", "--permission-mode", "yolo", "change them all", "--session", "work", *MODEL, cwd=ws)
     assert out.code == 0, out.stderr
     assert (ws / "f3.txt").read_text() == "changed 3\n"
 

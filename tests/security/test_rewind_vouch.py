@@ -22,7 +22,7 @@ MODEL = ("--model", "openai/fake")
 
 def _turn(fakellm, flue_main, ws: Path, command: str, session: str = "work") -> None:
     fakellm.script([Turn(calls=[Call("bash", {"command": command}, id="b1")]), Turn(text="Done.")])
-    out = flue_main("-p", "do it", "--session", session, *MODEL, cwd=ws)
+    out = flue_main("-p", "--permission-mode", "yolo", "do it", "--session", session, *MODEL, cwd=ws)
     assert out.code == 0, out.stderr
 
 
