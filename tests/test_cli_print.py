@@ -34,6 +34,7 @@ RESULT_FIELDS = {
     "terminal_reason",
     "uuid",
     "checkpoint",
+    "permissionMode",
     "api_error_status",
 }
 USAGE_FIELDS = {
@@ -55,7 +56,7 @@ def test_multi_turn_tool_run_prints_the_final_answer(fakellm, flue_main, tmp_pat
             Turn(text="It is a tiny project. The answer is 42."),
         ]
     )
-    out = flue_main("-p", "summarise README.md", "--model", "openai/fake")
+    out = flue_main("-p", "--permission-mode", "yolo", "summarise README.md", "--model", "openai/fake")
     assert out.code == 0, out.stderr
     assert out.stdout == "It is a tiny project. The answer is 42.\n"
     assert out.stderr == ""
@@ -95,7 +96,7 @@ def test_json_result_object_has_exact_fields(fakellm, flue_main):
 
 def test_events_init_events_and_result_last(fakellm, flue_main):
     fakellm.script([Turn(text="Looking", calls=[Call("bash", {"command": "echo hi"})]), Turn(text="bye")])
-    out = flue_main("-p", "go", "--model", "openai/fake", "--output-format", "events")
+    out = flue_main("-p", "--permission-mode", "yolo", "go", "--model", "openai/fake", "--output-format", "events")
     assert out.code == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     init, result = lines[0], lines[-1]
@@ -117,7 +118,17 @@ def test_events_init_events_and_result_last(fakellm, flue_main):
 
 def test_events_partial_messages(fakellm, flue_main):
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo live"})]), Turn(text="streamed answer")])
-    out = flue_main("-p", "go", "--model", "openai/fake", "--output-format", "events", "--include-partial-messages")
+    out = flue_main(
+        "-p",
+        "--permission-mode",
+        "yolo",
+        "go",
+        "--model",
+        "openai/fake",
+        "--output-format",
+        "events",
+        "--include-partial-messages",
+    )
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     deltas = [line["text"] for line in lines if line["type"] == "text_delta"]
     assert len(deltas) > 1 and "".join(deltas) == "streamed answer"
@@ -297,7 +308,9 @@ def test_help_lists_the_subcommands():
 def test_at_path_attaches_and_verbose_prints_each_tools_outcome(fakellm, flue_main, tmp_path):
     (tmp_path / "notes.txt").write_text("alpha\nbeta\n")
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo hi"})]), Turn(text="Two lines.")])
-    out = flue_main("-p", "count @notes.txt and @gone.txt", "--model", "openai/fake", "--verbose")
+    out = flue_main(
+        "-p", "--permission-mode", "yolo", "count @notes.txt and @gone.txt", "--model", "openai/fake", "--verbose"
+    )
     assert out.code == 0, out.stderr
     sent = fakellm.requests[0]["messages"][-1]["content"]
     assert sent == "count @notes.txt and @gone.txt\n\nContents of notes.txt (2 lines):\n```\nalpha\nbeta\n```"

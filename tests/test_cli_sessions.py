@@ -224,12 +224,16 @@ def test_sigkill_mid_tool_then_continue_answers_every_call(fakellm, flue_env, fl
     fakellm.script(
         [Turn(calls=[Call("bash", {"command": "sleep 60"}), Call("read", {"path": "a.txt"})]), Turn(text="Recovered.")]
     )
-    proc, reader = _start(flue_env, tmp_path, "-p", "run things", *MODEL, "--output-format", "events")
+    proc, reader = _start(
+        flue_env, tmp_path, "-p", "--permission-mode", "yolo", "run things", *MODEL, "--output-format", "events"
+    )
     sid = _wait_for(lambda: reader.lines and reader.lines[0][1])["session_id"]
     _wait_for(lambda: any(e["type"] == "tool_start" and e["toolName"] == "bash" for _, e in reader.lines))
     os.kill(proc.pid, signal.SIGKILL)  # mid-tool: `sleep 60` started (or about to), `read` waits its turn
     proc.wait(timeout=60)
-    out = flue_main("-p", "what happened?", "--resume", sid, *MODEL, "--output-format", "json")
+    out = flue_main(
+        "-p", "--permission-mode", "yolo", "what happened?", "--resume", sid, *MODEL, "--output-format", "json"
+    )
     assert result_of(out)["session_id"] == sid
     wire = fakellm.requests[-1]["messages"]
     assert_valid_wire(wire)

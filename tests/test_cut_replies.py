@@ -27,7 +27,7 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(
         ]
     )
     env = anthropic_env(flue_env, fakeanthropic)
-    out = flue_main("-p", "write notes", *MODEL, "--output-format", "json", env=env)
+    out = flue_main("-p", "--permission-mode", "yolo", "write notes", *MODEL, "--output-format", "json", env=env)
     assert out.code == 0, out.stderr
     result = json.loads(out.stdout.splitlines()[-1])
     assert result["result"] == "Wrote a shorter file." and (tmp_path / "notes.txt").read_text() == "short\n"
@@ -43,6 +43,8 @@ def test_cut_tool_call_then_the_session_goes_on_and_resumes(
 
     again = flue_main(
         "-p",
+        "--permission-mode",
+        "yolo",
         "what does it say?",
         "--resume",
         result["session_id"],

@@ -221,7 +221,7 @@ def test_an_isolated_agent_works_in_a_worktree_kept_only_when_it_changed_somethi
             Turn(match="parent three", text="done"),
         ]
     )
-    result_of(flue_main("-p", "parent one", *MODEL, cwd=repo))
+    result_of(flue_main("-p", "--permission-mode", "yolo", "parent one", *MODEL, cwd=repo))
     assert not (repo / "new.txt").exists()  # the child's write went to its own checkout
     home = repo.parent / "proj.worktrees"
     (kept,) = list(home.iterdir())
@@ -233,13 +233,13 @@ def test_an_isolated_agent_works_in_a_worktree_kept_only_when_it_changed_somethi
     )
     assert kept.name in flue_main("worktree", "list", cwd=repo).stdout
 
-    result_of(flue_main("-p", "parent two", *MODEL, cwd=repo))
+    result_of(flue_main("-p", "--permission-mode", "yolo", "parent two", *MODEL, cwd=repo))
     answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
     assert answer == "nothing to do"  # unchanged: the worktree and its branch went again
     assert list(home.iterdir()) == [kept]
     assert git(repo, "branch", "--list", "--format=%(refname:short)", "task-*").split() == [kept.name]
 
-    result_of(flue_main("-p", "parent three", *MODEL, cwd=repo))
+    result_of(flue_main("-p", "--permission-mode", "yolo", "parent three", *MODEL, cwd=repo))
     answer = [m["content"] for m in fakellm.requests[-1]["messages"] if m["role"] == "tool"][0]
     assert answer == 'Agent "iso" works in a worktree of its own: its cwd must stay inside it.'
     assert list(home.iterdir()) == [kept]

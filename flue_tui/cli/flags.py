@@ -76,9 +76,9 @@ def add_permission_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--permission-mode",
         metavar="MODE",
-        help="ask: write, edit and bash ask first (the app's default); accept-edits: only bash asks; "
-        "plan: read-only; yolo: nothing asks (the default of -p). Print mode never waits: "
-        "what would ask is refused and listed in permission_denials. Claude Code's names work too: "
+        help="ask (the default): write, edit and bash ask first, read-only commands run; accept-edits: "
+        "only bash asks; plan: read-only; yolo: nothing asks. Print mode never waits: what would ask "
+        "is refused and listed in permission_denials. Claude Code's names work too: "
         "default=ask, acceptEdits=accept-edits, plan, bypassPermissions=yolo",
     )
     group.add_argument(

@@ -323,8 +323,6 @@ def _read_flags(args: argparse.Namespace) -> tuple[ClaudeOptions, SessionOptions
     if permissions["permission_mode"] is None:
         permissions["permission_mode"] = overrides.pop("permission_mode", None)
     overrides.pop("permission_mode", None)
-    if claude.permission_prompt_tool == "stdio" and permissions["permission_mode"] is None:
-        permissions["permission_mode"] = "ask"  # Claude Code's default mode: the SDK's callback decides
     if args.plain and args.inline:
         raise ValueError("use either --plain or --inline, not both")
     if args.image and not args.print_mode:

@@ -59,8 +59,8 @@ class Settings:
     system_prompt_file: str | None = None
     system_prompt: str | None = None  # --system-prompt TEXT (Claude Code's; "" means no built-in instructions)
     append_system_prompt: str | None = None
-    # Permissions (flue_tui/permissions): None means the config files' mode, else the front end's
-    # default, which is ask when `interactive` (the app) and yolo otherwise (`flue -p`).
+    # Permissions (flue_tui/permissions): None means the config files' mode, else ask (in `flue -p`
+    # too, where what would ask is refused); `interactive` is the app, inline, --plain and ACP.
     permission_mode: str | None = None
     interactive: bool = False
     allowed_tools: list[str] = field(default_factory=list)

@@ -1,4 +1,5 @@
-"""`flue -p`: one prompt, no questions asked; text, json or stream-json; an honest exit code."""
+"""`flue -p`: one prompt, no questions asked (what would ask is refused); text, json or stream-json;
+an honest exit code."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OTHER, OUTCOME_WORDS
 from flue_tui.headless import output
+from flue_tui.headless.resultline import denial_entries, policy_mode, result_object, unasked_note
 from flue_tui.headless.workers import DaemonExecutor, exit_now
 from flue_tui.headless.workers import signalled as start_up_signal
 from flue_tui.hooks.events import TAG as HOOKS_TAG
@@ -38,51 +40,6 @@ _PARTIAL = (TextDelta, ThinkingDelta, ToolOutput)
 
 # Log lines said on stderr in every format, never only in a stream nobody reads.
 _ALWAYS_SAID = (CHECKPOINT_TAG, HOOKS_TAG, COMMANDS_TAG, AGENTS_TAG)
-
-
-def result_object(
-    result: OperationResult,
-    *,
-    session_id: str,
-    model: str | None,
-    permission_denials: list[dict[str, Any]] | None = None,
-    session: Session | None = None,
-    window: bool = True,
-) -> dict[str, Any]:
-    """Claude Code's `result` message (headless/claude/result.py), the object CI wrappers already parse.
-    `window=False` after a signal: the model's window comes from litellm, and a run stopped during
-    start-up would wait seconds for its import to finish just to fill one number in."""
-    from flue_tui.headless.claude.result import result_message
-
-    return result_message(
-        result,
-        session_id=session_id,
-        model=model,
-        permission_denials=permission_denials,
-        messages=session.messages if session is not None else None,
-        context_window=_window(session) if window else None,
-    )
-
-
-def _window(session: Session | None) -> int | None:
-    try:
-        return session.context_window() if session is not None else None
-    except Exception:  # an unknown model's window is not worth failing the result line for
-        return None
-
-
-def _denials(session: Session) -> list[dict[str, Any]]:
-    from flue_tui.permissions.policy import policy_of
-
-    policy = policy_of(session)
-    return [d.to_dict() for d in policy.denials] if policy is not None else []
-
-
-def _policy_mode(session: Session) -> str | None:
-    from flue_tui.permissions.policy import policy_of
-
-    policy = policy_of(session)
-    return policy.mode if policy is not None else None
 
 
 def _write_line(out: TextIO, obj: dict[str, Any]) -> None:
@@ -293,7 +250,7 @@ def _print_run(
                 "cwd": settings.cwd,
                 "model": settings.model,
                 "tools": list(session.tools),
-                "permissionMode": _policy_mode(session),
+                "permissionMode": policy_mode(session),
             },
         )
     elif fmt == "stream-json":
@@ -346,7 +303,7 @@ def _print_run(
                 result,
                 session_id=session.id,
                 model=settings.model,
-                permission_denials=_denials(session),
+                permission_denials=denial_entries(session),
                 session=session,
                 window=signalled is None,
             ),
@@ -356,6 +313,9 @@ def _print_run(
     elif not result.is_error or result.stop_reason == "max_tokens":  # a cut answer is still shown
         if result.text:
             _answer(result.text)
+    if fmt == "text":  # json and stream-json list them in permission_denials
+        for line in unasked_note(session):
+            _say(line)
     if result.is_error:
         _say(f"flue: {result.hint or result.error}")
     if signalled is not None:

@@ -2,8 +2,8 @@
 built from it plus the command-line flags.
 
 Only this table is read here (the general config file is issue 9's). Precedence: a flag beats the
-project file, which beats the user file, which beats the front end's default (yolo for `flue -p`,
-ask for the app). Rule lists add up across files and flags; deny always wins over allow.
+project file, which beats the user file, which beats the default: ask in every front end, as in
+Claude Code (`flue -p` refuses what would ask: nobody is there to answer). Rule lists add up across files and flags; deny always wins over allow.
 
 A project file is untrusted until the user trusts its directory (flue_tui/config/project.py): what
 tightens (deny rules, blocklist patterns, a stricter mode) always applies; what loosens (allow
@@ -210,7 +210,9 @@ def load_for(settings: Any) -> PermissionConfig:
 
 
 def default_mode(settings: Any) -> str:
-    return "ask" if getattr(settings, "interactive", False) else "yolo"
+    """ask, whatever the front end: a `flue -p` in CI or a quick question is never handed more
+    than `claude -p` has; yolo is chosen (--permission-mode, an allow rule, the user's config)."""
+    return "ask"
 
 
 def mode_for(settings: Any, conf: PermissionConfig | None = None) -> str:

@@ -55,10 +55,21 @@ UNCLEAR_TEXT = (
     'Permission denied: {tool} is blocked by the rule "{rule}": flue cannot tell what this command '
     "runs ({why}), so it cannot check the rule. Name each program plainly."
 )
+# The model reads this and should tell the user what to change: the flags that allow the call.
 NO_ASK_TEXT = (
-    "Permission denied: {tool} needs approval in {mode} mode, and no one can approve it in this "
-    "run (print mode never asks). Allow it with --allowed-tools or --permission-mode."
+    "Permission denied: {tool} needs the user's approval in {mode} mode, and print mode (flue -p) "
+    "cannot ask for it. Tell the user; to allow it they can run flue again with {grant}."
 )
+GRANT_TEXT = '--allowedTools "{rules}" or --permission-mode yolo'
+YOLO_GRANT = "--permission-mode yolo"
+
+
+def no_ask_text(tool: str, mode: str, rules: Iterable[str] = ()) -> str:
+    """The refusal of a call that would ask when no one can answer, naming the rules that allow it."""
+    shown = ",".join(rules)
+    return NO_ASK_TEXT.format(tool=tool, mode=mode, grant=GRANT_TEXT.format(rules=shown) if shown else YOLO_GRANT)
+
+
 # Past every mode but yolo and every allow rule (scope.always_asks says why: .git, flue's own files).
 ALWAYS_TEXT = (
     "Permission denied: {tool} would change {path}, {why}; flue asks before every such change whatever "
@@ -104,12 +115,16 @@ class Guard(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Denial:
-    """A call the policy refused, as Claude Code reports it in `permission_denials`."""
+    """A call the policy refused, as Claude Code reports it in `permission_denials`. `unasked`: it
+    would have asked and no one could answer (not a deny rule, plan mode, the guard or a hook);
+    `rules` then says what --allowedTools would allow it (none: only yolo does)."""
 
     tool_name: str
     tool_use_id: str
     tool_input: dict[str, Any]
     reason: str
+    unasked: bool = False
+    rules: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Claude Code's `permission_denials` entry shape."""
@@ -321,26 +336,37 @@ class PermissionPolicy:
                     decision = replaced
                 else:
                     judged = rewritten = replaced.args or judged
+        unasked: tuple[str, ...] | None = None
         if decision is None:
-            decision = await self._consult(name, judged, tool, call_id, hint)
+            decision, unasked = await self._consult(name, judged, tool, call_id, hint)
             if decision.verdict == "allow" and decision.args is None and rewritten is not None:
                 decision = Decision("allow", args=rewritten)
         if decision.verdict != "allow":
-            decision = Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
-            self.denials.append(Denial(tool_name, call_id, dict(args), decision.reason or ""))
+            decision = Decision("deny", decision.reason or no_ask_text(tool_name, self.mode))
+            denial = Denial(tool_name, call_id, dict(args), decision.reason or "", unasked is not None, unasked or ())
+            self.denials.append(denial)
         return decision
 
     async def _consult(
         self, tool_name: str, args: dict[str, Any], tool: Any, call_id: str, hint: Verdict | None = None
-    ) -> Decision:
+    ) -> tuple[Decision, tuple[str, ...] | None]:
+        """The decision, and for a question no one can answer the rules that would allow the call."""
         decision = self.decide(tool_name, args, tool)
         if hint == "allow" and decision.verdict == "ask" and decision.reason is None:
-            return ALLOW  # an ordinary question a hook answered; an always-ask one (reason set) still asks
+            return ALLOW, None  # an ordinary question a hook answered; an always-ask one (reason set) still asks
         forced = hint == "ask" and decision.verdict == "allow"  # a hook asks for a question
         if decision.verdict != "ask" and not forced:
-            return decision
+            return decision, None
         if self.asker is None:
-            return Decision("deny", decision.reason or NO_ASK_TEXT.format(tool=tool_name, mode=self.mode))
+            # A rule allows only an ordinary question; an always-ask place (reason set) yields to yolo alone.
+            rules = () if decision.reason else tuple(session_rules_for(tool_name, traits_of(tool), args))
+            return Decision("deny", decision.reason or no_ask_text(tool_name, self.mode, rules)), rules
+        return await self._ask(self.asker, tool_name, args, tool, call_id, forced), None
+
+    async def _ask(
+        self, asker: Asker, tool_name: str, args: dict[str, Any], tool: Any, call_id: str, forced: bool
+    ) -> Decision:
+        """Put the question to the asker (one at a time) and turn its answer into a decision."""
         if self._asking is None:
             self._asking = asyncio.Lock()
         async with self._asking:  # one question at a time, even with parallel sub-agents
@@ -366,7 +392,7 @@ class PermissionPolicy:
             tell = getattr(self.hooks, "permission_prompt", None)
             if tell is not None:
                 tell(tool_name)
-            answer = await self.asker(request)
+            answer = await asker(request)
         if answer.choice == "once":
             return ALLOW if answer.updated_input is None else self._replace(tool_name, tool, answer.updated_input)
         if answer.choice == "session":

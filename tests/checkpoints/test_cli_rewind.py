@@ -79,7 +79,9 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, flu
     results = []
     for n, prompt in enumerate(PROMPTS, 1):
         before[n] = tree(ws)
-        out = flue_main("-p", prompt, "--session", "work", *MODEL, "--output-format", "json", cwd=ws)
+        out = flue_main(
+            "-p", "--permission-mode", "yolo", prompt, "--session", "work", *MODEL, "--output-format", "json", cwd=ws
+        )
         assert out.code == 0, out.stderr
         results.append(json.loads(out.stdout.splitlines()[-1]))
     sid = results[0]["session_id"]
@@ -138,7 +140,18 @@ def test_rewind_every_turn_byte_for_byte_then_fork_the_conversation(fakellm, flu
         assert store.get(sid).message_count == len(list(store.iter_messages(sid)))  # the original is intact
         assert [p.text for p in store.user_prompts(sid)] == PROMPTS
     requests_before = len(fakellm.requests)
-    out = flue_main("-p", "do it differently", "--resume", fork_id, *MODEL, "--output-format", "json", cwd=ws)
+    out = flue_main(
+        "-p",
+        "--permission-mode",
+        "yolo",
+        "do it differently",
+        "--resume",
+        fork_id,
+        *MODEL,
+        "--output-format",
+        "json",
+        cwd=ws,
+    )
     assert out.code == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1])["checkpoint"] == f"{fork_id}/3"
     sent = fakellm.requests[requests_before]["messages"]

@@ -14,6 +14,8 @@ def runtime_for(fakellm, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
     def make(cwd: Path, **kw) -> Runtime:
+        if "permission_mode" not in kw and not kw.get("interactive"):
+            kw["permission_mode"] = "yolo"  # the scripted calls run; a test of questions picks its mode
         settings = Settings(model="openai/fake", cwd=str(cwd), api_base=fakellm.base_url, retry_base_ms=5, **kw)
         return Runtime(settings)
 

@@ -307,7 +307,17 @@ def test_a_bash_guard_sees_background_commands_and_paths_are_absolute(fakellm, f
 def test_stop_reads_the_last_assistant_message(fakellm, flue_main, tmp_path):
     hook, log = _logger(tmp_path, "stop")
     fakellm.script([Turn(text="All tests pass.")])
-    out = flue_main("-p", "go", "--model", "openai/fake", "--settings", _settings(Stop=[("", hook)]), cwd=tmp_path)
+    out = flue_main(
+        "-p",
+        "--permission-mode",
+        "yolo",
+        "go",
+        "--model",
+        "openai/fake",
+        "--settings",
+        _settings(Stop=[("", hook)]),
+        cwd=tmp_path,
+    )
     assert out.code == 0, out.stderr
     [seen] = _seen(log)
     assert seen["last_assistant_message"] == "All tests pass." and seen["permission_mode"] == "bypassPermissions"

@@ -34,8 +34,10 @@ def _tool_texts(fakellm) -> dict[str, str]:
 def _run(fakellm, flue_main, tmp_path, settings: str, calls: list[Call], *more: str):
     fakellm.script([Turn(calls=calls), Turn(text="done")])
     out = flue_main(
-        "-p", "go", "--model", "openai/fake", "--output-format", "json", "--settings", settings, *more, cwd=tmp_path
-    )
+        # yolo unless `more` picks a mode (the last --permission-mode wins): the hooks decide, not a question
+        "-p", "go", "--model", "openai/fake", "--output-format", "json", "--settings", settings,
+        "--permission-mode", "yolo", *more, cwd=tmp_path,
+    )  # fmt: skip
     assert out.code == 0, out.stderr
     return out
 

@@ -50,7 +50,18 @@ def test_print_mode_calls_stdio_and_http_servers(fakellm, run_flue, tmp_path, ht
             Turn(text="done"),
         ]
     )
-    out = run_flue("-p", "go", "--model", "openai/fake", "--trust-project", "--mcp-config", flag, timeout=180)
+    out = run_flue(
+        "-p",
+        "--permission-mode",
+        "yolo",
+        "go",
+        "--model",
+        "openai/fake",
+        "--trust-project",
+        "--mcp-config",
+        flag,
+        timeout=180,
+    )
     assert out.code == 0, out.stderr
     assert out.stdout == "done\n"
     offered = {t["function"]["name"]: t["function"] for t in fakellm.requests[0]["tools"]}

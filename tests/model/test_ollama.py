@@ -102,7 +102,12 @@ def test_flue_p_without_a_model_flag_uses_ollama(tmp_path):
             if not k.endswith("_API_KEY") and not k.startswith(("OLLAMA_", "OPENAI_", "ANTHROPIC_", "FLUE_MODEL"))
         }
         env.update(OLLAMA_HOST=llm.base_url, FLUE_RETRY_BASE_MS="5", PYTHONUNBUFFERED="1")
-        proc = call_main(["-p", "run echo", "--output-format", "json"], stdin=None, cwd=tmp_path, env=env)
+        proc = call_main(
+            ["-p", "--permission-mode", "yolo", "run echo", "--output-format", "json"],
+            stdin=None,
+            cwd=tmp_path,
+            env=env,
+        )
         assert proc.code == 0, proc.stderr
         result = json.loads(proc.stdout)
         assert result["result"] == "all done" and result["model"] == "ollama_chat/qwen3:8b"

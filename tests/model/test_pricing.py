@@ -10,7 +10,7 @@ import pytest
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
-from flue_tui.headless.printmode import result_object
+from flue_tui.headless.resultline import result_object
 from flue_tui.model.litellm_client import LiteLLMClient
 from flue_tui.model.loader import get_litellm
 from flue_tui.model.pricing import Prices, budget_problem

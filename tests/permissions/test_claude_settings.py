@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from flue_tui.config import trust
-from flue_tui.permissions.policy import ASK_RULE_TEXT, NO_ASK_TEXT, RULE_TEXT
+from flue_tui.permissions.policy import ASK_RULE_TEXT, RULE_TEXT, no_ask_text
 from tests.fakellm import Call, Turn
 
 PROJECT = {
@@ -65,8 +65,8 @@ def test_a_cloned_repositorys_denies_apply_its_allow_and_mode_wait_for_trust(fak
     out, results = _run(fakellm, flue_main, repo, CALLS)
     assert results["r1"] == RULE_TEXT.format(tool="read", rule="Read(./src/secret.py)")
     assert results["b1"] == RULE_TEXT.format(tool="bash", rule="Bash(git diff:*)")
-    assert results["b2"] == NO_ASK_TEXT.format(tool="bash", mode="ask")  # its allow rule is held
-    assert results["w1"] == NO_ASK_TEXT.format(tool="write", mode="ask")  # and its acceptEdits
+    assert results["b2"] == no_ask_text("bash", "ask", ["bash(rm *)"])  # its allow rule is held
+    assert results["w1"] == no_ask_text("write", "ask", ["write", "edit"])  # and its acceptEdits
     assert (repo / "junk.txt").exists() and not (repo / "new.txt").exists()
     assert (
         "Ignored from .claude/settings.json because you have not trusted this project: "
@@ -89,7 +89,7 @@ def test_trust_lapses_when_the_settings_file_changes(fakellm, flue_main, tmp_pat
     trust.grant(repo, {".claude/settings.json": None})
     (repo / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
     out, results = _run(fakellm, flue_main, repo, [Call("bash", {"command": "rm junk.txt"}, id="b2")])
-    assert results["b2"] == NO_ASK_TEXT.format(tool="bash", mode="ask")
+    assert results["b2"] == no_ask_text("bash", "ask", ["bash(rm *)"])
     assert "Ignored from .claude/settings.json because it changed since you trusted this project" in out.stderr
 
 
@@ -112,7 +112,7 @@ def test_a_project_never_switches_approvals_off_trusted_or_not(fakellm, flue_mai
     _user_mode("ask")
     repo = _repo(tmp_path, {"permissions": {"defaultMode": "bypassPermissions"}})
     out, results = _run(fakellm, flue_main, repo, [CALLS[3]], "--trust-project")
-    assert results["w1"] == NO_ASK_TEXT.format(tool="write", mode="ask")
+    assert results["w1"] == no_ask_text("write", "ask", ["write", "edit"])
     assert 'Ignored from .claude/settings.json: permissions.defaultMode "bypassPermissions"' in out.stderr
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from flue_tui.permissions.policy import NO_ASK_TEXT
+from flue_tui.permissions.policy import no_ask_text
 from flue_tui.sandbox.workspace import NO_BWRAP_NOTICE, detect
 from tests.fakellm import Call, Turn
 
@@ -39,9 +39,9 @@ def test_print_mode_never_blocks_and_lists_every_refusal(fakellm, flue_main, tmp
     ]
     tool_messages = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
     assert tool_messages == {
-        "w1": NO_ASK_TEXT.format(tool="write", mode="ask"),
-        "e1": NO_ASK_TEXT.format(tool="edit", mode="ask"),
-        "b1": NO_ASK_TEXT.format(tool="bash", mode="ask"),
+        "w1": no_ask_text("write", "ask", ["write", "edit"]),
+        "e1": no_ask_text("edit", "ask", ["write", "edit"]),
+        "b1": no_ask_text("bash", "ask", ["bash(touch *)"]),
         "r1": "one\n",
     }
     assert (tmp_path / "a.txt").read_text() == "one\n"
@@ -66,6 +66,8 @@ def test_workspace_sandbox_and_rules_through_the_cli(fakellm, flue_main, tmp_pat
         "openai/fake",
         "--sandbox",
         "workspace",
+        "--permission-mode",
+        "yolo",  # the sandbox and deny rules hold even where nothing asks
         "--output-format",
         "events",
         "--disallowed-tools",

@@ -28,8 +28,8 @@ def _settings(cwd: Path, **kw) -> Settings:
     return Settings(model="openai/fake", cwd=str(cwd), **kw)
 
 
-def test_defaults_depend_on_the_front_end(tmp_path):
-    assert build_policy(_settings(tmp_path)).mode == "yolo"  # flue -p
+def test_the_default_is_ask_in_every_front_end(tmp_path):
+    assert build_policy(_settings(tmp_path)).mode == "ask"  # flue -p: what would ask is refused
     assert build_policy(_settings(tmp_path, interactive=True)).mode == "ask"  # the app
 
 

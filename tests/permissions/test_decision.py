@@ -5,7 +5,7 @@ changes the arguments it was handed, so what the model asked for stays on record
 from __future__ import annotations
 
 from flue_tui.core.decision import Decision
-from flue_tui.permissions.policy import NO_ASK_TEXT, USER_TEXT, Approval, PermissionPolicy
+from flue_tui.permissions.policy import USER_TEXT, Approval, PermissionPolicy, no_ask_text
 from tests.permissions.conftest import ScriptedAsker, run_calls
 
 
@@ -31,7 +31,7 @@ async def test_refusals_are_deny_decisions_with_the_text_the_model_reads(tools, 
     nobody = PermissionPolicy(mode="ask", root=str(tmp_path))
     # `make`, not `ls`: a read-only command runs unasked (permissions/readonly.py)
     assert await nobody("bash", {"command": "make"}, tools["bash"], "c1") == Decision(
-        "deny", NO_ASK_TEXT.format(tool="bash", mode="ask")
+        "deny", no_ask_text("bash", "ask", ["bash(make *)"])
     )
     refused = PermissionPolicy(mode="ask", root=str(tmp_path), asker=ScriptedAsker(Approval("deny")))
     assert await refused("bash", {"command": "make"}, tools["bash"], "c2") == Decision(

@@ -8,10 +8,10 @@ import pytest
 
 from flue_tui.core.decision import ALLOW
 from flue_tui.permissions.policy import (
-    NO_ASK_TEXT,
     PLAN_TEXT,
     Approval,
     PermissionPolicy,
+    no_ask_text,
 )
 from flue_tui.permissions.rules import parse_rules
 from tests.permissions.conftest import ScriptedAsker, run_calls
@@ -74,7 +74,7 @@ async def test_without_an_asker_ask_becomes_a_logged_denial(tools, tmp_path):
     results = await asyncio.wait_for(
         run_calls(list(tools.values()), policy, ("bash", {"command": "touch made"}), ("glob", {"pattern": "*"})), 5
     )
-    assert results[0].is_error and results[0].text == NO_ASK_TEXT.format(tool="bash", mode="ask")
+    assert results[0].is_error and results[0].text == no_ask_text("bash", "ask", ["bash(touch *)"])
     assert not results[1].is_error
     assert [d.to_dict() for d in policy.denials] == [
         {"tool_name": "bash", "tool_use_id": results[0].tool_call_id, "tool_input": {"command": "touch made"}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from flue_tui.config.settings import Settings
-from flue_tui.permissions.policy import NO_ASK_TEXT, policy_of
+from flue_tui.permissions.policy import no_ask_text, policy_of
 from flue_tui.runtime.wiring import Runtime
 from tests.fakellm import Call, Turn
 
@@ -37,7 +37,7 @@ async def test_a_sub_agent_never_waits_and_its_refusals_are_listed(fakellm, tmp_
     assert child_second["messages"][-1] == {
         "role": "tool",
         "tool_call_id": "child_1",
-        "content": NO_ASK_TEXT.format(tool="bash", mode="ask"),
+        "content": no_ask_text("bash", "ask", ["bash(touch *)"]),
     }
     assert [d.to_dict() for d in policy.denials] == [
         {"tool_name": "bash", "tool_use_id": "child_1", "tool_input": {"command": "touch made"}}

@@ -84,7 +84,7 @@ def _kill_and_check(flue: subprocess.Popen, tag: str) -> None:
 def test_kill_9_of_flue_print_mode_takes_the_command_along(fakellm, flue_env, tmp_path, tag):
     fakellm.script([Turn(calls=[Call("bash", {"command": _command(tag)}, id="b1")]), Turn(text="done")])
     flue = subprocess.Popen(
-        [sys.executable, "-m", "flue_tui", "-p", "wait", "--model", "openai/fake"],
+        [sys.executable, "-m", "flue_tui", "-p", "--permission-mode", "yolo", "wait", "--model", "openai/fake"],
         cwd=tmp_path,
         env=flue_env,
         stdin=subprocess.DEVNULL,

@@ -133,7 +133,7 @@ def test_flue_print_mode_keeps_its_keys(fakellm, run_flue, flue_env, tmp_path, k
     env, command = keyed
     run_env = {**env, **{k: v for k, v in flue_env.items() if k != "OPENAI_API_KEY"}}
     fakellm.script([Turn(calls=[Call("bash", {"command": command}, id="b1")]), Turn(text="done")])
-    out = run_flue("-p", "find keys", "--model", "openai/fake", env=run_env, timeout=180)
+    out = run_flue("-p", "--permission-mode", "yolo", "find keys", "--model", "openai/fake", env=run_env, timeout=180)
     assert out.code == 0, out.stderr
     tool = [m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"]
     report = json.loads(tool[0])

@@ -263,7 +263,7 @@ def test_doctor_lists_trusted_projects_and_what_this_one_is_not_given(tmp_path, 
         "status": "warn",
         "check": "trust",
         "detail": ".flue/config.toml here is not trusted; ignored: [env] FOO, [permissions] allow, "
-        "[permissions] default_blocklist = false",
+        '[permissions] default_blocklist = false, [permissions] mode = "accept-edits"',
         "fix": "run flue here and answer yes, or pass --trust-project",
     }
 
@@ -290,7 +290,7 @@ def test_flue_trust_stores_lists_and_forgets(tmp_path, capsys, monkeypatch):
     assert main(["trust", str(repo), "--yes"]) == 0
     assert capsys.readouterr().out == (
         f"Trusted {repo}/.flue/config.toml: [env] FOO, [permissions] allow, "
-        "[permissions] default_blocklist = false now apply.\n"
+        '[permissions] default_blocklist = false, [permissions] mode = "accept-edits" now apply.\n'
     )
     assert _settings(repo).project_trusted
     assert main(["trust", "--list"]) == 0 and capsys.readouterr().out.startswith(f"{repo}  (.flue/config.toml, since ")

@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from flue_tui.permissions.config import build_policy, load_config
-from flue_tui.permissions.policy import NO_ASK_TEXT, PLAN_TEXT, PermissionPolicy
+from flue_tui.permissions.policy import PLAN_TEXT, PermissionPolicy, no_ask_text
 from flue_tui.permissions.readonly import read_only
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools import builtin_tools
@@ -240,7 +240,7 @@ def test_print_mode_in_ask_runs_reads_and_refuses_rm(fakellm, flue_main, tmp_pat
     assert [d["tool_use_id"] for d in result["permission_denials"]] == ["b2"]
     texts = {m["tool_call_id"]: m["content"] for m in fakellm.requests[1]["messages"] if m["role"] == "tool"}
     assert texts["b1"] == "?? a.txt\na.txt"
-    assert texts["b2"] == NO_ASK_TEXT.format(tool="bash", mode="ask")
+    assert texts["b2"] == no_ask_text("bash", "ask", ["bash(rm *)"])
     assert (tmp_path / "a.txt").exists()
 
 

@@ -37,7 +37,7 @@ def _one_turn(fakellm, flue_main, ws: Path) -> None:
         (ws / f"f{i}.txt").write_text(f"original {i}\n")
     command = f"for i in $(seq 0 {FILES - 1}); do echo changed $i > f$i.txt; done"
     fakellm.script([Turn(calls=[Call("bash", {"command": command}, id="b1")]), Turn(text="Changed.")])
-    out = flue_main("-p", "change them all", "--session", "work", *MODEL, cwd=ws)
+    out = flue_main("-p", "--permission-mode", "yolo", "change them all", "--session", "work", *MODEL, cwd=ws)
     assert out.code == 0, out.stderr
     assert (ws / "f3.txt").read_text() == "changed 3\n"
 
@@ -107,7 +107,7 @@ def test_two_rewinds_in_a_row_undo_walks_back_through_both(fakellm, flue_main, t
         ]
     )
     for prompt in ("one", "two"):
-        assert flue_main("-p", prompt, "--session", "work", *MODEL, cwd=ws).code == 0
+        assert flue_main("-p", "--permission-mode", "yolo", prompt, "--session", "work", *MODEL, cwd=ws).code == 0
     (ws / "mine.txt").write_text("written before the first rewind\n")
     first = _tree(ws)
     assert flue_main("sessions", "rewind", "work", "--to", "2", "--code", "--force", cwd=ws).code == 0

@@ -22,7 +22,7 @@ MODEL = ("--model", "openai/fake")
 
 def _turn(fakellm, flue_main, ws: Path, command: str, session: str = "work") -> None:
     fakellm.script([Turn(calls=[Call("bash", {"command": command}, id="b1")]), Turn(text="Done.")])
-    out = flue_main("-p", "do it", "--session", session, *MODEL, cwd=ws)
+    out = flue_main("-p", "--permission-mode", "yolo", "do it", "--session", session, *MODEL, cwd=ws)
     assert out.code == 0, out.stderr
 
 
@@ -76,7 +76,7 @@ def test_rewinding_one_of_twenty_sessions_names_the_others_files_and_needs_force
                 Turn(text="Ok."),
             ]
         )
-        out = flue_main("-p", f"write s{i}", "--session", f"s{i}", *MODEL, cwd=ws)
+        out = flue_main("-p", "--permission-mode", "yolo", f"write s{i}", "--session", f"s{i}", *MODEL, cwd=ws)
         assert out.code == 0, out.stderr
     wanted = {f"s{i}.txt" for i in range(20)}
     assert {p.name for p in ws.iterdir()} == wanted

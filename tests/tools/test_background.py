@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 
-from flue_tui.permissions.policy import NO_ASK_TEXT, PermissionPolicy
+from flue_tui.permissions.policy import PermissionPolicy, no_ask_text
 from flue_tui.permissions.rules import parse_rules
 from flue_tui.sandbox.local import LocalSandbox
 from flue_tui.tools.background import BashBackgroundTool, Jobs
@@ -44,7 +44,9 @@ def test_a_dev_server_is_read_while_it_runs_then_killed(fakellm, flue_main, tmp_
         ]
     )
     _when(tmp_path / "started", started)
-    out = flue_main("-p", "serve", "--model", "openai/fake", "--output-format", "json", cwd=tmp_path)
+    out = flue_main(
+        "-p", "--permission-mode", "yolo", "serve", "--model", "openai/fake", "--output-format", "json", cwd=tmp_path
+    )
     assert out.code == 0, out.stderr
     texts = {m["tool_call_id"]: m["content"] for r in fakellm.requests for m in r["messages"] if m["role"] == "tool"}
     assert texts["s"] == "Started in the background. id: bg1\nRead its output with bash_output, stop it with bash_kill."
@@ -71,7 +73,7 @@ def test_the_model_is_told_when_one_ends_and_flue_p_leaves_nothing_running(fakel
         ]
     )
     _when(tmp_path / "ended", ended)
-    out = flue_main("-p", "build", "--model", "openai/fake", cwd=tmp_path)
+    out = flue_main("-p", "--permission-mode", "yolo", "build", "--model", "openai/fake", cwd=tmp_path)
     assert out.code == 0, out.stderr
     texts = {m["tool_call_id"]: m["content"] for r in fakellm.requests for m in r["messages"] if m["role"] == "tool"}
     assert texts["b"].startswith("Started in the background. id: bg2")
@@ -89,7 +91,7 @@ def test_kill_9_of_flue_takes_background_commands_along(fakellm, flue_env, tmp_p
         ]
     )
     flue = subprocess.Popen(
-        [sys.executable, "-m", "flue_tui", "-p", "serve", "--model", "openai/fake"],
+        [sys.executable, "-m", "flue_tui", "-p", "--permission-mode", "yolo", "serve", "--model", "openai/fake"],
         cwd=tmp_path,
         env=flue_env,
         stdin=subprocess.DEVNULL,
@@ -109,7 +111,7 @@ async def test_permissions_are_bashs(tmp_path):
     assert (await decide(policy, "npm run dev", "c1")).verdict == "allow"
     assert (await decide(policy, "ls -la", "c2")).verdict == "allow"  # read-only
     refused = await decide(policy, "rm -rf x", "c3")
-    assert (refused.verdict, refused.reason) == ("deny", NO_ASK_TEXT.format(tool="bash", mode="ask"))
+    assert (refused.verdict, refused.reason) == ("deny", no_ask_text("bash", "ask", ["bash(rm *)"]))
     assert [d.tool_name for d in policy.denials] == ["bash_background"]
     deny = PermissionPolicy(mode="yolo", root=str(tmp_path), deny=parse_rules(["bash(rm *)"]))
     assert (await decide(deny, "eval 'rm x'", "c4")).reason == (

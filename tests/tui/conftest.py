@@ -129,6 +129,8 @@ def make_app(fakellm, work: Path, monkeypatch: pytest.MonkeyPatch):
         model: str = "openai/fake",
         **flags: object,
     ) -> FlueApp:
+        if "permission_mode" not in flags and not flags.get("interactive"):
+            flags["permission_mode"] = "yolo"  # the scripted calls run; a test of questions picks its mode
         settings = Settings.from_env(model=model, cwd=str(cwd or work), **flags)
         return FlueApp(settings, prompt, sessions=options if options is not None else SessionOptions())
 

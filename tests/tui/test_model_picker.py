@@ -122,7 +122,10 @@ def test_snapshot_model_picker(snap_compare, fakellm, fakeollama, monkeypatch: p
     monkeypatch.setenv("OLLAMA_HOST", fakeollama.base_url)
     fakellm.served_models = ["fake", "qwen2.5-coder-32b", "llama-3.1-8b", "evil\x1b[2J"]
     fakeollama.models = {"llama3.2:latest": 131072, "qwen3:8b": 40960}
-    app = FlueApp(Settings.from_env(model="openai/fake", cwd=str(d)), sessions=SessionOptions(persist=False))
+    app = FlueApp(
+        Settings.from_env(model="openai/fake", cwd=str(d), permission_mode="yolo"),
+        sessions=SessionOptions(persist=False),
+    )
 
     async def run_before(pilot) -> None:
         await ready(pilot)

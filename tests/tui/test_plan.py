@@ -73,7 +73,10 @@ def test_snapshot_plan(snap_compare, fakellm, request: pytest.FixtureRequest, mo
             Turn(text="Working on `add()` now."),
         ]
     )
-    app = FlueApp(Settings.from_env(model="openai/fake", cwd=str(d)), sessions=SessionOptions(persist=False))
+    app = FlueApp(
+        Settings.from_env(model="openai/fake", cwd=str(d), permission_mode="yolo"),
+        sessions=SessionOptions(persist=False),
+    )
 
     async def run_before(pilot) -> None:
         await ready(pilot)

@@ -59,7 +59,10 @@ def _stored_session(cwd: str) -> str:
 
 def test_snapshot_resumed_task_steps(snap_compare, snap_dir: Path):  # noqa: F811
     sid = _stored_session(str(snap_dir))
-    app = FlueApp(Settings.from_env(model="openai/fake", cwd=str(snap_dir)), sessions=SessionOptions(resume=sid))
+    app = FlueApp(
+        Settings.from_env(model="openai/fake", cwd=str(snap_dir), permission_mode="yolo"),
+        sessions=SessionOptions(resume=sid),
+    )
 
     async def run_before(pilot) -> None:
         await ready(pilot)

@@ -97,8 +97,10 @@ def result_message(
     messages: list[Any] | None = None,
     permission_denials: list[dict[str, Any]] | None = None,
     context_window: int | None = None,
+    permission_mode: str | None = None,
 ) -> dict[str, Any]:
-    """Every field of Claude Code's result; `model` is ours (CI wrappers read it)."""
+    """Every field of Claude Code's result; `model` and `permissionMode` are ours (CI wrappers read
+    them): the mode in effect at the end, in the init's words (`default`, `bypassPermissions`, …)."""
     history = messages or []
     model = claude_model(model)
     status = getattr(result, "api_error_status", None)
@@ -123,6 +125,7 @@ def result_message(
         "api_error_status": status,
         "uuid": str(uuid.uuid4()),
         "model": model,
+        "permissionMode": permission_mode,
         # The file checkpoint taken before this run's prompt ("<session id>/<n>"): roll back with
         # `flue sessions rewind <session id> --to <n>`. flue's own field, null when none was taken.
         "checkpoint": getattr(result, "checkpoint", None),
