@@ -1,6 +1,7 @@
 """The agent: Session, the loop, compaction. Knows nothing of litellm, SQLite or Textual.
 
 session.py     Session: history, prompt(), abort(), subscribers
+seams.py       what a Session consults (policy, hooks, checkpoints, MCP), one value given at construction
 loop.py        one operation: model turn -> tools -> next turn; toolrun.py runs one batch of calls
 result.py      what one prompt() (or compaction) produced, and its running counts
 ending.py      how a prompt was admitted and how its run ended, between prompt()'s phases

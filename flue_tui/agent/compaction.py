@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.core.events import Compaction, CompactionStart, Event, Log, MessageEnd, Turn, TurnStart
@@ -29,6 +29,9 @@ from flue_tui.core.traits import Described, traits_of
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 from flue_tui.tools.base import Tool
 
+if TYPE_CHECKING:
+    from flue_tui.agent.seams import Seams
+
 
 class CompactHooks(Protocol):
     """The user's PreCompact hooks (flue_tui/hooks/lifecycle.py), and SessionStart after it."""
@@ -43,7 +46,7 @@ class CompactionHost(Protocol):
     messages: list[Message]
 
     @property
-    def prompt_hooks(self) -> CompactHooks | None: ...
+    def seams(self) -> Seams: ...  # its prompt_hooks (CompactHooks)
     @property
     def model(self) -> ModelClient: ...
     @property
@@ -242,7 +245,7 @@ async def compact(session: CompactionHost, reason: Reason, focus: str | None = N
     if cut is None:
         session.emit(session.event(Log, level="info", message="[flue:compaction] Nothing to compact"))
         return None
-    hooks = session.prompt_hooks
+    hooks = session.seams.prompt_hooks
     if hooks is not None:  # Claude Code's PreCompact: its stdout joins the instructions; exit 2 blocks
         blocked, focus = await hooks.pre_compact("manual" if reason == "manual" else "auto", focus)
         if blocked is not None:

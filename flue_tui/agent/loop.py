@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from flue_tui.agent.compaction import CompactionFailed, CompactionHost, compact
 from flue_tui.agent.toolrun import ToolHost, run_tool_batch
@@ -25,6 +24,9 @@ from flue_tui.core.messages import (
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import tool_spec
 
+if TYPE_CHECKING:
+    from flue_tui.agent.seams import Seams
+
 
 class LoopHost(CompactionHost, ToolHost, Protocol):
     """What one operation needs of its Session (a Protocol: session.py imports this module)."""
@@ -38,7 +40,7 @@ class LoopHost(CompactionHost, ToolHost, Protocol):
     @property
     def retry_base_ms(self) -> float: ...
     @property
-    def before_turn(self) -> Callable[[Any], Awaitable[None]] | None: ...
+    def seams(self) -> Seams: ...  # its before_turn
     async def settle_checkpoint(self, signal: AbortSignal) -> None: ...
 
 
@@ -177,8 +179,8 @@ async def run_loop(session: LoopHost, signal: AbortSignal, stats: Stats) -> None
     retries = 0
     overflow_recovered = False
     while True:
-        if session.before_turn is not None:  # MCP servers still starting: their tools join this turn
-            await session.before_turn(session)
+        if session.seams.before_turn is not None:  # MCP servers still starting: their tools join this turn
+            await session.seams.before_turn(session)
         signal.throw_if_aborted()
         turn_id = new_id("turn")
         session.emit(session.event(TurnStart, turn_id=turn_id))

@@ -6,16 +6,16 @@ import asyncio
 import contextlib
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.compaction import CompactionConfig, CompactionFailed, compact, nothing_to_compact, over_threshold
 from flue_tui.agent.ending import Admitted, Ending
 from flue_tui.agent.loop import BudgetExceeded, MaxTurnsReached, OperationFailed, run_loop
-from flue_tui.agent.pending import AfterPrompt, BeforePrompt, DropPrompt, PendingCheckpoint
-from flue_tui.agent.prompthooks import PromptHooks, stop_rounds
+from flue_tui.agent.pending import PendingCheckpoint
+from flue_tui.agent.prompthooks import stop_rounds
 from flue_tui.agent.result import LENGTH_CUT, RESULT_STOP_REASONS, OperationResult, RunStats
-from flue_tui.agent.toolrun import AfterTool, BeforeTool, WatchTool
+from flue_tui.agent.seams import Seams
 from flue_tui.core.abort import AbortError, AbortSignal
 from flue_tui.core.events import Event, Idle, Log, MessageEnd, Operation, OperationStart, UsageEvent
 from flue_tui.core.ids import new_id
@@ -34,9 +34,6 @@ class SessionBusy(Exception):
 
 
 Subscriber = Callable[[Event], None]
-# Entered around one prompt with its text and what the user typed (`display`): a custom command's own model and
-# pre-allowed tools hold for that prompt only (runtime/claudecode.py), restored when it ends.
-PromptScope = Callable[["Session", str, str | None], contextlib.AbstractContextManager[None]]
 
 
 class Session:
@@ -55,23 +52,13 @@ class Session:
         retry_base_ms: float = 2000.0,
         messages: list[Message] | None = None,
         compaction: CompactionConfig | None = None,
-        before_tool: BeforeTool | None = None,
         max_budget_usd: float | None = None,
-        recompose: Callable[[], str] | None = None,
         parent: Session | None = None,
         usage: Usage | None = None,
-        before_turn: Callable[[Session], Awaitable[None]] | None = None,
-        before_prompt: BeforePrompt | None = None,
-        after_prompt: AfterPrompt | None = None,
-        drop_prompt: DropPrompt | None = None,
-        prompt_hooks: PromptHooks | None = None,
-        after_tool: AfterTool | None = None,
-        prompt_scope: PromptScope | None = None,
-        watch_tool: WatchTool | None = None,
+        seams: Seams | None = None,
     ) -> None:
-        """Everything a session consults is given here (runtime/wiring.py builds it whole);
-        nothing patches it afterwards. A task child takes its parent's `after_tool` and `watch_tool`
-        unless given them."""
+        """Everything a session consults is given here, as its `seams` (runtime/wiring.py builds it
+        whole); nothing patches it afterwards."""
         self.id = session_id or new_id("ses")
         self.model = model
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
@@ -90,24 +77,12 @@ class Session:
         self.parent: Session | None = parent
         self._stats: RunStats | None = None  # the running operation's, children included
         self._subscribers: list[Subscriber] = []
-        self.before_tool: BeforeTool | None = before_tool
-        if after_tool is None and parent is not None:
-            after_tool = parent.after_tool
-        self.after_tool: AfterTool | None = after_tool  # PostToolUse hooks
-        # The file checkpoints' watch over each call (a child's calls are its root session's turn's).
-        self.watch_tool: WatchTool | None = watch_tool or (parent.watch_tool if parent is not None else None)
-        # Awaited before each model request (the MCP manager: servers started, tools current).
-        self.before_turn: Callable[[Session], Awaitable[None]] | None = before_turn
-        self.before_prompt: BeforePrompt | None = before_prompt  # the file checkpoints
-        self.after_prompt: AfterPrompt | None = after_prompt
-        self.drop_prompt: DropPrompt | None = drop_prompt
-        self.prompt_hooks: PromptHooks | None = prompt_hooks  # UserPromptSubmit, Stop, PreCompact, ...
-        self.prompt_scope: PromptScope | None = prompt_scope  # a custom command's model and tools
+        seams = seams or Seams()
+        # Everything it consults (agent/seams.py); a task child's calls are its root session's turn's.
+        self.seams: Seams = seams.inheriting(parent.seams) if parent is not None else seams
         self.max_budget_usd: float | None = max_budget_usd
         self.reminder: tuple[int, str] | None = None
         self.compaction = compaction or CompactionConfig()
-        # Rebuilds the system prompt (re-reading AGENTS.md and skills) after a compaction.
-        self.recompose: Callable[[], str] | None = recompose
         self._signal: AbortSignal | None = None
         self._pending: PendingCheckpoint | None = None  # the running prompt's checkpoint (agent/pending.py)
         # Set whenever no operation runs: front ends await it (wait_idle) instead of polling `running`.
@@ -117,8 +92,8 @@ class Session:
     def recompose_prompt(self) -> None:
         """After a compaction: the system prompt built again (AGENTS.md and skills re-read), by the
         `recompose` the Runtime gave; the session's own state, so no one outside sets it."""
-        if self.recompose is not None:
-            self.system_prompt = self.recompose()
+        if self.seams.recompose is not None:
+            self.system_prompt = self.seams.recompose()
 
     # -- events -----------------------------------------------------------------------------
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:
@@ -220,7 +195,7 @@ class Session:
         refused = self.model.image_refusal() if images else None
         pending = PendingCheckpoint(self._checkpoint(text) if refused is None else None)
         self._pending = pending  # taken beside the first request
-        if self.prompt_hooks is not None:  # a UserPromptSubmit hook may change files: the checkpoint comes first
+        if self.seams.prompt_hooks is not None:  # a UserPromptSubmit hook may change files: the checkpoint comes first
             await self._settle(pending, signal)
         outcome: Outcome | None = None
         if result_schema is not None:
@@ -229,8 +204,10 @@ class Session:
                 self.tools[tool.name] = tool
             text = f"{text}\n{FOOTER}"
         # An abort while the checkpoint settled gave it up: no hook may then change a file.
-        hooked = self.prompt_hooks is not None and refused is None and not signal.aborted
-        blocked, extra = await self.prompt_hooks.user_prompt(text) if hooked and self.prompt_hooks else (None, None)
+        hooked = self.seams.prompt_hooks is not None and refused is None and not signal.aborted
+        blocked, extra = (
+            await self.seams.prompt_hooks.user_prompt(text) if hooked and self.seams.prompt_hooks else (None, None)
+        )
         if extra is not None:
             display, text = display or text, f"{text}\n\n{extra}"
         if refused is None and blocked is None:
@@ -245,14 +222,14 @@ class Session:
         ending = Ending()
         outcome = admitted.outcome
         scope = contextlib.ExitStack()
-        if self.prompt_scope is not None:
-            scope.enter_context(self.prompt_scope(self, sent, admitted.display))
+        if self.seams.prompt_scope is not None:
+            scope.enter_context(self.seams.prompt_scope(self, sent, admitted.display))
         try:
             await self._refuse_unadmitted(admitted, signal)
             if outcome is None:
                 await run_loop(self, signal, stats)
-                if self.prompt_hooks is not None:
-                    await stop_rounds(self.prompt_hooks, self, self._remind, signal, stats)
+                if self.seams.prompt_hooks is not None:
+                    await stop_rounds(self.seams.prompt_hooks, self, self._remind, signal, stats)
             else:
                 await self._run_for_result(signal, stats, outcome)
             ending.reply_stop = self._last_reply_stop()
@@ -282,8 +259,8 @@ class Session:
         if admitted.blocked is not None:
             dropped = await admitted.pending.settle(signal)  # settled before the hooks ran
             admitted.pending.forget()
-            if dropped is not None and self.drop_prompt is not None:
-                await self.drop_prompt(self, dropped)
+            if dropped is not None and self.seams.drop_prompt is not None:
+                await self.seams.drop_prompt(self, dropped)
             raise OperationFailed(f"The prompt was blocked by a UserPromptSubmit hook: {admitted.blocked}")
 
     async def _finish(
@@ -376,18 +353,18 @@ class Session:
         return result
 
     async def _turn_end(self, checkpoint: str | None) -> None:
-        if checkpoint is None or self.after_prompt is None:
+        if checkpoint is None or self.seams.after_prompt is None:
             return
         try:
-            await self.after_prompt(self, checkpoint)
+            await self.seams.after_prompt(self, checkpoint)
         except Exception as exc:  # a safety net's bookkeeping, never the reason a turn fails
             self.emit(self.event(Log, level="warn", message=f"[flue:checkpoints] Turn end not kept: {exc}"))
 
     async def _checkpoint(self, text: str) -> str | None:
-        if self.before_prompt is None:
+        if self.seams.before_prompt is None:
             return None
         try:
-            return await self.before_prompt(self, text)
+            return await self.seams.before_prompt(self, text)
         except Exception as exc:  # a checkpoint is a safety net, never the reason a turn fails
             self.emit(self.event(Log, level="warn", message=f"[flue:checkpoints] Not taken: {exc}"))
             return None

@@ -7,7 +7,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.core.decision import Decision
@@ -30,6 +30,9 @@ AfterTool = Callable[[str, dict[str, Any], str, str, bool], Awaitable[str | None
 # so a rewind removes only what the session's own calls wrote. A `!` command is run inside it too.
 WatchTool = Callable[[Any, ToolTraits, dict[str, Any]], contextlib.AbstractAsyncContextManager[None]]
 
+if TYPE_CHECKING:
+    from flue_tui.agent.seams import Seams
+
 
 class ToolHost(Protocol):
     """What running a batch needs of its Session (a Protocol: session.py imports this module)."""
@@ -37,11 +40,7 @@ class ToolHost(Protocol):
     @property
     def tools(self) -> dict[str, Tool]: ...
     @property
-    def before_tool(self) -> BeforeTool | None: ...
-    @property
-    def after_tool(self) -> AfterTool | None: ...
-    @property
-    def watch_tool(self) -> WatchTool | None: ...
+    def seams(self) -> Seams: ...  # its before_tool, after_tool and watch_tool
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 
@@ -129,10 +128,10 @@ async def _run_then_after(
 ) -> Ended:
     """The tool, then the PostToolUse hooks on what it returned (not on an aborted call)."""
     async with slots:  # free: taken without yielding, so the first calls still start in call order
-        result, outcome = await _run_one(tool, args, ctx, signal, session.watch_tool)
-    if session.after_tool is None or signal.aborted:
+        result, outcome = await _run_one(tool, args, ctx, signal, session.seams.watch_tool)
+    if session.seams.after_tool is None or signal.aborted:
         return result, outcome
-    note = await session.after_tool(call.name, args, call.id, result.text, result.is_error)
+    note = await session.seams.after_tool(call.name, args, call.id, result.text, result.is_error)
     return (result if note is None else replace(result, text=f"{result.text}\n\n{note}")), outcome
 
 
@@ -200,7 +199,7 @@ async def run_tool_batch(
         if problem is not None or args is None:
             finish(i, _error(problem or "invalid arguments"))
             continue
-        if session.before_tool is not None:
+        if session.seams.before_tool is not None:
             # The policy judges against the files (a repository's git config, symlinks), so this
             # call is judged once the batch's earlier file changes have landed: a write and a
             # `git diff` in one reply must not have the diff judged before the write made a repo.
@@ -209,7 +208,7 @@ async def run_tool_batch(
                 await asyncio.wait(edits)
             # The permission policy's decision: run (with the input as the user rewrote it, if they
             # did) or refuse, the model reading why.
-            decision = await session.before_tool(call.name, args, tool, call.id)
+            decision = await session.seams.before_tool(call.name, args, tool, call.id)
             started[i] = time.monotonic()  # a tool's duration excludes the wait for the user's answer
             if decision.verdict != "allow":  # ... and a refused one never ran
                 finish(i, _error(decision.reason or "Permission denied.", "denied"))

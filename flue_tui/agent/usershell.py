@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, AbortSignal
 from flue_tui.core.events import Event, MessageEnd, ToolEnd, ToolOutput, ToolStart
@@ -36,6 +36,9 @@ from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import truncate_tail
 
 CALL_PREFIX = "shell"  # a `!command`'s block id: front ends tell the user's own command by it
+
+if TYPE_CHECKING:
+    from flue_tui.agent.seams import Seams
 
 
 def is_own(call_id: str) -> bool:
@@ -128,9 +131,7 @@ class ShellHost(Protocol):
     @property
     def tools(self) -> dict[str, Any]: ...
     @property
-    def before_tool(self) -> Any: ...
-    @property
-    def watch_tool(self) -> Any: ...
+    def seams(self) -> Seams: ...  # its before_tool and watch_tool
     @property
     def messages(self) -> list[Message]: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
@@ -186,7 +187,9 @@ async def run(session: ShellHost, command: str, signal: AbortSignal, snapshot: S
     try:
         check_abort(signal)
         ctx = ToolContext(call_id=call_id, signal=signal, on_output=on_output)
-        watch = session.watch_tool(session, traits, args) if session.watch_tool else contextlib.nullcontext()
+        watch = (
+            session.seams.watch_tool(session, traits, args) if session.seams.watch_tool else contextlib.nullcontext()
+        )
         async with watch:  # what the command changes is the session's own (runtime/checkpointing.py)
             ran = await tool.run(command, None, ctx)
     except AbortError:

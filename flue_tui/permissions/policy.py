@@ -418,5 +418,5 @@ class PermissionPolicy:
 
 def policy_of(session: Any) -> PermissionPolicy | None:
     """The policy a session answers to, for front ends (ask callback, mode switch, denials)."""
-    hook = getattr(session, "before_tool", None)
+    hook = getattr(getattr(session, "seams", None), "before_tool", None)
     return hook if isinstance(hook, PermissionPolicy) else None

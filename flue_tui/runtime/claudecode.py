@@ -86,7 +86,7 @@ def prompt_scope(
             return
         model = session.model
         added: list[Any] = []
-        policy = session.before_tool
+        policy = session.seams.before_tool
         if command.allowed_tools and hasattr(policy, "session_allow"):
             if command.trusted or trust_project:
                 added = _rules(command, session, warn)

@@ -138,7 +138,7 @@ class Started:
 def announce(started: Started, source: str | None, model: str | None) -> Started:
     """Claude Code's SessionStart, once the session is built: its context waits for the first
     prompt, what it says to the user joins the start's notices."""
-    hooks = started.session.prompt_hooks
+    hooks = started.session.seams.prompt_hooks
     if hooks is None:  # no hooks: their modules stay unimported, out of the start
         return started
     from flue_tui.core.termsafe import terminal_safe

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from flue_tui.agent.compaction import CompactionConfig
 from flue_tui.agent.prompt import PREAMBLE, compose_system_prompt
+from flue_tui.agent.seams import Seams
 from flue_tui.agent.session import Session
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.files import reads
@@ -186,18 +187,20 @@ class Runtime:
             max_turns=self.settings.max_turns,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            before_tool=policy,
             max_budget_usd=self.settings.max_budget_usd,
-            recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
-            before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
-            before_prompt=checkpoints,
-            after_prompt=checkpoints.end if checkpoints is not None else None,
-            drop_prompt=checkpoints.drop if checkpoints is not None else None,
-            prompt_hooks=hooks,  # the root session's prompts and compactions
-            # PostToolUse (none matching: nothing runs); task children take their parent's (Session)
-            after_tool=hooks.post_tool if hooks is not None else None,
-            prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
-            watch_tool=checkpoints.watch if checkpoints is not None else None,  # what its calls wrote
+            seams=Seams(
+                before_tool=policy,
+                recompose=lambda: self.discover(self.settings.cwd, self.instructions, commands=False).system_prompt,
+                before_turn=self.mcp.before_turn,  # MCP servers started and their tools current
+                before_prompt=checkpoints,
+                after_prompt=checkpoints.end if checkpoints is not None else None,
+                drop_prompt=checkpoints.drop if checkpoints is not None else None,
+                prompt_hooks=hooks,  # the root session's prompts and compactions
+                # PostToolUse (none matching: nothing runs); task children take their parent's (Seams)
+                after_tool=hooks.post_tool if hooks is not None else None,
+                prompt_scope=prompt_scope(context, self._model, bool(self.settings.trust_project), warn),
+                watch_tool=checkpoints.watch if checkpoints is not None else None,  # what its calls wrote
+            ),
             **kw,
         )
         self.mcp.attach(session)  # offered the servers' tools, now and whenever they change
@@ -249,7 +252,7 @@ class Runtime:
         """A task child answers SubagentStop where its parent answers Stop (hooks/lifecycle.py)."""
         from flue_tui.hooks.lifecycle import ChildHooks, SessionHooks
 
-        hooks = parent.prompt_hooks
+        hooks = parent.seams.prompt_hooks
         root = hooks.parent if isinstance(hooks, ChildHooks) else hooks
         if not isinstance(root, SessionHooks):
             return None
@@ -285,11 +288,15 @@ class Runtime:
             depth=parent.depth + 1,
             retry_base_ms=self.settings.retry_base_ms,
             compaction=self._compaction(),
-            recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
-            before_tool=_held(parent.before_tool) if read_only else parent.before_tool,  # the same policy
             parent=parent,  # its usage counts in the caller's totals (and the budget's)
-            before_turn=self.mcp.before_turn if wants_mcp(agent) else None,  # and the same MCP servers
-            prompt_hooks=self._child_hooks(parent, agent, task_id, lambda: child),
+            seams=Seams(
+                recompose=lambda: self.discover(child_cwd, agent.instructions, commands=False).system_prompt,
+                before_tool=_held(parent.seams.before_tool)
+                if read_only
+                else parent.seams.before_tool,  # the same policy
+                before_turn=self.mcp.before_turn if wants_mcp(agent) else None,  # and the same MCP servers
+                prompt_hooks=self._child_hooks(parent, agent, task_id, lambda: child),
+            ),
         )
         if wants_mcp(agent):
             self.mcp.attach(child)
@@ -308,7 +315,7 @@ def add_sdk_hooks(session: Session, hooks: tuple[Any, ...], sdk: Any) -> None:
     built: they join the session's hooks object (Runtime._hooks made one for them), answered by `sdk`."""
     from flue_tui.hooks.lifecycle import SessionHooks
 
-    existing = session.prompt_hooks
+    existing = session.seams.prompt_hooks
     if not isinstance(existing, SessionHooks):  # a session built without sdk_hooks: a caller's mistake
         raise ValueError("This session takes no Agent SDK hooks (it was not started for stream-json input).")
     existing.setup = dataclasses.replace(existing.setup, hooks=existing.setup.hooks + tuple(hooks))

@@ -115,7 +115,7 @@ def _told(done: Restored) -> str:
 
 def stepped(session: Any) -> None:
     """The newest change to `session`'s files was a rewind or an undo, not a turn: /undo undoes it."""
-    hook = session.before_prompt
+    hook = session.seams.before_prompt
     if isinstance(hook, TurnCheckpoints):
         hook.stepped = True
 
@@ -164,7 +164,7 @@ def rewind(session: Any, store: Any, cwd: str, n: int, what: str, force: bool = 
 def undo(session: Any, cwd: str, force: bool = False) -> Rewound:
     """/undo: undo the newest /rewind or /undo of the files when that was the last change to them
     (again: the one before); else the files back to before the last turn (a code rewind of one step)."""
-    hook = session.before_prompt
+    hook = session.seams.before_prompt
     last = hook.next - 1 if isinstance(hook, TurnCheckpoints) else 0
     again = f"/undo {FORCE}"
     try:

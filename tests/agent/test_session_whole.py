@@ -23,6 +23,7 @@ CONSULTED = {
     "compaction",
     "max_budget_usd",
     "make_child",
+    "seams",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from flue_tui.agent.seams import Seams
 from flue_tui.agent.session import Session
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.core.abort import AbortSignal
@@ -28,8 +29,7 @@ async def _batch(steps: int) -> tuple[list[Any], list[ToolEnd]]:
             await asyncio.sleep(0)
         return Decision("deny", "not this one")
 
-    session = Session(model=None, tools=[EchoAfter()], cwd=".")  # type: ignore[arg-type]  # no model turn here
-    session.before_tool = before_tool
+    session = Session(model=None, tools=[EchoAfter()], cwd=".", seams=Seams(before_tool=before_tool))  # type: ignore[arg-type]  # no model turn here
     ends: list[ToolEnd] = []
     session.subscribe(lambda e: ends.append(e) if isinstance(e, ToolEnd) else None)
     calls = [
@@ -57,7 +57,7 @@ async def test_a_crash_after_the_tool_ends_the_call_with_why():
     async def after_tool(name: str, args: dict[str, Any], call_id: str, text: str, is_error: bool) -> str | None:
         raise RuntimeError("the hook runner broke")
 
-    session = Session(model=None, tools=[EchoAfter()], cwd=".", after_tool=after_tool)  # type: ignore[arg-type]
+    session = Session(model=None, tools=[EchoAfter()], cwd=".", seams=Seams(after_tool=after_tool))  # type: ignore[arg-type]
     ends: list[ToolEnd] = []
     session.subscribe(lambda e: ends.append(e) if isinstance(e, ToolEnd) else None)
     call = ToolCall(id="call_c", name="echo_after", arguments={"text": "ran"})

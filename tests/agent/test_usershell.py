@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from flue_tui.agent import usershell
+from flue_tui.agent.seams import Seams
 from flue_tui.core.events import MessageEnd, Operation, ToolEnd, ToolStart
 from flue_tui.core.messages import UserMessage, message_from_dict, message_to_dict, to_wire
 from flue_tui.permissions.policy import PermissionPolicy
@@ -21,7 +22,7 @@ from flue_tui.ui.transcript import ToolEntry
 
 
 def _session(make_session, cwd: Path, policy: PermissionPolicy | None = None):
-    return make_session([BashTool(LocalSandbox(str(cwd)))], cwd=str(cwd), before_tool=policy)
+    return make_session([BashTool(LocalSandbox(str(cwd)))], cwd=str(cwd), seams=Seams(before_tool=policy))
 
 
 async def test_output_cannot_forge_the_users_words(make_session, tmp_path: Path, record):

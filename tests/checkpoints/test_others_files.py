@@ -12,9 +12,10 @@ import threading
 import time
 from pathlib import Path
 
+from flue_tui.agent.seams import Seams
 from tests.fakellm import Call, Turn
 
-MODEL = ("--model", "openai/fake")
+MODEL = ("--model", "openai/fake", "--permission-mode", "yolo")  # the calls must run unasked
 WAIT_S = 180  # a loaded 2-core machine: a fresh interpreter imports litellm in tens of seconds
 
 
@@ -197,9 +198,7 @@ def test_what_a_bang_command_writes_is_the_sessions_own(fakellm, tmp_path):
     hook = TurnCheckpoints(str(ws))
     s = Session(
         model=LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test"),
-        tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
-        before_prompt=hook, after_prompt=hook.end, watch_tool=hook.watch,
-    )  # fmt: skip
+        tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,seams=Seams(before_prompt=hook, after_prompt=hook.end, watch_tool=hook.watch))  # fmt: skip
     ran = asyncio.run(s.shell("printf x > bang.txt"))
     assert ran.exit_code == 0 and ran.checkpoint == f"{s.id}/1"
     (ws / "other.txt").write_text("not the session's\n")

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from flue_tui.agent.seams import Seams
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
@@ -82,9 +83,7 @@ def test_an_abort_while_the_checkpoint_settles_after_a_whole_reply_runs_none_of_
 
     tools = builtin_tools(LocalSandbox(str(ws)))
     s = Session(
-        model=client, tools=tools, cwd=str(ws), retry_base_ms=5, before_tool=policy,
-        before_prompt=slow, after_prompt=hook.end,
-    )  # fmt: skip
+        model=client, tools=tools, cwd=str(ws), retry_base_ms=5,seams=Seams(before_tool=policy, before_prompt=slow, after_prompt=hook.end))  # fmt: skip
 
     async def run() -> tuple[Any, bool, Any]:
         aborted = await s.prompt("change a")
@@ -118,9 +117,7 @@ def test_an_abort_while_the_checkpoint_settles_before_the_prompt_hooks_runs_no_h
         return await hook(session, text)
 
     s = Session(
-        model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=stuck, after_prompt=hook.end,
-        prompt_hooks=_hooks(ws, "UserPromptSubmit", _marks(ws, "submit.txt")),
-    )  # fmt: skip
+        model=client, tools=[], cwd=str(ws), retry_base_ms=5,seams=Seams(before_prompt=stuck, after_prompt=hook.end, prompt_hooks=_hooks(ws, "UserPromptSubmit", _marks(ws, "submit.txt"))))  # fmt: skip
 
     async def run() -> tuple[Any, bool, Any]:
         aborted = await s.prompt("go")
@@ -150,10 +147,7 @@ def test_blocked_and_refused_prompts_take_no_checkpoint_number(fakellm, tmp_path
     client = LiteLLMClient("openai/gpt-3.5-turbo", api_base=fakellm.base_url, api_key="sk-test")  # no vision
     hook = TurnCheckpoints(str(ws))
     s = Session(
-        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
-        before_prompt=hook, after_prompt=hook.end, drop_prompt=hook.drop,
-        prompt_hooks=_hooks(ws, "UserPromptSubmit", block),
-    )  # fmt: skip
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,seams=Seams(before_prompt=hook, after_prompt=hook.end, drop_prompt=hook.drop, prompt_hooks=_hooks(ws, "UserPromptSubmit", block)))  # fmt: skip
 
     files = FileCheckpoints(ws, checkpoints_home())
     kept: list[set[int]] = []
@@ -272,7 +266,9 @@ def test_a_prompt_cancelled_while_its_checkpoint_runs_beside_the_request_leaves_
             await asyncio.Event().wait()  # a huge tree's snapshot
         return ref
 
-    s = Session(model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=slow, after_prompt=hook.end)
+    s = Session(
+        model=client, tools=[], cwd=str(ws), retry_base_ms=5, seams=Seams(before_prompt=slow, after_prompt=hook.end)
+    )
     unretrieved: list[Any] = []
 
     async def run() -> Any:
@@ -322,7 +318,9 @@ def test_an_undo_right_after_an_abort_waits_for_the_checkpoint_still_being_writt
     fakellm.script([Turn(text="never", stall_after=0, hold=hold)])
     client = client_for("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
     hook = TurnCheckpoints(str(ws))
-    s = Session(model=client, tools=[], cwd=str(ws), retry_base_ms=5, before_prompt=hook, after_prompt=hook.end)
+    s = Session(
+        model=client, tools=[], cwd=str(ws), retry_base_ms=5, seams=Seams(before_prompt=hook, after_prompt=hook.end)
+    )
     files = FileCheckpoints(ws, checkpoints_home())
 
     async def run() -> Any:
@@ -353,9 +351,7 @@ def test_a_snapshot_that_fails_beside_the_request_is_one_notice_and_the_turn_goe
     client = LiteLLMClient("openai/fake", api_base=fakellm.base_url, api_key="sk-test")
     hook = TurnCheckpoints(str(ws))
     s = Session(
-        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
-        before_prompt=hook, after_prompt=hook.end,
-    )  # fmt: skip
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,seams=Seams(before_prompt=hook, after_prompt=hook.end))  # fmt: skip
     notices: list[str] = []
     s.subscribe(lambda e: notices.append(e.message) if isinstance(e, Log) and e.level == "warn" else None)
 
@@ -390,9 +386,7 @@ def test_a_structured_result_runs_its_calls_only_once_the_checkpoint_is_whole(fa
         return await hook(session, text)
 
     s = Session(
-        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,
-        before_prompt=held, after_prompt=hook.end,
-    )  # fmt: skip
+        model=client, tools=builtin_tools(LocalSandbox(str(ws))), cwd=str(ws), retry_base_ms=5,seams=Seams(before_prompt=held, after_prompt=hook.end))  # fmt: skip
     result = asyncio.run(s.prompt("compute", result_schema={"type": "integer"}))
     assert not result.is_error and result.structured_output == 7 and result.checkpoint == f"{s.id}/1"
     assert seen["at_snapshot"] == "v0" and (ws / "a.txt").read_text() == "v1"

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from flue_tui.agent.seams import Seams
 from flue_tui.agent.session import Session
 from flue_tui.checkpoints import FileCheckpoints
 from flue_tui.config.paths import checkpoints_home
@@ -30,8 +31,7 @@ def session(fakellm, ws: Path, done: int = 0) -> tuple[Session, list[str]]:
         system_prompt="test",
         cwd=str(ws),
         retry_base_ms=5,
-        before_prompt=hook,
-        after_prompt=hook.end,
+        seams=Seams(before_prompt=hook, after_prompt=hook.end),
     )
     notices: list[str] = []
     s.subscribe(lambda e: notices.append(e.message) if isinstance(e, Log) and e.level == "warn" else None)
@@ -160,8 +160,7 @@ def test_the_checkpoint_is_taken_beside_the_first_request_and_before_any_tool_ru
         system_prompt="test",
         cwd=str(ws),
         retry_base_ms=5,
-        before_prompt=held,
-        after_prompt=hook.end,
+        seams=Seams(before_prompt=held, after_prompt=hook.end),
     )
     s.subscribe(lambda e: seen.setdefault("text", e.text) if isinstance(e, TextDelta) else None)
     result = asyncio.run(s.prompt("change a"))
@@ -184,7 +183,9 @@ def test_an_abort_while_the_checkpoint_is_taken_beside_the_request_keeps_none(fa
         await never.wait()  # a snapshot of a huge tree
         return "never"
 
-    s = Session(model=client, tools=[], system_prompt="test", cwd=str(ws), retry_base_ms=5, before_prompt=stuck)
+    s = Session(
+        model=client, tools=[], system_prompt="test", cwd=str(ws), retry_base_ms=5, seams=Seams(before_prompt=stuck)
+    )
 
     async def run() -> Any:
         task = asyncio.ensure_future(s.prompt("go"))

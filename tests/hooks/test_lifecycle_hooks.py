@@ -185,7 +185,7 @@ async def test_notification_is_told_when_flue_asks_permission(fakellm, tmp_path,
     hooks = _settings(Notification=[("permission_prompt", hook)])
     handle = _handle(fakellm, tmp_path, monkeypatch, hooks, permission_mode="ask")
     started = await asyncio.to_thread(handle.start)
-    policy = started.session.before_tool
+    policy = started.session.seams.before_tool
     assert policy is not None
     told = asyncio.Event()
 

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from flue_tui.agent.seams import Seams
 from flue_tui.config.errors import ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.mcp.config import McpSetup, ServerConfig, load
@@ -164,14 +165,14 @@ def test_sessions_get_tools_and_list_changes_reach_them():
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[], before_turn=manager.before_turn)
-        child = Session(model=None, tools=[], depth=1, before_turn=manager.before_turn)
+        session = Session(model=None, tools=[], seams=Seams(before_turn=manager.before_turn))
+        child = Session(model=None, tools=[], depth=1, seams=Seams(before_turn=manager.before_turn))
         manager.attach(session)
         manager.attach(child)  # a task sub-agent gets the same servers
         config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"))
         manager.configure(McpSetup((config,)), ".")
         assert session.tools == {}  # nothing starts while configuring
-        await session.before_turn(session)
+        await session.seams.before_turn(session)
         assert "mcp__t__echo" in session.tools and "mcp__t__echo" in child.tools
         assert "mcp__t__grown" not in session.tools
         result = await session.tools["mcp__t__grow"].execute({}, ToolContext("c1", None))
@@ -201,13 +202,13 @@ def test_a_server_crashing_mid_call_is_a_tool_error_and_one_notice():
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[], before_turn=manager.before_turn)
+        session = Session(model=None, tools=[], seams=Seams(before_turn=manager.before_turn))
         logs: list[str] = []
         session.subscribe(lambda e: logs.append(e.message) if isinstance(e, Log) else None)
         manager.attach(session)
         config = ServerConfig("t", "stdio", "test", command=sys.executable, args=(SERVER, "stdio"))
         manager.configure(McpSetup((config,)), ".")
-        await session.before_turn(session)
+        await session.seams.before_turn(session)
         with pytest.raises(ToolError, match=r"^MCP server t failed: the server closed the connection"):
             await session.tools["mcp__t__crash"].execute({}, ToolContext("c1", None))
         assert not any(name.startswith("mcp__") for name in session.tools)  # its tools are gone
@@ -226,7 +227,7 @@ def test_an_interrupt_does_not_wait_for_a_server_still_starting(tmp_path):
 
     async def run() -> None:
         manager = McpManager()
-        session = Session(model=None, tools=[], before_turn=manager.before_turn)
+        session = Session(model=None, tools=[], seams=Seams(before_turn=manager.before_turn))
         manager.attach(session)
         mute = ServerConfig("mute", "stdio", "test", command="sh", args=("-c", "sleep 300"), startup_timeout=600)
         manager.configure(McpSetup((mute,)), str(tmp_path))

@@ -77,7 +77,7 @@ def test_slash_mcp_lists_and_restarts(tmp_path):
         session, _ = runtime.new_session()
         text, _ = await commands.run("")
         assert text.startswith("MCP servers:\n  t  pending")
-        await session.before_turn(session)
+        await session.seams.before_turn(session)
         text, _ = await commands.run("")
         assert "  t  connected" in text and "tools: mcp__t__echo, mcp__t__add" in text
         assert await commands.run("restart t") == ("t: connected", "info")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from flue_tui.agent.seams import Seams
 from flue_tui.agent.session import Session
 from flue_tui.agent.toolrun import run_tool_batch
 from flue_tui.core.abort import AbortSignal
@@ -40,7 +41,6 @@ async def run_calls(
     tool_list: list[Any], policy: PermissionPolicy | None, *calls: tuple[str, dict[str, Any]], cwd: str = "."
 ) -> list[Any]:
     """Run the calls as one model turn's batch; returns the ToolResultMessages in call order."""
-    session = Session(model=None, tools=tool_list, cwd=cwd)  # type: ignore[arg-type]  # no model turn here
-    session.before_tool = policy
+    session = Session(model=None, tools=tool_list, cwd=cwd, seams=Seams(before_tool=policy))  # type: ignore[arg-type]  # no model turn here
     batch = [ToolCall(id=f"call_{next(_ids)}", name=name, arguments=args) for name, args in calls]
     return await run_tool_batch(session, batch, AbortSignal())

@@ -45,14 +45,14 @@ async def test_model_swaps_the_client_and_nothing_else(fakellm, tmp_path: Path, 
         await conn.wait_ready(60)
         assert conn.status == "connected"
         server_task, server_session = conn._task, conn._session
-        policy, before_turn = session.before_tool, session.before_turn
+        policy, before_turn = session.seams.before_tool, session.seams.before_turn
         # A permission file that no longer parses: reading it again would stop with a ConfigError.
         user_file().write_text("[permissions]\nallow = 5\n")
 
         assert handle.switch_model("openai/second") == "Model: openai/second"
         assert manager().conns["docs"] is conn and conn.status == "connected"
         assert (conn._task, conn._session) == (server_task, server_session)  # not restarted
-        assert (session.before_tool, session.before_turn) == (policy, before_turn)
+        assert (session.seams.before_tool, session.seams.before_turn) == (policy, before_turn)
         assert handle.session is session  # the same session, only its client changed
 
         await session.prompt("again")

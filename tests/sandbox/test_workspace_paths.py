@@ -133,4 +133,4 @@ def test_a_task_cannot_be_started_outside_the_workspace(layout):
     with pytest.raises(WorkspaceEscape, match=f"^path escapes workspace boundary: {layout.parent / 'outside'}$"):
         runtime._make_child(parent, agent, "../outside")
     child = runtime._make_child(parent, agent, "sub")
-    assert child.cwd == str(layout / "sub") and child.before_tool is parent.before_tool
+    assert child.cwd == str(layout / "sub") and child.seams.before_tool is parent.seams.before_tool
