@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
@@ -108,25 +109,43 @@ class Git:
     def run(
         self, args: Sequence[str], *, input: bytes | None = None, cwd: Path | None = None, check: bool = True
     ) -> bytes:
-        proc = subprocess.run(
-            [self.git, *args],
-            input=input,
-            capture_output=True,
-            env=self._env,
-            cwd=cwd or self.workspace,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            pass_fds=self._fds(),
-        )
-        if check and proc.returncode != 0:
-            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {proc.returncode}")
-        return proc.stdout
+        code, out, err = self._wait(args, input, cwd)
+        if check and code != 0:
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {code}")
+        return out
 
     def succeeds(self, args: Sequence[str], *, input: bytes | None = None) -> bool:
-        proc = subprocess.run(
-            [self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace, pass_fds=self._fds()
+        return self._wait(args, input, None)[0] == 0
+
+    def _wait(self, args: Sequence[str], input: bytes | None, cwd: Path | None) -> tuple[int, bytes, bytes]:
+        """Run git to its end. git opens every `.gitignore` and `.gitattributes` it passes with a
+        blocking open, so one that is a FIFO stops it for good: while it runs long, the workspace
+        is searched for one, and git is stopped, with a sentence naming it, if there is."""
+        proc = subprocess.Popen(
+            [self.git, *args],
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self._env,
+            cwd=cwd or self.workspace,
+            pass_fds=self._fds(),
         )
-        return proc.returncode == 0
+        wait, pending = 1.0, input
+        while True:
+            try:
+                out, err = proc.communicate(pending, timeout=wait)
+                return proc.returncode, out, err
+            except subprocess.TimeoutExpired:
+                pending, wait = None, min(wait * 2, 30.0)
+                blocking = blocking_file(self.workspace)
+                if blocking is not None:
+                    proc.kill()
+                    proc.communicate()
+                    raise GitFailed(
+                        f"{blocking} is not a regular file, and git waits for ever to read it; "
+                        "remove it to get file checkpoints again"
+                    ) from None
 
     def popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -176,6 +195,29 @@ class Git:
         for path in names:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+
+# The files git reads in each folder of a work tree as it walks it (attributes, ignore patterns).
+_READ_IN_EACH_FOLDER = (".gitignore", ".gitattributes")
+
+
+def blocking_file(workspace: Path) -> str | None:
+    """A `.gitignore` or `.gitattributes` in the workspace that is a FIFO, socket or device (or a
+    symlink to one), relative to it: the first found, or None."""
+    for top, dirs, files in os.walk(workspace):
+        dirs[:] = [d for d in dirs if d != ".git"]  # git never reads these inside a repository's own folder
+        for name in _READ_IN_EACH_FOLDER:
+            path = os.path.join(top, name)
+            if name in files and not _regular(path):
+                return os.path.relpath(path, workspace)
+    return None
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # a dangling symlink: git cannot open it, so does not wait on it
 
 
 def global_excludes() -> str:
