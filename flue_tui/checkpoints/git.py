@@ -13,11 +13,12 @@ import contextlib
 import fcntl
 import os
 import shutil
-import stat
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from flue_tui.core.files import blocking_file
 
 # Highest-precedence attributes: no end-of-line conversion, no clean/smudge filter, no re-encoding,
 # whatever the workspace's .gitattributes say. A checkpoint holds the bytes that were on disk.
@@ -138,7 +139,7 @@ class Git:
                 return proc.returncode, out, err
             except subprocess.TimeoutExpired:
                 pending, wait = None, min(wait * 2, 30.0)
-                blocking = blocking_file(self.workspace)
+                blocking = blocking_file(str(self.workspace), _READ_IN_EACH_FOLDER)
                 if blocking is not None:
                     proc.kill()
                     proc.communicate()
@@ -199,25 +200,6 @@ class Git:
 
 # The files git reads in each folder of a work tree as it walks it (attributes, ignore patterns).
 _READ_IN_EACH_FOLDER = (".gitignore", ".gitattributes")
-
-
-def blocking_file(workspace: Path) -> str | None:
-    """A `.gitignore` or `.gitattributes` in the workspace that is a FIFO, socket or device (or a
-    symlink to one), relative to it: the first found, or None."""
-    for top, dirs, files in os.walk(workspace):
-        dirs[:] = [d for d in dirs if d != ".git"]  # git never reads these inside a repository's own folder
-        for name in _READ_IN_EACH_FOLDER:
-            path = os.path.join(top, name)
-            if name in files and not _regular(path):
-                return os.path.relpath(path, workspace)
-    return None
-
-
-def _regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return True  # a dangling symlink: git cannot open it, so does not wait on it
 
 
 def global_excludes() -> str:
