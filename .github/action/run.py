@@ -40,7 +40,7 @@ def fail(message: str) -> int:
 
 def flue_args(env: Mapping[str, str]) -> list[str] | str:
     """flue's arguments from the inputs, or the sentence saying which input is wrong."""
-    args = ["-p", env.get("INPUT_PROMPT", ""), "--output-format", "json"]
+    args = ["-p", "--output-format", "json"]
     args += ["--permission-mode", env.get("INPUT_PERMISSION_MODE", "").strip() or DEFAULT_MODE]
     for name, flag in (
         ("MODEL", "--model"),
@@ -54,7 +54,8 @@ def flue_args(env: Mapping[str, str]) -> list[str] | str:
         args += shlex.split(env.get("INPUT_ARGS", ""))
     except ValueError as exc:
         return f"the args input cannot be read as shell words ({exc})"
-    return args
+    # Last, after `--`: a prompt (an issue's text) that starts with `-` is still the prompt, never an option.
+    return [*args, "--", env.get("INPUT_PROMPT", "")]
 
 
 def export(flue: str, session_id: str, temp: Path) -> str:

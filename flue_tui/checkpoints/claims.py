@@ -10,7 +10,7 @@ A path is the session's when its state now is one it `wrote`, or one it `ran` th
 session claims (`Ownership.mine`): a file another session wrote while this one's command ran is
 claimed by both, so it is named, not removed; and two sessions whose commands overlapped each name
 a file both saw appear. A `wrote` claim is proof: those bytes are the session's own.
-A turn's claims are kept as one JSON blob, `<session>/own-<n>`, written when the turn ends; a fork
+A turn's claims are kept as one JSON blob, `<session>/own-<n>`, rewritten after each call; a fork
 is given its source's (the same blobs), which are then one claim, never a doubt of each other.
 """
 

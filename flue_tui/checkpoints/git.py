@@ -18,6 +18,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from flue_tui.core.files import blocking_file
+
 # Highest-precedence attributes: no end-of-line conversion, no clean/smudge filter, no re-encoding,
 # whatever the workspace's .gitattributes say. A checkpoint holds the bytes that were on disk.
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
@@ -108,25 +110,43 @@ class Git:
     def run(
         self, args: Sequence[str], *, input: bytes | None = None, cwd: Path | None = None, check: bool = True
     ) -> bytes:
-        proc = subprocess.run(
-            [self.git, *args],
-            input=input,
-            capture_output=True,
-            env=self._env,
-            cwd=cwd or self.workspace,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            pass_fds=self._fds(),
-        )
-        if check and proc.returncode != 0:
-            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {proc.returncode}")
-        return proc.stdout
+        code, out, err = self._wait(args, input, cwd)
+        if check and code != 0:
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            raise GitFailed(lines[0] if lines else f"git {args[0]} exited with {code}")
+        return out
 
     def succeeds(self, args: Sequence[str], *, input: bytes | None = None) -> bool:
-        proc = subprocess.run(
-            [self.git, *args], input=input, capture_output=True, env=self._env, cwd=self.workspace, pass_fds=self._fds()
+        return self._wait(args, input, None)[0] == 0
+
+    def _wait(self, args: Sequence[str], input: bytes | None, cwd: Path | None) -> tuple[int, bytes, bytes]:
+        """Run git to its end. git opens every `.gitignore` and `.gitattributes` it passes with a
+        blocking open, so one that is a FIFO stops it for good: while it runs long, the workspace
+        is searched for one, and git is stopped, with a sentence naming it, if there is."""
+        proc = subprocess.Popen(
+            [self.git, *args],
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self._env,
+            cwd=cwd or self.workspace,
+            pass_fds=self._fds(),
         )
-        return proc.returncode == 0
+        wait, pending = 1.0, input
+        while True:
+            try:
+                out, err = proc.communicate(pending, timeout=wait)
+                return proc.returncode, out, err
+            except subprocess.TimeoutExpired:
+                pending, wait = None, min(wait * 2, 30.0)
+                blocking = blocking_file(str(self.workspace), _READ_IN_EACH_FOLDER)
+                if blocking is not None:
+                    proc.kill()
+                    proc.communicate()
+                    raise GitFailed(
+                        f"{blocking} is not a regular file, and git waits for ever to read it; "
+                        "remove it to get file checkpoints again"
+                    ) from None
 
     def popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -176,6 +196,10 @@ class Git:
         for path in names:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+
+# The files git reads in each folder of a work tree as it walks it (attributes, ignore patterns).
+_READ_IN_EACH_FOLDER = (".gitignore", ".gitattributes")
 
 
 def global_excludes() -> str:

@@ -17,11 +17,12 @@ from flue_tui.checkpoints.store import FileCheckpoints
 PREFIX = "refs/flue/"
 
 
-def save(files: FileCheckpoints, ref: str, claims: Claims) -> None:
-    """Keep `claims` as `ref` (a turn's: `<session>/own-<n>`)."""
+def save(files: FileCheckpoints, ref: str, claims: Claims | bytes) -> None:
+    """Keep `claims` (or their `encode(ref)`) as `ref` (a turn's: `<session>/own-<n>`)."""
+    data = claims if isinstance(claims, bytes) else claims.encode(ref)
     with files.git.locked():
         files.git.ensure()
-        blob = files.git.run(["hash-object", "-w", "--stdin"], input=claims.encode(ref)).decode().strip()
+        blob = files.git.run(["hash-object", "-w", "--stdin"], input=data).decode().strip()
         files.update_refs({ref: blob})
 
 

@@ -99,6 +99,32 @@ def refuse_special(path: str) -> None:
         raise NotRegular(path, mode)
 
 
+def blocking_file(root: str, names: tuple[str, ...], *, above: bool = False) -> str | None:
+    """The first file called one of `names` below `root` (and in its parent folders, `above`)
+    that is a FIFO, socket or device, or a symlink to one: git and rg open the ignore and
+    attribute files of each folder they walk with a blocking open, so they wait for ever on one."""
+    places = [os.path.dirname(root.rstrip("/")) or "/"] if above else []
+    while above and places[-1] != (up := os.path.dirname(places[-1])):
+        places.append(up)
+    for top in places:
+        for name in names:
+            if not _regular_or_none(os.path.join(top, name)):
+                return os.path.join(top, name)
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]  # a repository's own folder: neither reads these there
+        for name in names:
+            if name in files and not _regular_or_none(os.path.join(top, name)):
+                return os.path.relpath(os.path.join(top, name), root)
+    return None
+
+
+def _regular_or_none(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # not there, or a dangling symlink: nothing waits on it
+
+
 def _finish(fd: int, path: str, write: bool) -> int:
     """Re-check what was really opened, truncate a file opened for writing, go back to blocking."""
     try:

@@ -5,8 +5,9 @@ counts the stored user messages from 1, so it matches `flue sessions rewind NAME
 the turn runs, every tool call that can change files is watched (Session.watch_tool, its task
 children's too): a write or edit claims its file as the tool left it, a command (bash, a `!`
 command, bash_background's start) what changed between snapshots just before and just after it.
-When the turn ends (Session.after_prompt) its claims are kept as `<session id>/own-<n>`, so a
-rewind can tell what the session's own tool calls wrote (checkpoints/claims.py). The snapshots run
+The turn's claims are kept as `<session id>/own-<n>` as each call makes them, so a rewind can tell
+what the session's own tool calls wrote (checkpoints/claims.py), and another session's rewind
+already sees them while this turn still runs, or after it was killed. The snapshots run
 off the event loop; a failure is one notice per session (on stderr in `-p`, a notice in the app and
 inline mode), never the turn's error, and a call whose snapshot failed claims nothing.
 What a checkpoint is *about* (its time, its prompt) is the user message itself, in the session
@@ -65,11 +66,14 @@ class TurnCheckpoints:
         self.skipped_seen: set[str] = set()
         self.stepped = False  # the newest change to the files was a /rewind or /undo, not a turn (/undo undoes it)
         self.claims = Claims()  # what the running turn's own tool calls wrote
+        self.turn: str | None = None  # the running turn's checkpoint ref, for its claims' name
+        self.saving = asyncio.Lock()  # one save of the turn's claims at a time, the newest last
 
     async def __call__(self, session: Session, text: str) -> str | None:
         n, self.next = self.next, self.next + 1
         self.stepped = False
         self.claims = Claims()
+        self.turn = None
         if self.off is not None:
             self._notice(session, self.off)
             return None
@@ -100,19 +104,27 @@ class TurnCheckpoints:
                     message=f"{TAG} Not in checkpoints (over {limit} MB, unreadable or a nested repository): {shown}",
                 )
             )
+        self.turn = ref
         return ref
 
     async def end(self, session: Session, ref: str) -> None:
-        """Session.after_prompt: keep what turn `ref`'s own tool calls wrote."""
-        files, claims = self.files, self.claims
+        """Session.after_prompt: the turn `ref` is over; its claims were kept as its calls made them."""
         self.claims = Claims()
-        if files is None or not claims:
+        self.turn = None
+
+    async def _keep(self, session: Any, claims: Claims) -> None:
+        """Keep the running turn's claims so far: another session's rewind reads them at once, and a
+        turn killed half-way still names what its calls wrote."""
+        files, ref = self.files, self.turn
+        if files is None or ref is None or claims is not self.claims or not claims:
             return
         sid, _, n = ref.rpartition("/")
-        try:
-            await asyncio.to_thread(owners.save, files, f"{sid}/own-{n}", claims)
-        except (GitFailed, OSError, ValueError) as exc:
-            self._notice(session, f"What turn {n} wrote was not kept ({exc}); a rewind will ask about its files.")
+        async with self.saving:
+            data = claims.encode(f"{sid}/own-{n}")  # encoded on the loop: the calls add to it here
+            try:
+                await asyncio.to_thread(owners.save, files, f"{sid}/own-{n}", data)
+            except (GitFailed, OSError, ValueError) as exc:
+                self._notice(session, f"What turn {n} wrote was not kept ({exc}); a rewind will ask about its files.")
 
     @contextlib.asynccontextmanager
     async def watch(self, session: Any, traits: ToolTraits, args: dict[str, Any]) -> AsyncIterator[None]:
@@ -134,6 +146,7 @@ class TurnCheckpoints:
                 )
                 if rel is not None and state is not None:
                     claims.wrote[rel] = state
+            await self._keep(session, claims)
             return
         if self._only_reads(traits, args, session.cwd):
             yield  # nothing of it to claim: its two snapshots are not taken
@@ -151,6 +164,8 @@ class TurnCheckpoints:
             claims.ran.update(await asyncio.to_thread(owners.window, files, before.commit, after.commit))
         except (GitFailed, OSError, ValueError) as exc:
             self._notice(session, f"A command's files were not watched ({exc}); a rewind will ask about them.")
+            return
+        await self._keep(session, claims)
 
     def _only_reads(self, traits: ToolTraits, args: dict[str, Any], cwd: str) -> bool:
         """A shell command the policy's read-only check passes (ls, git status …). Were it wrong, what

@@ -9,11 +9,12 @@ import shutil
 import weakref
 from typing import Any
 
-from flue_tui.core.abort import ToolError
+from flue_tui.core.abort import AbortSignal, OutputCallback, ToolError
 from flue_tui.core.details import MatchDetails
+from flue_tui.core.files import blocking_file
 from flue_tui.core.jsstr import len16
 from flue_tui.core.traits import ToolTraits
-from flue_tui.sandbox.base import Sandbox
+from flue_tui.sandbox.base import ExecResult, Sandbox
 from flue_tui.tools.base import (
     MAX_GREP_LINE_LENGTH,
     MAX_GREP_MATCHES,
@@ -29,6 +30,8 @@ PROBE_TIMEOUT_MS = 10_000
 PROBE_RACE_S = 15.0
 STDERR_KEEP = 64 * 1024  # chars of stderr kept for the `grep failed:` text
 _SAFE_WORD = r"[A-Za-z0-9_./+-]+"
+# What rg reads in each folder it walks, and in the folders above (grep -r reads none of them).
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 
 # Once per sandbox and rg command word: does `<rg> --version` exit 0 there?
 _probes: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Task[bool]]] = weakref.WeakKeyDictionary()
@@ -113,6 +116,34 @@ class GrepTool:
             return False
         return result.exit_code == 0
 
+    async def _watched(self, cmd: str, ctx: ToolContext, sink: OutputCallback, path: str) -> ExecResult:
+        """The search, run to its end. rg and grep open each folder's ignore files with a blocking
+        open, so a FIFO planted as one would hold the call for ever: while it runs long, the folders
+        it searches are looked through for one, and the search is stopped with a sentence naming it."""
+        stop = AbortSignal()
+        unlink = ctx.signal.add_callback(stop.abort)
+        run = asyncio.ensure_future(self.sandbox.exec(cmd, signal=stop, on_output=sink))
+        try:
+            wait = 1.0
+            while not (await asyncio.wait({run}, timeout=wait))[0]:
+                wait = min(wait * 2, 30.0)
+                try:
+                    root = self.sandbox.resolve_path(path)
+                except ToolError:
+                    continue
+                found = await asyncio.to_thread(blocking_file, root, IGNORE_FILES, above=True)
+                if found is not None and not ctx.signal.aborted:
+                    stop.abort()
+                    await asyncio.gather(run, return_exceptions=True)
+                    raise ToolError(
+                        f"Cannot search {path}: {found} is not a regular file, and the search would wait for ever to read it."
+                    )
+            return run.result()
+        finally:
+            unlink()
+            if not run.done():
+                stop.abort()
+
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_abort(ctx.signal)
         pattern: str = args["pattern"]
@@ -150,7 +181,7 @@ class GrepTool:
                 err.append(chunk[: STDERR_KEEP - err_len])
                 err_len += len(err[-1])
 
-        result = await self.sandbox.exec(cmd, signal=ctx.signal, on_output=sink)
+        result = await self._watched(cmd, ctx, sink, search_path)
         if result.exit_code == 1 and out.empty:
             return ToolResult("No matches found.", MatchDetails(0))
         if result.exit_code > 1:

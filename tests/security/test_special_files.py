@@ -244,3 +244,20 @@ def test_repository_fifos_do_not_hang_start_up(tmp_path):
         _no_hang(layer, fifos)
         == f"Skipped {tmp_path}/.flue/config.toml: flue cannot read it (a FIFO (named pipe), not a regular file)."
     )
+
+
+@pytest.mark.parametrize("place", ["sub/.gitignore", ".ignore", ".rgignore", "../.gitignore"])
+async def test_grep_stops_at_an_ignore_file_that_is_a_fifo(tmp_path, place):
+    """Issue 42, attacked: rg opens each folder's ignore files (and those above) with a blocking
+    open, so a cloned repository's FIFO `.ignore` held every grep call for ever. Now a search that
+    runs long has its folders looked through, and one found stops it with a sentence naming it."""
+    from flue_tui.tools.grep import GrepTool
+
+    ws = tmp_path / "outer" / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "a.txt").write_text("x\n")
+    os.mkfifo(ws / place)
+    tool = GrepTool(LocalSandbox(str(ws)))
+    text = await _refused(tool, {"pattern": "x"})
+    shown = os.path.normpath(ws / place) if place.startswith("..") else place
+    assert text == f"Cannot search .: {shown} is not a regular file, and the search would wait for ever to read it."
