@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from flue_tui.agent import compaction_prompts as prompts
 from flue_tui.core.events import Compaction, CompactionStart, Event, Log, MessageEnd, Turn, TurnStart
@@ -29,9 +29,6 @@ from flue_tui.core.traits import Described, traits_of
 from flue_tui.model.base import ModelClient, ModelError, TurnResponse
 from flue_tui.tools.base import Tool
 
-if TYPE_CHECKING:
-    from flue_tui.agent.seams import Seams
-
 
 class CompactHooks(Protocol):
     """The user's PreCompact hooks (flue_tui/hooks/lifecycle.py), and SessionStart after it."""
@@ -40,13 +37,20 @@ class CompactHooks(Protocol):
     async def compacted(self) -> None: ...
 
 
+class CompactSeams(Protocol):
+    """What compaction consults of a Session's seams (agent/seams.py): the PreCompact hooks."""
+
+    @property
+    def prompt_hooks(self) -> CompactHooks | None: ...
+
+
 class CompactionHost(Protocol):
     """What compaction needs of its Session (a Protocol: session.py imports this module)."""
 
     messages: list[Message]
 
     @property
-    def seams(self) -> Seams: ...  # its prompt_hooks (CompactHooks)
+    def seams(self) -> CompactSeams: ...
     @property
     def model(self) -> ModelClient: ...
     @property

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from flue_tui.agent.compaction import CompactionFailed, CompactionHost, compact
 from flue_tui.agent.toolrun import ToolHost, run_tool_batch
@@ -24,8 +25,12 @@ from flue_tui.core.messages import (
 from flue_tui.model.base import ModelError, TextChunk, ThinkingChunk, TurnResponse, UsageChunk
 from flue_tui.tools.base import tool_spec
 
-if TYPE_CHECKING:
-    from flue_tui.agent.seams import Seams
+
+class TurnSeams(Protocol):
+    """What the loop consults of a Session's seams (agent/seams.py): the hook before each request."""
+
+    @property
+    def before_turn(self) -> Callable[[Any], Awaitable[None]] | None: ...
 
 
 class LoopHost(CompactionHost, ToolHost, Protocol):
@@ -40,7 +45,7 @@ class LoopHost(CompactionHost, ToolHost, Protocol):
     @property
     def retry_base_ms(self) -> float: ...
     @property
-    def seams(self) -> Seams: ...  # its before_turn
+    def seams(self) -> TurnSeams: ...
     async def settle_checkpoint(self, signal: AbortSignal) -> None: ...
 
 

@@ -7,7 +7,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortSignal
 from flue_tui.core.decision import Decision
@@ -30,8 +30,16 @@ AfterTool = Callable[[str, dict[str, Any], str, str, bool], Awaitable[str | None
 # so a rewind removes only what the session's own calls wrote. A `!` command is run inside it too.
 WatchTool = Callable[[Any, ToolTraits, dict[str, Any]], contextlib.AbstractAsyncContextManager[None]]
 
-if TYPE_CHECKING:
-    from flue_tui.agent.seams import Seams
+
+class ToolSeams(Protocol):
+    """What running a batch consults of a Session's seams (agent/seams.py)."""
+
+    @property
+    def before_tool(self) -> BeforeTool | None: ...
+    @property
+    def after_tool(self) -> AfterTool | None: ...
+    @property
+    def watch_tool(self) -> WatchTool | None: ...
 
 
 class ToolHost(Protocol):
@@ -40,7 +48,7 @@ class ToolHost(Protocol):
     @property
     def tools(self) -> dict[str, Tool]: ...
     @property
-    def seams(self) -> Seams: ...  # its before_tool, after_tool and watch_tool
+    def seams(self) -> ToolSeams: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...
     def emit(self, event: Event) -> None: ...
 

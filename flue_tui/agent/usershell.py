@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from flue_tui.core.abort import ABORT_MESSAGE, AbortError, AbortSignal
 from flue_tui.core.events import Event, MessageEnd, ToolEnd, ToolOutput, ToolStart
@@ -36,9 +36,6 @@ from flue_tui.tools.locks import check_abort
 from flue_tui.tools.truncate import truncate_tail
 
 CALL_PREFIX = "shell"  # a `!command`'s block id: front ends tell the user's own command by it
-
-if TYPE_CHECKING:
-    from flue_tui.agent.seams import Seams
 
 
 def is_own(call_id: str) -> bool:
@@ -125,13 +122,22 @@ class ShellResult:
     checkpoint: str | None = None
 
 
+class ShellSeams(Protocol):
+    """What a `!command` consults of a Session's seams (agent/seams.py)."""
+
+    @property
+    def before_tool(self) -> Any: ...
+    @property
+    def watch_tool(self) -> Any: ...
+
+
 class ShellHost(Protocol):
     """What running a `!command` needs of its Session (a Protocol: session.py imports this module)."""
 
     @property
     def tools(self) -> dict[str, Any]: ...
     @property
-    def seams(self) -> Seams: ...  # its before_tool and watch_tool
+    def seams(self) -> ShellSeams: ...
     @property
     def messages(self) -> list[Message]: ...
     def event(self, cls: type[Event], **fields: Any) -> Any: ...

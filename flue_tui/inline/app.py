@@ -28,7 +28,8 @@ from flue_tui.ui import toolfmt
 from flue_tui.ui.attach import attached
 from flue_tui.ui.backfill import recap
 from flue_tui.ui.bashes import EndedJobs
-from flue_tui.ui.commands import COMMANDS, builtin_names, dispatch, parse, runnables
+from flue_tui.ui.commands import COMMANDS, builtin_names, parse, runnables
+from flue_tui.ui.dispatch import dispatch
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 

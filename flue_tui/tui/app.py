@@ -35,7 +35,8 @@ from flue_tui.tui.widgets.plan import PlanPanel
 from flue_tui.tui.widgets.prompt import CompletionList, PromptArea
 from flue_tui.tui.widgets.status import StatusBar
 from flue_tui.ui.bashes import EndedJobs
-from flue_tui.ui.commands import KEYS, dispatch, parse
+from flue_tui.ui.commands import KEYS, parse
+from flue_tui.ui.dispatch import dispatch
 from flue_tui.ui.history import PromptHistory
 from flue_tui.ui.pathindex import PathIndex
 from flue_tui.ui.router import EventRouter

@@ -7,7 +7,8 @@ from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from flue_tui.ui.commands import FrontEnd, dispatch
+from flue_tui.ui.commands import FrontEnd
+from flue_tui.ui.dispatch import dispatch
 
 
 class _Host(FrontEnd, Protocol):

@@ -3,7 +3,8 @@
 router.py, transcript.py  session events -> transcript entries (plain data widgets render)
 toolfmt.py        how a tool call reads on screen (its summary: flue_tui.core.toolcall)
 backfill.py       a resumed history as the entries a live run builds (task children read from the store)
-commands.py       the slash commands: table, /help text, parsing, and `dispatch` over `FrontEnd`
+commands.py       the slash commands: table, /help text, parsing, and the `FrontEnd` protocol
+dispatch.py       running a command: each name's handler over `FrontEnd`, else a skill or "unknown"
 slash.py          `/name args` where the app's commands do not run (`-p`, `--plain`, ACP)
 status_text.py    /status and /context; permissions_text.py /permissions; hooks_text.py /hooks
 bashes.py         `/bashes` and what is heard when a background command ends

@@ -81,7 +81,8 @@ def test_an_unknown_name_is_echoed_short_and_inert():
 
 def test_every_listed_command_has_a_handler_and_every_handler_a_listed_name() -> None:
     """The command table (ui/commands.py): /help's rows and what dispatch runs are one set."""
-    from flue_tui.ui.commands import COMMANDS, HANDLERS
+    from flue_tui.ui.commands import COMMANDS
+    from flue_tui.ui.dispatch import HANDLERS
 
     listed = {c.name for c in COMMANDS}
     assert listed <= set(HANDLERS)
