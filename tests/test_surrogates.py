@@ -77,7 +77,9 @@ def test_every_route_joins_text_thinking_and_tool_arguments(
     server.script(turns)
     model, env = _env(route, flue_env, fakeanthropic, fakeollama)
     effort = ["--effort", "high"] if route.startswith("anthropic") else []
-    out = flue_main("-p", "go", "--model", model, "--output-format", "json", *effort, env=env)
+    out = flue_main(
+        "-p", "go", "--model", model, "--output-format", "json", "--permission-mode", "yolo", *effort, env=env
+    )
     assert out.code == 0, out.stderr + str(getattr(server, "rejections", ""))
     assert _result(out.stdout)["result"] == SHOWN
     assert (tmp_path / "f.txt").read_text(encoding="utf-8") == "😀 😁 \ufffd \ufffd"

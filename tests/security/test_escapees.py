@@ -64,7 +64,7 @@ def _script(tool: str, command: str, held: threading.Event, then: str) -> list[T
 
 def _flue(flue_env, tmp_path, *more: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", *more],
+        [sys.executable, "-m", "flue_tui", "-p", "go", "--model", "openai/fake", "--permission-mode", "yolo", *more],
         cwd=tmp_path,
         env=flue_env,
         stdin=subprocess.DEVNULL,
@@ -149,7 +149,17 @@ def test_flue_p_finishes_past_a_hook_whose_setsid_child_keeps_its_output(fakellm
     pidfile = tmp_path / "hook.pid"
     settings = _settings(_hook(f"{_escapee(pidfile)} &", timeout=1))
     fakellm.script([Turn(calls=[Call("bash", {"command": "echo ran > ran.txt"}, id="b1")]), Turn(text="done")])
-    out = run_flue("-p", "go", "--model", "openai/fake", "--settings", settings, timeout=FINISH_TIMEOUT_S)
+    out = run_flue(
+        "-p",
+        "go",
+        "--model",
+        "openai/fake",
+        "--permission-mode",
+        "yolo",
+        "--settings",
+        settings,
+        timeout=FINISH_TIMEOUT_S,
+    )
     pid = read_pid(pidfile)
     escaped.append(pid)
     assert out.code == 0, out.stderr
