@@ -37,6 +37,7 @@ MAX_DEPTH = 8  # nested `bash -c "eval '…'"` levels before the command is call
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} and {1..3} expand; {} does not
 _WRITE_OPS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
+_NETWORK_TARGETS = re.compile(r"^/dev/(tcp|udp)/")
 _HARMLESS_TARGETS = re.compile(r"^(/dev/(null|stdout|stderr|tty|fd/\d+)|&?-|\d+)$")
 _CODE_SHAPED = re.compile(r"\[.*(\$\(|`)", re.DOTALL)
 # [[ … ]] operators that evaluate their operands as arithmetic (or, -v, an array subscript).
@@ -194,12 +195,17 @@ def _arithmetic_test(node: Any) -> bool:
 def _redirect(node: Any, out: Collector) -> None:
     ops = [c.type for c in node.children if not c.is_named]
     dest = node.child_by_field_name("destination")
-    if dest is None or not any(op in _WRITE_OPS for op in ops):
+    if dest is None:
         return
     target = word_of(dest)
-    if target.static and _HARMLESS_TARGETS.match(target.text):
-        return
-    out.writes.append(target.text)
+    # bash itself connects for /dev/tcp/HOST/PORT and /dev/udp/…, whichever way the arrow points,
+    # so even `cat < /dev/tcp/…` reaches the network; a name read from, known only at run time,
+    # may be one (one written to is a write to an unknown file, which asks already).
+    writes = any(op in _WRITE_OPS for op in ops)
+    if _NETWORK_TARGETS.match(target.text) or not (target.static or writes):
+        out.doubt("a redirection bash may turn into a network connection")
+    elif writes and not (target.static and _HARMLESS_TARGETS.match(target.text)):
+        out.writes.append(target.text)
 
 
 _QUOTED_ESCAPE = re.compile(r'\\([$`"\\])|\\\n')  # only these lose their backslash in "…"

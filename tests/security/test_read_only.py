@@ -38,6 +38,7 @@ READ_ONLY = [
     "find . -name '*.py' -type f",
     "pwd && wc -l a.txt",
     "ls >/dev/null 2>&1 || true",
+    "wc -l < a.txt",
 ]
 
 
@@ -58,6 +59,12 @@ NOT_READ_ONLY = [
     "git diff --out=p.diff",
     "git log --output p",
     "git format-patch -o d HEAD~1",
+    # bash connects for these itself, whichever way the arrow points (issue 42)
+    "cat < /dev/tcp/127.0.0.1/9",
+    "head -c 10 0</dev/udp/127.0.0.1/53",
+    "wc -c <'/dev/tcp/example.com/80'",
+    "cat < $F",
+    "ls 2>/dev/tcp/127.0.0.1/9",
     # find's actions
     "find . -delete",
     "find . -name x -execdir cat {} +",
