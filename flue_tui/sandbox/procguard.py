@@ -17,18 +17,20 @@ guards all of those with one check (ptrace access), so:
   names its own process group to the reaper, so no moment after the fork is left uncovered.
 * `reaper` is one small helper process per flue process (proctree.py run as a script), spawned
   with an empty environment. flue tells it which process groups are running; when flue's end of
-  the pipe closes (flue exited or was killed), it SIGKILLs those groups, which also takes the
-  shell's own children, then every process carrying flue's mark (proctree), which takes what left
-  the groups (`setsid`, daemons, re-parented children).
+  the channel closes (flue was killed), it SIGKILLs those groups, which also takes the shell's own
+  children, then every process carrying flue's mark (proctree), which takes what left the groups
+  (`setsid`, daemons, re-parented children). A normal exit does the same from flue itself.
 
 All of it is Linux-only except the reaper, which works on any POSIX system.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -87,6 +89,7 @@ if _LIBC is not None:
     _prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     _prctl.restype = ctypes.c_int
 
+_READY_TIMEOUT_S = 10.0
 _hardened = False
 _harden_lock = threading.Lock()
 
@@ -180,22 +183,35 @@ def child_setup(parent_pid: int, reaper_fd: int | None = None) -> None:
         if os.getppid() != parent_pid:  # flue died between fork and prctl: nobody would signal us
             os.kill(os.getpid(), signal.SIGKILL)
     if reaper_fd is not None:
-        try:
-            os.write(reaper_fd, b"+%d\n" % os.getpid())  # one line under PIPE_BUF: atomic
+        channel = socket.socket(fileno=reaper_fd)
+        try:  # one small send on a stream socket: never interleaved with another writer's line
+            channel.send(b"+%d\n" % os.getpid(), socket.MSG_NOSIGNAL)
         except OSError:
             pass
+        finally:
+            channel.detach()  # the caller's descriptor: exec closes it
 
 
 class Reaper:
     """flue's side of the reaper: spawned on first use, respawned (and told every running group
     again) if something killed it. If it cannot start at all, commands still have
-    PR_SET_PDEATHSIG; only their children may then outlive a killed flue."""
+    PR_SET_PDEATHSIG; only their children may then outlive a killed flue.
+
+    Its channel is a socket pair, not a pipe: a pipe can be opened again through
+    `/proc/<reaper>/fd/0` by any process of the user, which could then feed it groups to kill,
+    make it forget ours, or hold the pipe open so flue's death never reaches it; a socket cannot
+    be opened that way. The reaper makes itself non-dumpable before it says it is ready, and no
+    command is spawned before it did, so none can reach it through ptrace either. A command can
+    still stop or kill it (same user): flue's own exit therefore does the reaper's work itself,
+    and only a kill -9 of flue relies on it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._channel: socket.socket | None = None
         self._groups: set[int] = set()
         self._broken = False
+        self._exit_registered = False
 
     def watch(self, pgid: int) -> None:
         with self._lock:
@@ -212,7 +228,7 @@ class Reaper:
         return self._proc.pid if self._proc is not None else None
 
     def spawn_fd(self) -> int | None:
-        """A private write end of the reaper's pipe for a command about to be spawned: its
+        """A private descriptor of the reaper's channel for a command about to be spawned: its
         `child_setup` registers the command's group through it before exec, so a flue killed at
         any moment after the fork (before `watch`) still takes the command along. A duplicate, so
         a respawned reaper can never leave the child writing into a recycled descriptor; the
@@ -220,23 +236,42 @@ class Reaper:
         with self._lock:
             if not self._running():
                 return None
-            assert self._proc is not None and self._proc.stdin is not None
+            assert self._channel is not None
             try:
-                return os.dup(self._proc.stdin.fileno())  # not inheritable: gone at exec
+                return os.dup(self._channel.fileno())  # not inheritable: gone at exec
             except (OSError, ValueError):
                 return None
+
+    def end(self) -> None:
+        """flue is exiting: kill what it started itself (the reaper may have been stopped by one
+        of its commands), then the reaper, which has nothing left to do."""
+        with self._lock:
+            self._broken = True  # nothing respawns it from here on
+            groups, proc, channel = list(self._groups), self._proc, self._channel
+            self._proc = self._channel = None
+        for pgid in groups:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except OSError:
+                pass
+        proctree.kill_marked(proctree.RUN)
+        if proc is not None:
+            proc.kill()  # SIGKILL reaches a stopped process too
+        if channel is not None:
+            channel.close()
 
     def _send(self, line: bytes) -> None:
         for _attempt in range(2):
             if not self._running():
                 return
-            assert self._proc is not None and self._proc.stdin is not None
+            assert self._channel is not None
             try:
-                self._proc.stdin.write(line)
-                self._proc.stdin.flush()
+                self._channel.sendall(line, socket.MSG_NOSIGNAL)
                 return
-            except (OSError, ValueError):
-                self._proc = None  # it died under us: start another, which is told everything
+            except OSError:  # it died under us, or was stopped until its channel filled up
+                if self._proc is not None:
+                    self._proc.kill()
+                self._proc = None  # start another, which is told everything
 
     def _running(self) -> bool:
         """Start the reaper if none runs (and tell it every watched group); False if it cannot."""
@@ -244,23 +279,38 @@ class Reaper:
             return False
         if self._proc is not None and self._proc.poll() is None:
             return True
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
         try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", proctree.__file__, proctree.RUN],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env={},
-                start_new_session=True,
-                close_fds=True,
-            )
-            assert self._proc.stdin is not None
+            ours, theirs = socket.socketpair()
+            with theirs:
+                self._proc = subprocess.Popen(
+                    [sys.executable, "-I", "-S", proctree.__file__, proctree.RUN],
+                    stdin=theirs.fileno(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env={},
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            self._channel = ours
+            # Nothing may run before it is out of ptrace's reach; a reaper this slow is still
+            # used, and only the moment before its own prctl is left open.
+            ours.settimeout(_READY_TIMEOUT_S)
+            try:
+                ours.recv(1)
+            except TimeoutError:
+                pass
+            ours.setblocking(False)  # a stopped reaper must never block flue: it is replaced
             if self._groups:
-                self._proc.stdin.write(b"".join(b"+%d\n" % pgid for pgid in self._groups))
-                self._proc.stdin.flush()
+                ours.sendall(b"".join(b"+%d\n" % pgid for pgid in self._groups), socket.MSG_NOSIGNAL)
         except (OSError, ValueError, subprocess.SubprocessError):
             self._broken = True  # cannot start one: keep working without it
             return False
+        if not self._exit_registered:
+            self._exit_registered = True
+            atexit.register(self.end)  # exit_now runs the atexit handlers too
         return True
 
 

@@ -85,13 +85,31 @@ def kill_marked(mark: str) -> None:
             return
 
 
+def _undumpable() -> None:
+    """PR_SET_DUMPABLE 0: no process of the user may ptrace the reaper, take its descriptors
+    (pidfd_getfd) or read its memory."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes  # only the reaper needs it
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def _reap(run: str) -> None:
     """The reaper (procguard.Reaper): flue writes "+PGID"/"-PGID" lines for the process groups
-    running; at end of file (flue exited or was killed) it kills those groups, then everything
+    running; at end of file (flue was killed) it kills those groups, then everything
     that carries flue's token. Terminal signals are ignored (it also has its own session), so only
     flue going away makes it act."""
     for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE):
         signal.signal(s, signal.SIG_IGN)
+    _undumpable()
+    try:
+        os.write(0, b"!")  # ready: flue spawns nothing before this (stdin is a socket pair)
+    except OSError:
+        pass
     groups: set[int] = set()
     for line in sys.stdin.buffer:
         sign, pgid = line[:1], line[1:].strip()

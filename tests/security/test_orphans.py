@@ -120,7 +120,7 @@ def test_a_killed_reaper_is_replaced_and_told_every_running_group():
         assert _wait_for(lambda: not pid_alive(first), DEATH_TIMEOUT_S)
         reaper.watch(999_999_998)  # the next command respawns it
         assert reaper.pid != first and pid_alive(reaper.pid)
-        reaper._proc.stdin.close()  # what flue's death looks like from the reaper's side
+        reaper._channel.close()  # what flue's death looks like from the reaper's side
         assert sleeper.wait(DEATH_TIMEOUT_S) == -signal.SIGKILL
     finally:
         if sleeper.poll() is None:
