@@ -43,7 +43,7 @@ def test_the_channel_cannot_be_opened_again_through_proc(reaper, sleeper):
     reaper.watch(sleeper.pid)
     for mode in ("wb", "rb"):
         with pytest.raises(OSError):  # root included: a socket has no path to open
-            open(f"/proc/{reaper.pid}/fd/0", mode)  # noqa: SIM115 - it must not open at all
+            open(f"/proc/{reaper.pid}/fd/0", mode)  # it must not open at all
 
 
 def test_the_reaper_is_out_of_reach_of_a_command_without_ptrace(reaper, sleeper):
