@@ -42,6 +42,20 @@ class OperationResult:
     # The provider's HTTP status when the run ended on its error answer (Claude Code's api_error_status).
     api_error_status: int | None = None
 
+    @classmethod
+    def failed(cls, message: str) -> OperationResult:
+        """A run that failed before any model turn: an error, as Claude Code words one, nothing sent."""
+        return cls(
+            text=message,
+            is_error=True,
+            subtype="error_during_execution",
+            num_turns=0,
+            duration_ms=0,
+            duration_api_ms=0,
+            usage=Usage(),
+            error=message,
+        )
+
 
 # Our stop reasons as Claude Code's result reports them.
 RESULT_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "refusal": "refusal"}

@@ -25,7 +25,6 @@ from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.text import MAX_LINE_BYTES, prompt_problem
 from flue_tui.core.images import Image, ImageRefused, from_base64
 from flue_tui.core.jsonargs import loads
-from flue_tui.core.messages import Usage
 from flue_tui.headless.claude.agents import sdk_agents
 from flue_tui.headless.claude.asks import Asks
 from flue_tui.headless.claude.stream import Write
@@ -44,20 +43,6 @@ class Refused:
 
 
 Prompt = tuple[str, tuple[Image, ...]] | Refused
-
-
-def refusal(reason: str) -> OperationResult:
-    """The result of a refused line: an error, as Claude Code words a run that failed, nothing sent."""
-    return OperationResult(
-        text=reason,
-        is_error=True,
-        subtype="error_during_execution",
-        num_turns=0,
-        duration_ms=0,
-        duration_api_ms=0,
-        usage=Usage(),
-        error=reason,
-    )
 
 
 def prompt_images(message: Any) -> tuple[Image, ...]:
@@ -203,7 +188,7 @@ class Controller:
             self.settled.clear()
             try:
                 if isinstance(got, Refused):
-                    result = refusal(got.reason)
+                    result = OperationResult.failed(got.reason)  # nothing sent
                 else:
                     self.begin()
                     result = await self.run(*got)
