@@ -18,17 +18,7 @@ from flue_tui.runtime.handle import SessionHandle
 from flue_tui.runtime.start import SessionOptions
 from tests.fakellm import Call, Turn
 from tests.test_worktree import AGENT, MODEL, git
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README").write_text("hello\n")
-    git(root, "add", "README")
-    git(root, "commit", "-q", "-m", "init")
-    return root
+from tests.test_worktree import repo as repo  # the same one-commit repository fixture
 
 
 def _agent(repo: Path) -> None:
