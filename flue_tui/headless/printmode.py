@@ -14,7 +14,6 @@ from flue_tui.agent.session import OperationResult, Session
 from flue_tui.config.errors import EXIT_CONFIG, ConfigError
 from flue_tui.config.settings import Settings
 from flue_tui.core.events import Event, Fallback, Log, TextDelta, ThinkingDelta, ToolEnd, ToolOutput, ToolStart
-from flue_tui.core.messages import Usage
 from flue_tui.core.toolcall import call_summary
 from flue_tui.core.traits import OTHER, OUTCOME_WORDS
 from flue_tui.headless import output
@@ -126,17 +125,7 @@ def start_failure(message: str, fmt: str | None, model: str | None) -> int:
     result object too under json/stream-json, and one exit code for all of them."""
     output.say(f"flue: {message}")
     if fmt in ("json", "stream-json", "events"):
-        failed = OperationResult(
-            text=message,
-            is_error=True,
-            subtype="error_during_execution",
-            num_turns=0,
-            duration_ms=0,
-            duration_api_ms=0,
-            usage=Usage(),
-            error=message,
-        )
-        _write_line(sys.stdout, result_object(failed, session_id="", model=model))
+        _write_line(sys.stdout, result_object(OperationResult.failed(message), session_id="", model=model))
     return EXIT_CONFIG
 
 
